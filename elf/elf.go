@@ -1,0 +1,424 @@
+// Package elf decodes and encodes the ELF64 files the CUDA toolchain
+// writes: relocatable and executable cubins (e_machine 190) and the host
+// objects that carry fatbinaries. It is pure: functions over []byte, no
+// goroutines, no I/O. Every offset, size, count and index read from a file
+// is checked before use; malformed input yields an *Error, never a panic.
+package elf
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// ELF constants used by cubins.
+const (
+	EMCUDA = 190
+
+	ETRel  = 1
+	ETExec = 2
+
+	SHTNull        = 0
+	SHTProgbits    = 1
+	SHTSymtab      = 2
+	SHTStrtab      = 3
+	SHTRela        = 4
+	SHTNobits      = 8
+	SHTRel         = 9
+	SHTSymtabShndx = 18
+
+	// CUDA section types (SHT_LOPROC + n).
+	SHTCudaInfo           = 0x70000000
+	SHTCudaCallgraph      = 0x70000001
+	SHTCudaPrototype      = 0x70000002
+	SHTCudaResolvedRela   = 0x70000003
+	SHTCudaMetadata       = 0x70000004
+	SHTCudaGlobal         = 0x70000007
+	SHTCudaGlobalInit     = 0x70000008
+	SHTCudaLocal          = 0x70000009
+	SHTCudaShared         = 0x7000000A
+	SHTCudaRelAction      = 0x7000000B
+	SHTCudaUft            = 0x7000000E
+	SHTCudaUftEntry       = 0x70000011
+	SHTCudaUdt            = 0x70000012
+	SHTCudaUdtEntry       = 0x70000014
+	SHTCudaSharedReserved = 0x70000015
+	SHTCudaConstant0      = 0x70000064 // + bank
+	SHTCudaCompat         = 0x70000086
+
+	SHFWrite     = 0x1
+	SHFAlloc     = 0x2
+	SHFExecInstr = 0x4
+	SHFInfoLink  = 0x40
+
+	SHNUndef     = 0
+	SHNLoReserve = 0xFF00
+	SHNAbs       = 0xFFF1
+	SHNCommon    = 0xFFF2
+	SHNXindex    = 0xFFFF
+
+	STBLocal  = 0
+	STBGlobal = 1
+	STBWeak   = 2
+
+	STTNotype  = 0
+	STTObject  = 1
+	STTFunc    = 2
+	STTSection = 3
+	STTFile    = 4
+
+	PTLoad = 1
+	PTPhdr = 6
+
+	EhdrSize = 64
+	ShdrSize = 64
+	PhdrSize = 56
+	SymSize  = 24
+	RelaSize = 24
+	RelSize  = 16
+)
+
+// Error is a decoding failure: what is wrong, in nvlink's terms where it has
+// them. The caller prefixes the file name.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func errorf(format string, a ...any) error { return &Error{fmt.Sprintf(format, a...)} }
+
+var le = binary.LittleEndian
+
+// Header is the ELF64 file header.
+type Header struct {
+	Ident     [16]byte
+	Type      uint16
+	Machine   uint16
+	Version   uint32
+	Entry     uint64
+	Phoff     uint64
+	Shoff     uint64
+	Flags     uint32
+	Ehsize    uint16
+	Phentsize uint16
+	Phnum     uint16
+	Shentsize uint16
+	Shnum     uint16
+	Shstrndx  uint16
+}
+
+// OSABI is EI_OSABI; ABIVersion is EI_ABIVERSION.
+func (h *Header) OSABI() byte      { return h.Ident[7] }
+func (h *Header) ABIVersion() byte { return h.Ident[8] }
+
+// SM is the SASS target of a cubin's e_flags (legacy ABI 7 layout: SM in the
+// low byte; newer ABIs keep it at bits 8..15).
+func (h *Header) SM() int {
+	if h.Ident[7] == 0x41 {
+		return int(h.Flags>>8) & 0xFF
+	}
+	return int(h.Flags & 0xFF)
+}
+
+// Section is a decoded section header plus its name and contents.
+type Section struct {
+	Index     int
+	Name      string
+	Type      uint32
+	Flags     uint64
+	Addr      uint64
+	Offset    uint64
+	Size      uint64
+	Link      uint32
+	Info      uint32
+	Addralign uint64
+	Entsize   uint64
+	NameOff   uint32
+	// Data aliases the file (nil for NOBITS and empty sections).
+	Data []byte
+}
+
+// Symbol is a decoded ELF64 symbol; Shndx is the resolved section index
+// (from .symtab_shndx when st_shndx is SHN_XINDEX), RawShndx the st_shndx field.
+type Symbol struct {
+	Name     string
+	NameOff  uint32
+	Info     uint8
+	Other    uint8
+	RawShndx uint16
+	Shndx    uint32
+	Value    uint64
+	Size     uint64
+}
+
+// Bind is ST_BIND; Type is ST_TYPE.
+func (s *Symbol) Bind() uint8 { return s.Info >> 4 }
+func (s *Symbol) Type() uint8 { return s.Info & 0xF }
+
+// Prog is an ELF64 program header.
+type Prog struct {
+	Type   uint32
+	Flags  uint32
+	Off    uint64
+	Vaddr  uint64
+	Paddr  uint64
+	Filesz uint64
+	Memsz  uint64
+	Align  uint64
+}
+
+// File is a decoded ELF64 file. Section data and names alias the input.
+type File struct {
+	Raw         []byte
+	Header      Header
+	Sections    []Section
+	Progs       []Prog
+	Symbols     []Symbol // index 0 is the null symbol; empty when there is no .symtab
+	SymtabIndex int      // section index of .symtab, 0 if none
+	StrtabIndex int
+}
+
+// IsELF reports whether b starts with the ELF magic.
+func IsELF(b []byte) bool {
+	return len(b) >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F'
+}
+
+// maxEntries bounds counts so that absurd headers cannot make us allocate
+// far more than the file could describe.
+func fits(count, entsize, avail uint64) bool {
+	return entsize == 0 || count <= avail/entsize
+}
+
+// Parse decodes an ELF64 little-endian file. It checks every header field it
+// uses against the size of b.
+func Parse(b []byte) (*File, error) {
+	if !IsELF(b) {
+		return nil, errorf("not an ELF file")
+	}
+	if len(b) < EhdrSize {
+		return nil, errorf("truncated ELF header")
+	}
+	if b[4] != 2 {
+		return nil, errorf("not a 64-bit ELF file")
+	}
+	if b[5] != 1 {
+		return nil, errorf("not a little-endian ELF file")
+	}
+	f := &File{Raw: b}
+	h := &f.Header
+	copy(h.Ident[:], b[:16])
+	h.Type = le.Uint16(b[16:])
+	h.Machine = le.Uint16(b[18:])
+	h.Version = le.Uint32(b[20:])
+	h.Entry = le.Uint64(b[24:])
+	h.Phoff = le.Uint64(b[32:])
+	h.Shoff = le.Uint64(b[40:])
+	h.Flags = le.Uint32(b[48:])
+	h.Ehsize = le.Uint16(b[52:])
+	h.Phentsize = le.Uint16(b[54:])
+	h.Phnum = le.Uint16(b[56:])
+	h.Shentsize = le.Uint16(b[58:])
+	h.Shnum = le.Uint16(b[60:])
+	h.Shstrndx = le.Uint16(b[62:])
+	size := uint64(len(b))
+
+	shnum := uint64(h.Shnum)
+	shstrndx := uint32(h.Shstrndx)
+	if h.Shoff != 0 {
+		if h.Shentsize != ShdrSize {
+			return nil, errorf("bad section header size %d", h.Shentsize)
+		}
+		if h.Shoff > size || size-h.Shoff < ShdrSize {
+			return nil, errorf("section header table at 0x%x is outside the file", h.Shoff)
+		}
+		// Extended numbering: section 0 holds the real count and strndx.
+		if shnum == 0 {
+			shnum = le.Uint64(b[h.Shoff+32:])
+		}
+		if h.Shstrndx == SHNXindex {
+			shstrndx = le.Uint32(b[h.Shoff+40:])
+		}
+		if !fits(shnum, ShdrSize, size-h.Shoff) {
+			return nil, errorf("section header table (%d entries at 0x%x) goes past the end of the file", shnum, h.Shoff)
+		}
+	} else {
+		shnum = 0
+	}
+	f.Sections = make([]Section, shnum)
+	for i := uint64(0); i < shnum; i++ {
+		p := b[h.Shoff+i*ShdrSize:]
+		s := &f.Sections[i]
+		s.Index = int(i)
+		s.NameOff = le.Uint32(p[0:])
+		s.Type = le.Uint32(p[4:])
+		s.Flags = le.Uint64(p[8:])
+		s.Addr = le.Uint64(p[16:])
+		s.Offset = le.Uint64(p[24:])
+		s.Size = le.Uint64(p[32:])
+		s.Link = le.Uint32(p[40:])
+		s.Info = le.Uint32(p[44:])
+		s.Addralign = le.Uint64(p[48:])
+		s.Entsize = le.Uint64(p[56:])
+		if s.Type != SHTNobits && s.Type != SHTNull && s.Size > 0 && !cudaNoData(s.Type) {
+			if s.Offset > size || s.Size > size-s.Offset {
+				return nil, errorf("section %d (offset 0x%x, size 0x%x) goes past the end of the file (0x%x bytes)", i, s.Offset, s.Size, size)
+			}
+			s.Data = b[s.Offset : s.Offset+s.Size : s.Offset+s.Size]
+		}
+	}
+	if shnum > 0 {
+		if uint64(shstrndx) >= shnum {
+			return nil, errorf("section name string table index %d out of range", shstrndx)
+		}
+		strs := f.Sections[shstrndx].Data
+		for i := range f.Sections {
+			if i == 0 {
+				continue
+			}
+			n, ok := CString(strs, f.Sections[i].NameOff)
+			if !ok {
+				return nil, errorf("section %d has a bad name offset 0x%x", i, f.Sections[i].NameOff)
+			}
+			f.Sections[i].Name = n
+		}
+	}
+	if h.Phoff != 0 && h.Phnum != 0 {
+		if h.Phentsize != PhdrSize {
+			return nil, errorf("bad program header size %d", h.Phentsize)
+		}
+		if h.Phoff > size || !fits(uint64(h.Phnum), PhdrSize, size-h.Phoff) {
+			return nil, errorf("program header table goes past the end of the file")
+		}
+		f.Progs = make([]Prog, h.Phnum)
+		for i := range f.Progs {
+			p := b[h.Phoff+uint64(i)*PhdrSize:]
+			f.Progs[i] = Prog{
+				Type: le.Uint32(p[0:]), Flags: le.Uint32(p[4:]), Off: le.Uint64(p[8:]),
+				Vaddr: le.Uint64(p[16:]), Paddr: le.Uint64(p[24:]), Filesz: le.Uint64(p[32:]),
+				Memsz: le.Uint64(p[40:]), Align: le.Uint64(p[48:]),
+			}
+		}
+	}
+	if err := f.parseSymbols(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// cudaNoData reports CUDA section types that occupy no file space.
+func cudaNoData(t uint32) bool {
+	switch t {
+	case SHTCudaGlobal, SHTCudaLocal, SHTCudaShared, SHTCudaSharedReserved:
+		return true
+	}
+	return false
+}
+
+// IsNobits reports whether a section of this type has no file contents.
+func IsNobits(t uint32) bool { return t == SHTNobits || cudaNoData(t) }
+
+func (f *File) parseSymbols() error {
+	var symtab *Section
+	for i := range f.Sections {
+		if f.Sections[i].Type == SHTSymtab {
+			symtab = &f.Sections[i]
+			break
+		}
+	}
+	if symtab == nil {
+		return nil
+	}
+	f.SymtabIndex = symtab.Index
+	if symtab.Entsize != SymSize {
+		return errorf("symbol table entry size %d is not %d", symtab.Entsize, SymSize)
+	}
+	if int(symtab.Link) >= len(f.Sections) || f.Sections[symtab.Link].Type != SHTStrtab {
+		return errorf("symbol table links to section %d, which is not a string table", symtab.Link)
+	}
+	f.StrtabIndex = int(symtab.Link)
+	strs := f.Sections[symtab.Link].Data
+	var xindex []byte
+	for i := range f.Sections {
+		if f.Sections[i].Type == SHTSymtabShndx && int(f.Sections[i].Link) == symtab.Index {
+			xindex = f.Sections[i].Data
+		}
+	}
+	n := len(symtab.Data) / SymSize
+	f.Symbols = make([]Symbol, n)
+	for i := 0; i < n; i++ {
+		p := symtab.Data[i*SymSize:]
+		s := &f.Symbols[i]
+		s.NameOff = le.Uint32(p[0:])
+		s.Info = p[4]
+		s.Other = p[5]
+		s.RawShndx = le.Uint16(p[6:])
+		s.Value = le.Uint64(p[8:])
+		s.Size = le.Uint64(p[16:])
+		name, ok := CString(strs, s.NameOff)
+		if !ok {
+			return errorf("symbol %d has a bad name offset 0x%x", i, s.NameOff)
+		}
+		s.Name = name
+		s.Shndx = uint32(s.RawShndx)
+		if s.RawShndx == SHNXindex {
+			if len(xindex) < (i+1)*4 {
+				return errorf("symbol %d uses SHN_XINDEX but .symtab_shndx has no entry for it", i)
+			}
+			s.Shndx = le.Uint32(xindex[i*4:])
+		}
+		if s.Shndx != SHNUndef && (s.Shndx < SHNLoReserve || s.RawShndx == SHNXindex) && int(s.Shndx) >= len(f.Sections) {
+			return errorf("symbol %d (%s) refers to section %d of %d", i, s.Name, s.Shndx, len(f.Sections))
+		}
+	}
+	return nil
+}
+
+// CString returns the NUL-terminated string at off in tab.
+func CString(tab []byte, off uint32) (string, bool) {
+	if uint64(off) >= uint64(len(tab)) {
+		if off == 0 && len(tab) == 0 {
+			return "", true
+		}
+		return "", false
+	}
+	t := tab[off:]
+	for i, c := range t {
+		if c == 0 {
+			return string(t[:i]), true
+		}
+	}
+	return "", false
+}
+
+// Rela is one relocation (REL entries have Addend 0 and HasAddend false).
+type Rela struct {
+	Offset uint64
+	Sym    uint32
+	Type   uint32
+	Addend int64
+}
+
+// Relocs decodes a SHT_RELA or SHT_REL section, checking symbol indices
+// against nsyms.
+func Relocs(s *Section, nsyms int) ([]Rela, error) {
+	ent := uint64(RelaSize)
+	if s.Type == SHTRel {
+		ent = RelSize
+	}
+	if uint64(len(s.Data))%ent != 0 {
+		return nil, errorf("relocation section %s size 0x%x is not a multiple of %d", s.Name, len(s.Data), ent)
+	}
+	n := uint64(len(s.Data)) / ent
+	out := make([]Rela, n)
+	for i := uint64(0); i < n; i++ {
+		p := s.Data[i*ent:]
+		info := le.Uint64(p[8:])
+		r := Rela{Offset: le.Uint64(p[0:]), Sym: uint32(info >> 32), Type: uint32(info)}
+		if ent == RelaSize {
+			r.Addend = int64(le.Uint64(p[16:]))
+		}
+		if int(r.Sym) >= nsyms {
+			return nil, errorf("relocation %d in %s refers to symbol %d of %d", i, s.Name, r.Sym, nsyms)
+		}
+		out[i] = r
+	}
+	return out, nil
+}

@@ -1,0 +1,114 @@
+// Package diag collects a link's diagnostics and prints them once, sorted,
+// in nvlink's format ("nvlink error   : ..."), under the name the program
+// was invoked as.
+package diag
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+)
+
+// Severity orders diagnostics; higher is worse.
+type Severity int
+
+const (
+	Info Severity = iota
+	Warning
+	Error
+	Fatal
+)
+
+// prefix is nvlink's severity word padded to 8 columns.
+func (s Severity) prefix(promoted bool) string {
+	switch s {
+	case Info:
+		return "info    "
+	case Warning:
+		return "warning "
+	case Error:
+		if promoted {
+			return "error*  "
+		}
+		return "error   "
+	default:
+		return "fatal   "
+	}
+}
+
+// Diag is one message. Key orders diagnostics deterministically: passes set
+// it to (phase, file ID, position) so that output does not depend on
+// goroutine scheduling.
+type Diag struct {
+	Sev      Severity
+	Promoted bool // a warning made an error by -Werror
+	Key      [3]int
+	Msg      string
+}
+
+// Bag is a concurrency-safe collection of diagnostics.
+type Bag struct {
+	mu     sync.Mutex
+	list   []Diag
+	seq    int
+	Werror bool // -Werror: warnings become errors
+	NoWarn bool // -w: warnings are dropped
+}
+
+// Add records a message. Keys that tie keep insertion order.
+func (b *Bag) Add(sev Severity, key [3]int, format string, a ...any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d := Diag{Sev: sev, Key: key, Msg: fmt.Sprintf(format, a...)}
+	if sev == Warning {
+		if b.NoWarn {
+			return
+		}
+		if b.Werror {
+			d.Sev, d.Promoted = Error, true
+		}
+	}
+	b.list = append(b.list, d)
+}
+
+// Errorf, Warnf, Infof and Fatalf are Add with a severity.
+func (b *Bag) Errorf(key [3]int, format string, a ...any) { b.Add(Error, key, format, a...) }
+func (b *Bag) Warnf(key [3]int, format string, a ...any)  { b.Add(Warning, key, format, a...) }
+func (b *Bag) Infof(key [3]int, format string, a ...any)  { b.Add(Info, key, format, a...) }
+func (b *Bag) Fatalf(key [3]int, format string, a ...any) { b.Add(Fatal, key, format, a...) }
+
+// Failed reports whether an error or fatal diagnostic was recorded.
+func (b *Bag) Failed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, d := range b.list {
+		if d.Sev >= Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Sorted returns the diagnostics in key order (stable).
+func (b *Bag) Sorted() []Diag {
+	b.mu.Lock()
+	out := append([]Diag(nil), b.list...)
+	b.mu.Unlock()
+	sort.SliceStable(out, func(i, j int) bool {
+		for k := 0; k < 3; k++ {
+			if out[i].Key[k] != out[j].Key[k] {
+				return out[i].Key[k] < out[j].Key[k]
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// Print writes every diagnostic as "<prog> <severity>: <msg>".
+func (b *Bag) Print(w io.Writer, prog string) {
+	for _, d := range b.Sorted() {
+		fmt.Fprintf(w, "%s %s: %s\n", prog, d.Sev.prefix(d.Promoted), d.Msg)
+	}
+}

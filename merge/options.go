@@ -1,0 +1,35 @@
+package merge
+
+// Options is everything the command line decides about a link. The CLI in
+// cmd/warplink fills it; the passes only read it.
+type Options struct {
+	Arch       string   // target, e.g. "sm_90" (from -arch)
+	Output     string   // -o; "" means nvlink's default "a.out"
+	Inputs     []string // input paths and "-l<name>" entries, in command-line order
+	LibDirs    []string // -L directories, in order (then $LIBRARY_PATH)
+	Machine64  bool     // -m64 (the default)
+	CPUArch    string   // -cpu-arch
+	Debug      bool     // -g
+	NoWarn     bool     // -w
+	Werror     bool     // -Werror
+	Verbose    bool     // -v
+	PreserveRelocs           bool     // --preserve-relocs
+	SuppressStackSizeWarning bool     // --suppress-stack-size-warning
+	SuppressArchWarning      bool     // --suppress-arch-warning
+	DumpCallgraph            bool     // --dump-callgraph
+	KernelsUsed              []string // --kernels-used
+	VariablesUsed            []string // --variables-used
+	IgnoreHostInfo           bool     // --ignore-host-info
+	UseHostInfo              bool     // --use-host-info
+	KeepSystemLibraries      bool     // --keep-system-libraries
+	AllowUndefinedGlobals    bool     // --allow-undefined-globals
+	RegisterLinkBinaries     string   // --register-link-binaries FILE
+	Time                     string   // --time FILE ("-" for stdout): CSV per pass
+
+	// Threads bounds parallelism (0 = GOMAXPROCS); Shards is the number of
+	// symbol shard owners (0 = default). Neither changes the output.
+	Threads int
+	Shards  int
+	// Dump names a pass after which to print a readelf-like dump ("" = none).
+	Dump string
+}
