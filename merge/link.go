@@ -1,10 +1,139 @@
 package merge
 
-import "io"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/warplink/warplink/internal/diag"
+)
+
+// errFatal stops the link after a fatal diagnostic was recorded.
+var errFatal = errors.New("fatal")
 
 // Link runs a whole device link as the driver of passes and returns the
 // process exit status nvlink would return. prog is the name diagnostics are
 // printed under ("nvlink" or "warplink").
 func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
-	panic("not yet")
+	diags := &diag.Bag{Werror: opts.Werror, NoWarn: opts.NoWarn}
+	ctx := newContext(opts, diags, prog)
+	out, err := run(ctx)
+	if err == nil && !diags.Failed() {
+		err = writeOutput(opts.output(), out)
+		if err != nil {
+			diags.Fatalf([3]int{9, 0, 0}, "Could not open output file '%s'", opts.output())
+		}
+	}
+	diags.Print(stderr, prog)
+	if opts.Time != "" {
+		ctx.Timer.report(opts.Time, stdout)
+	}
+	if err != nil && !errors.Is(err, errFatal) && !diags.Failed() {
+		fmt.Fprintf(stderr, "%s fatal   : %v\n", prog, err)
+		return 255
+	}
+	if diags.Failed() {
+		return 255
+	}
+	return 0
+}
+
+func (o *Options) output() string {
+	if o.Output == "" {
+		return "a.out"
+	}
+	return o.Output
+}
+
+// run is the table of contents of a link: one line per pass.
+func run(ctx *Context) ([]byte, error) {
+	passes := []struct {
+		name string
+		fn   func(*Context) error
+	}{
+		{"read", read},
+		{"resolve", resolve},
+		{"merge", merge},
+		{"layout", layout},
+		{"relocate", relocate},
+		{"finalize", finalize},
+		{"write", write},
+	}
+	for _, p := range passes {
+		t0 := time.Now()
+		if err := p.fn(ctx); err != nil {
+			return nil, err
+		}
+		ctx.Timer.add(p.name, time.Since(t0))
+		if ctx.Diags.Failed() {
+			return nil, errFatal
+		}
+	}
+	return ctx.Out, nil
+}
+
+// writeOutput writes the file atomically: a temporary file beside the
+// target, renamed into place only when complete.
+func writeOutput(path string, b []byte) error {
+	tmp, err := os.CreateTemp(dirOf(path), ".warplink-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	os.Chmod(name, 0o644)
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+func dirOf(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			if i == 0 {
+				return "/"
+			}
+			return p[:i]
+		}
+	}
+	return "."
+}
+
+// Timer records how long each pass took.
+type Timer struct {
+	names []string
+	durs  []time.Duration
+}
+
+func (t *Timer) add(name string, d time.Duration) {
+	t.names = append(t.names, name)
+	t.durs = append(t.durs, d)
+}
+
+func (t *Timer) report(path string, stdout io.Writer) {
+	w := stdout
+	if path != "-" {
+		f, err := os.Create(path)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		w = f
+	}
+	fmt.Fprintln(w, "pass,seconds")
+	for i := range t.names {
+		fmt.Fprintf(w, "%s,%.6f\n", t.names[i], t.durs[i].Seconds())
+	}
 }

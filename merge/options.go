@@ -3,16 +3,16 @@ package merge
 // Options is everything the command line decides about a link. The CLI in
 // cmd/warplink fills it; the passes only read it.
 type Options struct {
-	Arch       string   // target, e.g. "sm_90" (from -arch)
-	Output     string   // -o; "" means nvlink's default "a.out"
-	Inputs     []string // input paths and "-l<name>" entries, in command-line order
-	LibDirs    []string // -L directories, in order (then $LIBRARY_PATH)
-	Machine64  bool     // -m64 (the default)
-	CPUArch    string   // -cpu-arch
-	Debug      bool     // -g
-	NoWarn     bool     // -w
-	Werror     bool     // -Werror
-	Verbose    bool     // -v
+	Arch                     string   // target, e.g. "sm_90" (from -arch)
+	Output                   string   // -o; "" means nvlink's default "a.out"
+	Inputs                   []string // input paths and "-l<name>" entries, in command-line order
+	LibDirs                  []string // -L directories, in order (then $LIBRARY_PATH)
+	Machine64                bool     // -m64 (the default)
+	CPUArch                  string   // -cpu-arch
+	Debug                    bool     // -g
+	NoWarn                   bool     // -w
+	Werror                   bool     // -Werror
+	Verbose                  bool     // -v
 	PreserveRelocs           bool     // --preserve-relocs
 	SuppressStackSizeWarning bool     // --suppress-stack-size-warning
 	SuppressArchWarning      bool     // --suppress-arch-warning

@@ -1,0 +1,205 @@
+// Package merge is the device linker: one Context passed through the passes
+// read, resolve, merge, layout, relocate, finalize and write (link.go lists
+// them in order). Each pass lives in the file of its name and opens with its
+// inputs, outputs and invariants.
+//
+// Identity: every input object gets a dense file ID (its position in the
+// expanded command line) before any goroutine starts; every per-file result
+// is stored at that index, never in completion order, so the output does not
+// depend on scheduling.
+package merge
+
+import (
+	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
+)
+
+// Context is the state of one link, passed to every pass.
+type Context struct {
+	Opts  *Options
+	Diags *diag.Bag
+	Prog  string // name diagnostics are printed under
+
+	Objs []*Obj // by file ID
+
+	// Output under construction.
+	Secs []*OutSec // in creation order; OutSec.ID indexes this slice
+	Syms []*OutSym // in creation order; OutSym.ID indexes this slice
+	// Locals and Globals are nvlink's positive and negative symbol arrays:
+	// symbol IDs in the order they were created.
+	Locals  []int32
+	Globals []int32
+
+	secByName map[string]int32
+	symByName map[string]int32 // globals (and weak) by name
+
+	// Strings of .shstrtab and .strtab, in the order nvlink adds them.
+	ShStr *StrTab
+	Str   *StrTab
+
+	// Resolution results: winner per global name.
+	Res map[string]*Resolution
+
+	// Layout results.
+	Order    []int32 // output section IDs in final index order (index 0 = null is implicit)
+	Header   elf.Header
+	Out      []byte
+	EntryIDs []int32 // kernel symbol IDs
+
+	Timer *Timer
+
+	patched     map[int32][]byte // output sections whose bytes relocation changed
+	cgEdges     []cgEdge         // call edges (caller, callee) in file order
+	firstGlobal int
+	nsyms       int
+}
+
+// Obj is one relocatable cubin taking part in the link.
+type Obj struct {
+	ID     int
+	Name   string // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")
+	Data   []byte
+	F      *elf.File
+	System bool // member of libcudadevrt
+
+	SymMap []int32  // input symbol index -> output symbol ID (-1: none)
+	SecMap []int32  // input section index -> output section ID (-1: none)
+	SecOff []uint64 // input section index -> offset of its contribution in the output section
+	Drop   []bool   // input section dropped (weak loser, regenerated section)
+	Relocs [][]elf.Rela
+}
+
+// OutSym is an output symbol.
+type OutSym struct {
+	ID       int32
+	Name     string
+	Info     uint8
+	Other    uint8
+	Sec      int32 // output section ID; -1 = undefined
+	Shndx    uint16
+	Value    uint64
+	Size     uint64
+	Global   bool // in the negative array
+	Index    int  // final .symtab index
+	File     int32
+	InIdx    int32
+	IsSecSym bool
+}
+
+// Bind and Type split st_info.
+func (s *OutSym) Bind() uint8 { return s.Info >> 4 }
+func (s *OutSym) Type() uint8 { return s.Info & 0xF }
+
+// Piece is one input section's contribution to an output section.
+type Piece struct {
+	Obj    int32
+	Sec    int32
+	Offset uint64
+	Size   uint64
+	Align  uint64
+}
+
+// OutSec is an output section.
+type OutSec struct {
+	ID      int32
+	Name    string
+	Type    uint32
+	Flags   uint64
+	Align   uint64
+	Entsize uint64
+	Size    uint64
+	Pieces  []Piece
+	Data    []byte // generated contents (nv.info, callgraph, rela, ...)
+	Nobits  bool
+
+	InfoSym    int32 // symbol ID named by sh_info (text, nv.info.<f>, constant0.<f>); -1 none
+	InfoSec    int32 // section ID named by sh_info (rela, nv.info.<f>); -1 none
+	LinkSymtab bool
+	InfoExtra  uint32 // high bits of sh_info kept from the input (.text register count)
+	infoObj    int32  // with infoIn: the input section sh_info names (per-kernel data sections)
+	infoIn     int32
+	SymID      int32 // its section symbol; -1 none
+	Index      int   // final section index
+	Offset     uint64
+
+	Relocs []OutRel // for .rela sections: entries in output order
+	Dead   bool
+
+	info      []infoRec          // generated .nv.info records, in input order
+	callgraph map[int32][]cgEdge // generated .nv.callgraph lists by marker
+	prototype []cgEdge           // generated .nv.prototype (symbol, string offset)
+}
+
+// OutRel is a relocation kept in the output for the driver.
+type OutRel struct {
+	Offset uint64
+	Sym    int32
+	Type   uint32
+	Addend int64
+}
+
+// Resolution is the outcome of symbol resolution for one global name.
+type Resolution struct {
+	File  int32 // winning definition (-1: undefined everywhere)
+	Index int32
+	First int32 // file of first appearance
+	Size  uint64
+	Other uint8
+}
+
+func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
+	c := &Context{
+		Opts: opts, Diags: diags, Prog: prog,
+		secByName: map[string]int32{},
+		symByName: map[string]int32{},
+		ShStr:     NewStrTab(),
+		Str:       NewStrTab(),
+		Timer:     &Timer{},
+	}
+	// nvlink's output object starts with these names in both tables.
+	for _, n := range []string{".shstrtab", ".strtab", ".symtab", ".symtab_shndx", ".nv.info"} {
+		c.ShStr.Add(n)
+		c.Str.Add(n)
+	}
+	return c
+}
+
+// StrTab is a deduplicating ELF string table that keeps insertion order.
+type StrTab struct {
+	buf []byte
+	off map[string]uint32
+}
+
+// NewStrTab returns a table holding only the empty string.
+func NewStrTab() *StrTab {
+	return &StrTab{buf: []byte{0}, off: map[string]uint32{"": 0}}
+}
+
+// Add interns s and returns its offset.
+func (t *StrTab) Add(s string) uint32 {
+	if o, ok := t.off[s]; ok {
+		return o
+	}
+	o := uint32(len(t.buf))
+	t.buf = append(t.buf, s...)
+	t.buf = append(t.buf, 0)
+	t.off[s] = o
+	return o
+}
+
+// AddDup appends s even if present (nvlink adds some strings twice).
+func (t *StrTab) AddDup(s string) uint32 {
+	o := uint32(len(t.buf))
+	t.buf = append(t.buf, s...)
+	t.buf = append(t.buf, 0)
+	if _, ok := t.off[s]; !ok {
+		t.off[s] = o
+	}
+	return o
+}
+
+// Offset returns the offset of an interned string.
+func (t *StrTab) Offset(s string) uint32 { return t.Add(s) }
+
+// Bytes is the encoded table.
+func (t *StrTab) Bytes() []byte { return t.buf }

@@ -1,0 +1,490 @@
+package merge
+
+// finalize: build the sections the linker generates (.nv.info records,
+// .nv.callgraph, .nv.prototype, .nv.rel.action), report undefined
+// references, compute the attributes that depend on the whole call graph,
+// then fix the final section order and symbol table indices.
+//
+// Inputs: merge and relocate results. Outputs: OutSec.Data of generated
+// sections, Context.Order, OutSec.Index, OutSym.Index.
+// Invariants: section order is nvlink's bucket order (non-alloc, relocation
+// sections, read-only data, code, writable data), stable by creation order
+// inside a bucket; symbols are null, the positive (local) array, then the
+// negative (global) array, and .symtab's sh_info is the first global.
+
+import (
+	"encoding/binary"
+	"sort"
+	"strings"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// relActionTable is the constant .nv.rel.action contents nvlink 11.8 writes
+// into every executable for sm_90 (observed identical in every reference
+// output of the corpus).
+var relActionTable = []byte{
+	0x4b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x08, 0x10, 0x0a, 0x2f, 0x22,
+	0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x10, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x20, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x28, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x30, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x38, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x01, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x08, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x01, 0x00, 0x10, 0x08, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x18, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x01, 0x00, 0x20, 0x08, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x28, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x01, 0x00, 0x30, 0x08, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x38, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x02, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x08, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x02, 0x00, 0x10, 0x08, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x18, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x02, 0x00, 0x20, 0x08, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x28, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x02, 0x00, 0x30, 0x08, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x38, 0x08, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x14, 0x2c, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00,
+}
+
+// newSection creates a generated output section.
+func (ctx *Context) newSection(name string, typ uint32, flags, align, entsize uint64) *OutSec {
+	s := &OutSec{ID: int32(len(ctx.Secs)), Name: name, Type: typ, Flags: flags, Align: align, Entsize: entsize,
+		InfoSym: -1, InfoSec: -1, SymID: -1}
+	ctx.Secs = append(ctx.Secs, s)
+	ctx.secByName[name] = s.ID
+	ctx.ShStr.Add(name)
+	return s
+}
+
+// symIndexAttr reports EIATTR codes whose payload starts with a symbol index.
+func symIndexAttr(code uint8) bool {
+	switch code {
+	case elf.EIAttrFrameSize, elf.EIAttrMinStackSize, elf.EIAttrMaxStackSize, elf.EIAttrRegcount,
+		elf.EIAttrParamCbank, elf.EIAttrSamRegionStackSize:
+		return true
+	}
+	return false
+}
+
+func finalize(ctx *Context) error {
+	reportUndefined(ctx)
+	if ctx.Diags.Failed() {
+		return nil
+	}
+	buildCallgraph(ctx)
+	buildNvInfo(ctx)
+	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
+	rel.Data = relActionTable
+	rel.Size = uint64(len(relActionTable))
+	rel.SymID = newSym(ctx, &OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
+	for _, s := range ctx.Secs {
+		if s.infoIn > 0 && s.InfoSec < 0 {
+			s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
+		}
+	}
+	orderSections(ctx)
+	indexSymbols(ctx)
+	return nil
+}
+
+// reportUndefined reports every global still undefined, naming the first
+// file that referenced it.
+func reportUndefined(ctx *Context) {
+	for _, id := range ctx.Globals {
+		s := ctx.Syms[id]
+		if s.Sec >= 0 || s.Shndx != 0 {
+			continue
+		}
+		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {
+			continue
+		}
+		ctx.Diags.Errorf([3]int{2, int(s.File), int(s.InIdx)}, "Undefined reference to '%s' in '%s'", s.Name, ctx.Objs[s.File].Name)
+	}
+}
+
+// driverProvided reports functions the CUDA driver supplies at load time
+// (the device "system calls"), which may stay undefined in an executable.
+func driverProvided(name string) bool {
+	switch name {
+	case "vprintf", "malloc", "free", "__assertfail", "__cuda_syscall":
+		return true
+	}
+	return strings.HasPrefix(name, "__cuda_syscall")
+}
+
+// remapSym maps an input symbol index of o to the output symbol index it
+// will have; -1 when the symbol has no output record.
+func remapSym(o *Obj, idx uint32) int32 {
+	if int(idx) >= len(o.SymMap) {
+		return -1
+	}
+	return o.SymMap[idx]
+}
+
+// infoRec is one .nv.info record of the output; sym is the output symbol
+// ID that the payload's first word names (-1 when it names none).
+type infoRec struct {
+	a   elf.Attr
+	sym int32
+}
+
+// buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
+// nvlink keeps the records of a section in a list it prepends to, so each
+// output section holds its records in reverse input order. The linker drops
+// the per-function MAX_STACK_SIZE and the EXTERNS lists (resolved by the
+// link). Every function gets a .nv.info.<f>, in code order.
+func buildNvInfo(ctx *Context) {
+	var global []infoRec
+	perFunc := map[int32][]infoRec{} // keyed by output text section
+	for _, o := range ctx.Objs {
+		for si := range o.F.Sections {
+			s := &o.F.Sections[si]
+			if s.Type != elf.SHTCudaInfo {
+				continue
+			}
+			attrs, err := elf.ParseNvInfo(s.Data)
+			if err != nil {
+				ctx.Diags.Errorf([3]int{0, o.ID, si}, "%s: %v", o.Name, err)
+				continue
+			}
+			var textSec int32 = -1
+			if s.Name != ".nv.info" {
+				if int(s.Info) >= len(o.F.Sections) || o.Drop[s.Info] || o.SecMap[s.Info] < 0 {
+					continue
+				}
+				textSec = o.SecMap[s.Info]
+			}
+			for _, a := range attrs {
+				if a.Code == elf.EIAttrExterns || a.Code == elf.EIAttrMaxStackSize {
+					continue
+				}
+				r := infoRec{a: a, sym: -1}
+				if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
+					r.sym = remapSym(o, a.U32(0))
+					if r.sym < 0 {
+						continue // record of a dropped weak copy
+					}
+				}
+				if textSec < 0 {
+					global = append(global, r)
+				} else {
+					perFunc[textSec] = append(perFunc[textSec], r)
+				}
+			}
+		}
+	}
+	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
+	gs.LinkSymtab = true
+	gs.info = append(reversed(global), stackSizes(ctx, global)...)
+	for _, t := range ctx.textSections() {
+		name := ".nv.info" + strings.TrimPrefix(ctx.Secs[t].Name, ".text")
+		s := ctx.newSection(name, elf.SHTCudaInfo, 0, 4, 0)
+		s.LinkSymtab = true
+		s.InfoSec = t
+		recs := perFunc[t]
+		if !hasAttr(recs, elf.EIAttrCudaApiVersion) {
+			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
+				Payload: le32(ctx.Header.Version)}, sym: -1})
+		}
+		s.info = reversed(recs)
+	}
+}
+
+func reversed(rs []infoRec) []infoRec {
+	out := make([]infoRec, len(rs))
+	for i, r := range rs {
+		out[len(rs)-1-i] = r
+	}
+	return out
+}
+
+// stackSizes computes EIATTR_MIN_STACK_SIZE for every entry function: the
+// deepest sum of frame sizes along the call graph from the entry, or
+// 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
+func stackSizes(ctx *Context, global []infoRec) []infoRec {
+	frame := map[int32]uint32{}
+	for _, r := range global {
+		if r.a.Code == elf.EIAttrFrameSize && r.sym >= 0 {
+			frame[r.sym] = r.a.U32(4)
+		}
+	}
+	calls := map[int32][]int32{}
+	for _, e := range ctx.cgEdges {
+		calls[e.caller] = append(calls[e.caller], e.callee)
+	}
+	const unknown = ^uint64(0)
+	memo := map[int32]uint64{}
+	onStack := map[int32]bool{}
+	var depth func(f int32) uint64
+	depth = func(f int32) uint64 {
+		if v, ok := memo[f]; ok {
+			return v
+		}
+		if onStack[f] {
+			return unknown
+		}
+		onStack[f] = true
+		var best uint64
+		for _, c := range calls[f] {
+			d := depth(c)
+			if d == unknown {
+				best = unknown
+				break
+			}
+			if d > best {
+				best = d
+			}
+		}
+		onStack[f] = false
+		if best != unknown {
+			best += uint64(frame[f])
+		}
+		memo[f] = best
+		return best
+	}
+	var out []infoRec
+	for _, t := range ctx.textSections() {
+		f := ctx.Secs[t].InfoSym
+		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
+			continue
+		}
+		d := depth(f)
+		v := uint32(d)
+		if d == unknown {
+			v = 0xFFFFFFFF
+			if !ctx.Opts.SuppressStackSizeWarning {
+				ctx.Diags.Warnf([3]int{3, 0, int(t)}, "Stack size for entry function '%s' cannot be statically determined", ctx.Syms[f].Name)
+			}
+		}
+		p := make([]byte, 8)
+		binary.LittleEndian.PutUint32(p[4:], v)
+		out = append(out, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrMinStackSize, Payload: p}, sym: f})
+	}
+	return out
+}
+
+// stoCudaEntry marks kernels (entry functions) in st_other.
+const stoCudaEntry = 0x10
+
+func hasAttr(rs []infoRec, code uint8) bool {
+	for _, r := range rs {
+		if r.a.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+func le32(v uint32) []byte {
+	b := make([]byte, 4)
+	binary.LittleEndian.PutUint32(b, v)
+	return b
+}
+
+// textSections lists the live code sections in creation order.
+func (ctx *Context) textSections() []int32 {
+	var out []int32
+	for _, s := range ctx.Secs {
+		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
+			out = append(out, s.ID)
+		}
+	}
+	return out
+}
+
+// encodeInfo writes the records of generated .nv.info sections, now that
+// symbol indices are final.
+func encodeInfo(ctx *Context) {
+	for _, s := range ctx.Secs {
+		if s.Type != elf.SHTCudaInfo {
+			continue
+		}
+		var out []byte
+		for _, r := range s.info {
+			a := r.a
+			if r.sym >= 0 {
+				p := append([]byte(nil), a.Payload...)
+				binary.LittleEndian.PutUint32(p, uint32(ctx.Syms[r.sym].Index))
+				a.Payload = p
+			}
+			out = elf.AppendNvInfo(out, []elf.Attr{a})
+		}
+		s.Data = out
+		s.Size = uint64(len(out))
+	}
+}
+
+// cgEdge is a call graph record between output symbol IDs; caller 0 with a
+// negative callee is a list marker.
+type cgEdge struct {
+	caller, callee int32
+}
+
+// buildCallgraph merges the inputs' .nv.callgraph lists: each input holds
+// a marker -1 followed by call edges, then markers -2 and -3 (and -4) with
+// their entries. The output keeps each list, concatenated in file order.
+func buildCallgraph(ctx *Context) {
+	lists := map[int32][]cgEdge{}
+	var hasCG bool
+	for _, o := range ctx.Objs {
+		for si := range o.F.Sections {
+			s := &o.F.Sections[si]
+			if s.Type != elf.SHTCudaCallgraph {
+				continue
+			}
+			hasCG = true
+			list := int32(-1)
+			for off := 0; off+8 <= len(s.Data); off += 8 {
+				a := binary.LittleEndian.Uint32(s.Data[off:])
+				b := int32(binary.LittleEndian.Uint32(s.Data[off+4:]))
+				if a == 0 && b < 0 {
+					list = b
+					continue
+				}
+				ca, cb := remapSym(o, a), remapSym(o, uint32(b))
+				if ca < 0 || cb < 0 {
+					continue
+				}
+				lists[list] = append(lists[list], cgEdge{ca, cb})
+				if list == -1 {
+					ctx.cgEdges = append(ctx.cgEdges, cgEdge{ca, cb})
+				}
+			}
+		}
+	}
+	if !hasCG {
+		return
+	}
+	cg := ctx.newSection(".nv.callgraph", elf.SHTCudaCallgraph, 0, 4, 8)
+	cg.LinkSymtab = true
+	cg.callgraph = lists
+	cg.SymID = newSym(ctx, &OutSym{Name: cg.Name, Info: elf.STTSection, Sec: cg.ID, IsSecSym: true}, false)
+	buildPrototype(ctx)
+}
+
+// buildPrototype merges .nv.prototype: (symbol, prototype string) pairs,
+// one per symbol, first occurrence wins.
+func buildPrototype(ctx *Context) {
+	var recs []cgEdge
+	seen := map[int32]bool{}
+	for _, o := range ctx.Objs {
+		for si := range o.F.Sections {
+			s := &o.F.Sections[si]
+			if s.Type != elf.SHTCudaPrototype {
+				continue
+			}
+			strs := o.F.Sections[o.F.StrtabIndex].Data
+			for off := 0; off+8 <= len(s.Data); off += 8 {
+				sym := remapSym(o, binary.LittleEndian.Uint32(s.Data[off:]))
+				str, ok := elf.CString(strs, binary.LittleEndian.Uint32(s.Data[off+4:]))
+				if sym < 0 || !ok || seen[sym] {
+					continue
+				}
+				seen[sym] = true
+				recs = append(recs, cgEdge{sym, int32(ctx.Str.Add(str))})
+			}
+		}
+	}
+	if len(recs) == 0 {
+		return
+	}
+	p := ctx.newSection(".nv.prototype", elf.SHTCudaPrototype, 0, 4, 8)
+	p.LinkSymtab = true
+	p.prototype = recs
+	p.SymID = newSym(ctx, &OutSym{Name: p.Name, Info: elf.STTSection, Sec: p.ID, IsSecSym: true}, false)
+}
+
+// encodeCallgraph writes .nv.callgraph and .nv.prototype with final indices.
+func encodeCallgraph(ctx *Context) {
+	for _, s := range ctx.Secs {
+		switch {
+		case s.callgraph != nil:
+			var out []byte
+			for _, m := range []int32{-1, -2, -3, -4} {
+				l, ok := s.callgraph[m]
+				if !ok && m == -4 {
+					continue
+				}
+				out = binary.LittleEndian.AppendUint32(out, 0)
+				out = binary.LittleEndian.AppendUint32(out, uint32(m))
+				for _, e := range l {
+					out = binary.LittleEndian.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
+					out = binary.LittleEndian.AppendUint32(out, uint32(ctx.Syms[e.callee].Index))
+				}
+			}
+			s.Data, s.Size = out, uint64(len(out))
+		case s.prototype != nil:
+			var out []byte
+			for _, e := range s.prototype {
+				out = binary.LittleEndian.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
+				out = binary.LittleEndian.AppendUint32(out, uint32(e.callee))
+			}
+			s.Data, s.Size = out, uint64(len(out))
+		}
+	}
+}
+
+// bucket is a section's place in nvlink's output order.
+func bucket(s *OutSec) int {
+	switch {
+	case s.Type == elf.SHTRela || s.Type == elf.SHTRel:
+		return 1
+	case s.Flags&elf.SHFAlloc == 0:
+		return 0
+	case s.Flags&elf.SHFExecInstr != 0:
+		return 3
+	case s.Flags&elf.SHFWrite != 0:
+		return 4
+	default:
+		return 2
+	}
+}
+
+// empty reports sections nvlink drops from the output.
+func (s *OutSec) empty() bool {
+	return s.Dead || (s.Size == 0 && len(s.Relocs) == 0 && len(s.info) == 0 && s.callgraph == nil && s.prototype == nil)
+}
+
+// orderSections assigns final section indices: the fixed four first, then
+// the buckets in order, each stable-sorted by section type.
+func orderSections(ctx *Context) {
+	var live []*OutSec
+	for _, s := range ctx.Secs {
+		if !s.empty() {
+			live = append(live, s)
+		} else {
+			s.Dead = true
+		}
+	}
+	sort.SliceStable(live, func(i, j int) bool {
+		bi, bj := bucket(live[i]), bucket(live[j])
+		if bi != bj {
+			return bi < bj
+		}
+		if bi == 0 {
+			return live[i].Type < live[j].Type
+		}
+		return false
+	})
+	ctx.Order = ctx.Order[:0]
+	for i, s := range live {
+		s.Index = 4 + i
+		ctx.Order = append(ctx.Order, s.ID)
+	}
+}
+
+// indexSymbols assigns .symtab indices: null, live locals, then globals.
+func indexSymbols(ctx *Context) {
+	idx := 1
+	for _, id := range ctx.Locals {
+		s := ctx.Syms[id]
+		if s.Sec >= 0 && ctx.Secs[s.Sec].Dead {
+			s.Index = -1
+			continue
+		}
+		s.Index = idx
+		idx++
+	}
+	ctx.firstGlobal = idx
+	for _, id := range ctx.Globals {
+		ctx.Syms[id].Index = idx
+		idx++
+	}
+	ctx.nsyms = idx
+	encodeInfo(ctx)
+	encodeCallgraph(ctx)
+}

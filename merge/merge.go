@@ -1,0 +1,298 @@
+package merge
+
+// merge: walk the inputs in file order and build the output's sections and
+// symbols in the order nvlink creates them.
+//
+// Inputs: Context.Objs parsed, Context.Res (resolution winners).
+// Outputs: Context.Secs, Context.Syms, Locals/Globals arrays, per-object
+// SymMap/SecMap/SecOff, and pieces of data appended to output sections.
+// Invariants: creation order only depends on file order and the order of
+// symbols and sections inside each file, so it is the same for any thread
+// count. Per file, nvlink handles symbols in .symtab order, but data
+// objects (STT_OBJECT and the CUDA object type 13) after everything else.
+
+import (
+	"strings"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// sttCudaObject is the symbol type ptxas gives __device__/__constant__ data.
+const sttCudaObject = 13
+
+func isDataSym(s *elf.Symbol) bool {
+	t := s.Type()
+	return t == elf.STTObject || t == sttCudaObject
+}
+
+// regenerated reports input sections the linker rebuilds rather than copies.
+func regenerated(s *elf.Section) bool {
+	switch s.Type {
+	case elf.SHTNull, elf.SHTSymtab, elf.SHTStrtab, elf.SHTSymtabShndx,
+		elf.SHTRel, elf.SHTRela, elf.SHTCudaInfo, elf.SHTCudaCallgraph,
+		elf.SHTCudaPrototype, elf.SHTCudaRelAction:
+		return true
+	}
+	return false
+}
+
+// outType is the section type an executable output uses for an input section.
+func outType(s *elf.Section) (uint32, bool) {
+	switch {
+	case s.Type >= elf.SHTCudaConstant0 && s.Type <= elf.SHTCudaConstant0+17:
+		return elf.SHTProgbits, false
+	case s.Type == elf.SHTCudaGlobalInit:
+		return elf.SHTProgbits, false
+	case s.Type == elf.SHTCudaGlobal, s.Type == elf.SHTCudaShared,
+		s.Type == elf.SHTCudaLocal, s.Type == elf.SHTCudaSharedReserved,
+		s.Type == elf.SHTNobits:
+		return elf.SHTNobits, true
+	}
+	return s.Type, false
+}
+
+func merge(ctx *Context) error {
+	for _, o := range ctx.Objs {
+		n := len(o.F.Sections)
+		o.SecMap = make([]int32, n)
+		o.SecOff = make([]uint64, n)
+		o.Drop = make([]bool, n)
+		for i := range o.SecMap {
+			o.SecMap[i] = -1
+		}
+		o.SymMap = make([]int32, len(o.F.Symbols))
+		for i := range o.SymMap {
+			o.SymMap[i] = -1
+		}
+		markWeakLosers(ctx, o)
+		for i := 1; i < len(o.F.Symbols); i++ {
+			if !isDataSym(&o.F.Symbols[i]) {
+				mergeSymbol(ctx, o, i)
+			}
+		}
+		for i := 1; i < len(o.F.Symbols); i++ {
+			if isDataSym(&o.F.Symbols[i]) {
+				mergeSymbol(ctx, o, i)
+			}
+		}
+		// Sections that no symbol named still contribute (debug sections
+		// without section symbols, for instance).
+		for i := 1; i < len(o.F.Sections); i++ {
+			s := &o.F.Sections[i]
+			if o.SecMap[i] < 0 && !regenerated(s) && !o.Drop[i] {
+				mapSection(ctx, o, i)
+			}
+		}
+	}
+	return nil
+}
+
+// markWeakLosers drops the sections of weak functions whose definition
+// another file wins.
+func markWeakLosers(ctx *Context, o *Obj) {
+	for i := 1; i < len(o.F.Symbols); i++ {
+		s := &o.F.Symbols[i]
+		if s.Bind() == elf.STBLocal || s.Shndx == elf.SHNUndef || s.Shndx >= elf.SHNLoReserve {
+			continue
+		}
+		r := ctx.Res[s.Name]
+		if r == nil || (r.File == int32(o.ID) && r.Index == int32(i)) {
+			continue
+		}
+		if s.Type() == elf.STTFunc {
+			o.Drop[s.Shndx] = true
+		}
+	}
+}
+
+// mapSection maps input section i of o to its output section, creating it
+// when new, and appends the input's contribution.
+func mapSection(ctx *Context, o *Obj, i int) int32 {
+	if o.SecMap[i] >= 0 {
+		return o.SecMap[i]
+	}
+	in := &o.F.Sections[i]
+	id, ok := ctx.secByName[in.Name]
+	if !ok {
+		typ, nobits := outType(in)
+		sec := &OutSec{
+			ID: int32(len(ctx.Secs)), Name: in.Name, Type: typ, Flags: in.Flags,
+			Align: in.Addralign, Entsize: in.Entsize, Nobits: nobits,
+			InfoSym: -1, InfoSec: -1, SymID: -1,
+		}
+		if in.Type == elf.SHTProgbits && in.Flags&elf.SHFExecInstr != 0 {
+			sec.LinkSymtab = true
+			sec.InfoExtra = in.Info &^ 0xFFFFFF
+		} else if in.Info != 0 && int(in.Info) < len(o.F.Sections) {
+			// Per-kernel data (.nv.constant0.<k>, .nv.shared.<k>) names its
+			// kernel's code section.
+			sec.infoObj, sec.infoIn = int32(o.ID), int32(in.Info)
+		}
+		ctx.Secs = append(ctx.Secs, sec)
+		id = sec.ID
+		ctx.secByName[in.Name] = id
+		ctx.ShStr.Add(in.Name)
+		// nvlink creates a .rel section beside each constant bank it makes.
+		if strings.HasPrefix(in.Name, ".nv.constant") {
+			ctx.ShStr.Add(".rel" + in.Name)
+			ctx.Str.Add(".rel" + in.Name)
+		}
+		// Every section gets a local section symbol.
+		sec.SymID = newSym(ctx, &OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
+	}
+	sec := ctx.Secs[id]
+	align := in.Addralign
+	if align == 0 {
+		align = 1
+	}
+	if align > sec.Align {
+		sec.Align = align
+	}
+	off := alignUp(sec.Size, align)
+	if isOverlapSection(sec) {
+		off = 0 // data sections of one name overlap by symbol (see layout)
+	}
+	sec.Pieces = append(sec.Pieces, Piece{Obj: int32(o.ID), Sec: int32(i), Offset: off, Size: in.Size, Align: align})
+	if !isOverlapSection(sec) {
+		sec.Size = off + in.Size
+	} else if in.Size > sec.Size {
+		sec.Size = in.Size
+	}
+	o.SecMap[i] = id
+	o.SecOff[i] = off
+	return id
+}
+
+// isOverlapSection reports global-scope data sections whose contributions
+// from different files are merged by overlapping identical definitions
+// rather than concatenated. They are .nv.global, .nv.global.init and the
+// shared constant banks (.nv.constantN without an entry suffix).
+func isOverlapSection(s *OutSec) bool {
+	return false
+}
+
+func alignUp(v, a uint64) uint64 {
+	if a <= 1 {
+		return v
+	}
+	return (v + a - 1) / a * a
+}
+
+func newSym(ctx *Context, s *OutSym, global bool) int32 {
+	s.ID = int32(len(ctx.Syms))
+	s.Global = global
+	ctx.Syms = append(ctx.Syms, s)
+	if global {
+		ctx.Globals = append(ctx.Globals, s.ID)
+	} else {
+		ctx.Locals = append(ctx.Locals, s.ID)
+	}
+	ctx.Str.Add(s.Name)
+	return s.ID
+}
+
+// mergeSymbol brings input symbol i of o into the output.
+func mergeSymbol(ctx *Context, o *Obj, i int) {
+	s := &o.F.Symbols[i]
+	switch {
+	case s.Type() == elf.STTSection:
+		if int(s.Shndx) >= len(o.F.Sections) || s.Shndx == 0 {
+			return
+		}
+		sec := &o.F.Sections[s.Shndx]
+		if regenerated(sec) || o.Drop[s.Shndx] {
+			return
+		}
+		id := mapSection(ctx, o, int(s.Shndx))
+		o.SymMap[i] = ctx.Secs[id].SymID
+	case s.Bind() == elf.STBLocal:
+		if s.Name == "" {
+			ctx.Str.Add("")
+			return
+		}
+		if s.Shndx == elf.SHNUndef || s.Shndx >= elf.SHNLoReserve {
+			return
+		}
+		if o.Drop[s.Shndx] {
+			return
+		}
+		id := mapSection(ctx, o, int(s.Shndx))
+		if isDataSym(s) {
+			// Local data lives on as an offset inside its section; nvlink
+			// does not keep its symbol in an executable.
+			o.SymMap[i] = -2 - id // marker: resolve through section
+			return
+		}
+		o.SymMap[i] = newSym(ctx, &OutSym{Name: s.Name, Info: s.Info, Other: s.Other, Sec: id,
+			Value: s.Value + o.SecOff[s.Shndx], Size: s.Size, File: int32(o.ID), InIdx: int32(i)}, false)
+	default:
+		mergeGlobal(ctx, o, i)
+	}
+}
+
+// mergeGlobal handles a global or weak symbol: the first appearance makes
+// the output record (a placeholder when undefined); the winning definition
+// fills it in place, so references made through the placeholder stay valid.
+func mergeGlobal(ctx *Context, o *Obj, i int) {
+	s := &o.F.Symbols[i]
+	r := ctx.Res[s.Name]
+	id, seen := ctx.symByName[s.Name]
+	defined := s.Shndx != elf.SHNUndef
+	winner := r != nil && r.File == int32(o.ID) && r.Index == int32(i)
+	if !seen {
+		typ := s.Type()
+		if typ == sttCudaObject {
+			typ = elf.STTObject
+		}
+		sym := &OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID), InIdx: int32(i)}
+		weak := s.Bind() == elf.STBWeak
+		if r != nil && r.File >= 0 {
+			// The record's array is decided by the winner's binding.
+			wo := ctx.Objs[r.File]
+			weak = wo.F.Symbols[r.Index].Bind() == elf.STBWeak
+		}
+		id = newSym(ctx, sym, !weak)
+		ctx.symByName[s.Name] = id
+	}
+	o.SymMap[i] = id
+	if !defined || !winner {
+		return
+	}
+	sym := ctx.Syms[id]
+	typ := s.Type()
+	if typ == sttCudaObject {
+		typ = elf.STTObject
+	}
+	sym.Info = s.Info&0xF0 | typ
+	sym.Other = outOther(s)
+	if r.Other&0x08 != 0 {
+		sym.Other |= 0x08
+	}
+	sym.Size = s.Size
+	sym.File, sym.InIdx = int32(o.ID), int32(i)
+	switch s.Shndx {
+	case elf.SHNAbs:
+		sym.Shndx = elf.SHNAbs
+		sym.Value = s.Value
+	case elf.SHNCommon:
+		sym.Shndx = elf.SHNCommon
+		sym.Value = s.Value
+		sym.Size = r.Size
+	default:
+		sec := mapSection(ctx, o, int(s.Shndx))
+		sym.Sec = sec
+		sym.Value = s.Value + o.SecOff[s.Shndx]
+		if ctx.Secs[sec].LinkSymtab && ctx.Secs[sec].InfoSym < 0 {
+			ctx.Secs[sec].InfoSym = id
+		}
+	}
+}
+
+// outOther is st_other as an executable keeps it: the CUDA memory-space
+// bits of data symbols are dropped.
+func outOther(s *elf.Symbol) uint8 {
+	if isDataSym(s) {
+		return s.Other &^ 0xF0
+	}
+	return s.Other
+}

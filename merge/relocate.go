@@ -1,0 +1,256 @@
+package merge
+
+// relocate: translate every input relocation to the output. Relocations
+// whose value is known at link time (offsets inside constant banks, shared
+// memory, debug sections) are applied to a private copy of the target
+// section's bytes; the rest (function addresses, global memory) are kept in
+// .rela<target> for the driver, with output symbol indices.
+//
+// Inputs: merge results (SymMap, SecMap, SecOff). Outputs: OutSec.Relocs
+// for kept relocations, patched section copies in Context.patched.
+// Invariants: nvlink builds each output relocation list by prepending, so a
+// list is the reverse of the inputs' relocations concatenated in file order.
+
+import (
+	"fmt"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// R_CUDA relocation types (catalog numbering = raw r_type).
+const (
+	rNone           = 0
+	r32             = 1
+	r64             = 2
+	rG32            = 3
+	rG64            = 4
+	rABS32_32       = 55
+	rABS32_LO_32    = 56
+	rABS32_HI_32    = 57
+	rABS16_32       = 59
+	rFuncDesc32LO32 = 62
+	rFuncDesc32HI32 = 63
+	rConstField2138 = 66
+	rUnusedClear64  = 73
+	rABS55_16_34    = 75
+)
+
+// field is where a relocation type writes its value: width bits at bit
+// offset pos of the little-endian word at the relocation offset, with the
+// value shifted right by shift first.
+type field struct{ pos, width, shift uint }
+
+var relocFields = map[uint32]field{
+	r32:             {0, 32, 0},
+	r64:             {0, 64, 0},
+	rABS32_32:       {32, 32, 0},
+	rABS32_LO_32:    {32, 32, 0},
+	rABS32_HI_32:    {32, 32, 32},
+	rABS16_32:       {32, 16, 0},
+	rConstField2138: {38, 22, 0},
+	rABS55_16_34:    {16, 55, 0},
+}
+
+// relocTarget is an output relocation before ordering.
+type pendingRel struct {
+	sec int32 // output section patched
+	rel OutRel
+}
+
+func relocate(ctx *Context) error {
+	ctx.patched = map[int32][]byte{}
+	// Per output section, relocations in input order (file order, then the
+	// input section's order); reversed at the end.
+	lists := map[int32][]OutRel{}
+	var relSecOrder []int32
+	for _, o := range ctx.Objs {
+		for si := range o.F.Sections {
+			rs := &o.F.Sections[si]
+			if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
+				continue
+			}
+			tgt := int(rs.Info)
+			if tgt <= 0 || tgt >= len(o.F.Sections) || o.Drop[tgt] || o.SecMap[tgt] < 0 {
+				continue
+			}
+			rels, err := elf.Relocs(rs, len(o.F.Symbols))
+			if err != nil {
+				return fmt.Errorf("%s: %v", o.Name, err)
+			}
+			out := o.SecMap[tgt]
+			osec := ctx.Secs[out]
+			base := o.SecOff[tgt]
+			for _, r := range rels {
+				if r.Type == rUnusedClear64 || r.Type == rNone {
+					continue
+				}
+				if r.Offset >= o.F.Sections[tgt].Size {
+					return fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
+				}
+				sym, val, keep, ok := ctx.relocValue(o, r)
+				if !ok {
+					continue // reference to a dropped weak copy: nvlink removes it
+				}
+				if keep {
+					lists[out] = append(lists[out], OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: r.Addend})
+					continue
+				}
+				f, known := relocFields[r.Type]
+				if !known {
+					return fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, rs.Name)
+				}
+				buf := ctx.sectionCopy(osec)
+				patch(buf[base+r.Offset:], f, uint64(int64(val)+r.Addend))
+			}
+			if _, seen := lists[out]; seen || true {
+				relSecOrder = appendOnce(relSecOrder, out)
+			}
+		}
+	}
+	for _, tgt := range relSecOrder {
+		l := lists[tgt]
+		if len(l) == 0 {
+			continue
+		}
+		for i, j := 0, len(l)-1; i < j; i, j = i+1, j-1 {
+			l[i], l[j] = l[j], l[i]
+		}
+		name := ".rela" + ctx.Secs[tgt].Name
+		sec := ctx.newSection(name, elf.SHTRela, 0, 8, elf.RelaSize)
+		sec.LinkSymtab = true
+		sec.InfoSec = tgt
+		sec.Relocs = l
+		sec.Size = uint64(len(l)) * elf.RelaSize
+	}
+	return nil
+}
+
+func appendOnce(l []int32, v int32) []int32 {
+	for _, x := range l {
+		if x == v {
+			return l
+		}
+	}
+	return append(l, v)
+}
+
+// relocValue decides what an input relocation refers to in the output:
+// the output symbol (for kept relocations) or the link-time value.
+func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep, ok bool) {
+	if r.Sym == 0 {
+		return 0, 0, false, true
+	}
+	in := &o.F.Symbols[r.Sym]
+	m := o.SymMap[r.Sym]
+	if m <= -2 { // local data: offset inside its output section
+		return 0, in.Value + o.SecOff[in.Shndx], false, true
+	}
+	if m < 0 {
+		return 0, 0, false, false
+	}
+	s := ctx.Syms[m]
+	if s.IsSecSym {
+		// A section symbol: the input section's contribution offset.
+		if in.Shndx != 0 && int(in.Shndx) < len(o.SecOff) && o.SecMap[in.Shndx] >= 0 {
+			return m, o.SecOff[in.Shndx], false, true
+		}
+		return m, 0, false, true
+	}
+	if s.Type() == elf.STTFunc || s.Sec < 0 || ctx.isGlobalMemory(s.Sec) {
+		return m, 0, true, true
+	}
+	return m, s.Value, false, true
+}
+
+// isGlobalMemory reports sections whose addresses the driver assigns.
+func (ctx *Context) isGlobalMemory(sec int32) bool {
+	n := ctx.Secs[sec].Name
+	return n == ".nv.global" || n == ".nv.global.init"
+}
+
+// sectionCopy returns the private, patchable copy of an output section's
+// bytes, assembling it from its pieces on first use.
+func (ctx *Context) sectionCopy(s *OutSec) []byte {
+	if b, ok := ctx.patched[s.ID]; ok {
+		return b
+	}
+	b := make([]byte, s.Size)
+	ctx.fillSection(s, b)
+	ctx.patched[s.ID] = b
+	return b
+}
+
+// fillSection copies a section's pieces into b.
+func (ctx *Context) fillSection(s *OutSec, b []byte) {
+	if s.Data != nil {
+		copy(b, s.Data)
+		return
+	}
+	for _, p := range s.Pieces {
+		o := ctx.Objs[p.Obj]
+		copy(b[p.Offset:], o.F.Sections[p.Sec].Data)
+	}
+}
+
+// patch adds v into the bit field f of the little-endian bytes at b.
+func patch(b []byte, f field, v uint64) {
+	v >>= f.shift
+	nbytes := int((f.pos + f.width + 7) / 8)
+	if nbytes > len(b) {
+		nbytes = len(b)
+	}
+	var w [16]byte
+	copy(w[:], b[:nbytes])
+	lo := le64(w[0:8])
+	hi := le64(w[8:16])
+	mask := uint64(1)<<f.width - 1
+	if f.width == 64 {
+		mask = ^uint64(0)
+	}
+	// Read the existing field (the addend may live in the instruction).
+	cur := extract(lo, hi, f.pos, f.width)
+	nv := (cur + v) & mask
+	lo, hi = insert(lo, hi, f.pos, f.width, nv)
+	put64(w[0:8], lo)
+	put64(w[8:16], hi)
+	copy(b[:nbytes], w[:nbytes])
+}
+
+func extract(lo, hi uint64, pos, width uint) uint64 {
+	var v uint64
+	for i := uint(0); i < width; i++ {
+		bit := pos + i
+		var x uint64
+		if bit < 64 {
+			x = lo >> bit & 1
+		} else {
+			x = hi >> (bit - 64) & 1
+		}
+		v |= x << i
+	}
+	return v
+}
+
+func insert(lo, hi uint64, pos, width uint, v uint64) (uint64, uint64) {
+	for i := uint(0); i < width; i++ {
+		bit := pos + i
+		x := v >> i & 1
+		if bit < 64 {
+			lo = lo&^(1<<bit) | x<<bit
+		} else {
+			hi = hi&^(1<<(bit-64)) | x<<(bit-64)
+		}
+	}
+	return lo, hi
+}
+
+func le64(b []byte) uint64 {
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+func put64(b []byte, v uint64) {
+	for i := 0; i < 8; i++ {
+		b[i] = byte(v >> (8 * i))
+	}
+}

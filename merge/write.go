@@ -1,0 +1,260 @@
+package merge
+
+// write: assign file offsets and serialize the executable cubin.
+//
+// Inputs: finalized sections (Order, Index), symbols (Index), string tables.
+// Outputs: Context.Out, the whole file.
+// Invariants: the layout is nvlink's: ELF header, .shstrtab, .strtab,
+// .symtab, then the sections in index order, each at its alignment (NOBITS
+// take no space), the section header table at the next multiple of 8 and the
+// program headers right after it. Section bytes are copied in parallel into
+// disjoint ranges of one buffer.
+
+import (
+	"encoding/binary"
+	"runtime"
+
+	"github.com/warplink/warplink/elf"
+	"golang.org/x/sync/errgroup"
+)
+
+type shdr struct {
+	name           uint32
+	typ            uint32
+	flags          uint64
+	off, size      uint64
+	link, info     uint32
+	align, entsize uint64
+	nobits         bool
+	data           func([]byte) // fills the section's bytes
+}
+
+func write(ctx *Context) error {
+	le := binary.LittleEndian
+	// Fixed sections first: their contents are known once every symbol has
+	// an index. nvlink adds the section names of the fixed four first.
+	symtab := buildSymtab(ctx)
+	shstr := ctx.ShStr.Bytes()
+	str := ctx.Str.Bytes()
+
+	hdrs := make([]shdr, 4+len(ctx.Order))
+	hdrs[1] = shdr{name: ctx.ShStr.Add(".shstrtab"), typ: elf.SHTStrtab, size: uint64(len(shstr)), align: 1,
+		data: func(b []byte) { copy(b, shstr) }}
+	hdrs[2] = shdr{name: ctx.ShStr.Add(".strtab"), typ: elf.SHTStrtab, size: uint64(len(str)), align: 1,
+		data: func(b []byte) { copy(b, str) }}
+	hdrs[3] = shdr{name: ctx.ShStr.Add(".symtab"), typ: elf.SHTSymtab, size: uint64(len(symtab)), align: 8, entsize: elf.SymSize,
+		link: 2, info: uint32(ctx.firstGlobal), data: func(b []byte) { copy(b, symtab) }}
+	for i, id := range ctx.Order {
+		s := ctx.Secs[id]
+		h := shdr{name: ctx.ShStr.Add(s.Name), typ: s.Type, flags: s.Flags, size: s.Size, align: s.Align, entsize: s.Entsize, nobits: s.Nobits}
+		if s.LinkSymtab {
+			h.link = 3
+		}
+		switch {
+		case s.InfoSym >= 0 && ctx.Syms[s.InfoSym].Index > 0:
+			h.info = uint32(ctx.Syms[s.InfoSym].Index) | s.InfoExtra
+		case s.InfoSec >= 0:
+			h.info = uint32(ctx.Secs[s.InfoSec].Index)
+		}
+		if s.Relocs != nil {
+			rels := s.Relocs
+			h.data = func(b []byte) {
+				for k, r := range rels {
+					p := b[k*elf.RelaSize:]
+					le.PutUint64(p, r.Offset)
+					le.PutUint64(p[8:], uint64(ctx.Syms[r.Sym].Index)<<32|uint64(r.Type))
+					le.PutUint64(p[16:], uint64(r.Addend))
+				}
+			}
+		} else if !s.Nobits {
+			sec := s
+			h.data = func(b []byte) {
+				if p, ok := ctx.patched[sec.ID]; ok {
+					copy(b, p)
+					return
+				}
+				ctx.fillSection(sec, b)
+			}
+		}
+		hdrs[4+i] = h
+	}
+
+	// File layout.
+	pos := uint64(elf.EhdrSize)
+	for i := 1; i < len(hdrs); i++ {
+		h := &hdrs[i]
+		a := h.align
+		if a == 0 {
+			a = 1
+		}
+		pos = alignUp(pos, a)
+		h.off = pos
+		if !h.nobits {
+			pos += h.size
+		}
+	}
+	shoff := alignUp(pos, 8)
+	shnum := len(hdrs)
+	phoff := shoff + uint64(shnum)*elf.ShdrSize
+	phdrs := programHeaders(ctx, hdrs, phoff)
+	total := phoff + uint64(len(phdrs))*elf.PhdrSize
+	out := make([]byte, total)
+
+	// ELF header.
+	copy(out[:16], ctx.Header.Ident[:])
+	le.PutUint16(out[16:], elf.ETExec)
+	le.PutUint16(out[18:], elf.EMCUDA)
+	le.PutUint32(out[20:], ctx.Header.Version)
+	le.PutUint64(out[32:], phoff)
+	le.PutUint64(out[40:], shoff)
+	le.PutUint32(out[48:], ctx.Header.Flags)
+	le.PutUint16(out[52:], elf.EhdrSize)
+	le.PutUint16(out[54:], elf.PhdrSize)
+	le.PutUint16(out[56:], uint16(len(phdrs)))
+	le.PutUint16(out[58:], elf.ShdrSize)
+	if shnum < elf.SHNLoReserve {
+		le.PutUint16(out[60:], uint16(shnum))
+		le.PutUint16(out[62:], 1)
+	} else {
+		le.PutUint16(out[60:], 0)
+		le.PutUint16(out[62:], 1)
+	}
+
+	// Section contents, in parallel over disjoint ranges.
+	err := parallelFor(len(hdrs), ctx.Opts.Threads, func(i int) error {
+		h := &hdrs[i]
+		if h.data != nil && !h.nobits && h.size > 0 {
+			h.data(out[h.off : h.off+h.size])
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Section headers.
+	for i, h := range hdrs {
+		p := out[shoff+uint64(i)*elf.ShdrSize:]
+		le.PutUint32(p[0:], h.name)
+		le.PutUint32(p[4:], h.typ)
+		le.PutUint64(p[8:], h.flags)
+		le.PutUint64(p[24:], h.off)
+		le.PutUint64(p[32:], h.size)
+		le.PutUint32(p[40:], h.link)
+		le.PutUint32(p[44:], h.info)
+		le.PutUint64(p[48:], h.align)
+		le.PutUint64(p[56:], h.entsize)
+	}
+	if shnum >= elf.SHNLoReserve {
+		le.PutUint64(out[shoff+32:], uint64(shnum))
+	}
+	for i, ph := range phdrs {
+		p := out[phoff+uint64(i)*elf.PhdrSize:]
+		le.PutUint32(p[0:], ph.Type)
+		le.PutUint32(p[4:], ph.Flags)
+		le.PutUint64(p[8:], ph.Off)
+		le.PutUint64(p[16:], ph.Vaddr)
+		le.PutUint64(p[24:], ph.Paddr)
+		le.PutUint64(p[32:], ph.Filesz)
+		le.PutUint64(p[40:], ph.Memsz)
+		le.PutUint64(p[48:], ph.Align)
+	}
+	ctx.Out = out
+	return nil
+}
+
+// programHeaders builds nvlink's program headers: PT_PHDR, a PT_LOAD over
+// code and read-only data, a PT_LOAD over writable data (when any), and a
+// PT_LOAD over the program header table itself.
+func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
+	var code, data []int
+	for i := 4; i < len(hdrs); i++ {
+		if hdrs[i].flags&elf.SHFAlloc == 0 {
+			continue
+		}
+		if hdrs[i].flags&elf.SHFWrite != 0 {
+			data = append(data, i)
+		} else {
+			code = append(code, i)
+		}
+	}
+	n := 2
+	if len(code) > 0 {
+		n++
+	}
+	if len(data) > 0 {
+		n++
+	}
+	phsize := uint64(n) * elf.PhdrSize
+	ph := []elf.Prog{{Type: elf.PTPhdr, Flags: 5, Off: phoff, Filesz: phsize, Memsz: phsize, Align: 8}}
+	seg := func(idx []int, flags uint32) elf.Prog {
+		start := hdrs[idx[0]].off
+		pos, filesz := start, uint64(0)
+		sawNobits := false
+		for _, i := range idx {
+			h := hdrs[i]
+			a := h.align
+			if a == 0 {
+				a = 1
+			}
+			pos = alignUp(pos, a)
+			if h.nobits && !sawNobits {
+				sawNobits = true
+				filesz = pos - start
+			}
+			pos += h.size
+		}
+		if !sawNobits {
+			filesz = pos - start
+		}
+		return elf.Prog{Type: elf.PTLoad, Flags: flags, Off: start, Filesz: filesz, Memsz: pos - start, Align: 8}
+	}
+	if len(code) > 0 {
+		ph = append(ph, seg(code, 5))
+	}
+	if len(data) > 0 {
+		ph = append(ph, seg(data, 6))
+	}
+	ph = append(ph, elf.Prog{Type: elf.PTLoad, Flags: 5, Off: phoff, Filesz: phsize, Memsz: phsize, Align: 8})
+	return ph
+}
+
+// buildSymtab encodes .symtab with final indices.
+func buildSymtab(ctx *Context) []byte {
+	le := binary.LittleEndian
+	b := make([]byte, ctx.nsyms*elf.SymSize)
+	put := func(s *OutSym) {
+		p := b[s.Index*elf.SymSize:]
+		le.PutUint32(p[0:], ctx.Str.Add(s.Name))
+		p[4] = s.Info
+		p[5] = s.Other
+		shndx := s.Shndx
+		if s.Sec >= 0 {
+			shndx = uint16(ctx.Secs[s.Sec].Index)
+		}
+		le.PutUint16(p[6:], shndx)
+		le.PutUint64(p[8:], s.Value)
+		le.PutUint64(p[16:], s.Size)
+	}
+	for _, id := range ctx.Locals {
+		if s := ctx.Syms[id]; s.Index > 0 {
+			put(s)
+		}
+	}
+	for _, id := range ctx.Globals {
+		put(ctx.Syms[id])
+	}
+	return b
+}
+
+// parallelFor runs fn(0..n-1) on up to workers goroutines (0 = GOMAXPROCS).
+func parallelFor(n, workers int, fn func(i int) error) error {
+	var g errgroup.Group
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	g.SetLimit(workers)
+	for i := 0; i < n; i++ {
+		g.Go(func() error { return fn(i) })
+	}
+	return g.Wait()
+}
