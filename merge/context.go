@@ -48,8 +48,10 @@ type Context struct {
 
 	Timer *Timer
 
-	patched     map[int32][]byte // output sections whose bytes relocation changed
-	cgEdges     []cgEdge         // call edges (caller, callee) in file order
+	patched     map[int32][]byte   // output sections whose bytes relocation changed
+	cgEdges     []cgEdge           // call edges (caller, callee) in file order
+	dataVal     map[dataKey]uint64 // laid-out offsets of section-local data
+	directEdges int                // cgEdges[:directEdges] came from the inputs' call lists
 	firstGlobal int
 	nsyms       int
 }
@@ -125,9 +127,9 @@ type OutSec struct {
 	Relocs []OutRel // for .rela sections: entries in output order
 	Dead   bool
 
-	info      []infoRec          // generated .nv.info records, in input order
-	callgraph map[int32][]cgEdge // generated .nv.callgraph lists by marker
-	prototype []cgEdge           // generated .nv.prototype (symbol, string offset)
+	info      []infoRec  // generated .nv.info records, in input order
+	callgraph *callgraph // generated .nv.callgraph
+	prototype []cgEdge   // generated .nv.prototype (symbol, string offset)
 }
 
 // OutRel is a relocation kept in the output for the driver.

@@ -118,8 +118,9 @@ func remapSym(o *Obj, idx uint32) int32 {
 // infoRec is one .nv.info record of the output; sym is the output symbol
 // ID that the payload's first word names (-1 when it names none).
 type infoRec struct {
-	a   elf.Attr
-	sym int32
+	a       elf.Attr
+	sym     int32
+	externs []int32 // EIATTR_EXTERNS: output symbol IDs
 }
 
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
@@ -149,13 +150,24 @@ func buildNvInfo(ctx *Context) {
 				textSec = o.SecMap[s.Info]
 			}
 			for _, a := range attrs {
-				if a.Code == elf.EIAttrExterns || a.Code == elf.EIAttrMaxStackSize {
+				if a.Code == elf.EIAttrMaxStackSize {
 					continue
 				}
 				r := infoRec{a: a, sym: -1}
+				if a.Code == elf.EIAttrExterns {
+					// Only references still undefined after the link stay.
+					for k := 0; k+4 <= len(a.Payload); k += 4 {
+						if m := remapSym(o, a.U32(k)); m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 {
+							r.externs = append(r.externs, m)
+						}
+					}
+					if len(r.externs) == 0 {
+						continue
+					}
+				}
 				if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
 					r.sym = remapSym(o, a.U32(0))
-					if r.sym < 0 {
+					if r.sym < 0 || ctx.lostDefinition(o, a.U32(0)) {
 						continue // record of a dropped weak copy
 					}
 				}
@@ -169,7 +181,9 @@ func buildNvInfo(ctx *Context) {
 	}
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
-	gs.info = append(reversed(global), stackSizes(ctx, global)...)
+	propagateRegCount(ctx, global)
+	stacks, unknown := stackSizes(ctx, global)
+	gs.info = append(reversed(global), stacks...)
 	for _, t := range ctx.textSections() {
 		name := ".nv.info" + strings.TrimPrefix(ctx.Secs[t].Name, ".text")
 		s := ctx.newSection(name, elf.SHTCudaInfo, 0, 4, 0)
@@ -180,7 +194,60 @@ func buildNvInfo(ctx *Context) {
 			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
 				Payload: le32(ctx.Header.Version)}, sym: -1})
 		}
+		if unknown[ctx.Secs[t].InfoSym] {
+			for k := range recs {
+				if recs[k].a.Code == elf.EIAttrCrsStackSize {
+					recs[k].a.Payload = le32(0xFFFFFFFF)
+				}
+			}
+		}
 		s.info = reversed(recs)
+	}
+}
+
+// propagateRegCount raises each function's EIATTR_REGCOUNT to the largest
+// count among the functions it can call; a raised count is also written to
+// the high byte of its code section's sh_info.
+func propagateRegCount(ctx *Context, global []infoRec) {
+	own := map[int32]int{}
+	for i, r := range global {
+		if r.a.Code == elf.EIAttrRegcount && r.sym >= 0 {
+			own[r.sym] = i
+		}
+	}
+	calls := map[int32][]int32{}
+	for _, e := range ctx.cgEdges {
+		calls[e.caller] = append(calls[e.caller], e.callee)
+	}
+	memo := map[int32]uint32{}
+	var eff func(f int32, depth int) uint32
+	eff = func(f int32, depth int) uint32 {
+		if v, ok := memo[f]; ok {
+			return v
+		}
+		memo[f] = 0 // recursion: count what is known so far
+		var v uint32
+		if i, ok := own[f]; ok {
+			v = global[i].a.U32(4)
+		}
+		for _, c := range calls[f] {
+			if cv := eff(c, depth+1); cv > v {
+				v = cv
+			}
+		}
+		memo[f] = v
+		return v
+	}
+	for f, i := range own {
+		v := eff(f, 0)
+		if v > global[i].a.U32(4) {
+			p := append([]byte(nil), global[i].a.Payload...)
+			binary.LittleEndian.PutUint32(p[4:], v)
+			global[i].a.Payload = p
+			if sec := ctx.Syms[f].Sec; sec >= 0 {
+				ctx.Secs[sec].InfoExtra = v << 24
+			}
+		}
 	}
 }
 
@@ -195,7 +262,8 @@ func reversed(rs []infoRec) []infoRec {
 // stackSizes computes EIATTR_MIN_STACK_SIZE for every entry function: the
 // deepest sum of frame sizes along the call graph from the entry, or
 // 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
-func stackSizes(ctx *Context, global []infoRec) []infoRec {
+func stackSizes(ctx *Context, global []infoRec) ([]infoRec, map[int32]bool) {
+	unknownAt := map[int32]bool{}
 	frame := map[int32]uint32{}
 	for _, r := range global {
 		if r.a.Code == elf.EIAttrFrameSize && r.sym >= 0 {
@@ -246,6 +314,7 @@ func stackSizes(ctx *Context, global []infoRec) []infoRec {
 		v := uint32(d)
 		if d == unknown {
 			v = 0xFFFFFFFF
+			unknownAt[f] = true
 			if !ctx.Opts.SuppressStackSizeWarning {
 				ctx.Diags.Warnf([3]int{3, 0, int(t)}, "Stack size for entry function '%s' cannot be statically determined", ctx.Syms[f].Name)
 			}
@@ -254,11 +323,25 @@ func stackSizes(ctx *Context, global []infoRec) []infoRec {
 		binary.LittleEndian.PutUint32(p[4:], v)
 		out = append(out, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrMinStackSize, Payload: p}, sym: f})
 	}
-	return out
+	return out, unknownAt
 }
 
 // stoCudaEntry marks kernels (entry functions) in st_other.
 const stoCudaEntry = 0x10
+
+// lostDefinition reports whether input symbol i of o is a definition that
+// lost resolution (a weak copy replaced by another file's).
+func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
+	if int(i) >= len(o.F.Symbols) {
+		return false
+	}
+	s := &o.F.Symbols[i]
+	if s.Bind() == elf.STBLocal || s.Shndx == elf.SHNUndef {
+		return false
+	}
+	r := ctx.Res[s.Name]
+	return r != nil && (r.File != int32(o.ID) || r.Index != int32(i))
+}
 
 func hasAttr(rs []infoRec, code uint8) bool {
 	for _, r := range rs {
@@ -296,6 +379,13 @@ func encodeInfo(ctx *Context) {
 		var out []byte
 		for _, r := range s.info {
 			a := r.a
+			if r.externs != nil {
+				p := make([]byte, 0, 4*len(r.externs))
+				for _, m := range r.externs {
+					p = binary.LittleEndian.AppendUint32(p, uint32(ctx.Syms[m].Index))
+				}
+				a.Payload = p
+			}
 			if r.sym >= 0 {
 				p := append([]byte(nil), a.Payload...)
 				binary.LittleEndian.PutUint32(p, uint32(ctx.Syms[r.sym].Index))
@@ -314,12 +404,17 @@ type cgEdge struct {
 	caller, callee int32
 }
 
-// buildCallgraph merges the inputs' .nv.callgraph lists: each input holds
-// a marker -1 followed by call edges, then markers -2 and -3 (and -4) with
-// their entries. The output keeps each list, concatenated in file order.
+// buildCallgraph merges the inputs' .nv.callgraph lists. Each input holds
+// a marker (0, -1) followed by call edges (caller, callee), then markers -2
+// (address-taken functions) and -3 (indirect call sites), each followed by
+// (function, prototype string) pairs. The output lists the call edges
+// grouped by caller, callers in symbol order, each caller's callees in
+// reverse input order (nvlink prepends); the -2 and -3 lists keep file
+// order, their strings moved to the output .strtab.
 func buildCallgraph(ctx *Context) {
-	lists := map[int32][]cgEdge{}
 	var hasCG bool
+	cg := &callgraph{lists: map[int32][]cgEdge{}}
+	seen := map[cgEdge]bool{}
 	for _, o := range ctx.Objs {
 		for si := range o.F.Sections {
 			s := &o.F.Sections[si]
@@ -327,6 +422,7 @@ func buildCallgraph(ctx *Context) {
 				continue
 			}
 			hasCG = true
+			strs := o.strtab()
 			list := int32(-1)
 			for off := 0; off+8 <= len(s.Data); off += 8 {
 				a := binary.LittleEndian.Uint32(s.Data[off:])
@@ -335,30 +431,71 @@ func buildCallgraph(ctx *Context) {
 					list = b
 					continue
 				}
-				ca, cb := remapSym(o, a), remapSym(o, uint32(b))
-				if ca < 0 || cb < 0 {
+				ca := remapSym(o, a)
+				if ca < 0 {
 					continue
 				}
-				lists[list] = append(lists[list], cgEdge{ca, cb})
 				if list == -1 {
-					ctx.cgEdges = append(ctx.cgEdges, cgEdge{ca, cb})
+					cb := remapSym(o, uint32(b))
+					e := cgEdge{ca, cb}
+					if cb < 0 || seen[e] {
+						continue
+					}
+					seen[e] = true
+					ctx.cgEdges = append(ctx.cgEdges, e)
+					continue
 				}
+				str, ok := elf.CString(strs, uint32(b))
+				if !ok {
+					continue
+				}
+				cg.lists[list] = append(cg.lists[list], cgEdge{ca, int32(ctx.Str.Add(str))})
 			}
 		}
 	}
 	if !hasCG {
 		return
 	}
-	cg := ctx.newSection(".nv.callgraph", elf.SHTCudaCallgraph, 0, 4, 8)
-	cg.LinkSymtab = true
-	cg.callgraph = lists
-	cg.SymID = newSym(ctx, &OutSym{Name: cg.Name, Info: elf.STTSection, Sec: cg.ID, IsSecSym: true}, false)
+	ctx.directEdges = len(ctx.cgEdges)
+	// An indirect call site may reach every address-taken function of the
+	// same prototype: nvlink adds those call edges.
+	for _, site := range cg.lists[-3] {
+		for _, f := range cg.lists[-2] {
+			if f.callee == site.callee {
+				e := cgEdge{site.caller, f.caller}
+				if !seen[e] {
+					seen[e] = true
+					ctx.cgEdges = append(ctx.cgEdges, e)
+				}
+			}
+		}
+	}
+	sec := ctx.newSection(".nv.callgraph", elf.SHTCudaCallgraph, 0, 4, 8)
+	sec.LinkSymtab = true
+	sec.callgraph = cg
+	sec.SymID = newSym(ctx, &OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
 	buildPrototype(ctx)
 }
 
-// buildPrototype merges .nv.prototype: (symbol, prototype string) pairs,
-// one per symbol, first occurrence wins.
+// callgraph is the merged .nv.callgraph: lists other than -1 by marker.
+type callgraph struct {
+	lists map[int32][]cgEdge
+}
+
+func (o *Obj) strtab() []byte {
+	if o.F.StrtabIndex <= 0 {
+		return nil
+	}
+	return o.F.Sections[o.F.StrtabIndex].Data
+}
+
+// buildPrototype merges .nv.prototype: (function, prototype string) pairs
+// for the functions called directly, one per function, first wins.
 func buildPrototype(ctx *Context) {
+	callee := map[int32]bool{}
+	for _, e := range ctx.cgEdges[:ctx.directEdges] {
+		callee[e.callee] = true
+	}
 	var recs []cgEdge
 	seen := map[int32]bool{}
 	for _, o := range ctx.Objs {
@@ -367,11 +504,11 @@ func buildPrototype(ctx *Context) {
 			if s.Type != elf.SHTCudaPrototype {
 				continue
 			}
-			strs := o.F.Sections[o.F.StrtabIndex].Data
+			strs := o.strtab()
 			for off := 0; off+8 <= len(s.Data); off += 8 {
 				sym := remapSym(o, binary.LittleEndian.Uint32(s.Data[off:]))
 				str, ok := elf.CString(strs, binary.LittleEndian.Uint32(s.Data[off+4:]))
-				if sym < 0 || !ok || seen[sym] {
+				if sym < 0 || !ok || seen[sym] || !callee[sym] {
 					continue
 				}
 				seen[sym] = true
@@ -390,28 +527,46 @@ func buildPrototype(ctx *Context) {
 
 // encodeCallgraph writes .nv.callgraph and .nv.prototype with final indices.
 func encodeCallgraph(ctx *Context) {
+	le := binary.LittleEndian
 	for _, s := range ctx.Secs {
 		switch {
 		case s.callgraph != nil:
-			var out []byte
-			for _, m := range []int32{-1, -2, -3, -4} {
-				l, ok := s.callgraph[m]
+			byCaller := map[int32][]int32{}
+			var callers []int32
+			for _, e := range ctx.cgEdges {
+				if _, ok := byCaller[e.caller]; !ok {
+					callers = append(callers, e.caller)
+				}
+				byCaller[e.caller] = append(byCaller[e.caller], e.callee)
+			}
+			sort.SliceStable(callers, func(i, j int) bool { return ctx.Syms[callers[i]].Index < ctx.Syms[callers[j]].Index })
+			out := le.AppendUint32(nil, 0)
+			out = le.AppendUint32(out, ^uint32(0))
+			for _, c := range callers {
+				l := byCaller[c]
+				for k := len(l) - 1; k >= 0; k-- {
+					out = le.AppendUint32(out, uint32(ctx.Syms[c].Index))
+					out = le.AppendUint32(out, uint32(ctx.Syms[l[k]].Index))
+				}
+			}
+			for _, m := range []int32{-2, -3, -4} {
+				l, ok := s.callgraph.lists[m]
 				if !ok && m == -4 {
 					continue
 				}
-				out = binary.LittleEndian.AppendUint32(out, 0)
-				out = binary.LittleEndian.AppendUint32(out, uint32(m))
+				out = le.AppendUint32(out, 0)
+				out = le.AppendUint32(out, uint32(m))
 				for _, e := range l {
-					out = binary.LittleEndian.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
-					out = binary.LittleEndian.AppendUint32(out, uint32(ctx.Syms[e.callee].Index))
+					out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
+					out = le.AppendUint32(out, uint32(e.callee))
 				}
 			}
 			s.Data, s.Size = out, uint64(len(out))
 		case s.prototype != nil:
 			var out []byte
 			for _, e := range s.prototype {
-				out = binary.LittleEndian.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
-				out = binary.LittleEndian.AppendUint32(out, uint32(e.callee))
+				out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
+				out = le.AppendUint32(out, uint32(e.callee))
 			}
 			s.Data, s.Size = out, uint64(len(out))
 		}

@@ -1,11 +1,77 @@
 package merge
 
-// layout: place data inside the memory-space sections (shared, local,
-// global, constant banks).
+// layout: place data inside the memory-space sections.
 //
-// Inputs: merged sections and their pieces. Outputs: piece offsets and
-// section sizes. Invariants: .text is never re-laid out.
+// Inputs: merged sections, SymMap markers for section-local data.
+// Outputs: Context.dataVal (new offsets of local data), section sizes.
+// Invariants: .text is never re-laid out. Per-entry shared memory
+// (.nv.shared.<k>) grows by the window the architecture reserves
+// (1 KiB on sm_90) and holds its variables sorted by alignment, largest
+// first, each at the next multiple of its alignment. In a relocatable cubin
+// the st_value of an unallocated shared variable is its alignment.
+
+import (
+	"sort"
+	"strings"
+)
+
+// reservedShared is the shared memory the driver reserves at the start of
+// every CTA's window on the target.
+func reservedShared(sm int) uint64 {
+	if sm >= 90 {
+		return 0x400
+	}
+	return 0
+}
+
+type dataKey struct{ obj, sym int32 }
 
 func layout(ctx *Context) error {
+	ctx.dataVal = map[dataKey]uint64{}
+	type item struct {
+		key         dataKey
+		align, size uint64
+	}
+	bySec := map[int32][]item{}
+	for _, o := range ctx.Objs {
+		for i, m := range o.SymMap {
+			if m > -2 {
+				continue
+			}
+			sec := -2 - m
+			if !strings.HasPrefix(ctx.Secs[sec].Name, ".nv.shared.") {
+				continue
+			}
+			s := &o.F.Symbols[i]
+			a := s.Value
+			if a == 0 || a&(a-1) != 0 {
+				a = s.Size
+				if a > 8 {
+					a = 8
+				}
+			}
+			bySec[sec] = append(bySec[sec], item{dataKey{int32(o.ID), int32(i)}, a, s.Size})
+		}
+	}
+	base := reservedShared(ctx.Header.SM())
+	for _, s := range ctx.Secs {
+		if !strings.HasPrefix(s.Name, ".nv.shared.") {
+			continue
+		}
+		items := bySec[s.ID]
+		sort.SliceStable(items, func(i, j int) bool { return items[i].align > items[j].align })
+		var cur uint64
+		for _, it := range items {
+			cur = alignUp(cur, it.align)
+			ctx.dataVal[it.key] = cur
+			cur += it.size
+		}
+		if len(items) > 0 {
+			s.Size = cur
+		}
+		if s.Size > 0 {
+			s.Size += base
+		}
+	}
 	return nil
 }

@@ -217,13 +217,17 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		id := mapSection(ctx, o, int(s.Shndx))
+		info, other := s.Info, s.Other
 		if isDataSym(s) {
-			// Local data lives on as an offset inside its section; nvlink
-			// does not keep its symbol in an executable.
-			o.SymMap[i] = -2 - id // marker: resolve through section
-			return
+			if !ctx.isGlobalMemory(id) {
+				// Shared and constant data live on as offsets inside
+				// their section; nvlink keeps no symbol for them.
+				o.SymMap[i] = -2 - id
+				return
+			}
+			info, other = s.Info&0xF0|elf.STTObject, outOther(s)
 		}
-		o.SymMap[i] = newSym(ctx, &OutSym{Name: s.Name, Info: s.Info, Other: s.Other, Sec: id,
+		o.SymMap[i] = newSym(ctx, &OutSym{Name: s.Name, Info: info, Other: other, Sec: id,
 			Value: s.Value + o.SecOff[s.Shndx], Size: s.Size, File: int32(o.ID), InIdx: int32(i)}, false)
 	default:
 		mergeGlobal(ctx, o, i)

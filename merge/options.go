@@ -30,6 +30,10 @@ type Options struct {
 	// symbol shard owners (0 = default). Neither changes the output.
 	Threads int
 	Shards  int
+	// WeakRule selects weak-function selection: "" (nvlink 11.8: the first
+	// definition stays) or "regcount" (nvlink 13.0 per the seeds: fewer
+	// registers, then newer PTX, else the first).
+	WeakRule string
 	// Dump names a pass after which to print a readelf-like dump ("" = none).
 	Dump string
 }

@@ -143,6 +143,9 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 	in := &o.F.Symbols[r.Sym]
 	m := o.SymMap[r.Sym]
 	if m <= -2 { // local data: offset inside its output section
+		if v, ok := ctx.dataVal[dataKey{int32(o.ID), int32(r.Sym)}]; ok {
+			return 0, v, false, true
+		}
 		return 0, in.Value + o.SecOff[in.Shndx], false, true
 	}
 	if m < 0 {

@@ -116,7 +116,10 @@ func resolve(ctx *Context) error {
 				e.best = c
 			case b.state == stStrong:
 			case c.state == stWeak && b.state == stWeak:
-				if c.isFunc && c.regs >= 0 && b.regs >= 0 {
+				// nvlink 11.8 keeps the first weak definition whatever the
+				// register counts (testdata/crafted/weak-vs-weak-*); the
+				// seeds' fewer-registers rule is nvlink 13's.
+				if ctx.Opts.WeakRule == "regcount" && c.isFunc && c.regs >= 0 && b.regs >= 0 {
 					if c.regs < b.regs || (c.regs == b.regs && c.ptx > b.ptx) {
 						e.best = c
 					}
