@@ -516,12 +516,14 @@ func buildPrototype(ctx *Context) {
 			}
 		}
 	}
-	if len(recs) == 0 {
-		return
-	}
+	ctx.Str.Add(".nv.prototype")
 	p := ctx.newSection(".nv.prototype", elf.SHTCudaPrototype, 0, 4, 8)
 	p.LinkSymtab = true
 	p.prototype = recs
+	if len(recs) == 0 {
+		p.Dead = true
+		return
+	}
 	p.SymID = newSym(ctx, &OutSym{Name: p.Name, Info: elf.STTSection, Sec: p.ID, IsSecSym: true}, false)
 }
 

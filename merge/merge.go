@@ -65,26 +65,104 @@ func merge(ctx *Context) error {
 			o.SymMap[i] = -1
 		}
 		markWeakLosers(ctx, o)
-		for i := 1; i < len(o.F.Symbols); i++ {
-			if !isDataSym(&o.F.Symbols[i]) {
-				mergeSymbol(ctx, o, i)
-			}
+		mergeFile(ctx, o)
+	}
+	return nil
+}
+
+// mergeFile brings one object into the output in nvlink's order: global
+// functions (and other non-data globals), then local symbols, then global
+// data, then a pass over the sections for what no symbol named.
+func mergeFile(ctx *Context, o *Obj) {
+	syms := o.F.Symbols
+	for i := 1; i < len(syms); i++ {
+		if syms[i].Bind() != elf.STBLocal && !isDataSym(&syms[i]) {
+			mergeGlobal(ctx, o, i)
 		}
-		for i := 1; i < len(o.F.Symbols); i++ {
-			if isDataSym(&o.F.Symbols[i]) {
-				mergeSymbol(ctx, o, i)
-			}
+	}
+	// Global data: the defining section and the name now, the record after
+	// the locals.
+	for i := 1; i < len(syms); i++ {
+		if syms[i].Bind() == elf.STBLocal || !isDataSym(&syms[i]) {
+			continue
 		}
-		// Sections that no symbol named still contribute (debug sections
-		// without section symbols, for instance).
-		for i := 1; i < len(o.F.Sections); i++ {
-			s := &o.F.Sections[i]
-			if o.SecMap[i] < 0 && !regenerated(s) && !o.Drop[i] {
+		if sh := syms[i].Shndx; sh != elf.SHNUndef && sh < elf.SHNLoReserve && !o.Drop[sh] {
+			mapSectionFrom(ctx, o, int(sh), false)
+		}
+		ctx.Str.Add(syms[i].Name)
+	}
+	for i := 1; i < len(syms); i++ {
+		if syms[i].Bind() == elf.STBLocal {
+			mergeSymbol(ctx, o, i)
+		}
+	}
+	for i := 1; i < len(syms); i++ {
+		if syms[i].Bind() != elf.STBLocal && isDataSym(&syms[i]) {
+			mergeGlobal(ctx, o, i)
+		}
+	}
+	for i := 1; i < len(o.F.Sections); i++ {
+		s := &o.F.Sections[i]
+		switch {
+		case !regenerated(s):
+			// Sections that no symbol named still contribute (debug
+			// sections without section symbols, for instance).
+			if o.SecMap[i] < 0 && !o.Drop[i] {
 				mapSection(ctx, o, i)
+			}
+		case s.Type == elf.SHTCudaInfo && s.Name == ".nv.info":
+			noteFunctionInfo(ctx, o, s)
+		case s.Type == elf.SHTCudaPrototype:
+			strs := o.strtab()
+			for off := 4; off+4 <= len(s.Data); off += 8 {
+				if str, ok := elf.CString(strs, le32at(s.Data, off)); ok {
+					ctx.Str.Add(str)
+				}
+			}
+		case s.Type == elf.SHTRela || s.Type == elf.SHTRel:
+			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && !o.Drop[t] {
+				target := o.F.Sections[t].Name
+				ctx.ShStr.Add(".rela" + target)
+				ctx.Str.Add(".rela" + target)
+				// A relocation resolved at link time goes through a
+				// ".rel<target>" section nvlink creates and later drops.
+				if rels, err := elf.Relocs(s, len(o.F.Symbols)); err == nil {
+					for _, r := range rels {
+						if _, _, keep, ok := ctx.relocValue(o, r); ok && !keep || r.Type == rUnusedClear64 {
+							ctx.ShStr.Add(".rel" + target)
+							ctx.Str.Add(".rel" + target)
+							break
+						}
+					}
+				}
 			}
 		}
 	}
-	return nil
+}
+
+func le32at(b []byte, off int) uint32 {
+	return uint32(b[off]) | uint32(b[off+1])<<8 | uint32(b[off+2])<<16 | uint32(b[off+3])<<24
+}
+
+// noteFunctionInfo records the names of the .nv.info.<f> sections nvlink
+// creates for non-entry functions when it reads their records in .nv.info.
+func noteFunctionInfo(ctx *Context, o *Obj, s *elf.Section) {
+	attrs, err := elf.ParseNvInfo(s.Data)
+	if err != nil {
+		return
+	}
+	for _, a := range attrs {
+		if !symIndexAttr(a.Code) || len(a.Payload) < 4 {
+			continue
+		}
+		m := remapSym(o, a.U32(0))
+		if m < 0 || ctx.Syms[m].Sec < 0 {
+			continue
+		}
+		name := ".nv.info" + strings.TrimPrefix(ctx.Secs[ctx.Syms[m].Sec].Name, ".text")
+		ctx.ShStr.Add(name)
+		ctx.Str.Add(name)
+	}
 }
 
 // markWeakLosers drops the sections of weak functions whose definition
@@ -108,6 +186,13 @@ func markWeakLosers(ctx *Context, o *Obj) {
 // mapSection maps input section i of o to its output section, creating it
 // when new, and appends the input's contribution.
 func mapSection(ctx *Context, o *Obj, i int) int32 {
+	return mapSectionFrom(ctx, o, i, true)
+}
+
+// mapSectionFrom is mapSection; viaSection tells whether a section symbol
+// (rather than a data symbol) brought the section in, which decides whether
+// nvlink makes its ".rel" companion for a constant bank.
+func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	if o.SecMap[i] >= 0 {
 		return o.SecMap[i]
 	}
@@ -133,7 +218,7 @@ func mapSection(ctx *Context, o *Obj, i int) int32 {
 		ctx.secByName[in.Name] = id
 		ctx.ShStr.Add(in.Name)
 		// nvlink creates a .rel section beside each constant bank it makes.
-		if strings.HasPrefix(in.Name, ".nv.constant") {
+		if viaSection && strings.HasPrefix(in.Name, ".nv.constant") {
 			ctx.ShStr.Add(".rel" + in.Name)
 			ctx.Str.Add(".rel" + in.Name)
 		}
@@ -288,6 +373,16 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		sym.Value = s.Value + o.SecOff[s.Shndx]
 		if ctx.Secs[sec].LinkSymtab && ctx.Secs[sec].InfoSym < 0 {
 			ctx.Secs[sec].InfoSym = id
+			if s.Other&0x10 != 0 {
+				// An entry gets its .nv.info.<k> and .nv.shared.<k> when it
+				// is defined (the shared one is dropped if it stays empty).
+				suffix := strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
+				for _, n := range []string{".nv.info" + suffix, ".nv.shared" + suffix} {
+					ctx.ShStr.Add(n)
+					ctx.Str.Add(n)
+				}
+				ctx.Str.AddDup("")
+			}
 		}
 	}
 }

@@ -78,6 +78,9 @@ func TestCorpusCubins(t *testing.T) {
 				t.Fatalf("link failed (%d): %s", got, stderr.String())
 			}
 			ours, _ := os.ReadFile(out)
+			if keep := os.Getenv("WARPLINK_KEEP"); keep != "" {
+				os.WriteFile(filepath.Join(keep, p.Name()+".cubin"), ours, 0o644)
+			}
 			ref, _ := os.ReadFile(filepath.Join(dir, "ref.cubin"))
 			rep, err := cmpelf.Compare(ours, ref)
 			if err != nil {

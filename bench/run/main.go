@@ -1,0 +1,322 @@
+// Command run benchmarks warplink against nvlink on generated workloads of
+// growing size (see package bench/gen) and prints the results as text
+// tables, and as Markdown with -md.
+//
+//	go run ./bench/run [-sizes 1000,2000,4000,10000] [-large] [-seed 1]
+//	    [-cache DIR] [-nvlink PATH] [-nvlink-max 20000] [-timeout 120s]
+//	    [-warplink PATH] [-procs 1,2,4] [-runs 1] [-md FILE]
+//	go run ./bench/run -gen DIR -n N [-seed 1]
+//
+// For each size it generates the workload once (cached under -cache), times
+// reading every input (the I/O floor), then links it with nvlink (when found
+// and the size is at most -nvlink-max) and with warplink, recording wall
+// time and peak RSS. At the largest size it also runs warplink under each
+// GOMAXPROCS of -procs and reports its per-pass times (--time).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/warplink/warplink/bench/gen"
+)
+
+// genVersion names the generator's output format in cache directory names;
+// bump it when gen changes its bytes.
+const genVersion = 1
+
+type config struct {
+	sizes     []int
+	seed      uint64
+	cache     string
+	corpus    string
+	nvlink    string
+	nvlinkMax int
+	timeout   time.Duration
+	warplink  string
+	procs     []int
+	runs      int
+	md        string
+}
+
+func main() {
+	var c config
+	sizes := flag.String("sizes", "1000,2000,4000,10000", "comma-separated object counts")
+	large := flag.Bool("large", false, "also run 20000, 50000 and 100000 objects")
+	flag.Uint64Var(&c.seed, "seed", 1, "workload seed")
+	flag.StringVar(&c.cache, "cache", filepath.Join(os.TempDir(), "warplink-bench"), "directory for generated workloads, binaries and outputs")
+	flag.StringVar(&c.corpus, "corpus", gen.DefaultCorpus, "template cubin directory")
+	flag.StringVar(&c.nvlink, "nvlink", "nvlink", "nvlink to compare with (skipped when not found)")
+	flag.IntVar(&c.nvlinkMax, "nvlink-max", 20000, "largest size nvlink is run on")
+	flag.DurationVar(&c.timeout, "timeout", 120*time.Second, "time limit of one link")
+	flag.StringVar(&c.warplink, "warplink", "", "warplink binary (default: go build ./cmd/warplink)")
+	procs := flag.String("procs", "", "GOMAXPROCS values for the scaling run (default 1,2,4,... up to the CPU count)")
+	flag.IntVar(&c.runs, "runs", 1, "links per measurement; the fastest is reported")
+	flag.StringVar(&c.md, "md", "", "also write the tables as Markdown to this file (- for stdout)")
+	genDir := flag.String("gen", "", "only generate a workload of -n objects into this directory")
+	n := flag.Int("n", 1000, "object count for -gen")
+	flag.Parse()
+
+	if *genDir != "" {
+		if err := generateOnly(c, *genDir, *n); err != nil {
+			fatal(err)
+		}
+		return
+	}
+	var err error
+	if c.sizes, err = parseInts(*sizes); err != nil {
+		fatal(fmt.Errorf("-sizes: %v", err))
+	}
+	if *large {
+		c.sizes = append(c.sizes, 20000, 50000, 100000)
+	}
+	if *procs == "" {
+		for p := 1; p <= runtime.NumCPU(); p *= 2 {
+			c.procs = append(c.procs, p)
+		}
+		if last := c.procs[len(c.procs)-1]; last != runtime.NumCPU() {
+			c.procs = append(c.procs, runtime.NumCPU())
+		}
+	} else if c.procs, err = parseInts(*procs); err != nil {
+		fatal(fmt.Errorf("-procs: %v", err))
+	}
+	if c.runs < 1 {
+		c.runs = 1
+	}
+	raiseStackLimit()
+	rep, err := bench(c, os.Stderr)
+	if err != nil {
+		fatal(err)
+	}
+	rep.text(os.Stdout)
+	if c.md != "" {
+		var b bytes.Buffer
+		rep.markdown(&b)
+		if c.md == "-" {
+			os.Stdout.Write(b.Bytes())
+		} else if err := os.WriteFile(c.md, b.Bytes(), 0o644); err != nil {
+			fatal(err)
+		}
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "bench:", err)
+	os.Exit(1)
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("bad number %q", f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty list")
+	}
+	return out, nil
+}
+
+func generateOnly(c config, dir string, n int) error {
+	t, err := gen.LoadTemplates(c.corpus)
+	if err != nil {
+		return err
+	}
+	names, size, err := t.WriteDir(dir, gen.Config{N: n, Seed: c.seed})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d objects, %.1f MB in %s\nlink: nvlink -arch=%s -o out.cubin %s ... %s\n",
+		len(names), float64(size)/1e6, dir, gen.Arch, names[0], names[len(names)-1])
+	return nil
+}
+
+// workload is a generated link, ready to run.
+type workload struct {
+	n     int
+	dir   string
+	names []string
+	bytes int64
+}
+
+// prepare returns the cached workload of n objects, generating it first when
+// the cache lacks it. The manifest is written last, so an interrupted
+// generation is redone.
+func prepare(c config, t **gen.Templates, n int) (*workload, error) {
+	dir := filepath.Join(c.cache, fmt.Sprintf("n%d-s%d-g%d", n, c.seed, genVersion))
+	manifest := filepath.Join(dir, "manifest")
+	w := &workload{n: n, dir: dir}
+	if b, err := os.ReadFile(manifest); err == nil {
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) == n+1 {
+			if w.bytes, err = strconv.ParseInt(lines[0], 10, 64); err == nil {
+				w.names = lines[1:]
+				return w, nil
+			}
+		}
+	}
+	if *t == nil {
+		var err error
+		if *t, err = gen.LoadTemplates(c.corpus); err != nil {
+			return nil, err
+		}
+	}
+	os.RemoveAll(dir)
+	var err error
+	if w.names, w.bytes, err = (*t).WriteDir(dir, gen.Config{N: n, Seed: c.seed}); err != nil {
+		return nil, err
+	}
+	body := strconv.FormatInt(w.bytes, 10) + "\n" + strings.Join(w.names, "\n") + "\n"
+	return w, os.WriteFile(manifest, []byte(body), 0o644)
+}
+
+// ioFloor reads every input once, sequentially, and returns the time taken.
+// The page cache is not dropped, so this is the floor of a warm link.
+func ioFloor(w *workload) (time.Duration, error) {
+	buf := make([]byte, 1<<20)
+	start := time.Now()
+	for _, name := range w.names {
+		f, err := os.Open(filepath.Join(w.dir, name))
+		if err != nil {
+			return 0, err
+		}
+		_, err = io.CopyBuffer(io.Discard, struct{ io.Reader }{f}, buf)
+		f.Close()
+		if err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
+}
+
+// result is one measured link.
+type result struct {
+	ran     bool
+	err     string // "" on exit status 0, else what went wrong
+	wall    time.Duration
+	maxRSS  int64 // bytes
+	out     string
+	timeCSV string
+}
+
+// link runs bin on the workload runs times and keeps the fastest run.
+func link(c config, bin string, w *workload, out string, env []string, extra ...string) result {
+	var best result
+	for i := 0; i < c.runs; i++ {
+		r := linkOnce(c, bin, w, out, env, extra...)
+		if i == 0 || r.err == "" && (best.err != "" || r.wall < best.wall) {
+			best = r
+		}
+		if r.err != "" {
+			break
+		}
+	}
+	return best
+}
+
+func linkOnce(c config, bin string, w *workload, out string, env []string, extra ...string) result {
+	args := append([]string{"-arch=" + gen.Arch, "-o", out}, extra...)
+	args = append(args, w.names...)
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = w.dir
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stdout = &stderr
+	cmd.Stderr = &stderr
+	os.Remove(out)
+	start := time.Now()
+	err := cmd.Run()
+	r := result{ran: true, wall: time.Since(start), out: out}
+	if cmd.ProcessState != nil {
+		r.maxRSS = maxRSS(cmd.ProcessState)
+	}
+	switch {
+	case ctx.Err() != nil:
+		r.err = fmt.Sprintf("timeout (%v)", c.timeout)
+	case err != nil:
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		r.err = fmt.Sprintf("%v: %s", err, msg)
+	}
+	return r
+}
+
+// compare runs "warplink cmp OURS REF": exit 0 means identical, 1
+// equivalent; anything else (including a warplink without cmp) is n/a.
+func compare(warplink, ours, ref string) string {
+	cmd := exec.Command(warplink, "cmp", ours, ref)
+	err := cmd.Run()
+	if err == nil {
+		return "identical"
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return "equivalent"
+	}
+	return "n/a"
+}
+
+// phase is one row of warplink's --time CSV (pass,seconds).
+type phase struct {
+	pass    string
+	seconds float64
+}
+
+// parsePhases reads pass,seconds rows, skipping a header and blank lines. It
+// reports false when some row is not in that format.
+func parsePhases(csv string) ([]phase, bool) {
+	var out []phase
+	sc := bufio.NewScanner(strings.NewReader(csv))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, ",")
+		if len(f) != 2 {
+			return nil, false
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(f[1]), 64)
+		if err != nil {
+			if len(out) == 0 {
+				continue // header
+			}
+			return nil, false
+		}
+		out = append(out, phase{strings.TrimSpace(f[0]), v})
+	}
+	return out, len(out) > 0
+}
+
+// buildWarplink compiles ./cmd/warplink into the cache directory.
+func buildWarplink(cache string) (string, error) {
+	bin := filepath.Join(cache, "warplink")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/warplink")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/warplink: %v: %s", err, firstLine(strings.TrimSpace(string(out))))
+	}
+	return bin, nil
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParsePhases(t *testing.T) {
+	ph, ok := parsePhases("pass,seconds\nread,0.25\n\nresolve, 1.5\n")
+	if !ok || len(ph) != 2 || ph[0] != (phase{"read", 0.25}) || ph[1] != (phase{"resolve", 1.5}) {
+		t.Errorf("parsePhases = %v, %v", ph, ok)
+	}
+	for _, bad := range []string{"", "a,b,c\n", "read,1\nwrite,x\n"} {
+		if _, ok := parsePhases(bad); ok {
+			t.Errorf("parsePhases(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseInts(t *testing.T) {
+	got, err := parseInts(" 1000, 2000,,4000")
+	if err != nil || len(got) != 3 || got[0] != 1000 || got[2] != 4000 {
+		t.Errorf("parseInts = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "1,x", "0", "-5"} {
+		if _, err := parseInts(bad); err == nil {
+			t.Errorf("parseInts(%q) accepted", bad)
+		}
+	}
+}
+
+// TestReport checks the speedup column and that both renderings carry every
+// row.
+func TestReport(t *testing.T) {
+	rep := &report{cpus: 2, rows: []row{
+		{n: 1000, bytes: 4_300_000, nv: result{ran: true, wall: 3 * time.Second, maxRSS: 16e6}, wl: result{ran: true, wall: time.Second, maxRSS: 8e6}, outputs: "equivalent"},
+		{n: 2000, bytes: 8_600_000, nv: result{ran: true, err: "timeout (2m0s)"}, wl: result{ran: true, wall: 2 * time.Second}},
+	}}
+	var txt, md bytes.Buffer
+	rep.text(&txt)
+	rep.markdown(&md)
+	for _, want := range []string{"3.0x", "equivalent", "> 2m0s", "16 MB"} {
+		if !strings.Contains(txt.String(), want) || !strings.Contains(md.String(), want) {
+			t.Errorf("report lacks %q:\n%s\n%s", want, txt.String(), md.String())
+		}
+	}
+	if !strings.Contains(md.String(), "| 1000 | 4.3 |") {
+		t.Errorf("markdown row missing:\n%s", md.String())
+	}
+}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/warplink/warplink/bench/gen"
+)
+
+// report is everything one benchmark run measured.
+type report struct {
+	cpus      int
+	nvlink    string // nvlink version line, "" when not run
+	notes     []string
+	rows      []row
+	scaleN    int
+	scaling   []scaleRow
+	phases    []phase
+	phasesRaw string // --time output that is not pass,seconds
+}
+
+type row struct {
+	n       int
+	bytes   int64
+	io      time.Duration
+	nv, wl  result
+	outputs string
+}
+
+type scaleRow struct {
+	procs int
+	r     result
+}
+
+// bench measures every size of c and returns the report; progress goes to
+// log.
+func bench(c config, log io.Writer) (*report, error) {
+	rep := &report{cpus: runtime.NumCPU()}
+	if err := os.MkdirAll(c.cache, 0o755); err != nil {
+		return nil, err
+	}
+	outDir := filepath.Join(c.cache, "out")
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, err
+	}
+	nvlink, err := exec.LookPath(c.nvlink)
+	if err != nil {
+		rep.notes = append(rep.notes, "nvlink not found: nvlink columns are empty")
+		nvlink = ""
+	} else if v, err := exec.Command(nvlink, "--version").Output(); err == nil {
+		for _, l := range strings.Split(string(v), "\n") {
+			if strings.Contains(l, "release") {
+				rep.nvlink = strings.TrimSpace(l)
+			}
+		}
+	}
+	warplink := c.warplink
+	if warplink == "" {
+		fmt.Fprintln(log, "bench: building ./cmd/warplink")
+		if warplink, err = buildWarplink(c.cache); err != nil {
+			rep.notes = append(rep.notes, "warplink not built: "+err.Error())
+			warplink = ""
+		}
+	}
+
+	var tmpl *gen.Templates
+	for _, n := range c.sizes {
+		fmt.Fprintf(log, "bench: %d objects: generating\n", n)
+		w, err := prepare(c, &tmpl, n)
+		if err != nil {
+			return nil, err
+		}
+		r := row{n: n, bytes: w.bytes, outputs: "n/a"}
+		if r.io, err = ioFloor(w); err != nil {
+			return nil, err
+		}
+		ref := filepath.Join(outDir, fmt.Sprintf("nvlink-%d.cubin", n))
+		ours := filepath.Join(outDir, fmt.Sprintf("warplink-%d.cubin", n))
+		if nvlink != "" && n <= c.nvlinkMax {
+			fmt.Fprintf(log, "bench: %d objects: nvlink\n", n)
+			r.nv = link(c, nvlink, w, ref, nil)
+		}
+		if warplink != "" {
+			fmt.Fprintf(log, "bench: %d objects: warplink\n", n)
+			timeFile := filepath.Join(outDir, fmt.Sprintf("warplink-%d.time.csv", n))
+			os.Remove(timeFile)
+			r.wl = link(c, warplink, w, ours, nil, "--time", timeFile)
+			if b, err := os.ReadFile(timeFile); err == nil {
+				r.wl.timeCSV = string(b)
+			}
+			if r.nv.ran && r.nv.err == "" && r.wl.err == "" {
+				r.outputs = compare(warplink, ours, ref)
+			}
+		}
+		rep.rows = append(rep.rows, r)
+	}
+
+	last := rep.rows[len(rep.rows)-1]
+	if warplink == "" || !last.wl.ran {
+		return rep, nil
+	}
+	if ph, ok := parsePhases(last.wl.timeCSV); ok {
+		rep.phases = ph
+	} else {
+		rep.phasesRaw = last.wl.timeCSV
+	}
+	rep.scaleN = last.n
+	w, err := prepare(c, &tmpl, last.n)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range c.procs {
+		fmt.Fprintf(log, "bench: %d objects: warplink, GOMAXPROCS=%d\n", last.n, p)
+		out := filepath.Join(outDir, fmt.Sprintf("warplink-%d-p%d.cubin", last.n, p))
+		rep.scaling = append(rep.scaling, scaleRow{p, link(c, warplink, w, out, []string{fmt.Sprintf("GOMAXPROCS=%d", p)})})
+	}
+	return rep, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// table is a report section: a title, a header and rows of cells.
+type table struct {
+	title  string
+	header []string
+	rows   [][]string
+}
+
+func (rep *report) tables() []table {
+	main := table{
+		title:  fmt.Sprintf("Link time and peak RSS (%d CPUs)", rep.cpus),
+		header: []string{"objects", "input MB", "I/O floor", "nvlink", "nvlink RSS", "warplink", "warplink RSS", "speedup", "outputs"},
+	}
+	for _, r := range rep.rows {
+		speedup := "-"
+		if r.nv.ran && r.wl.ran && r.nv.err == "" && r.wl.err == "" && r.wl.wall > 0 {
+			speedup = fmt.Sprintf("%.1fx", r.nv.wall.Seconds()/r.wl.wall.Seconds())
+		}
+		main.rows = append(main.rows, []string{
+			fmt.Sprint(r.n), fmt.Sprintf("%.1f", float64(r.bytes)/1e6), secs(r.io),
+			timeCell(r.nv), rssCell(r.nv), timeCell(r.wl), rssCell(r.wl), speedup, r.outputs,
+		})
+	}
+	out := []table{main}
+	if len(rep.scaling) > 0 {
+		t := table{
+			title:  fmt.Sprintf("warplink scaling at %d objects", rep.scaleN),
+			header: []string{"GOMAXPROCS", "time", "peak RSS", "speedup"},
+		}
+		base := rep.scaling[0].r
+		for _, s := range rep.scaling {
+			sp := "-"
+			if s.r.err == "" && base.err == "" && s.r.wall > 0 {
+				sp = fmt.Sprintf("%.2fx", base.wall.Seconds()/s.r.wall.Seconds())
+			}
+			t.rows = append(t.rows, []string{fmt.Sprint(s.procs), timeCell(s.r), rssCell(s.r), sp})
+		}
+		out = append(out, t)
+	}
+	if len(rep.phases) > 0 {
+		t := table{title: fmt.Sprintf("warplink passes at %d objects (--time)", rep.scaleN), header: []string{"pass", "seconds"}}
+		for _, p := range rep.phases {
+			t.rows = append(t.rows, []string{p.pass, fmt.Sprintf("%.3f", p.seconds)})
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+func timeCell(r result) string {
+	switch {
+	case !r.ran:
+		return "-"
+	case r.err != "":
+		if strings.HasPrefix(r.err, "timeout") {
+			return "> " + strings.TrimSuffix(strings.TrimPrefix(r.err, "timeout ("), ")")
+		}
+		return "failed"
+	}
+	return secs(r.wall)
+}
+
+func rssCell(r result) string {
+	if !r.ran || r.maxRSS == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f MB", float64(r.maxRSS)/1e6)
+}
+
+// failures lists the links that did not succeed, for the notes.
+func (rep *report) failures() []string {
+	var out []string
+	for _, r := range rep.rows {
+		if r.nv.ran && r.nv.err != "" {
+			out = append(out, fmt.Sprintf("nvlink, %d objects: %s", r.n, r.nv.err))
+		}
+		if r.wl.ran && r.wl.err != "" {
+			out = append(out, fmt.Sprintf("warplink, %d objects: %s", r.n, r.wl.err))
+		}
+	}
+	return out
+}
+
+func (rep *report) header() []string {
+	h := []string{fmt.Sprintf("%s/%s, %d CPUs, workload generator v%d", runtime.GOOS, runtime.GOARCH, rep.cpus, genVersion)}
+	if rep.nvlink != "" {
+		h = append(h, "nvlink: "+rep.nvlink)
+	}
+	h = append(h, rep.notes...)
+	return append(h, rep.failures()...)
+}
+
+// text prints the report as aligned plain-text tables.
+func (rep *report) text(w io.Writer) {
+	for _, l := range rep.header() {
+		fmt.Fprintln(w, l)
+	}
+	for _, t := range rep.tables() {
+		fmt.Fprintf(w, "\n%s\n", t.title)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, strings.Join(t.header, "\t")+"\t")
+		for _, r := range t.rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+		}
+		tw.Flush()
+	}
+	if rep.phasesRaw != "" {
+		fmt.Fprintf(w, "\nwarplink --time output at %d objects:\n%s", rep.scaleN, rep.phasesRaw)
+	}
+}
+
+// markdown prints the report as Markdown tables.
+func (rep *report) markdown(w io.Writer) {
+	for _, l := range rep.header() {
+		fmt.Fprintf(w, "- %s\n", l)
+	}
+	for _, t := range rep.tables() {
+		fmt.Fprintf(w, "\n**%s**\n\n", t.title)
+		fmt.Fprintf(w, "| %s |\n|", strings.Join(t.header, " | "))
+		for range t.header {
+			fmt.Fprint(w, "---:|")
+		}
+		fmt.Fprintln(w)
+		for _, r := range t.rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+		}
+	}
+	if rep.phasesRaw != "" {
+		fmt.Fprintf(w, "\nwarplink `--time` output at %d objects:\n\n```\n%s```\n", rep.scaleN, rep.phasesRaw)
+	}
+}

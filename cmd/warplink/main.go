@@ -1,0 +1,116 @@
+// Command warplink is a parallel, drop-in replacement for NVIDIA's CUDA
+// device linker nvlink. Invoked as "nvlink" (through a symlink) it prints
+// its diagnostics under that name, so that build tools see nvlink.
+//
+//	warplink [nvlink options] <objects>   link, like nvlink
+//	warplink demo [-o FILE]               link the embedded sample program
+//	warplink cmp A B                      compare two cubins
+//	warplink dump FILE                    print a readelf-like dump
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/warplink/warplink/internal/atomicfile"
+	"github.com/warplink/warplink/internal/cli"
+	"github.com/warplink/warplink/internal/cmpelf"
+	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/merge"
+)
+
+func main() {
+	files := atomicfile.NewRegistry()
+	stop := files.HandleSignals(os.Interrupt, syscall.SIGTERM)
+	code := run(os.Args, os.Stdout, os.Stderr, files)
+	stop()
+	os.Exit(code)
+}
+
+// progName is the name diagnostics are printed under: "nvlink" when the
+// binary was invoked as nvlink, else "warplink".
+func progName(argv0 string) string {
+	if filepath.Base(argv0) == "nvlink" {
+		return "nvlink"
+	}
+	return "warplink"
+}
+
+// run is the whole program; it returns the exit status.
+func run(argv []string, stdout, stderr io.Writer, files *atomicfile.Registry) int {
+	prog := progName(argv[0])
+	args := argv[1:]
+	if prog == "warplink" && len(args) > 0 {
+		switch args[0] {
+		case "cmp", "dump":
+			return cmpelf.Main(args, stdout, stderr)
+		case "demo":
+			return demo(args[1:], stdout, stderr)
+		}
+	}
+	return link(args, stdout, stderr, prog, files)
+}
+
+// link runs an nvlink command line.
+func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfile.Registry) int {
+	bag := &diag.Bag{}
+	fatal := func(err error) int {
+		bag.Fatalf([3]int{}, "%s", err)
+		bag.Print(stderr, prog)
+		return 1
+	}
+	cmd, err := cli.Parse(args, os.ReadFile, bag)
+	if err != nil {
+		return fatal(err)
+	}
+	switch {
+	case cmd.Help:
+		bag.Print(stderr, prog)
+		cli.PrintHelp(stdout, prog)
+		return 0
+	case cmd.Version:
+		bag.Print(stderr, prog)
+		cli.PrintVersion(stdout, prog)
+		return 0
+	}
+	if err := cmd.Check(); err != nil {
+		return fatal(err)
+	}
+	bag.Print(stderr, prog)
+	if cmd.ToolName != "" {
+		prog = cmd.ToolName
+	}
+	if cmd.HostLinkerScript != "" {
+		return hostLinkerScript(cmd, stdout, prog, files, bag, stderr)
+	}
+	return merge.Link(&cmd.Opts, stdout, stderr, prog)
+}
+
+// hostLinkerScript is the -ghls mode: write the script to -o or stdout.
+func hostLinkerScript(cmd *cli.Command, stdout io.Writer, prog string, files *atomicfile.Registry, bag *diag.Bag, stderr io.Writer) int {
+	fail := func(format string, a ...any) int {
+		bag.Fatalf([3]int{}, format, a...)
+		bag.Print(stderr, prog)
+		return 1
+	}
+	if cmd.Opts.Output == "" {
+		if err := cli.WriteHostLinkerScript(stdout, cmd.HostLinkerScript, cmd.HostCCBin, cmd.Opts.Machine64); err != nil {
+			return fail("%s", err)
+		}
+		return 0
+	}
+	f, err := files.Create(cmd.Opts.Output)
+	if err != nil {
+		return fail("Could not open output file '%s'", cmd.Opts.Output)
+	}
+	defer f.Abort()
+	if err := cli.WriteHostLinkerScript(f, cmd.HostLinkerScript, cmd.HostCCBin, cmd.Opts.Machine64); err != nil {
+		return fail("%s", err)
+	}
+	if err := f.Commit(); err != nil {
+		return fail("Could not write output file '%s'", cmd.Opts.Output)
+	}
+	return 0
+}

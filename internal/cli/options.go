@@ -1,0 +1,316 @@
+// Package cli parses nvlink's command line into merge.Options, with
+// nvlink's own option syntax, list handling, options files and messages.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/merge"
+)
+
+// Command is a parsed command line: the link options proper plus the
+// options that do not reach the passes (modes, LTO settings, accepted
+// no-ops).
+type Command struct {
+	Opts merge.Options
+
+	Help    bool // -h
+	Version bool // -V
+
+	// ToolName replaces the program name in link diagnostics (-tool-name).
+	ToolName string
+	// HostLinkerScript is the -ghls mode: "lcs-aug" or "lcs-abs"; "" = link.
+	HostLinkerScript string
+	HostCCBin        string // --host-ccbin (used by -ghls lcs-abs)
+
+	// LTO and JIT settings: warplink refuses a link that needs them.
+	LTO             bool   // -lto, -dlto
+	NVVMPath        string // -nvvmpath
+	EmitPTX         string // -emit-ptx
+	ForceWholeLTO   bool   // -force-whole-lto
+	ForcePartialLTO bool   // -force-partial-lto
+	Xptxas          []string
+	MaxRegCount     int64
+
+	CUDAAPIVersion          string // -cuda-api-version MAJOR.MINOR, "" = toolkit's
+	APIVersion              uint32 // Check: MAJOR*10+MINOR of CUDAAPIVersion, 0 = none
+	ExtraWarnings           bool   // -extrawarn
+	ReportArch              bool   // -report-arch
+	SuppressDebugInfo       bool   // -suppress-debug-info
+	DumpCallgraphNoDemangle bool   // -dump-callgraph-no-demangle
+	DotFile                 string // -dot FILE: callgraph in dot format
+	ForceRela               bool   // -force-rela
+	Relocatable             bool   // -r (nvcc -r)
+	Shared                  bool   // -shared (nvcc -shared)
+	LineInfo                bool   // -lineinfo
+	ReserveNullPointer      bool   // -reserve-null-pointer
+	DontReserveNullPointer  bool   // -dont-reserve-null-pointer
+	DisableSmemReservation  bool   // -disable-smem-reservation true|false
+	SyscallConstOffset      int64  // -syscall-const-offset
+	HostLinkerOptions       []string
+	UUMN                    bool // -uumn (undocumented; accepted)
+}
+
+// kind is how an option takes its value.
+type kind int
+
+const (
+	kBool   kind = iota // no value
+	kString             // one value, taken whole
+	kList               // comma-separated values, repeatable
+	kEnum               // one value from a fixed set
+	kNumber             // one integer (C strtol syntax)
+	kTruth              // "true" or "false"
+)
+
+// option describes one command-line option.
+type option struct {
+	long, short string // names without dashes; either may be ""
+	kind        kind
+	arg         string   // value placeholder in --help
+	values      []string // kEnum: allowed values
+	help        string   // "" = hidden from --help
+	joined      bool     // the short form accepts a glued value (-lfoo)
+	set         func(c *Command, v string)
+}
+
+// maxOptionsFileDepth is how many options files nvlink keeps open at once.
+const maxOptionsFileDepth = 15
+
+// parser holds the state of one Parse call.
+type parser struct {
+	table    []option
+	cmd      *Command
+	bag      *diag.Bag
+	readFile func(string) ([]byte, error)
+	last     map[string]string // single-valued option -> its value so far
+	depth    int
+}
+
+// Parse reads a command line (without the program name). readFile loads
+// options files (-optf). Warnings are added to bag; the first fatal problem
+// is returned as an error whose text is nvlink's message.
+func Parse(args []string, readFile func(string) ([]byte, error), bag *diag.Bag) (*Command, error) {
+	p := &parser{
+		table:    options(),
+		cmd:      &Command{Opts: merge.Options{Machine64: true}},
+		bag:      bag,
+		readFile: readFile,
+		last:     map[string]string{},
+	}
+	if err := p.parse(args); err != nil {
+		return nil, err
+	}
+	return p.cmd, nil
+}
+
+// errf returns a fatal error with nvlink's message text.
+func errf(format string, a ...any) error { return errors.New(fmt.Sprintf(format, a...)) }
+
+func (p *parser) parse(args []string) error {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if len(arg) < 2 || arg[0] != '-' {
+			p.cmd.Opts.Inputs = append(p.cmd.Opts.Inputs, arg)
+			continue
+		}
+		o, value, hasValue, err := p.lookup(arg)
+		if err != nil {
+			return err
+		}
+		if o.kind == kBool {
+			if hasValue {
+				return errf("no argument expected after '%s'", optName(arg))
+			}
+			o.set(p.cmd, "")
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return errf("argument expected after '%s'", arg)
+			}
+			i++
+			value = args[i]
+		}
+		if o.long == "options-file" {
+			if err := p.optionsFiles(value); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := p.apply(o, value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// optName is arg up to its '='.
+func optName(arg string) string {
+	if k := strings.IndexByte(arg, '='); k >= 0 {
+		return arg[:k]
+	}
+	return arg
+}
+
+// lookup finds the option an argument names: "--long", "-short", either
+// with "=value", or a short option with a glued value ("-lm", "-m64").
+func (p *parser) lookup(arg string) (o *option, value string, hasValue bool, err error) {
+	long := strings.HasPrefix(arg, "--")
+	body := arg[1:]
+	if long {
+		body = arg[2:]
+	}
+	name := body
+	if k := strings.IndexByte(body, '='); k >= 0 {
+		name, value, hasValue = body[:k], body[k+1:], true
+	}
+	for i := range p.table {
+		t := &p.table[i]
+		if (long && t.long == name && name != "") || (!long && t.short == name && name != "") {
+			return t, value, hasValue, nil
+		}
+	}
+	if !long {
+		for i := range p.table {
+			t := &p.table[i]
+			if t.joined && strings.HasPrefix(body, t.short) {
+				return t, body[len(t.short):], true, nil
+			}
+		}
+	}
+	return nil, "", false, errf("Unknown option '%s'", optName(arg[1:]))
+}
+
+// apply checks and stores one option value.
+func (p *parser) apply(o *option, v string) error {
+	display := o.long
+	if display == "" {
+		display = o.short
+	}
+	switch o.kind {
+	case kList:
+		for _, e := range strings.Split(v, ",") {
+			o.set(p.cmd, e)
+		}
+		return nil
+	case kEnum:
+		if !slices.Contains(o.values, v) {
+			return errf("Value '%s' is not defined for option '%s'", v, display)
+		}
+	case kNumber:
+		n, err := strconv.ParseInt(v, 0, 64)
+		if err != nil {
+			return errf("'%s': expected a number", v)
+		}
+		if len(o.values) > 0 && !slices.Contains(o.values, strconv.FormatInt(n, 10)) {
+			return errf("Value '%s' is not defined for option '%s'", v, display)
+		}
+	case kTruth:
+		if v != "true" && v != "false" {
+			return errf("'%s': expected true or false", v)
+		}
+	}
+	if prev, ok := p.last[display]; ok && prev != v {
+		p.bag.Warnf([3]int{}, "incompatible redefinition for option '%s', the last value of this option was used", display)
+	}
+	p.last[display] = v
+	o.set(p.cmd, v)
+	return nil
+}
+
+// optionsFiles reads each comma-separated options file and parses its
+// words in place.
+func (p *parser) optionsFiles(list string) error {
+	for _, name := range strings.Split(list, ",") {
+		if p.depth >= maxOptionsFileDepth {
+			return errf("Too many options file opened '%s'", name)
+		}
+		data, err := p.readFile(name)
+		if err != nil {
+			return errf("Could not open options file '%s'", name)
+		}
+		words, err := SplitOptionsFile(string(data))
+		if err != nil {
+			return err
+		}
+		p.depth++
+		err = p.parse(words)
+		p.depth--
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SplitOptionsFile splits an options file into words the way nvlink does.
+// Words are separated by unquoted, unescaped white space; '"' opens and
+// closes quoting and '\' protects the next character. Each word is then
+// unescaped ("\x" becomes "x") and its unprotected '"' characters dropped,
+// in that order, so `a\"b` reads "ab" but `a\\\"b` reads `a\"b`.
+func SplitOptionsFile(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	in, inQuote := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			cur.WriteByte(c)
+			cur.WriteByte(s[i+1])
+			i++
+			in = true
+		case c == '"':
+			inQuote = !inQuote
+			cur.WriteByte(c)
+			in = true
+		case !inQuote && (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'):
+			if in {
+				words = append(words, unquote(cur.String()))
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if inQuote {
+		return nil, errf("Stray '\"' character")
+	}
+	if in {
+		words = append(words, unquote(cur.String()))
+	}
+	return words, nil
+}
+
+// unquote removes one level of backslash escapes, then the '"' characters
+// not preceded by a backslash.
+func unquote(w string) string {
+	var a strings.Builder
+	for i := 0; i < len(w); i++ {
+		if w[i] == '\\' && i+1 < len(w) {
+			i++
+		}
+		a.WriteByte(w[i])
+	}
+	u := a.String()
+	var b strings.Builder
+	for i := 0; i < len(u); i++ {
+		switch {
+		case u[i] == '\\' && i+1 < len(u):
+			b.WriteByte(u[i])
+			b.WriteByte(u[i+1])
+			i++
+		case u[i] != '"':
+			b.WriteByte(u[i])
+		}
+	}
+	return b.String()
+}

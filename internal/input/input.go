@@ -1,0 +1,310 @@
+// Package input turns the files on a link command line into relocatable
+// cubins, the way nvlink 11.8 classifies and expands them: cubins, fatbins,
+// PTX, host objects from nvcc -dc, and archives of host objects. Its
+// diagnostics and their severities are nvlink's (see docs/inputs.md).
+package input
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/elf/ar"
+	"github.com/warplink/warplink/elf/fatbin"
+	"github.com/warplink/warplink/elf/hostobj"
+	"github.com/warplink/warplink/internal/diag"
+)
+
+// probeSize is how many bytes nvlink reads to classify a non-archive input
+// (an ELF32 header); shorter files "could not be opened".
+const probeSize = 52
+
+// Unit is one relocatable cubin to link.
+type Unit struct {
+	// Name is how nvlink names the unit in diagnostics: the path as given
+	// ("main.cubin", "dir/a.o") or "archive:member" ("libdev.a:lib.o").
+	Name string
+	// Data is the ET_REL cubin for the target SM (decompressed if needed).
+	Data []byte
+	// Path is the file the unit came from (the archive for its members, the
+	// member's own file for thin archives).
+	Path        string
+	FromArchive bool
+	// System marks units from libcudadevrt (an archive whose path contains
+	// "cudadevrt"); nvlink drops their unused code unless
+	// --keep-system-libraries is given.
+	System bool
+	// ModuleID is the __nv_module_id of the host object the unit came from.
+	ModuleID string
+}
+
+// FatalError is returned when a fatal diagnostic was recorded: nvlink stops
+// with exit status 1. The message is already in the diagnostics bag.
+type FatalError struct{ Msg string }
+
+func (e *FatalError) Error() string { return e.Msg }
+
+// expander carries the state of one Expand call.
+type expander struct {
+	arch  int
+	diags *diag.Bag
+	file  int
+	seq   int
+}
+
+func (x *expander) key() [3]int {
+	x.seq++
+	return [3]int{0, x.file, x.seq}
+}
+
+func (x *expander) fatal(format string, a ...any) error {
+	msg := fmt.Sprintf(format, a...)
+	x.diags.Fatalf(x.key(), "%s", msg)
+	return &FatalError{msg}
+}
+
+func (x *expander) target() string { return fmt.Sprintf("sm_%d", x.arch) }
+
+// Seen remembers the archives already expanded: nvlink expands an archive
+// file once, however it is named again (another path, a symlink, -l).
+type Seen struct{ files []os.FileInfo }
+
+// Add reports whether the file at path was not seen before, and records it.
+func (s *Seen) Add(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return true
+	}
+	for _, f := range s.files {
+		if os.SameFile(f, fi) {
+			return false
+		}
+	}
+	s.files = append(s.files, fi)
+	return true
+}
+
+// Load reads the input at path and expands it. seen, if not nil, makes a
+// second mention of an archive expand to nothing.
+func Load(path string, arch int, diags *diag.Bag, fileID int, seen *Seen) ([]Unit, error) {
+	x := &expander{arch: arch, diags: diags, file: fileID}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, x.fatal("Could not open input file '%s'", path)
+	}
+	if seen != nil && isArchiveInput(path, data) && !seen.Add(path) {
+		return nil, nil
+	}
+	return Expand(path, data, arch, diags, fileID)
+}
+
+// isArchiveInput reports whether Expand treats the file as an archive.
+func isArchiveInput(path string, data []byte) bool {
+	switch filepath.Ext(path) {
+	case ".cubin", ".fatbin", ".ptx":
+		return false
+	}
+	return ar.IsArchive(data)
+}
+
+// Expand classifies one command-line input and returns the cubins it
+// contributes for target sm_<arch>. The extension decides first (.cubin,
+// .fatbin, .ptx); other files are classified by content: archives, device
+// ELF (cubin), host ELF (fatbinary in __nv_relfatbin); anything else,
+// and every .so, is silently ignored. Diagnostics go to diags, keyed
+// (0, fileID, n); a non-nil error is a *FatalError.
+func Expand(path string, data []byte, arch int, diags *diag.Bag, fileID int) ([]Unit, error) {
+	x := &expander{arch: arch, diags: diags, file: fileID}
+	isAr := ar.IsArchive(data)
+	if !isAr && len(data) < probeSize {
+		return nil, x.fatal("Could not open input file '%s'", path)
+	}
+	switch filepath.Ext(path) {
+	case ".cubin":
+		if !elf.IsELF(data) {
+			return nil, x.fatal("cubin not an elf?")
+		}
+		return x.cubin(path, path, data, true)
+	case ".fatbin":
+		if !fatbin.IsFatbin(data) {
+			return nil, x.fatal("fatbin wrong format?")
+		}
+		c, err := fatbin.ParseFirst(data)
+		if err != nil {
+			return nil, x.fatal("fatbin wrong format?")
+		}
+		return x.members(path, path, c.Members, true)
+	case ".ptx":
+		return x.ptx(path, data)
+	}
+	switch {
+	case isAr:
+		return x.archive(path, data)
+	case filepath.Ext(path) == ".so", !elf.IsELF(data):
+		return nil, nil
+	case isDeviceELF(data):
+		return x.cubin(path, path, data, false)
+	}
+	return x.host(path, path, data, true)
+}
+
+func isDeviceELF(b []byte) bool {
+	return elf.IsELF(b) && len(b) >= 20 && b[18] == elf.EMCUDA&0xFF && b[19] == elf.EMCUDA>>8
+}
+
+// cubin validates a device ELF. strict (an explicit .cubin or .ptx name)
+// makes a wrong machine or SM fatal; otherwise such files are ignored.
+// Non-relocatable cubins are always ignored, as nvlink does.
+func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, error) {
+	f, err := elf.Parse(data)
+	if err != nil {
+		if strict {
+			return nil, x.fatal("'%s': %v", name, err)
+		}
+		return nil, nil
+	}
+	if f.Header.Machine != elf.EMCUDA {
+		if strict {
+			return nil, x.fatal("cubin not a device elf?")
+		}
+		return nil, nil
+	}
+	if f.Header.Type != elf.ETRel {
+		return nil, nil
+	}
+	if f.Header.SM() != x.arch {
+		if strict {
+			return nil, x.fatal("Input file '%s' arch does not match target '%s'", name, x.target())
+		}
+		return nil, nil
+	}
+	return []Unit{{Name: name, Data: data, Path: path}}, nil
+}
+
+// ptx handles a .ptx input: nvlink hands it to its fatbinary reader, which
+// accepts cubins and fatbins too; real PTX needs the embedded ptxas.
+func (x *expander) ptx(path string, data []byte) ([]Unit, error) {
+	switch {
+	case isDeviceELF(data):
+		return x.cubin(path, path, data, true)
+	case fatbin.IsFatbin(data):
+		c, err := fatbin.ParseFirst(data)
+		if err != nil {
+			return nil, x.fatal("fatbin wrong format?")
+		}
+		return x.members(path, path, c.Members, true)
+	case isPTXText(data):
+		return nil, x.fatal("'%s': PTX input needs JIT compilation by ptxas, which warplink does not do", path)
+	}
+	x.diags.Errorf(x.key(), "Binary format for key='0', ident='' is not recognized")
+	return nil, x.fatal("elfLink fatbinary error")
+}
+
+// isPTXText reports whether b looks like PTX source: text with a .version
+// directive.
+func isPTXText(b []byte) bool {
+	return bytes.IndexByte(b, 0) < 0 && bytes.Contains(b, []byte(".version")) && bytes.Contains(b, []byte(".target"))
+}
+
+// members picks the member for the target from a fatbinary. top marks a
+// command-line input, for which a missing SM is worth a warning.
+func (x *expander) members(name, path string, ms []fatbin.Member, top bool) ([]Unit, error) {
+	i, choice := fatbin.Select(ms, x.arch)
+	switch choice {
+	case fatbin.NoCode:
+		if top {
+			x.diags.Warnf(x.key(), "SM Arch ('%s') not found in '%s'", x.target(), name)
+		}
+		return nil, nil
+	case fatbin.PTXOnly:
+		return nil, x.fatal("'%s' has no %s code, only PTX for compute_%d, which needs JIT compilation by ptxas, which warplink does not do", name, x.target(), ms[i].Arch)
+	}
+	data, err := ms[i].Contents()
+	if err != nil {
+		return nil, x.fatal("'%s': %v", name, err)
+	}
+	if !isDeviceELF(data) {
+		return nil, x.fatal("'%s': the %s member is not a device ELF", name, x.target())
+	}
+	return x.cubin(name, path, data, false)
+}
+
+// host takes the device code out of a host object. Objects that nvlink
+// cannot read as 64-bit ELF, or without device code, are ignored.
+func (x *expander) host(name, path string, data []byte, top bool) ([]Unit, error) {
+	o, err := hostobj.Parse(data)
+	if err != nil || !o.HasDeviceCode() {
+		return nil, nil
+	}
+	cs, err := fatbin.Parse(o.Fatbin)
+	if err != nil {
+		return nil, x.fatal("'%s': bad fatbinary in %s: %v", name, hostobj.RelFatbinSection, err)
+	}
+	var ms []fatbin.Member
+	for _, c := range cs {
+		ms = append(ms, c.Members...)
+	}
+	us, err := x.members(name, path, ms, top)
+	for i := range us {
+		us[i].ModuleID = o.ModuleID
+	}
+	return us, err
+}
+
+// archive expands every member (whole-archive semantics; the symbol index
+// is ignored). Only host-object members contribute: nvlink ignores cubin,
+// fatbin and other members, and BSD "#1/N" members. Thin members are read
+// from the member's path relative to the archive's directory.
+func (x *expander) archive(path string, data []byte) ([]Unit, error) {
+	a, err := ar.Parse(data)
+	if err != nil {
+		return nil, x.fatal("'%s': %v", path, err)
+	}
+	system := strings.Contains(path, "cudadevrt")
+	var out []Unit
+	for _, m := range a.Members {
+		if m.BSD {
+			continue
+		}
+		name := path + ":" + m.Name
+		mdata, mpath := m.Data, path
+		if a.Thin {
+			mpath = m.Path
+			if !filepath.IsAbs(mpath) {
+				mpath = filepath.Join(filepath.Dir(path), mpath)
+			}
+			if mdata, err = os.ReadFile(mpath); err != nil {
+				return nil, x.fatal("Could not open input file '%s'", mpath)
+			}
+		}
+		if !elf.IsELF(mdata) || isDeviceELF(mdata) {
+			continue
+		}
+		us, err := x.host(name, mpath, mdata, false)
+		if err != nil {
+			return nil, err
+		}
+		for i := range us {
+			us[i].FromArchive, us[i].System = true, system
+		}
+		out = append(out, us...)
+	}
+	return out, nil
+}
+
+// FindLibrary resolves -l<name> as nvlink 11.8 does: the first -L directory,
+// in order, holding lib<name>.a. There are no default directories and
+// $LIBRARY_PATH is not consulted. ok is false when nothing is found; nvlink
+// then goes on silently, without a diagnostic.
+func FindLibrary(name string, libDirs []string) (path string, ok bool) {
+	for _, d := range libDirs {
+		p := filepath.Join(d, "lib"+name+".a")
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, true
+		}
+	}
+	return "", false
+}

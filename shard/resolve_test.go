@@ -1,0 +1,379 @@
+package shard
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// fold resolves cs in order and renders the diagnostics nvlink-style.
+func fold(name string, files []string, cs []Cand) (Sym, []string) {
+	s := NewSym(cs[0])
+	var msgs []string
+	for _, c := range cs[1:] {
+		o := Resolve(s, c)
+		for _, d := range o.Diags[:o.NDiag] {
+			if d.First < 0 {
+				msgs = append(msgs, fmt.Sprintf(d.Code.Format(), name, files[d.File]))
+			} else {
+				msgs = append(msgs, fmt.Sprintf(d.Code.Format(), name, files[d.File], files[d.First]))
+			}
+		}
+		s = o.Sym
+	}
+	return s, msgs
+}
+
+// TestResolveNvlink11 replays links run with the real CUDA 11.8 nvlink on
+// cubins assembled from PTX (ptxas -c, sm_90 unless noted). Each object
+// defines or references x (4 or 8 bytes) or f; the expected messages are
+// nvlink's stderr, and the final state is read from the output's symtab.
+func TestResolveNvlink11(t *testing.T) {
+	const g = 1 // .nv.global memory space
+	obj := map[string]Cand{
+		"com4":   {Kind: Common, Space: g, Size: 4},
+		"com4b":  {Kind: Common, Space: g, Size: 4},
+		"com8":   {Kind: Common, Space: g, Size: 8},
+		"init4":  {Kind: Defined, Init: true, Space: g, Size: 4},
+		"init8":  {Kind: Defined, Init: true, Space: g, Size: 8},
+		"bss4":   {Kind: Defined, Space: g, Size: 4},
+		"bss4b":  {Kind: Defined, Space: g, Size: 4},
+		"bss4c":  {Kind: Defined, Space: g, Size: 4},
+		"weak4":  {Kind: Defined, Weak: true, Space: g, Size: 4},
+		"weak4b": {Kind: Defined, Weak: true, Space: g, Size: 4},
+		"weak8":  {Kind: Defined, Weak: true, Space: g, Size: 8},
+		"ext":    {Kind: Undef, Space: g, Size: 4},
+		"ext8":   {Kind: Undef, Space: g, Size: 8},
+		// Functions named f; "xd" is a 4-byte global variable named f.
+		"wfs":  {Kind: Defined, Weak: true, Func: true, Size: 256},
+		"wfs2": {Kind: Defined, Weak: true, Func: true, Size: 256},
+		"wfb":  {Kind: Defined, Weak: true, Func: true, Size: 640},
+		"gfs":  {Kind: Defined, Func: true, Size: 256},
+		"gfb":  {Kind: Defined, Func: true, Size: 640},
+		"uf":   {Kind: Undef, Func: true},
+		"xd":   {Kind: Defined, Space: g, Size: 4},
+		// sm_80: the register count sits in the .text section's sh_info.
+		"big70":   {Kind: Defined, Weak: true, Func: true, Size: 640, RegCount: 54},
+		"small78": {Kind: Defined, Weak: true, Func: true, Size: 256, RegCount: 24},
+		"a70":     {Kind: Defined, Weak: true, Func: true, Size: 256, RegCount: 24},
+		"b78":     {Kind: Defined, Weak: true, Func: true, Size: 256, RegCount: 24},
+		"big78":   {Kind: Defined, Weak: true, Func: true, Size: 640, RegCount: 54},
+	}
+	const (
+		mdef = "Multiple definition of '%s' in '%s.cubin', first defined in '%s.cubin'"
+		size = "Size doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
+		spc  = "Memory space doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
+		comm = "Common symbol '%s' in file '%s.cubin' has larger size than initialization"
+	)
+	tests := []struct {
+		link   string
+		msgs   []string // nvlink's error lines, "x"/"f" filled in below
+		weak   bool     // binding of the output symbol (successful links)
+		size   uint64
+		winner string // object whose definition (or common) stands
+	}{
+		{"com4 com8", nil, false, 8, "com4"},
+		{"com8 com4", nil, false, 8, "com8"},
+		{"com4 init4", nil, false, 4, "init4"},
+		{"init4 com4", nil, false, 4, "init4"},
+		{"com4 init8", nil, false, 8, "init8"},
+		{"init8 com4", nil, false, 8, "init8"},
+		{"com8 init4", []string{comm + ":com8"}, false, 4, "init4"},
+		{"init4 com8", []string{comm + ":com8"}, false, 4, "init4"},
+		{"com4 bss4", nil, false, 4, "bss4"},
+		{"bss4 com4", []string{mdef + ":com4:bss4"}, false, 4, "bss4"},
+		{"bss4 com8", []string{size + ":com8:bss4", mdef + ":com8:bss4"}, false, 4, "bss4"},
+		{"com8 bss4", []string{size + ":bss4:com8"}, false, 4, "bss4"},
+		{"bss4 bss4b", []string{mdef + ":bss4b:bss4"}, false, 4, "bss4"},
+		{"bss4 init4", []string{mdef + ":init4:bss4"}, false, 4, "bss4"},
+		{"bss4 bss4b bss4c", []string{mdef + ":bss4b:bss4", mdef + ":bss4c:bss4"}, false, 4, "bss4"},
+		{"weak4 weak4b", nil, true, 4, "weak4"},
+		{"weak4 weak8", []string{size + ":weak8:weak4"}, true, 4, "weak4"},
+		{"weak8 weak4", []string{size + ":weak4:weak8"}, true, 8, "weak8"},
+		{"weak4 bss4", nil, false, 4, "bss4"},
+		{"bss4 weak4", nil, false, 4, "bss4"},
+		{"bss4 weak8", []string{size + ":weak8:bss4"}, false, 4, "bss4"},
+		{"weak8 bss4", []string{size + ":bss4:weak8"}, false, 4, "bss4"},
+		{"weak4 init4", nil, false, 4, "init4"},
+		{"init4 weak4", nil, false, 4, "init4"},
+		{"init4 weak8", []string{size + ":weak8:init4"}, false, 4, "init4"},
+		{"weak4 com4", nil, true, 4, "com4"},
+		{"com4 weak4", nil, false, 4, "com4"},
+		{"weak4 com8", []string{size + ":com8:weak4"}, true, 8, "com8"},
+		{"com8 weak4", []string{size + ":weak4:com8"}, false, 8, "com8"},
+		{"com4 weak8", []string{size + ":weak8:com4"}, false, 4, "com4"},
+		{"weak4 com4 com8", nil, true, 8, "com4"},
+		{"weak4 com4 weak4b", nil, true, 4, "com4"},
+		{"weak4 com4 bss4", nil, false, 4, "bss4"},
+		{"weak4 com4 init4", nil, false, 4, "init4"},
+		{"ext bss4", nil, false, 4, "bss4"},
+		{"bss4 ext", nil, false, 4, "bss4"},
+		{"ext com8", []string{size + ":com8:ext"}, false, 8, "com8"},
+		{"com8 ext", []string{size + ":ext:com8"}, false, 8, "com8"},
+		{"ext ext8", []string{size + ":ext8:ext"}, false, 4, "ext"},
+		{"ext8 bss4", []string{size + ":bss4:ext8"}, false, 4, "bss4"},
+		{"bss4 ext8", []string{size + ":ext8:bss4"}, false, 4, "bss4"},
+		{"weak4 ext", nil, true, 4, "weak4"},
+		{"ext weak4", nil, true, 4, "weak4"},
+		{"ext bss4 bss4b", []string{mdef + ":bss4b:ext"}, false, 4, "bss4"},
+		{"ext weak4 bss4 bss4b", []string{mdef + ":bss4b:ext"}, false, 4, "bss4"},
+		{"weak4 bss4 bss4b", []string{mdef + ":bss4b:weak4"}, false, 4, "bss4"},
+		{"com4 bss4 bss4b", []string{mdef + ":bss4b:com4"}, false, 4, "bss4"},
+		{"com4 com4b bss4 bss4b", []string{mdef + ":bss4b:com4"}, false, 4, "bss4"},
+		{"weak4 com4 bss4 bss4b", []string{mdef + ":bss4b:com4"}, false, 4, "bss4"},
+		// Functions.
+		{"wfs wfb", nil, true, 256, "wfs"},
+		{"wfb wfs", nil, true, 640, "wfb"}, // sm_90: no register count, first stays
+		{"wfs wfs2", nil, true, 256, "wfs"},
+		{"uf wfb wfs", nil, true, 640, "wfb"},
+		{"wfs gfb", nil, false, 640, "gfb"},
+		{"gfb wfs", nil, false, 640, "gfb"},
+		{"gfs gfb", []string{mdef + ":gfb:gfs"}, false, 256, "gfs"},
+		{"uf gfs gfb", []string{mdef + ":gfb:gfs"}, false, 256, "gfs"},
+		{"wfs gfs gfb", []string{mdef + ":gfb:wfs"}, false, 256, "gfs"},
+		{"uf wfs gfs gfb", []string{mdef + ":gfb:wfs"}, false, 256, "gfs"},
+		{"xd gfs", []string{spc + ":gfs:xd", mdef + ":gfs:xd"}, false, 4, "xd"},
+		{"gfs xd", []string{spc + ":xd:gfs", size + ":xd:gfs", mdef + ":xd:gfs"}, false, 256, "gfs"},
+		{"wfs xd", []string{spc + ":xd:wfs", size + ":xd:wfs"}, false, 4, "xd"},
+		{"xd wfs", []string{spc + ":wfs:xd"}, false, 4, "xd"},
+		// sm_80, with register counts: fewer registers wins either way;
+		// the PTX version is not recorded in a cubin, so ties keep the first.
+		{"big70 small78", nil, true, 256, "small78"},
+		{"small78 big70", nil, true, 256, "small78"},
+		{"big78 a70", nil, true, 256, "a70"},
+		{"a70 big78", nil, true, 256, "a70"},
+		{"a70 b78", nil, true, 256, "a70"},
+		{"b78 a70", nil, true, 256, "b78"},
+	}
+	for _, tt := range tests {
+		files := strings.Fields(tt.link)
+		cs := make([]Cand, len(files))
+		sym := "x"
+		for i, f := range files {
+			c, ok := obj[f]
+			if !ok {
+				t.Fatalf("%s: unknown object %s", tt.link, f)
+			}
+			if c.Func || f == "xd" {
+				sym = "f"
+			}
+			c.File, c.Index = int32(i), int32(10+i)
+			cs[i] = c
+		}
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = f + ".cubin"
+		}
+		var want []string
+		for _, m := range tt.msgs {
+			parts := strings.Split(m, ":")
+			args := []any{sym}
+			for _, p := range parts[1:] {
+				args = append(args, p)
+			}
+			want = append(want, fmt.Sprintf(parts[0], args...))
+		}
+		got, msgs := fold(sym, names, cs)
+		if !reflect.DeepEqual(msgs, want) {
+			t.Errorf("%s: messages\n got %q\nwant %q", tt.link, msgs, want)
+		}
+		if tt.msgs != nil {
+			continue // the link failed: nvlink wrote no output to compare
+		}
+		if got.Weak != tt.weak || got.Size != tt.size || files[got.File] != tt.winner {
+			t.Errorf("%s: got weak=%v size=%d from %s, want weak=%v size=%d from %s",
+				tt.link, got.Weak, got.Size, files[got.File], tt.weak, tt.size, tt.winner)
+		}
+	}
+}
+
+// allCands enumerates candidates over every state, function/data, init,
+// size, register count and PTX version relation that Resolve looks at.
+func allCands(file int32) []Cand {
+	var out []Cand
+	for _, k := range []Kind{Undef, Common, Defined} {
+		for _, weak := range []bool{false, true} {
+			for _, fn := range []bool{false, true} {
+				for _, init := range []bool{false, true} {
+					for _, size := range []uint64{4, 8} {
+						for _, regs := range []uint32{0, 24, 54} {
+							for _, ptx := range []uint32{70, 78} {
+								for _, other := range []uint8{0, OtherAddrTaken} {
+									out = append(out, Cand{File: file, Index: file*100 + int32(len(out)), Kind: k, Weak: weak, Func: fn,
+										Init: init, Size: size, RegCount: regs, PTXVersion: ptx, Other: other | 0x10, Space: 1})
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// pair prints a failing case only when a test fails.
+type pair struct{ ex, in Cand }
+
+func (p pair) String() string { return fmt.Sprintf("%+v <- %+v", p.ex, p.in) }
+
+// TestResolveMatrix checks every pair of candidates against the resolution
+// matrix written out as a table of state pairs.
+func TestResolveMatrix(t *testing.T) {
+	type cell struct {
+		act  Action
+		mdef bool // Multiple definition reported
+	}
+	// matrix[existing][incoming] for same-kind (data/data, func/func) pairs
+	// with equal sizes; weak/weak and common/strong are refined below.
+	K, U, R := Keep, Upgrade, Replace
+	matrix := [4][4]cell{
+		StateUndef:  {{K, false}, {U, false}, {U, false}, {U, false}},
+		StateCommon: {{K, false}, {K, false}, {K, false}, {R, false}},
+		StateWeak:   {{K, false}, {R, false}, {K, false}, {R, false}},
+		StateStrong: {{K, false}, {K, true}, {K, false}, {K, true}},
+	}
+	exs, ins := allCands(0), allCands(1)
+	for _, e := range exs {
+		ex := Sym{Cand: e, First: 0}
+		for _, in := range ins {
+			o := Resolve(ex, in)
+			es, is := e.State(), in.State()
+			want := matrix[es][is]
+			if es == StateStrong && is == StateCommon && e.Init {
+				want.mdef = false // an initialized definition absorbs a common
+			}
+			if es == StateWeak && is == StateWeak && e.Func && in.Func &&
+				(in.RegCount < e.RegCount || in.RegCount == e.RegCount && in.PTXVersion > e.PTXVersion) {
+				want.act = Replace
+			}
+			ctx := pair{e, in}
+			if o.Action != want.act {
+				t.Fatalf("%s: action %v, want %v", ctx, o.Action, want.act)
+			}
+			var mdef, space, sz, comm bool
+			for _, d := range o.Diags[:o.NDiag] {
+				switch d.Code {
+				case MultipleDef:
+					mdef = true
+					if d.File != 1 || d.First != 0 {
+						t.Fatalf("%s: multiple definition names %d, %d", ctx, d.File, d.First)
+					}
+				case SpaceMismatch:
+					space = true
+				case SizeMismatch:
+					sz = true
+				case CommonLarger:
+					comm = true
+				}
+			}
+			if mdef != want.mdef {
+				t.Fatalf("%s: multiple definition %v, want %v", ctx, mdef, want.mdef)
+			}
+			if space != (e.Func != in.Func) {
+				t.Fatalf("%s: space mismatch %v", ctx, space)
+			}
+			commonInit := (es == StateCommon && in.Kind == Defined && in.Init) ||
+				(is == StateCommon && e.Kind == Defined && e.Init)
+			wantSz := !in.Func && e.Size != in.Size && !(es == StateCommon && is == StateCommon) && !commonInit
+			if sz != wantSz {
+				t.Fatalf("%s: size mismatch %v, want %v", ctx, sz, wantSz)
+			}
+			if comm != (commonInit && e.Size != in.Size && (es == StateCommon) == (e.Size > in.Size)) {
+				t.Fatalf("%s: common larger %v", ctx, comm)
+			}
+			// The survivor is the existing or the incoming candidate.
+			w := o.Sym.Cand
+			w.Other, w.Size, w.Weak = 0, 0, false
+			a, b := e, in
+			a.Other, a.Size, a.Weak = 0, 0, false
+			b.Other, b.Size, b.Weak = 0, 0, false
+			if (o.Action == Keep) != (w == a) || (o.Action != Keep) != (w == b) {
+				t.Fatalf("%s: survivor %+v does not match action %v", ctx, o.Sym.Cand, o.Action)
+			}
+			if wantOther := ((e.Other | in.Other) & OtherAddrTaken); o.Sym.Other&OtherAddrTaken != wantOther {
+				t.Fatalf("%s: other %#x, address-taken bit should be %#x", ctx, o.Sym.Other, wantOther)
+			}
+			if es == StateCommon && is == StateCommon && o.Sym.Size != max(e.Size, in.Size) {
+				t.Fatalf("%s: common size %d", ctx, o.Sym.Size)
+			}
+		}
+	}
+}
+
+// TestResolveFoldProperties folds random sequences and checks properties
+// that follow from the rules, independently of Resolve's code.
+func TestResolveFoldProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for iter := 0; iter < 2000; iter++ {
+		n := 1 + r.IntN(12)
+		// Weak functions only: the survivor is the first of those with the
+		// fewest registers and, among them, the newest PTX.
+		cs := make([]Cand, n)
+		best := 0
+		for i := range cs {
+			cs[i] = Cand{File: int32(i), Kind: Defined, Weak: true, Func: true,
+				RegCount: uint32(r.IntN(4)), PTXVersion: uint32(r.IntN(3))}
+			b := cs[best]
+			if cs[i].RegCount < b.RegCount || cs[i].RegCount == b.RegCount && cs[i].PTXVersion > b.PTXVersion {
+				best = i
+			}
+		}
+		got, msgs := fold("f", nil, cs)
+		if int(got.File) != best || msgs != nil {
+			t.Fatalf("weak functions %+v: survivor %d (%q), want %d", cs, got.File, msgs, best)
+		}
+
+		// Commons and references of one size class: size is the maximum,
+		// no diagnostics unless a reference disagrees.
+		var maxSize uint64
+		for i := range cs {
+			cs[i] = Cand{File: int32(i), Kind: Common, Size: uint64(1 + r.IntN(16))}
+			maxSize = max(maxSize, cs[i].Size)
+		}
+		got, msgs = fold("c", nil, cs)
+		if got.Size != maxSize || msgs != nil || got.File != 0 {
+			t.Fatalf("commons %+v: size %d file %d (%q), want %d", cs, got.Size, got.File, msgs, maxSize)
+		}
+
+		// Random mixtures: folding is deterministic and every strong
+		// definition after the first strong one is a multiple definition.
+		files := make([]string, n)
+		for i := range cs {
+			files[i] = fmt.Sprint("f", i)
+			cs[i] = Cand{File: int32(i), Kind: Kind(r.IntN(3)), Weak: r.IntN(2) == 0, Size: 4}
+		}
+		a, am := fold("x", files, cs)
+		b, bm := fold("x", files, cs)
+		if a != b || !reflect.DeepEqual(am, bm) {
+			t.Fatalf("fold not deterministic")
+		}
+		strong := 0
+		for _, c := range cs {
+			if c.State() == StateStrong {
+				strong++
+			}
+		}
+		mdefs := 0
+		for _, m := range am {
+			if strings.HasPrefix(m, "Multiple definition") {
+				mdefs++
+			}
+		}
+		// Commons after a strong .nv.global definition are multiple
+		// definitions too.
+		sawStrong, extra := false, 0
+		for _, c := range cs {
+			if c.State() == StateStrong {
+				sawStrong = true
+			} else if sawStrong && c.State() == StateCommon {
+				extra++
+			}
+		}
+		if want := max(strong-1, 0) + extra; mdefs != want {
+			t.Fatalf("%+v: %d multiple definitions, want %d (%q)", cs, mdefs, want, am)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+#!/bin/sh
+# gen.sh regenerates the crafted-case corpus: it assembles every case's
+# PTX with ptxas (sm_90, relocatable unless the case says otherwise), then
+# runs the real nvlink on the recorded command line and stores the oracle
+# (ref.cubin, ref.log = stdout+stderr, ref.rc = exit status).
+#
+# Usage: ./gen.sh [case ...]     (no arguments: every case)
+#
+# Needs a CUDA toolkit (ptxas, nvlink, fatbinary) on PATH; the committed
+# outputs were made with CUDA 11.8 (V11.8.89). Hand-written sources are
+# committed; sources that are easier to generate (many-sections-xindex) are
+# written here with awk.
+set -eu
+cd "$(dirname "$0")"
+ARCH=sm_90
+
+# asm DIR FILE.ptx [ptxas flags...]: FILE.ptx -> FILE.cubin, relocatable.
+asm() {
+	d=$1 f=$2
+	shift 2
+	(cd "$d" && ptxas -arch=$ARCH -c "$@" "$f" -o "${f%.ptx}.cubin")
+}
+
+# link DIR ARG...: writes DIR/link.args (one argument a line, exactly as
+# run) and runs nvlink in DIR, recording ref.log and ref.rc.
+link() {
+	d=$1
+	shift
+	rm -f "$d/ref.cubin" "$d/ref.log" "$d/ref.rc"
+	: >"$d/link.args"
+	for a in "$@"; do printf '%s\n' "$a" >>"$d/link.args"; done
+	set +e
+	(cd "$d" && nvlink "$@" >ref.log 2>&1)
+	echo $? >"$d/ref.rc"
+	set -e
+}
+
+# three DIR [nvlink flags...]: main.cubin a.cubin b.cubin, in that order.
+three() {
+	d=$1
+	shift
+	for f in main a b; do asm "$d" $f.ptx; done
+	link "$d" -arch=$ARCH "$@" main.cubin a.cubin b.cubin -o ref.cubin
+}
+
+case_weak_vs_strong_func() { three weak-vs-strong-func -v; }
+case_strong_vs_weak_func() { three strong-vs-weak-func -v; }
+case_weak_vs_weak_fewer_regs() { three weak-vs-weak-fewer-regs -v; }
+case_weak_vs_weak_fewer_regs_first() { three weak-vs-weak-fewer-regs-first -v; }
+case_weak_vs_weak_tie_first() { three weak-vs-weak-tie-first -v; }
+case_weak_address_taken() { three weak-address-taken -v; }
+
+# Weak entries carry their register count in the .text sh_info high byte.
+case_weak_entry_fewer_regs() {
+	asm weak-entry-fewer-regs a.ptx
+	asm weak-entry-fewer-regs b.ptx
+	link weak-entry-fewer-regs -arch=$ARCH -v a.cubin b.cubin -o ref.cubin
+}
+
+# A cubin carries no PTX version, so the only place one can live is the
+# fatbinary member header (u16 minor, u16 major at member offset 24).
+# b.fatbin's ELF member is patched to claim a newer version than a.fatbin's.
+case_weak_vs_weak_newer_ptx() {
+	d=weak-vs-weak-newer-ptx
+	for f in main a b; do asm $d $f.ptx; done
+	(cd $d &&
+		fatbinary --create=a.fatbin -64 --image3=kind=elf,sm=90,file=a.cubin --device-c &&
+		fatbinary --create=b.fatbin -64 --image3=kind=elf,sm=90,file=b.cubin --device-c &&
+		printf '\011\000\011\000' | dd of=b.fatbin bs=1 seek=40 conv=notrunc 2>/dev/null)
+	link $d -arch=$ARCH -v main.cubin a.fatbin b.fatbin -o ref.cubin
+}
+
+case_weak_loser_cleanup() {
+	d=weak-loser-cleanup
+	asm $d main.ptx
+	asm $d a.ptx -lineinfo
+	asm $d b.ptx
+	link $d -arch=$ARCH -v main.cubin a.cubin b.cubin -o ref.cubin
+}
+
+case_undefined_reference() {
+	asm undefined-reference main.ptx
+	link undefined-reference -arch=$ARCH main.cubin -o ref.cubin
+}
+
+case_multiple_undefined() {
+	asm multiple-undefined a.ptx
+	asm multiple-undefined b.ptx
+	link multiple-undefined -arch=$ARCH a.cubin b.cubin -o ref.cubin
+}
+
+case_multiple_definition() { three multiple-definition; }
+
+case_multiple_definition_3() {
+	d=multiple-definition-3
+	for f in main d1 d2 d3; do asm $d $f.ptx; done
+	link $d -arch=$ARCH main.cubin d1.cubin d2.cubin d3.cubin -o ref.cubin
+}
+
+# two DIR [nvlink flags...]: a.cubin b.cubin.
+two() {
+	d=$1
+	shift
+	asm "$d" a.ptx
+	asm "$d" b.ptx
+	link "$d" -arch=$ARCH "$@" a.cubin b.cubin -o ref.cubin
+}
+
+case_und_upgraded_in_place() { two und-upgraded-in-place -v; }
+
+case_common_largest_size() {
+	d=common-largest-size
+	for f in a b c; do asm $d $f.ptx; done
+	link $d -arch=$ARCH -v a.cubin b.cubin c.cubin -o ref.cubin
+}
+
+case_common_vs_init() { two common-vs-init -v; }
+case_common_vs_init_smaller() { two common-vs-init-smaller -v; }
+case_weak_data() { two weak-data -v; }
+case_global_overlap_identical() { two global-overlap-identical -v; }
+case_global_overlap_nonidentical() { two global-overlap-nonidentical -v; }
+
+case_constant_bank_overflow() {
+	d=constant-bank-overflow
+	asm $d 1.ptx
+	asm $d 2.ptx
+	link $d -arch=$ARCH 1.cubin 2.cubin -o ref.cubin
+}
+
+case_stack_recursion_warning() {
+	asm stack-recursion-warning a.ptx
+	link stack-recursion-warning -arch=$ARCH a.cubin -o ref.cubin
+}
+
+case_shared_per_entry() { two shared-per-entry -v; }
+case_extern_shared() { two extern-shared -v; }
+
+case_arch_mismatch() {
+	d=arch-mismatch
+	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)
+	asm $d foo.ptx
+	link $d -arch=$ARCH main80.cubin foo.cubin -o ref.cubin
+}
+
+case_non_relocatable_input() {
+	d=non-relocatable-input
+	(cd $d && ptxas -arch=$ARCH exec.ptx -o exec.cubin)
+	link $d -arch=$ARCH exec.cubin -o ref.cubin
+}
+
+case_junk_input() { link junk-input -arch=$ARCH junk.cubin -o ref.cubin; }
+case_missing_input() { link missing-input -arch=$ARCH missing.cubin -o ref.cubin; }
+
+case_kernels_used() {
+	asm kernels-used a.ptx
+	link kernels-used -arch=$ARCH --kernels-used=kern_one a.cubin -o ref.cubin
+}
+
+case_variables_used() {
+	asm variables-used a.ptx
+	link variables-used -arch=$ARCH --variables-used=v_one a.cubin -o ref.cubin
+}
+
+case_unreachable_func() {
+	asm unreachable-func a.ptx
+	link unreachable-func -arch=$ARCH a.cubin -o ref.cubin
+}
+
+# many-sections-xindex: NK kernels per file over NF files; every kernel
+# brings .text.<k>, .nv.info.<k> and .nv.constant0.<k>, so the output has
+# more than 65,279 sections. Inputs and output are too big to commit: the
+# inputs are stored gzipped and the output only as ref.sha256 plus the
+# section count (ref.sections).
+NK=11000
+NF=2
+case_many_sections_xindex() {
+	d=many-sections-xindex
+	args=""
+	i=0
+	while [ $i -lt $NF ]; do
+		awk -v n=$NK -v off=$((i * NK)) 'BEGIN {
+			print ".version 7.8\n.target sm_90\n.address_size 64\n"
+			for (k = off; k < off + n; k++)
+				printf ".visible .entry k%d(.param .u64 p)\n{\n\t.reg .b32 %%r<2>;\n\t.reg .b64 %%rd<2>;\n\tld.param.u64 %%rd1, [p];\n\tmov.b32 %%r1, %d;\n\tst.global.u32 [%%rd1], %%r1;\n\tret;\n}\n", k, k
+		}' >$d/m$i.ptx
+		asm $d m$i.ptx
+		rm -f $d/m$i.ptx
+		args="$args m$i.cubin"
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086
+	link $d -arch=$ARCH $args -o ref.cubin
+	(cd $d &&
+		if [ -f ref.cubin ]; then
+			sha256sum ref.cubin | cut -d' ' -f1 >ref.sha256
+			readelf -SW ref.cubin 2>/dev/null | grep -c '^  \[ *[0-9]' >ref.sections
+			wc -c <ref.cubin | tr -d ' ' >ref.size
+			rm -f ref.cubin
+		fi
+		for f in m*.cubin; do gzip -9nf "$f"; done)
+}
+
+if [ $# -eq 0 ]; then
+	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
+fi
+for c in "$@"; do
+	echo "== $c"
+	"case_$(echo "$c" | tr - _)"
+done
