@@ -32,12 +32,9 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	}
 	if err != nil && !errors.Is(err, errFatal) && !diags.Failed() {
 		fmt.Fprintf(stderr, "%s fatal   : %v\n", prog, err)
-		return 255
+		return 1
 	}
-	if diags.Failed() {
-		return 255
-	}
-	return 0
+	return diags.ExitCode()
 }
 
 func (o *Options) output() string {

@@ -2,44 +2,77 @@ package merge
 
 // read: load every input and decode its cubins, in parallel.
 //
-// Inputs: Options.Inputs in command-line order. Outputs: Context.Objs,
-// indexed by file ID (the position of the cubin in the expanded input list).
-// Invariants: file IDs are assigned before any goroutine starts; results are
-// stored by index.
+// Inputs: Options.Inputs in command-line order ("-l<name>" entries are
+// looked up in Options.LibDirs). Outputs: Context.Objs, indexed by file ID:
+// the position of the cubin in the expanded input list (archive members
+// and fatbin members in their order).
+// Invariants: positions are fixed before any goroutine starts; every
+// goroutine writes only its own slot; diagnostics are keyed by position.
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"strconv"
+	"strings"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/input"
 )
 
 func read(ctx *Context) error {
-	type unit struct {
-		name string
-		data []byte
+	arch := 0
+	if a, ok := strings.CutPrefix(ctx.Opts.Arch, "sm_"); ok {
+		arch, _ = strconv.Atoi(strings.TrimRight(a, "af"))
 	}
-	var units []unit
+	// Resolve -l names and drop repeated archives serially: both depend on
+	// command-line order.
+	var paths []string
+	seen := &input.Seen{}
 	for _, in := range ctx.Opts.Inputs {
-		data, err := os.ReadFile(in)
-		if err != nil {
-			ctx.Diags.Fatalf([3]int{0, len(units), 0}, "Could not open input file '%s'", in)
-			return errFatal
+		path := in
+		if name, ok := strings.CutPrefix(in, "-l"); ok {
+			p, found := input.FindLibrary(name, ctx.Opts.LibDirs)
+			if !found {
+				continue // nvlink goes on silently
+			}
+			path = p
 		}
-		units = append(units, unit{in, data})
+		if strings.HasSuffix(path, ".a") && !seen.Add(path) {
+			continue
+		}
+		paths = append(paths, path)
 	}
-	ctx.Objs = make([]*Obj, len(units))
-	errs := make([]error, len(units))
-	parallelFor(len(units), ctx.Opts.Threads, func(i int) error {
-		f, err := elf.Parse(units[i].data)
-		if err != nil {
-			errs[i] = fmt.Errorf("%s: %v", units[i].name, err)
-			return nil
-		}
-		ctx.Objs[i] = &Obj{ID: i, Name: units[i].name, Data: units[i].data, F: f}
+	units := make([][]input.Unit, len(paths))
+	errs := make([]error, len(paths))
+	parallelFor(len(paths), ctx.Opts.Threads, func(i int) error {
+		units[i], errs[i] = input.Load(paths[i], arch, ctx.Diags, i, nil)
 		return nil
 	})
-	for i, err := range errs {
+	for _, err := range errs {
+		var fe *input.FatalError
+		if errors.As(err, &fe) {
+			return errFatal
+		}
+		if err != nil {
+			return err
+		}
+	}
+	var flat []input.Unit
+	for _, us := range units {
+		flat = append(flat, us...)
+	}
+	ctx.Objs = make([]*Obj, len(flat))
+	perrs := make([]error, len(flat))
+	parallelFor(len(flat), ctx.Opts.Threads, func(i int) error {
+		f, err := elf.Parse(flat[i].Data)
+		if err != nil {
+			perrs[i] = fmt.Errorf("%v in '%s'", err, flat[i].Name)
+			return nil
+		}
+		ctx.Objs[i] = &Obj{ID: i, Name: flat[i].Name, Data: flat[i].Data, F: f, System: flat[i].System}
+		return nil
+	})
+	for i, err := range perrs {
 		if err != nil {
 			ctx.Diags.Fatalf([3]int{0, i, 0}, "%v", err)
 			return errFatal

@@ -2,56 +2,68 @@ package merge
 
 // resolve: decide, for every global or weak name, which definition wins.
 //
-// Inputs: Context.Objs (parsed). Outputs: Context.Res, diagnostics for
-// multiple definitions and undefined references.
-// Invariants: the winner depends only on the candidates in file order; the
-// fold is the same serial fold whatever the shard count.
+// Inputs: Context.Objs (parsed). Outputs: Context.Res (one Resolution per
+// name) and the conflict diagnostics.
+// Invariants: names are sharded by MurmurHash3 into owner goroutines
+// (shard.Fold); each owner receives exactly one batch per (file, shard) and
+// folds the batches in file order with the pure function shard.Resolve, so
+// the result equals a serial link's whatever the shard or thread count.
 
 import (
+	"context"
+	"sort"
+
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/shard"
 )
 
-// symState is how a file states a global name.
-type symState uint8
-
-const (
-	stUndef symState = iota
-	stCommon
-	stWeak
-	stStrong
-)
-
-type cand struct {
-	file, index int32
-	state       symState
-	isFunc      bool
-	size        uint64
-	regs        int32
-	ptx         uint32
-	other       uint8
+// candidate is what a file tells a shard owner about one global name.
+type candidate struct {
+	name string
+	c    shard.Cand
 }
 
-func candOf(o *Obj, i int) cand {
+// shardState is one owner's table: the standing record of each name, the
+// file of its first appearance, and the diagnostics raised, in fold order.
+type shardState struct {
+	syms  map[string]*shard.Sym
+	first map[string]int32
+	other map[string]uint8
+	diags []shardDiag
+}
+
+type shardDiag struct {
+	name string
+	d    shard.Diag
+	file int32 // file being folded when raised
+	idx  int32
+}
+
+func candidateOf(ctx *Context, o *Obj, i int) shard.Cand {
 	s := &o.F.Symbols[i]
-	c := cand{file: int32(o.ID), index: int32(i), isFunc: s.Type() == elf.STTFunc, size: s.Size, other: s.Other, regs: -1, ptx: o.F.Header.Version}
+	c := shard.Cand{File: int32(o.ID), Index: int32(i), Func: s.Type() == elf.STTFunc,
+		Weak: s.Bind() == elf.STBWeak, Other: s.Other, Size: s.Size, PTXVersion: o.F.Header.Version}
 	switch {
 	case s.Shndx == elf.SHNUndef:
-		c.state = stUndef
+		c.Kind = shard.Undef
 	case s.Shndx == elf.SHNCommon:
-		c.state = stCommon
-	case s.Bind() == elf.STBWeak:
-		c.state = stWeak
+		c.Kind = shard.Common
 	default:
-		c.state = stStrong
+		c.Kind = shard.Defined
+		if int(s.Shndx) < len(o.F.Sections) {
+			c.Init = o.F.Sections[s.Shndx].Type == elf.SHTCudaGlobalInit
+		}
 	}
-	if c.isFunc && c.state == stWeak {
-		c.regs = regCount(o, i)
+	if c.Func && c.Weak && ctx.Opts.WeakRule == "regcount" {
+		if r := regCount(o, i); r > 0 {
+			c.RegCount = uint32(r)
+		}
 	}
 	return c
 }
 
 // regCount is a function's register count: the high byte of its .text
-// sh_info, else its EIATTR_REGCOUNT record.
+// sh_info, else its EIATTR_REGCOUNT record (nvlink 13's fallback scan).
 func regCount(o *Obj, i int) int32 {
 	s := &o.F.Symbols[i]
 	if int(s.Shndx) < len(o.F.Sections) {
@@ -69,8 +81,7 @@ func regCount(o *Obj, i int) int32 {
 			continue
 		}
 		for k := range attrs {
-			a := &attrs[k]
-			if a.Code == elf.EIAttrRegcount && a.U32(0) == uint32(i) {
+			if a := &attrs[k]; a.Code == elf.EIAttrRegcount && a.U32(0) == uint32(i) {
 				return int32(a.U32(4))
 			}
 		}
@@ -79,67 +90,83 @@ func regCount(o *Obj, i int) int32 {
 }
 
 func resolve(ctx *Context) error {
-	ctx.Res = map[string]*Resolution{}
-	type entry struct {
-		res  *Resolution
-		best cand
-		has  bool
+	nshards := ctx.Opts.Shards
+	if nshards <= 0 {
+		nshards = 16
 	}
-	tab := map[string]*entry{}
-	var order []string
-	for _, o := range ctx.Objs {
+	produce := func(file int, emit func(shard int, batch []candidate)) error {
+		o := ctx.Objs[file]
+		batches := make([][]candidate, nshards)
 		for i := 1; i < len(o.F.Symbols); i++ {
 			s := &o.F.Symbols[i]
 			if s.Bind() == elf.STBLocal {
 				continue
 			}
-			c := candOf(o, i)
-			e := tab[s.Name]
-			if e == nil {
-				e = &entry{res: &Resolution{File: -1, Index: -1, First: int32(o.ID)}}
-				tab[s.Name] = e
-				order = append(order, s.Name)
-			}
-			e.res.Other |= s.Other & 0x08
-			if c.state == stUndef {
+			k := shard.ShardOf(shard.Murmur3String(s.Name), nshards)
+			batches[k] = append(batches[k], candidate{s.Name, candidateOf(ctx, o, i)})
+		}
+		for k, b := range batches {
+			emit(k, b)
+		}
+		return nil
+	}
+	newState := func(int) shardState {
+		return shardState{syms: map[string]*shard.Sym{}, first: map[string]int32{}, other: map[string]uint8{}}
+	}
+	fold := func(st *shardState, file int, batch []candidate) {
+		for _, cd := range batch {
+			st.other[cd.name] |= cd.c.Other & shard.OtherAddrTaken
+			ex, ok := st.syms[cd.name]
+			if !ok {
+				s := shard.NewSym(cd.c)
+				st.syms[cd.name] = &s
+				st.first[cd.name] = int32(file)
 				continue
 			}
-			if !e.has {
-				e.best, e.has = c, true
-				continue
+			out := shard.Resolve(*ex, cd.c)
+			for i := 0; i < int(out.NDiag); i++ {
+				st.diags = append(st.diags, shardDiag{cd.name, out.Diags[i], int32(file), cd.c.Index})
 			}
-			b := e.best
-			switch {
-			case c.state == stStrong && b.state == stStrong:
-				ctx.Diags.Errorf([3]int{1, int(c.file), int(c.index)}, "Multiple definition of '%s' in '%s', first defined in '%s'", s.Name, o.Name, ctx.Objs[b.file].Name)
-			case c.state == stStrong:
-				e.best = c
-			case b.state == stStrong:
-			case c.state == stWeak && b.state == stWeak:
-				// nvlink 11.8 keeps the first weak definition whatever the
-				// register counts (testdata/crafted/weak-vs-weak-*); the
-				// seeds' fewer-registers rule is nvlink 13's.
-				if ctx.Opts.WeakRule == "regcount" && c.isFunc && c.regs >= 0 && b.regs >= 0 {
-					if c.regs < b.regs || (c.regs == b.regs && c.ptx > b.ptx) {
-						e.best = c
-					}
-				}
-			case c.state == stWeak && b.state == stCommon:
-				e.best = c
-			case c.state == stCommon && b.state == stCommon:
-				if c.size > b.size {
-					b.size = c.size
-					e.best = b
-				}
-			}
+			*ex = out.Sym
 		}
 	}
-	for _, name := range order {
-		e := tab[name]
-		if e.has {
-			e.res.File, e.res.Index, e.res.Size = e.best.file, e.best.index, e.best.size
+	states, err := shard.Fold(context.Background(), len(ctx.Objs), nshards, ctx.Opts.Threads, produce, newState, fold)
+	if err != nil {
+		return err
+	}
+	ctx.Res = map[string]*Resolution{}
+	var diags []shardDiag
+	for _, st := range states {
+		for name, s := range st.syms {
+			r := &Resolution{File: -1, Index: -1, First: st.first[name], Other: st.other[name]}
+			if s.Kind != shard.Undef {
+				r.File, r.Index, r.Size = s.File, s.Index, s.Size
+			}
+			ctx.Res[name] = r
 		}
-		ctx.Res[name] = e.res
+		diags = append(diags, st.diags...)
+	}
+	// Diagnostics in the order a serial link would raise them.
+	sort.SliceStable(diags, func(i, j int) bool {
+		if diags[i].file != diags[j].file {
+			return diags[i].file < diags[j].file
+		}
+		return diags[i].idx < diags[j].idx
+	})
+	for _, d := range diags {
+		msg := d.d.Code.Format()
+		key := [3]int{1, int(d.file), int(d.idx)}
+		in := ctx.Objs[d.d.File].Name
+		if d.d.First >= 0 {
+			ctx.Diags.Errorf(key, msg, d.name, in, ctx.Objs[d.d.First].Name)
+		} else {
+			ctx.Diags.Errorf(key, msg, d.name, in)
+		}
+	}
+	if len(diags) > 0 {
+		// nvlink stops after the file that raised a conflict.
+		ctx.Diags.Fatalf([3]int{1, int(diags[len(diags)-1].file), 1 << 30}, "merge_elf failed")
+		return errFatal
 	}
 	return nil
 }

@@ -213,7 +213,8 @@ type result struct {
 	ran     bool
 	err     string // "" on exit status 0, else what went wrong
 	wall    time.Duration
-	maxRSS  int64 // bytes
+	cpu     time.Duration // user + system
+	maxRSS  int64         // bytes
 	out     string
 	timeCSV string
 }
@@ -250,6 +251,7 @@ func linkOnce(c config, bin string, w *workload, out string, env []string, extra
 	r := result{ran: true, wall: time.Since(start), out: out}
 	if cmd.ProcessState != nil {
 		r.maxRSS = maxRSS(cmd.ProcessState)
+		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	switch {
 	case ctx.Err() != nil:

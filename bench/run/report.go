@@ -140,8 +140,8 @@ type table struct {
 
 func (rep *report) tables() []table {
 	main := table{
-		title:  fmt.Sprintf("Link time and peak RSS (%d CPUs)", rep.cpus),
-		header: []string{"objects", "input MB", "I/O floor", "nvlink", "nvlink RSS", "warplink", "warplink RSS", "speedup", "outputs"},
+		title:  fmt.Sprintf("Link wall time, CPU time (user+sys) and peak RSS (%d CPUs)", rep.cpus),
+		header: []string{"objects", "input MB", "I/O floor", "nvlink", "nvlink CPU", "nvlink RSS", "warplink", "warplink CPU", "warplink RSS", "speedup", "outputs"},
 	}
 	for _, r := range rep.rows {
 		speedup := "-"
@@ -150,14 +150,14 @@ func (rep *report) tables() []table {
 		}
 		main.rows = append(main.rows, []string{
 			fmt.Sprint(r.n), fmt.Sprintf("%.1f", float64(r.bytes)/1e6), secs(r.io),
-			timeCell(r.nv), rssCell(r.nv), timeCell(r.wl), rssCell(r.wl), speedup, r.outputs,
+			timeCell(r.nv), cpuCell(r.nv), rssCell(r.nv), timeCell(r.wl), cpuCell(r.wl), rssCell(r.wl), speedup, r.outputs,
 		})
 	}
 	out := []table{main}
 	if len(rep.scaling) > 0 {
 		t := table{
 			title:  fmt.Sprintf("warplink scaling at %d objects", rep.scaleN),
-			header: []string{"GOMAXPROCS", "time", "peak RSS", "speedup"},
+			header: []string{"GOMAXPROCS", "time", "CPU", "peak RSS", "speedup"},
 		}
 		base := rep.scaling[0].r
 		for _, s := range rep.scaling {
@@ -165,7 +165,7 @@ func (rep *report) tables() []table {
 			if s.r.err == "" && base.err == "" && s.r.wall > 0 {
 				sp = fmt.Sprintf("%.2fx", base.wall.Seconds()/s.r.wall.Seconds())
 			}
-			t.rows = append(t.rows, []string{fmt.Sprint(s.procs), timeCell(s.r), rssCell(s.r), sp})
+			t.rows = append(t.rows, []string{fmt.Sprint(s.procs), timeCell(s.r), cpuCell(s.r), rssCell(s.r), sp})
 		}
 		out = append(out, t)
 	}
@@ -192,6 +192,13 @@ func timeCell(r result) string {
 		return "failed"
 	}
 	return secs(r.wall)
+}
+
+func cpuCell(r result) string {
+	if !r.ran || r.cpu == 0 {
+		return "-"
+	}
+	return secs(r.cpu)
 }
 
 func rssCell(r result) string {

@@ -294,7 +294,9 @@ func (c *comparer) sections() {
 func (c *comparer) sectionHeader(k string, os, rs *elf.Section) {
 	num := func(field string, ov, rv uint64) {
 		if ov != rv {
-			c.add("section header", true, "section %s: %s ours %#x, ref %#x", k, field, ov, rv)
+			// A string table's size follows from the strings it holds.
+			content := !(field == "size" && os.Type == elf.SHTStrtab)
+			c.add("section header", content, "section %s: %s ours %#x, ref %#x", k, field, ov, rv)
 		}
 	}
 	if os.Type != rs.Type {
@@ -355,7 +357,9 @@ func (c *comparer) sectionData(k string, os, rs *elf.Section) {
 		slices.Sort(ol)
 		slices.Sort(rl)
 		if !slices.Equal(ol, rl) {
-			c.add("section data", true, "section %s: string tables hold different strings (%s)", k, firstStringDiff(ol, rl))
+			// Names in use are compared through the symbols and sections
+			// that use them; a table may also hold unused strings.
+			c.add("section data", false, "section %s: string tables hold different strings (%s)", k, firstStringDiff(ol, rl))
 		}
 		return
 	case os.Type == elf.SHTRel || os.Type == elf.SHTRela:

@@ -112,3 +112,20 @@ func (b *Bag) Print(w io.Writer, prog string) {
 		fmt.Fprintf(w, "%s %s: %s\n", prog, d.Sev.prefix(d.Promoted), d.Msg)
 	}
 }
+
+// ExitCode is nvlink's exit status for what was recorded: 1 after a fatal
+// diagnostic, 255 after errors, 0 otherwise.
+func (b *Bag) ExitCode() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	code := 0
+	for _, d := range b.list {
+		switch {
+		case d.Sev == Fatal:
+			return 1
+		case d.Sev == Error:
+			code = 255
+		}
+	}
+	return code
+}

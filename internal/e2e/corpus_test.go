@@ -15,6 +15,9 @@ import (
 
 const corpusDir = "../../testdata/corpus/cuda11.8-sm_90"
 
+// libdir holds the bundled libcudadevrt.a (absolute: tests chdir).
+var libdir, _ = filepath.Abs("../../testdata/cudalib")
+
 // linkArgs reads an args file and returns Options for it, with paths made
 // relative to dir and @CUDA_LIBDIR@ pointing at the bundled libcudadevrt.
 func linkArgs(t *testing.T, dir, file, out string) *merge.Options {
@@ -22,7 +25,6 @@ func linkArgs(t *testing.T, dir, file, out string) *merge.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	libdir, _ := filepath.Abs("../../testdata/cudalib")
 	o := &merge.Options{Output: out}
 	args := strings.Fields(string(b))
 	for i := 0; i < len(args); i++ {

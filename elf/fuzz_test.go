@@ -1,0 +1,122 @@
+package elf
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// seedCubins adds every cubin of the bundled corpus to the fuzz corpus.
+func seedCubins(f *testing.F, add func(b []byte)) {
+	paths, _ := filepath.Glob("../testdata/corpus/cuda11.8-sm_90/*/*.cubin")
+	if len(paths) == 0 {
+		f.Fatal("no corpus cubins")
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		add(b)
+	}
+}
+
+// FuzzParse checks that Parse never panics and that whatever it accepts is
+// consistent: section data lies inside the file, symbols name existing
+// sections, and the relocation and .nv.info decoders accept or reject the
+// accepted sections without panicking.
+func FuzzParse(f *testing.F) {
+	seedCubins(f, func(b []byte) { f.Add(b) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ef, err := Parse(b)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %v is a %T, not an *Error", err, err)
+			}
+			return
+		}
+		for i := range ef.Sections {
+			s := &ef.Sections[i]
+			if s.Data != nil && (s.Offset+uint64(len(s.Data)) > uint64(len(b)) || !bytes.Equal(s.Data, b[s.Offset:s.Offset+s.Size])) {
+				t.Fatalf("section %d data is not the file bytes at 0x%x+0x%x", i, s.Offset, s.Size)
+			}
+			switch {
+			case s.Type == SHTRel || s.Type == SHTRela:
+				rs, _ := Relocs(s, len(ef.Symbols))
+				for _, r := range rs {
+					if int(r.Sym) >= len(ef.Symbols) {
+						t.Fatalf("relocation symbol %d of %d accepted", r.Sym, len(ef.Symbols))
+					}
+				}
+			case s.Type == SHTCudaInfo:
+				ParseNvInfo(s.Data)
+			}
+		}
+		for i, s := range ef.Symbols {
+			if s.Shndx != SHNUndef && s.Shndx < SHNLoReserve && int(s.Shndx) >= len(ef.Sections) {
+				t.Fatalf("symbol %d names section %d of %d", i, s.Shndx, len(ef.Sections))
+			}
+		}
+	})
+}
+
+// FuzzNvInfo checks that ParseNvInfo never panics and that every record
+// list it accepts encodes back to exactly the input.
+func FuzzNvInfo(f *testing.F) {
+	seedCubins(f, func(b []byte) {
+		ef, err := Parse(b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, s := range ef.Sections {
+			if s.Type == SHTCudaInfo {
+				f.Add(s.Data)
+			}
+		}
+	})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		attrs, err := ParseNvInfo(b)
+		if err != nil {
+			return
+		}
+		if got := AppendNvInfo(nil, attrs); !bytes.Equal(got, b) {
+			t.Fatalf("round trip changed %x into %x", b, got)
+		}
+	})
+}
+
+// FuzzRelocs checks that Relocs never panics, rejects out-of-range symbol
+// indices, and decodes every entry of an accepted section.
+func FuzzRelocs(f *testing.F) {
+	seedCubins(f, func(b []byte) {
+		ef, err := Parse(b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, s := range ef.Sections {
+			if s.Type == SHTRela || s.Type == SHTRel {
+				f.Add(s.Data, s.Type == SHTRela, len(ef.Symbols))
+			}
+		}
+	})
+	f.Fuzz(func(t *testing.T, data []byte, rela bool, nsyms int) {
+		s := &Section{Name: ".rel.fuzz", Type: SHTRel, Data: data}
+		ent := RelSize
+		if rela {
+			s.Type, ent = SHTRela, RelaSize
+		}
+		rs, err := Relocs(s, nsyms)
+		if err != nil {
+			return
+		}
+		if len(data)%ent != 0 || len(rs) != len(data)/ent {
+			t.Fatalf("%d bytes of %d-byte entries decoded as %d relocations", len(data), ent, len(rs))
+		}
+		for _, r := range rs {
+			if int(r.Sym) >= nsyms {
+				t.Fatalf("symbol %d of %d accepted", r.Sym, nsyms)
+			}
+		}
+	})
+}
