@@ -86,6 +86,7 @@ type OutSym struct {
 	File     int32
 	InIdx    int32
 	IsSecSym bool
+	dead     bool // removed by dead code elimination
 }
 
 // Bind and Type split st_info.

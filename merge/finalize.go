@@ -86,7 +86,7 @@ func finalize(ctx *Context) error {
 func reportUndefined(ctx *Context) {
 	for _, id := range ctx.Globals {
 		s := ctx.Syms[id]
-		if s.Sec >= 0 || s.Shndx != 0 {
+		if s.Sec >= 0 || s.Shndx != 0 || !ctx.referencedLive(id) {
 			continue
 		}
 		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {
@@ -103,7 +103,8 @@ func driverProvided(name string) bool {
 	case "vprintf", "malloc", "free", "__assertfail", "__cuda_syscall":
 		return true
 	}
-	return strings.HasPrefix(name, "__cuda_syscall")
+	// cnp*: the device runtime's entry points into the driver.
+	return strings.HasPrefix(name, "__cuda_syscall") || strings.HasPrefix(name, "cnp")
 }
 
 // remapSym maps an input symbol index of o to the output symbol index it
@@ -113,6 +114,15 @@ func remapSym(o *Obj, idx uint32) int32 {
 		return -1
 	}
 	return o.SymMap[idx]
+}
+
+// liveSym is remapSym, but -1 also for symbols dead code elimination removed.
+func (ctx *Context) liveSym(o *Obj, idx uint32) int32 {
+	m := remapSym(o, idx)
+	if m >= 0 && ctx.Syms[m].dead {
+		return -1
+	}
+	return m
 }
 
 // infoRec is one .nv.info record of the output; sym is the output symbol
@@ -157,7 +167,7 @@ func buildNvInfo(ctx *Context) {
 				if a.Code == elf.EIAttrExterns {
 					// Only references still undefined after the link stay.
 					for k := 0; k+4 <= len(a.Payload); k += 4 {
-						if m := remapSym(o, a.U32(k)); m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 {
+						if m := ctx.liveSym(o, a.U32(k)); m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 {
 							r.externs = append(r.externs, m)
 						}
 					}
@@ -166,7 +176,7 @@ func buildNvInfo(ctx *Context) {
 					}
 				}
 				if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
-					r.sym = remapSym(o, a.U32(0))
+					r.sym = ctx.liveSym(o, a.U32(0))
 					if r.sym < 0 || ctx.lostDefinition(o, a.U32(0)) {
 						continue // record of a dropped weak copy
 					}
@@ -431,12 +441,12 @@ func buildCallgraph(ctx *Context) {
 					list = b
 					continue
 				}
-				ca := remapSym(o, a)
+				ca := ctx.liveSym(o, a)
 				if ca < 0 {
 					continue
 				}
 				if list == -1 {
-					cb := remapSym(o, uint32(b))
+					cb := ctx.liveSym(o, uint32(b))
 					e := cgEdge{ca, cb}
 					if cb < 0 || seen[e] {
 						continue
@@ -506,7 +516,7 @@ func buildPrototype(ctx *Context) {
 			}
 			strs := o.strtab()
 			for off := 0; off+8 <= len(s.Data); off += 8 {
-				sym := remapSym(o, binary.LittleEndian.Uint32(s.Data[off:]))
+				sym := ctx.liveSym(o, binary.LittleEndian.Uint32(s.Data[off:]))
 				str, ok := elf.CString(strs, binary.LittleEndian.Uint32(s.Data[off+4:]))
 				if sym < 0 || !ok || seen[sym] || !callee[sym] {
 					continue
@@ -629,7 +639,7 @@ func indexSymbols(ctx *Context) {
 	idx := 1
 	for _, id := range ctx.Locals {
 		s := ctx.Syms[id]
-		if s.Sec >= 0 && ctx.Secs[s.Sec].Dead {
+		if s.dead || (s.Sec >= 0 && ctx.Secs[s.Sec].Dead) {
 			s.Index = -1
 			continue
 		}
@@ -638,8 +648,12 @@ func indexSymbols(ctx *Context) {
 	}
 	ctx.firstGlobal = idx
 	for _, id := range ctx.Globals {
-		ctx.Syms[id].Index = idx
-		idx++
+		if s := ctx.Syms[id]; s.dead {
+			s.Index = -1
+		} else {
+			s.Index = idx
+			idx++
+		}
 	}
 	ctx.nsyms = idx
 	encodeInfo(ctx)

@@ -53,6 +53,7 @@ func run(ctx *Context) ([]byte, error) {
 		{"read", read},
 		{"resolve", resolve},
 		{"merge", merge},
+		{"dce", dce},
 		{"layout", layout},
 		{"relocate", relocate},
 		{"finalize", finalize},

@@ -70,7 +70,7 @@ func relocate(ctx *Context) error {
 				continue
 			}
 			tgt := int(rs.Info)
-			if tgt <= 0 || tgt >= len(o.F.Sections) || o.Drop[tgt] || o.SecMap[tgt] < 0 {
+			if tgt <= 0 || tgt >= len(o.F.Sections) || o.Drop[tgt] || o.SecMap[tgt] < 0 || ctx.Secs[o.SecMap[tgt]].Dead {
 				continue
 			}
 			rels, err := elf.Relocs(rs, len(o.F.Symbols))
@@ -81,7 +81,15 @@ func relocate(ctx *Context) error {
 			osec := ctx.Secs[out]
 			base := o.SecOff[tgt]
 			for _, r := range rels {
-				if r.Type == rUnusedClear64 || r.Type == rNone {
+				if r.Type == rNone {
+					continue
+				}
+				if r.Type == rUnusedClear64 {
+					// Clears the field when the function it names was removed.
+					if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].dead && r.Offset+8 <= o.F.Sections[tgt].Size {
+						buf := ctx.sectionCopy(osec)
+						clear(buf[base+r.Offset : base+r.Offset+8])
+					}
 					continue
 				}
 				if r.Offset >= o.F.Sections[tgt].Size {
@@ -148,7 +156,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		}
 		return 0, in.Value + o.SecOff[in.Shndx], false, true
 	}
-	if m < 0 {
+	if m < 0 || ctx.Syms[m].dead {
 		return 0, 0, false, false
 	}
 	s := ctx.Syms[m]

@@ -241,7 +241,9 @@ func buildSymtab(ctx *Context) []byte {
 		}
 	}
 	for _, id := range ctx.Globals {
-		put(ctx.Syms[id])
+		if s := ctx.Syms[id]; s.Index > 0 {
+			put(s)
+		}
 	}
 	return b
 }

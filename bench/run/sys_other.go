@@ -2,9 +2,7 @@
 
 package main
 
-import (
-	"os"
-)
+import "os"
 
 // maxRSS is not measured on this system.
 func maxRSS(ps *os.ProcessState) int64 { return 0 }

@@ -1,0 +1,116 @@
+package merge
+
+// dce: remove the functions no entry can reach, as nvlink 11.8 does even
+// without host information (testdata/crafted, corpus "archive").
+//
+// Inputs: merge results. Outputs: OutSec.Dead and OutSym.dead for the
+// removed functions and their per-function sections.
+// Invariants: roots are every entry function, every address-taken function
+// and every function a data section's relocation names (virtual tables); a
+// function is live when a live function's code has a relocation naming it.
+// --keep-system-libraries keeps all of libcudadevrt. The outcome depends
+// only on the inputs.
+
+import (
+	"github.com/warplink/warplink/elf"
+)
+
+func dce(ctx *Context) error {
+	// refs[text section] = function symbols its relocations name.
+	refs := map[int32][]int32{}
+	var dataRefs []int32
+	for _, o := range ctx.Objs {
+		for si := range o.F.Sections {
+			rs := &o.F.Sections[si]
+			if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
+				continue
+			}
+			t := int(rs.Info)
+			if t <= 0 || t >= len(o.F.Sections) || o.SecMap[t] < 0 {
+				continue
+			}
+			rels, err := elf.Relocs(rs, len(o.F.Symbols))
+			if err != nil {
+				continue
+			}
+			code := o.F.Sections[t].Flags&elf.SHFExecInstr != 0
+			for _, r := range rels {
+				if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].Type() == elf.STTFunc {
+					if code {
+						refs[o.SecMap[t]] = append(refs[o.SecMap[t]], m)
+					} else if o.F.Sections[t].Flags&elf.SHFAlloc != 0 {
+						dataRefs = append(dataRefs, m)
+					}
+				}
+			}
+		}
+	}
+	live := map[int32]bool{}
+	var work []int32
+	mark := func(f int32) {
+		if !live[f] {
+			live[f] = true
+			work = append(work, f)
+		}
+	}
+	for _, s := range ctx.Syms {
+		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym {
+			continue
+		}
+		if s.Other&stoCudaEntry != 0 || s.Other&0x08 != 0 || (ctx.Opts.KeepSystemLibraries && ctx.Objs[s.File].System) {
+			mark(s.ID)
+		}
+	}
+	for _, f := range dataRefs {
+		mark(f)
+	}
+	for len(work) > 0 {
+		f := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, g := range refs[ctx.Syms[f].Sec] {
+			mark(g)
+		}
+	}
+	deadText := map[int32]bool{}
+	for _, s := range ctx.Syms {
+		if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym && !live[s.ID] {
+			s.dead = true
+			deadText[s.Sec] = true
+			ctx.Secs[s.Sec].Dead = true
+		}
+	}
+	// Per-function sections of removed code go with it.
+	for _, s := range ctx.Secs {
+		if s.infoIn > 0 {
+			if t := ctx.Objs[s.infoObj].SecMap[s.infoIn]; t >= 0 && deadText[t] {
+				s.Dead = true
+			}
+		}
+	}
+	return nil
+}
+
+// referencedLive reports whether a live relocation, call edge or nv.info
+// record still names symbol id (undefined references from removed code do
+// not count).
+func (ctx *Context) referencedLive(id int32) bool {
+	if ctx.Syms[id].dead {
+		return false
+	}
+	for _, o := range ctx.Objs {
+		for i, m := range o.SymMap {
+			if m != id {
+				continue
+			}
+			_ = i
+			// Referenced from this object: live unless every code section of
+			// the object that could refer to it is dead.
+			for _, sec := range o.SecMap {
+				if sec >= 0 && ctx.Secs[sec].Flags&elf.SHFExecInstr != 0 && !ctx.Secs[sec].Dead {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
