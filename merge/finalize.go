@@ -84,7 +84,7 @@ func finalize(ctx *Context) error {
 // reportUndefined reports every global still undefined, naming the first
 // file that referenced it.
 func reportUndefined(ctx *Context) {
-	for _, id := range ctx.Globals {
+	for pos, id := range ctx.Globals {
 		s := ctx.Syms[id]
 		if s.Sec >= 0 || s.Shndx != 0 || !ctx.referencedLive(id) {
 			continue
@@ -92,7 +92,7 @@ func reportUndefined(ctx *Context) {
 		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {
 			continue
 		}
-		ctx.Diags.Errorf([3]int{2, int(s.File), int(s.InIdx)}, "Undefined reference to '%s' in '%s'", s.Name, ctx.Objs[s.File].Name)
+		ctx.Diags.Errorf([3]int{2, 0, pos}, "Undefined reference to '%s' in '%s'", s.Name, ctx.Objs[s.File].Name)
 	}
 }
 

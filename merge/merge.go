@@ -334,13 +334,14 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			typ = elf.STTObject
 		}
 		sym := &OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID), InIdx: int32(i)}
-		weak := s.Bind() == elf.STBWeak
+		// nvlink keeps a symbol in the array its defining file put it in:
+		// nvcc's weak functions sit among the locals (below .symtab's
+		// sh_info) and stay in the positive array.
+		local := inLocalPart(o, i)
 		if r != nil && r.File >= 0 {
-			// The record's array is decided by the winner's binding.
-			wo := ctx.Objs[r.File]
-			weak = wo.F.Symbols[r.Index].Bind() == elf.STBWeak
+			local = inLocalPart(ctx.Objs[r.File], int(r.Index))
 		}
-		id = newSym(ctx, sym, !weak)
+		id = newSym(ctx, sym, !local)
 		ctx.symByName[s.Name] = id
 	}
 	o.SymMap[i] = id
@@ -385,6 +386,14 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			}
 		}
 	}
+}
+
+// inLocalPart reports whether symbol i of o lies below its .symtab's sh_info.
+func inLocalPart(o *Obj, i int) bool {
+	if o.F.SymtabIndex <= 0 {
+		return false
+	}
+	return uint32(i) < o.F.Sections[o.F.SymtabIndex].Info
 }
 
 // outOther is st_other as an executable keeps it: the CUDA memory-space

@@ -36,6 +36,7 @@ type shardDiag struct {
 	name string
 	d    shard.Diag
 	file int32 // file being folded when raised
+	data bool  // raised by a data symbol (nvlink merges those after functions)
 	idx  int32
 }
 
@@ -125,7 +126,7 @@ func resolve(ctx *Context) error {
 			}
 			out := shard.Resolve(*ex, cd.c)
 			for i := 0; i < int(out.NDiag); i++ {
-				st.diags = append(st.diags, shardDiag{cd.name, out.Diags[i], int32(file), cd.c.Index})
+				st.diags = append(st.diags, shardDiag{cd.name, out.Diags[i], int32(file), !cd.c.Func, cd.c.Index})
 			}
 			*ex = out.Sym
 		}
@@ -151,11 +152,21 @@ func resolve(ctx *Context) error {
 		if diags[i].file != diags[j].file {
 			return diags[i].file < diags[j].file
 		}
+		if diags[i].data != diags[j].data {
+			return !diags[i].data
+		}
 		return diags[i].idx < diags[j].idx
 	})
-	for _, d := range diags {
+	// nvlink stops merging after the first file that raised a conflict.
+	for k := range diags {
+		if diags[k].file != diags[0].file {
+			diags = diags[:k]
+			break
+		}
+	}
+	for k, d := range diags {
 		msg := d.d.Code.Format()
-		key := [3]int{1, int(d.file), int(d.idx)}
+		key := [3]int{1, int(d.file), k}
 		in := ctx.Objs[d.d.File].Name
 		if d.d.First >= 0 {
 			ctx.Diags.Errorf(key, msg, d.name, in, ctx.Objs[d.d.First].Name)

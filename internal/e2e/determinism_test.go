@@ -1,0 +1,46 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/warplink/warplink/merge"
+)
+
+// TestDeterminism links the same inputs under GOMAXPROCS 1, 2, 3 and 16 and
+// several shard counts and requires byte-identical outputs.
+func TestDeterminism(t *testing.T) {
+	for _, prog := range []string{"weakregs", "shared", "cdp", "globals"} {
+		dir, _ := filepath.Abs(filepath.Join(corpusDir, prog))
+		t.Run(prog, func(t *testing.T) {
+			t.Chdir(dir)
+			var first []byte
+			old := runtime.GOMAXPROCS(0)
+			defer runtime.GOMAXPROCS(old)
+			for _, procs := range []int{1, 2, 3, 16} {
+				for _, shards := range []int{1, 3, 16, 64} {
+					runtime.GOMAXPROCS(procs)
+					out := filepath.Join(t.TempDir(), "out.cubin")
+					opts := linkArgs(t, dir, "link_dc.args", out)
+					opts.Shards = shards
+					var stderr bytes.Buffer
+					if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 0 {
+						t.Fatalf("GOMAXPROCS=%d shards=%d: exit %d: %s", procs, shards, rc, stderr.String())
+					}
+					got, err := os.ReadFile(out)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if first == nil {
+						first = got
+					} else if !bytes.Equal(first, got) {
+						t.Fatalf("GOMAXPROCS=%d shards=%d: output differs from GOMAXPROCS=1 shards=1", procs, shards)
+					}
+				}
+			}
+		})
+	}
+}
