@@ -3,7 +3,6 @@ module github.com/warplink/warplink
 go 1.26.8
 
 require (
-	github.com/klauspost/compress v1.20.3 // indirect
-	github.com/puzpuzpuz/xsync/v3 v3.5.1 // indirect
-	golang.org/x/sync v0.24.0 // indirect
+	github.com/klauspost/compress v1.20.3
+	golang.org/x/sync v0.24.0
 )
