@@ -77,6 +77,11 @@ const (
 	RelSize  = 16
 )
 
+// MaxAlign is the largest section alignment Parse accepts in a cubin: real
+// cubins align to at most 128 bytes, and a forged huge alignment would make
+// a linker lay out a file of absurd size.
+const MaxAlign = 1 << 16
+
 // Error is a decoding failure: what is wrong, in nvlink's terms where it has
 // them. The caller prefixes the file name.
 type Error struct{ Msg string }
@@ -257,6 +262,9 @@ func Parse(b []byte) (*File, error) {
 		s.Info = le.Uint32(p[44:])
 		s.Addralign = le.Uint64(p[48:])
 		s.Entsize = le.Uint64(p[56:])
+		if h.Machine == EMCUDA && s.Addralign > MaxAlign {
+			return nil, errorf("section %d has alignment 0x%x, more than 0x%x", i, s.Addralign, MaxAlign)
+		}
 		if s.Type != SHTNobits && s.Type != SHTNull && s.Size > 0 && !cudaNoData(s.Type) {
 			if s.Offset > size || s.Size > size-s.Offset {
 				return nil, errorf("section %d (offset 0x%x, size 0x%x) goes past the end of the file (0x%x bytes)", i, s.Offset, s.Size, size)
@@ -268,6 +276,9 @@ func Parse(b []byte) (*File, error) {
 		if uint64(shstrndx) >= shnum {
 			return nil, errorf("section name string table index %d out of range", shstrndx)
 		}
+		if f.Sections[shstrndx].Type != SHTStrtab {
+			return nil, errorf("section name string table %d is not a string table", shstrndx)
+		}
 		strs := f.Sections[shstrndx].Data
 		for i := range f.Sections {
 			if i == 0 {
@@ -278,6 +289,9 @@ func Parse(b []byte) (*File, error) {
 				return nil, errorf("section %d has a bad name offset 0x%x", i, f.Sections[i].NameOff)
 			}
 			f.Sections[i].Name = n
+			if t := f.Sections[i].Type; (t == SHTRel || t == SHTRela || t == SHTCudaInfo) && uint64(f.Sections[i].Info) >= shnum {
+				return nil, errorf("section %d (%s) applies to section %d of %d", i, n, f.Sections[i].Info, shnum)
+			}
 		}
 	}
 	if h.Phoff != 0 && h.Phnum != 0 {

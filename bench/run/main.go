@@ -267,18 +267,24 @@ func linkOnce(c config, bin string, w *workload, out string, env []string, extra
 }
 
 // compare runs "warplink cmp OURS REF": exit 0 means identical, 1
-// equivalent; anything else (including a warplink without cmp) is n/a.
-func compare(warplink, ours, ref string) string {
-	cmd := exec.Command(warplink, "cmp", ours, ref)
-	err := cmd.Run()
+// equivalent, 2 different (detail is then the first lines of its report);
+// anything else, such as a warplink without cmp, is n/a.
+func compare(warplink, ours, ref string) (verdict, detail string) {
+	out, err := exec.Command(warplink, "cmp", ours, ref).Output()
 	if err == nil {
-		return "identical"
+		return "identical", ""
 	}
 	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() == 1 {
-		return "equivalent"
+	if errors.As(err, &ee) {
+		switch ee.ExitCode() {
+		case 1:
+			return "equivalent", ""
+		case 2:
+			lines := strings.SplitN(strings.TrimSpace(string(out)), "\n", 4)
+			return "DIFFERENT", strings.Join(lines[:min(3, len(lines))], "; ")
+		}
 	}
-	return "n/a"
+	return "n/a", ""
 }
 
 // phase is one row of warplink's --time CSV (pass,seconds).

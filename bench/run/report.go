@@ -96,7 +96,10 @@ func bench(c config, log io.Writer) (*report, error) {
 				r.wl.timeCSV = string(b)
 			}
 			if r.nv.ran && r.nv.err == "" && r.wl.err == "" {
-				r.outputs = compare(warplink, ours, ref)
+				var detail string
+				if r.outputs, detail = compare(warplink, ours, ref); detail != "" {
+					rep.notes = append(rep.notes, fmt.Sprintf("outputs differ at %d objects: %s", n, detail))
+				}
 			}
 		}
 		rep.rows = append(rep.rows, r)

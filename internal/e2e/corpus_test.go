@@ -5,6 +5,7 @@ package e2e
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -102,6 +103,18 @@ func testCorpus(t *testing.T, argsFile, ref string) {
 			ours, _ := os.ReadFile(out)
 			if keep := os.Getenv("WARPLINK_KEEP"); keep != "" {
 				os.WriteFile(filepath.Join(keep, p.Name()+"_"+ref+".cubin"), ours, 0o644)
+			}
+			// NVIDIA's own tools must accept the output (when installed).
+			for _, tool := range []string{"cuobjdump", "nvdisasm"} {
+				if path, err := exec.LookPath(tool); err == nil {
+					args := []string{out}
+					if tool == "cuobjdump" {
+						args = []string{"-elf", out}
+					}
+					if msg, err := exec.Command(path, args...).CombinedOutput(); err != nil {
+						t.Errorf("%s rejects the output: %v: %.200s", tool, err, msg)
+					}
+				}
 			}
 			want, _ := os.ReadFile(ref + ".cubin")
 			rep, err := cmpelf.Compare(ours, want)
