@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/warplink/warplink/internal/atomicfile"
 	"github.com/warplink/warplink/internal/diag"
 )
 
@@ -21,7 +22,7 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	ctx := newContext(opts, diags, prog)
 	out, err := run(ctx)
 	if err == nil && !diags.Failed() {
-		err = writeOutput(opts.output(), out)
+		err = writeOutput(opts.Files, opts.output(), out)
 		if err != nil {
 			diags.Fatalf([3]int{9, 0, 0}, "Could not open output file '%s'", opts.output())
 		}
@@ -73,40 +74,24 @@ func run(ctx *Context) ([]byte, error) {
 }
 
 // writeOutput writes the file atomically: a temporary file beside the
-// target, renamed into place only when complete.
-func writeOutput(path string, b []byte) error {
-	tmp, err := os.CreateTemp(dirOf(path), ".warplink-*")
+// target, renamed into place only when complete; on any failure nothing is
+// left behind and an existing file at path is untouched.
+func writeOutput(files *atomicfile.Registry, path string, b []byte) error {
+	var f *atomicfile.File
+	var err error
+	if files != nil {
+		f, err = files.Create(path)
+	} else {
+		f, err = atomicfile.Create(path)
+	}
 	if err != nil {
 		return err
 	}
-	name := tmp.Name()
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(name)
+	if _, err := f.Write(b); err != nil {
+		f.Abort()
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return err
-	}
-	os.Chmod(name, 0o644)
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
-}
-
-func dirOf(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			if i == 0 {
-				return "/"
-			}
-			return p[:i]
-		}
-	}
-	return "."
+	return f.Commit()
 }
 
 // Timer records how long each pass took.

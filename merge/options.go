@@ -1,5 +1,7 @@
 package merge
 
+import "github.com/warplink/warplink/internal/atomicfile"
+
 // Options is everything the command line decides about a link. The CLI in
 // cmd/warplink fills it; the passes only read it.
 type Options struct {
@@ -34,6 +36,9 @@ type Options struct {
 	// definition stays) or "regcount" (nvlink 13.0 per the seeds: fewer
 	// registers, then newer PTX, else the first).
 	WeakRule string
+	// Files, when set, creates the output through a registry that removes
+	// unfinished outputs on SIGINT/SIGTERM (cmd/warplink sets it).
+	Files *atomicfile.Registry
 	// Dump names a pass after which to print a readelf-like dump ("" = none).
 	Dump string
 }

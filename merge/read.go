@@ -12,10 +12,13 @@ package merge
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/elf/ar"
 	"github.com/warplink/warplink/internal/input"
 )
 
@@ -26,18 +29,22 @@ func read(ctx *Context) error {
 	}
 	// Resolve -l names and drop repeated archives serially: both depend on
 	// command-line order.
+	// nvlink opens the -l libraries after every file input, whatever their
+	// position on the command line.
+	var files, libs []string
+	for _, in := range ctx.Opts.Inputs {
+		if name, ok := strings.CutPrefix(in, "-l"); ok {
+			if p, found := input.FindLibrary(name, ctx.Opts.LibDirs); found {
+				libs = append(libs, p)
+			} // a library that is not found is skipped silently
+			continue
+		}
+		files = append(files, in)
+	}
 	var paths []string
 	seen := &input.Seen{}
-	for _, in := range ctx.Opts.Inputs {
-		path := in
-		if name, ok := strings.CutPrefix(in, "-l"); ok {
-			p, found := input.FindLibrary(name, ctx.Opts.LibDirs)
-			if !found {
-				continue // nvlink goes on silently
-			}
-			path = p
-		}
-		if strings.HasSuffix(path, ".a") && !seen.Add(path) {
+	for _, path := range append(files, libs...) {
+		if isArchivePath(path) && !seen.Add(path) {
 			continue
 		}
 		paths = append(paths, path)
@@ -82,4 +89,17 @@ func read(ctx *Context) error {
 		ctx.Header = ctx.Objs[0].F.Header
 	}
 	return nil
+}
+
+// isArchivePath reports whether the file at path starts with an archive
+// magic (nvlink expands an archive once however often it is named).
+func isArchivePath(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [8]byte
+	n, _ := io.ReadFull(f, b[:])
+	return ar.IsArchive(b[:n])
 }

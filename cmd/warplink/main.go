@@ -85,6 +85,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	if cmd.HostLinkerScript != "" {
 		return hostLinkerScript(cmd, stdout, prog, files, bag, stderr)
 	}
+	cmd.Opts.Files = files
 	return merge.Link(&cmd.Opts, stdout, stderr, prog)
 }
 
