@@ -48,8 +48,10 @@ type Context struct {
 
 	Timer *Timer
 
-	patched     map[int32][]byte   // output sections whose bytes relocation changed
-	cgEdges     []cgEdge           // call edges (caller, callee) in file order
+	patched     map[int32][]byte // output sections whose bytes relocation changed
+	cgEdges     []cgEdge         // call edges (caller, callee) in file order
+	infoOrder   []int32          // code sections in the order nvlink creates their .nv.info.<f>
+	infoSeen    map[int32]bool
 	dataVal     map[dataKey]uint64 // laid-out offsets of section-local data
 	directEdges int                // cgEdges[:directEdges] came from the inputs' call lists
 	firstGlobal int
@@ -155,6 +157,7 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		Opts: opts, Diags: diags, Prog: prog,
 		secByName: map[string]int32{},
 		symByName: map[string]int32{},
+		infoSeen:  map[int32]bool{},
 		ShStr:     NewStrTab(),
 		Str:       NewStrTab(),
 		Timer:     &Timer{},

@@ -194,7 +194,16 @@ func buildNvInfo(ctx *Context) {
 	propagateRegCount(ctx, global)
 	stacks, unknown := stackSizes(ctx, global)
 	gs.info = append(reversed(global), stacks...)
+	order := ctx.infoOrder
 	for _, t := range ctx.textSections() {
+		if !ctx.infoSeen[t] {
+			order = append(order, t)
+		}
+	}
+	for _, t := range order {
+		if ctx.Secs[t].Dead {
+			continue
+		}
 		name := ".nv.info" + strings.TrimPrefix(ctx.Secs[t].Name, ".text")
 		s := ctx.newSection(name, elf.SHTCudaInfo, 0, 4, 0)
 		s.LinkSymtab = true

@@ -112,6 +112,10 @@ func mergeFile(ctx *Context, o *Obj) {
 			}
 		case s.Type == elf.SHTCudaInfo && s.Name == ".nv.info":
 			noteFunctionInfo(ctx, o, s)
+		case s.Type == elf.SHTCudaInfo:
+			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && o.SecMap[t] >= 0 && !o.Drop[t] {
+				ctx.noteInfoSection(o.SecMap[t])
+			}
 		case s.Type == elf.SHTCudaPrototype:
 			strs := o.strtab()
 			for off := 4; off+4 <= len(s.Data); off += 8 {
@@ -159,10 +163,22 @@ func noteFunctionInfo(ctx *Context, o *Obj, s *elf.Section) {
 		if m < 0 || ctx.Syms[m].Sec < 0 {
 			continue
 		}
-		name := ".nv.info" + strings.TrimPrefix(ctx.Secs[ctx.Syms[m].Sec].Name, ".text")
-		ctx.ShStr.Add(name)
-		ctx.Str.Add(name)
+		ctx.noteInfoSection(ctx.Syms[m].Sec)
 	}
+}
+
+// noteInfoSection records that nvlink creates the .nv.info.<f> of code
+// section text now (first time only): its name enters the string tables and
+// its position among the .nv.info sections is fixed.
+func (ctx *Context) noteInfoSection(text int32) {
+	if ctx.infoSeen[text] {
+		return
+	}
+	ctx.infoSeen[text] = true
+	ctx.infoOrder = append(ctx.infoOrder, text)
+	name := ".nv.info" + strings.TrimPrefix(ctx.Secs[text].Name, ".text")
+	ctx.ShStr.Add(name)
+	ctx.Str.Add(name)
 }
 
 // markWeakLosers drops the sections of weak functions whose definition
@@ -377,11 +393,10 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			if s.Other&0x10 != 0 {
 				// An entry gets its .nv.info.<k> and .nv.shared.<k> when it
 				// is defined (the shared one is dropped if it stays empty).
-				suffix := strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
-				for _, n := range []string{".nv.info" + suffix, ".nv.shared" + suffix} {
-					ctx.ShStr.Add(n)
-					ctx.Str.Add(n)
-				}
+				ctx.noteInfoSection(sec)
+				n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
+				ctx.ShStr.Add(n)
+				ctx.Str.Add(n)
 				ctx.Str.AddDup("")
 			}
 		}
