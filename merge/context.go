@@ -54,6 +54,7 @@ type Context struct {
 	infoSeen    map[int32]bool
 	dataVal     map[dataKey]uint64 // laid-out offsets of section-local data
 	directEdges int                // cgEdges[:directEdges] came from the inputs' call lists
+	fixed       int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
 	firstGlobal int
 	nsyms       int
 }

@@ -636,9 +636,15 @@ func orderSections(ctx *Context) {
 		}
 		return false
 	})
+	// Past SHN_LORESERVE sections, symbols name their section through
+	// .symtab_shndx, which nvlink places right after .symtab.
+	ctx.fixed = 4
+	if 4+len(live) >= elf.SHNLoReserve {
+		ctx.fixed = 5
+	}
 	ctx.Order = ctx.Order[:0]
 	for i, s := range live {
-		s.Index = 4 + i
+		s.Index = ctx.fixed + i
 		ctx.Order = append(ctx.Order, s.ID)
 	}
 }

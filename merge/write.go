@@ -33,17 +33,21 @@ func write(ctx *Context) error {
 	le := binary.LittleEndian
 	// Fixed sections first: their contents are known once every symbol has
 	// an index. nvlink adds the section names of the fixed four first.
-	symtab := buildSymtab(ctx)
+	symtab, shndx := buildSymtab(ctx)
 	shstr := ctx.ShStr.Bytes()
 	str := ctx.Str.Bytes()
 
-	hdrs := make([]shdr, 4+len(ctx.Order))
+	hdrs := make([]shdr, ctx.fixed+len(ctx.Order))
 	hdrs[1] = shdr{name: ctx.ShStr.Add(".shstrtab"), typ: elf.SHTStrtab, size: uint64(len(shstr)), align: 1,
 		data: func(b []byte) { copy(b, shstr) }}
 	hdrs[2] = shdr{name: ctx.ShStr.Add(".strtab"), typ: elf.SHTStrtab, size: uint64(len(str)), align: 1,
 		data: func(b []byte) { copy(b, str) }}
 	hdrs[3] = shdr{name: ctx.ShStr.Add(".symtab"), typ: elf.SHTSymtab, size: uint64(len(symtab)), align: 8, entsize: elf.SymSize,
 		link: 2, info: uint32(ctx.firstGlobal), data: func(b []byte) { copy(b, symtab) }}
+	if ctx.fixed == 5 {
+		hdrs[4] = shdr{name: ctx.ShStr.Add(".symtab_shndx"), typ: elf.SHTSymtabShndx, size: uint64(len(shndx)), align: 4, entsize: 4,
+			link: 3, data: func(b []byte) { copy(b, shndx) }}
+	}
 	for i, id := range ctx.Order {
 		s := ctx.Secs[id]
 		h := shdr{name: ctx.ShStr.Add(s.Name), typ: s.Type, flags: s.Flags, size: s.Size, align: s.Align, entsize: s.Entsize, nobits: s.Nobits}
@@ -76,7 +80,7 @@ func write(ctx *Context) error {
 				ctx.fillSection(sec, b)
 			}
 		}
-		hdrs[4+i] = h
+		hdrs[ctx.fixed+i] = h
 	}
 
 	// File layout.
@@ -218,10 +222,16 @@ func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 	return ph
 }
 
-// buildSymtab encodes .symtab with final indices.
-func buildSymtab(ctx *Context) []byte {
+// buildSymtab encodes .symtab with final indices, and .symtab_shndx when
+// section indices reach SHN_LORESERVE (st_shndx is then SHN_XINDEX and the
+// real index is in .symtab_shndx; other entries hold 0).
+func buildSymtab(ctx *Context) ([]byte, []byte) {
 	le := binary.LittleEndian
 	b := make([]byte, ctx.nsyms*elf.SymSize)
+	var x []byte
+	if ctx.fixed == 5 {
+		x = make([]byte, ctx.nsyms*4)
+	}
 	put := func(s *OutSym) {
 		p := b[s.Index*elf.SymSize:]
 		le.PutUint32(p[0:], ctx.Str.Add(s.Name))
@@ -229,7 +239,15 @@ func buildSymtab(ctx *Context) []byte {
 		p[5] = s.Other
 		shndx := s.Shndx
 		if s.Sec >= 0 {
-			shndx = uint16(ctx.Secs[s.Sec].Index)
+			idx := ctx.Secs[s.Sec].Index
+			// nvlink writes index 0xFFF2 directly (it reads as SHN_COMMON);
+			// every other index past SHN_LORESERVE goes through XINDEX.
+			if idx >= elf.SHNLoReserve && idx != elf.SHNCommon {
+				shndx = elf.SHNXindex
+				le.PutUint32(x[s.Index*4:], uint32(idx))
+			} else {
+				shndx = uint16(idx)
+			}
 		}
 		le.PutUint16(p[6:], shndx)
 		le.PutUint64(p[8:], s.Value)
@@ -245,7 +263,7 @@ func buildSymtab(ctx *Context) []byte {
 			put(s)
 		}
 	}
-	return b
+	return b, x
 }
 
 // parallelFor runs fn(0..n-1) on up to workers goroutines (0 = GOMAXPROCS).

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/cli"
 	"github.com/warplink/warplink/internal/cmpelf"
 	"github.com/warplink/warplink/internal/diag"
@@ -103,6 +104,19 @@ func TestCrafted(t *testing.T) {
 					problems = append(problems, "compare: "+err.Error())
 				} else if !rep.Equivalent {
 					problems = append(problems, "output not equivalent: "+strings.Join(firstN(rep.Diffs, 4), "; "))
+				}
+			}
+			// Cases too large to store nvlink's output record its section count.
+			if want, err := os.ReadFile(filepath.Join(dir, "ref.sections")); err == nil {
+				ours, err := os.ReadFile(out)
+				f, perr := elf.Parse(ours)
+				switch {
+				case err != nil:
+					problems = append(problems, "no output written")
+				case perr != nil:
+					problems = append(problems, "output does not parse: "+perr.Error())
+				case strconv.Itoa(len(f.Sections)) != strings.TrimSpace(string(want)):
+					problems = append(problems, "section count "+strconv.Itoa(len(f.Sections))+", nvlink "+strings.TrimSpace(string(want)))
 				}
 			}
 			gap, isGap := craftedGaps[c.Name()]

@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/merge"
+)
+
+// FuzzLink links one fuzzed cubin beside a good one through the whole
+// pipeline (merge.Link, as the CLI calls it). Whatever the input, the link
+// must not panic; a failed link must explain itself and leave no output; a
+// successful one must write an executable cubin.
+func FuzzLink(f *testing.F) {
+	seeds, _ := filepath.Glob(corpusDir + "/*/*.cubin")
+	bad, _ := filepath.Glob(malformedDir + "/*.cubin")
+	for _, p := range append(seeds, bad...) {
+		if strings.HasPrefix(filepath.Base(p), "ref") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	good, err := filepath.Abs(goodCubin)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		in := filepath.Join(dir, "fuzz.cubin")
+		if err := os.WriteFile(in, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out.cubin")
+		opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{in, good}, Output: out, Threads: 1}
+		var stderr bytes.Buffer
+		code := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
+		res, err := os.ReadFile(out)
+		if code != 0 {
+			if stderr.Len() == 0 {
+				t.Fatalf("link failed (%d) without a diagnostic", code)
+			}
+			if err == nil {
+				t.Fatalf("failed link left %s behind", out)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("link succeeded without output: %v", err)
+		}
+		ef, err := elf.Parse(res)
+		if err != nil {
+			t.Fatalf("link wrote a bad cubin: %v", err)
+		}
+		if ef.Header.Type != elf.ETExec || ef.Header.Machine != elf.EMCUDA {
+			t.Fatalf("link wrote type %d machine %d", ef.Header.Type, ef.Header.Machine)
+		}
+	})
+}

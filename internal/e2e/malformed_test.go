@@ -1,0 +1,284 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warplink/warplink/elf"
+)
+
+const (
+	malformedDir = "../../testdata/malformed"
+	// goodCubin links alone; every malformed input is linked beside it.
+	goodCubin = corpusDir + "/managed/b.cubin"
+	// linkTimeout bounds one link: a hang is a failure.
+	linkTimeout = 20 * time.Second
+)
+
+// malformedCase is one line of testdata/malformed/MANIFEST.
+type malformedCase struct {
+	name, want, class string
+}
+
+func readManifest(t *testing.T) []malformedCase {
+	b, err := os.ReadFile(filepath.Join(malformedDir, "MANIFEST"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []malformedCase
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), "\t", 3)
+		if len(f) != 3 || (f[1] != "error" && f[1] != "tolerate") {
+			t.Fatalf("bad MANIFEST line %q", sc.Text())
+		}
+		cases = append(cases, malformedCase{f[0], f[1], f[2]})
+	}
+	if len(cases) < 50 {
+		t.Fatalf("MANIFEST lists %d inputs, want at least 50", len(cases))
+	}
+	return cases
+}
+
+// buildNvlink builds cmd/warplink into a temporary directory as "nvlink",
+// so that it prints its diagnostics as nvlink does.
+func buildNvlink(t *testing.T) string {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "nvlink")
+	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/warplink/warplink/cmd/warplink").CombinedOutput()
+	if err != nil {
+		t.Fatalf("building warplink: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// linkResult is what one run of the linker did.
+type linkResult struct {
+	code   int
+	stderr string
+}
+
+// runLink runs bin with args in dir and fails the test on a hang or a
+// signal.
+func runLink(t *testing.T, bin, dir string, args ...string) linkResult {
+	ctx, cancel := context.WithTimeout(context.Background(), linkTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stdout = &bytes.Buffer{}
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("link did not finish within %v", linkTimeout)
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("running %s: %v", bin, err)
+	}
+	code := cmd.ProcessState.ExitCode()
+	if code < 0 {
+		t.Fatalf("link killed by %v\n%s", cmd.ProcessState, stderr.String())
+	}
+	return linkResult{code, stderr.String()}
+}
+
+// checkCrashFree fails on a Go panic, a runtime fatal error or a goroutine
+// dump.
+func checkCrashFree(t *testing.T, r linkResult) {
+	t.Helper()
+	for _, bad := range []string{"panic:", "goroutine ", "fatal error:", "runtime error", "[signal "} {
+		if strings.Contains(r.stderr, bad) {
+			t.Fatalf("link crashed (exit %d):\n%s", r.code, r.stderr)
+		}
+	}
+	if r.code == 2 {
+		t.Fatalf("exit status 2 (a Go panic's):\n%s", r.stderr)
+	}
+}
+
+// checkDiagnostics checks the diagnostics of a failed link: one to three
+// lines in nvlink's format, at least one naming the input (or being one of
+// nvlink's own file-less messages).
+func checkDiagnostics(t *testing.T, name string, r linkResult) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	if r.stderr == "" || len(lines) > 3 {
+		t.Fatalf("want 1 to 3 diagnostic lines, got %d:\n%s", len(lines), r.stderr)
+	}
+	// nvlink's own diagnostics that name no file; warplink prints them
+	// verbatim for the same inputs.
+	fileless := []string{"cubin not an elf?", "cubin not a device elf?", "fatbin wrong format?"}
+	named := false
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "nvlink error   : ") && !strings.HasPrefix(l, "nvlink fatal   : ") && !strings.HasPrefix(l, "nvlink warning : ") {
+			t.Fatalf("diagnostic %q is not in nvlink's format", l)
+		}
+		msg := l[len("nvlink error   : "):] // all three prefixes are as long
+		if strings.Contains(msg, name) {
+			named = true
+		}
+		for _, f := range fileless {
+			if msg == f {
+				named = true
+			}
+		}
+	}
+	if !named {
+		t.Fatalf("no diagnostic names %s:\n%s", name, r.stderr)
+	}
+}
+
+// checkOutputDir checks that dir holds exactly want (name -> contents; a
+// nil value accepts any contents).
+func checkOutputDir(t *testing.T, dir string, want map[string][]byte) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		w, ok := want[e.Name()]
+		if !ok {
+			t.Fatalf("link left %s behind", e.Name())
+		}
+		if w != nil {
+			got, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+			if !bytes.Equal(got, w) {
+				t.Fatalf("link changed the pre-existing %s", e.Name())
+			}
+		}
+	}
+	if len(ents) != len(want) {
+		t.Fatalf("output directory holds %d files, want %d", len(ents), len(want))
+	}
+}
+
+// TestMalformed links every input of testdata/malformed beside a good cubin
+// with the real warplink binary, twice: into an empty directory, and over a
+// pre-existing output file. A rejected input must fail with nvlink-style
+// diagnostics naming it and leave the directory as it was; no input may
+// crash or hang the linker.
+func TestMalformed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the warplink binary")
+	}
+	bin := buildNvlink(t)
+	good, err := filepath.Abs(goodCubin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.Abs(malformedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sentinel := []byte("pre-existing output\n")
+	for _, c := range readManifest(t) {
+		t.Run(c.name, func(t *testing.T) {
+			// Into an empty directory.
+			outDir := t.TempDir()
+			out := filepath.Join(outDir, "out.cubin")
+			r := runLink(t, bin, dir, "-arch=sm_90", c.name, good, "-o", out)
+			checkCrashFree(t, r)
+			if r.code == 0 {
+				if c.want == "error" {
+					t.Fatalf("link of %s (%s) succeeded", c.name, c.class)
+				}
+				b, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatalf("link succeeded without output: %v", err)
+				}
+				if f, err := elf.Parse(b); err != nil || f.Header.Type != elf.ETExec {
+					t.Fatalf("link succeeded with a bad output (%v)", err)
+				}
+				checkOutputDir(t, outDir, map[string][]byte{"out.cubin": nil})
+				return
+			}
+			checkDiagnostics(t, c.name, r)
+			checkOutputDir(t, outDir, nil)
+
+			// Over a pre-existing output file.
+			if err := os.WriteFile(out, sentinel, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r2 := runLink(t, bin, dir, "-arch=sm_90", c.name, good, "-o", out)
+			checkCrashFree(t, r2)
+			if r2.code != r.code || r2.stderr != r.stderr {
+				t.Fatalf("second link differs: exit %d, %q; first exit %d, %q", r2.code, r2.stderr, r.code, r.stderr)
+			}
+			checkOutputDir(t, outDir, map[string][]byte{"out.cubin": sentinel})
+		})
+	}
+}
+
+// TestMalformedNvlink runs the real nvlink on the malformed inputs when it
+// is installed and checks that warplink rejects every input that nvlink
+// rejects with a clean diagnostic. Set WARPLINK_NVLINK_LOG to a file name
+// to record nvlink's outcome per input (docs/reliability.md is made from
+// it).
+func TestMalformedNvlink(t *testing.T) {
+	nvlink, err := exec.LookPath("nvlink")
+	if err != nil {
+		t.Skip("nvlink not installed")
+	}
+	if testing.Short() {
+		t.Skip("builds the warplink binary")
+	}
+	bin := buildNvlink(t)
+	good, _ := filepath.Abs(goodCubin)
+	dir, _ := filepath.Abs(malformedDir)
+	var log bytes.Buffer
+	for _, c := range readManifest(t) {
+		out := filepath.Join(t.TempDir(), "out.cubin")
+		nv := nvlinkOutcome(nvlink, dir, c.name, good, out)
+		wl := runLink(t, bin, dir, "-arch=sm_90", c.name, good, "-o", filepath.Join(t.TempDir(), "out.cubin"))
+		first, _, _ := strings.Cut(strings.TrimSpace(wl.stderr), "\n")
+		wlKind := "error"
+		if wl.code == 0 {
+			wlKind = "ok"
+		}
+		log.WriteString(strings.Join([]string{c.name, c.want, nv.kind, nv.msg, wlKind, first}, "\t") + "\n")
+		if nv.kind == "error" && wl.code == 0 && c.want == "error" {
+			t.Errorf("%s: nvlink rejects it (%s), warplink links it", c.name, nv.msg)
+		}
+	}
+	if p := os.Getenv("WARPLINK_NVLINK_LOG"); p != "" {
+		if err := os.WriteFile(p, log.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// nvOutcome classifies one nvlink run: "ok", "error" (a clean non-zero
+// exit), "crash" (killed by a signal) or "hang".
+type nvOutcome struct{ kind, msg string }
+
+func nvlinkOutcome(nvlink, dir, name, good, out string) nvOutcome {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvlink, "-arch=sm_90", name, good, "-o", out)
+	cmd.Dir = dir
+	b, _ := cmd.CombinedOutput()
+	msg := strings.ReplaceAll(strings.TrimSpace(string(b)), "\n", " | ")
+	switch {
+	case ctx.Err() != nil:
+		return nvOutcome{"hang", ""}
+	case cmd.ProcessState.ExitCode() < 0:
+		return nvOutcome{"crash", cmd.ProcessState.String()}
+	case cmd.ProcessState.ExitCode() == 0:
+		return nvOutcome{"ok", msg}
+	}
+	return nvOutcome{"error", msg}
+}
