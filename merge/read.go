@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -44,14 +45,15 @@ func read(ctx *Context) error {
 	var paths []string
 	seen := &input.Seen{}
 	for _, path := range append(files, libs...) {
-		if isArchivePath(path) && !seen.Add(path) {
+		if mayBeArchive(path) && !seen.Add(path) {
 			continue
 		}
 		paths = append(paths, path)
 	}
 	units := make([][]input.Unit, len(paths))
 	errs := make([]error, len(paths))
-	parallelFor(len(paths), ctx.Opts.Threads, func(i int) error {
+	// Reading is bound by system calls more than by CPU: use more workers.
+	parallelFor(len(paths), 4*workers(ctx.Opts.Threads), func(i int) error {
 		units[i], errs[i] = input.Load(paths[i], arch, ctx.Diags, i, nil)
 		return nil
 	})
@@ -71,7 +73,11 @@ func read(ctx *Context) error {
 	ctx.Objs = make([]*Obj, len(flat))
 	perrs := make([]error, len(flat))
 	parallelFor(len(flat), ctx.Opts.Threads, func(i int) error {
-		f, err := elf.Parse(flat[i].Data)
+		f := flat[i].ELF
+		var err error
+		if f == nil {
+			f, err = elf.Parse(flat[i].Data)
+		}
 		if err != nil {
 			perrs[i] = fmt.Errorf("%v in '%s'", err, flat[i].Name)
 			return nil
@@ -91,9 +97,14 @@ func read(ctx *Context) error {
 	return nil
 }
 
-// isArchivePath reports whether the file at path starts with an archive
-// magic (nvlink expands an archive once however often it is named).
-func isArchivePath(path string) bool {
+// mayBeArchive reports whether path may name an archive (nvlink expands an
+// archive once however often it is named). Device and host objects named by
+// their usual extensions are not opened twice to find out.
+func mayBeArchive(path string) bool {
+	switch filepath.Ext(path) {
+	case ".cubin", ".o", ".fatbin", ".ptx":
+		return false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false

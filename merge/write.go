@@ -11,11 +11,12 @@ package merge
 // disjoint ranges of one buffer.
 
 import (
+	"context"
 	"encoding/binary"
 	"runtime"
 
+	"github.com/warplink/warplink/actors"
 	"github.com/warplink/warplink/elf"
-	"golang.org/x/sync/errgroup"
 )
 
 type shdr struct {
@@ -266,15 +267,16 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 	return b, x
 }
 
-// parallelFor runs fn(0..n-1) on up to workers goroutines (0 = GOMAXPROCS).
-func parallelFor(n, workers int, fn func(i int) error) error {
-	var g errgroup.Group
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+// parallelFor runs fn(0..n-1) on up to w goroutines (0 = GOMAXPROCS), in
+// chunks; the error of the lowest failing index wins.
+func parallelFor(n, w int, fn func(i int) error) error {
+	return actors.ParallelFor(context.Background(), n, workers(w), fn)
+}
+
+// workers is the thread count to use: w, or GOMAXPROCS when w is 0.
+func workers(w int) int {
+	if w <= 0 {
+		return runtime.GOMAXPROCS(0)
 	}
-	g.SetLimit(workers)
-	for i := 0; i < n; i++ {
-		g.Go(func() error { return fn(i) })
-	}
-	return g.Wait()
+	return w
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/warplink/warplink/internal/atomicfile"
@@ -24,7 +25,15 @@ import (
 func main() {
 	files := atomicfile.NewRegistry()
 	stop := files.HandleSignals(os.Interrupt, syscall.SIGTERM)
+	// WARPLINK_CPUPROFILE=FILE writes a pprof CPU profile of the run.
+	if path := os.Getenv("WARPLINK_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.StartCPUProfile(f)
+			defer f.Close()
+		}
+	}
 	code := run(os.Args, os.Stdout, os.Stderr, files)
+	pprof.StopCPUProfile()
 	stop()
 	os.Exit(code)
 }

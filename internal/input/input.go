@@ -39,6 +39,8 @@ type Unit struct {
 	System bool
 	// ModuleID is the __nv_module_id of the host object the unit came from.
 	ModuleID string
+	// ELF is the decoded cubin when classification already parsed it.
+	ELF *elf.File
 }
 
 // FatalError is returned when a fatal diagnostic was recorded: nvlink stops
@@ -91,7 +93,7 @@ func (s *Seen) Add(path string) bool {
 // second mention of an archive expand to nothing.
 func Load(path string, arch int, diags *diag.Bag, fileID int, seen *Seen) ([]Unit, error) {
 	x := &expander{arch: arch, diags: diags, file: fileID}
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, x.fatal("Could not open input file '%s'", path)
 	}
@@ -181,7 +183,7 @@ func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, e
 		}
 		return nil, nil
 	}
-	return []Unit{{Name: name, Data: data, Path: path}}, nil
+	return []Unit{{Name: name, Data: data, Path: path, ELF: f}}, nil
 }
 
 // ptx handles a .ptx input: nvlink hands it to its fatbinary reader, which
