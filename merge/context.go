@@ -66,6 +66,8 @@ type Obj struct {
 	Data   []byte
 	F      *elf.File
 	System bool // member of libcudadevrt
+	// ModuleID is the host object's __nv_module_id ("" for plain cubins).
+	ModuleID string
 
 	SymMap []int32  // input symbol index -> output symbol ID (-1: none)
 	SecMap []int32  // input section index -> output section ID (-1: none)

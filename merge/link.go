@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/warplink/warplink/internal/atomicfile"
@@ -25,6 +26,11 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 		err = writeOutput(opts.Files, opts.output(), out)
 		if err != nil {
 			diags.Fatalf([3]int{9, 0, 0}, "Could not open output file '%s'", opts.output())
+		}
+	}
+	if err == nil && !diags.Failed() && opts.RegisterLinkBinaries != "" {
+		if werr := writeRegisterFile(opts, ctx); werr != nil {
+			diags.Fatalf([3]int{9, 1, 0}, "Could not open output file '%s'", opts.RegisterLinkBinaries)
 		}
 	}
 	diags.Print(stderr, prog)
@@ -92,6 +98,28 @@ func writeOutput(files *atomicfile.Registry, path string, b []byte) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// writeRegisterFile writes --register-link-binaries: the module of every
+// linked object, which nvcc compiles into the host registration code. A
+// plain cubin is named by its path with every other character than letters
+// and digits turned into '_'.
+func writeRegisterFile(opts *Options, ctx *Context) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#define NUM_PRELINKED_OBJECTS %d\n", len(ctx.Objs))
+	for _, o := range ctx.Objs {
+		id := o.ModuleID
+		if id == "" {
+			id = strings.Map(func(r rune) rune {
+				if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+					return r
+				}
+				return '_'
+			}, o.Name)
+		}
+		fmt.Fprintf(&b, "DEFINE_REGISTER_FUNC(%s)\n", id)
+	}
+	return writeOutput(opts.Files, opts.RegisterLinkBinaries, []byte(b.String()))
 }
 
 // Timer records how long each pass took.

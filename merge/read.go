@@ -82,7 +82,7 @@ func read(ctx *Context) error {
 			perrs[i] = fmt.Errorf("%v in '%s'", err, flat[i].Name)
 			return nil
 		}
-		ctx.Objs[i] = &Obj{ID: i, Name: flat[i].Name, Data: flat[i].Data, F: f, System: flat[i].System}
+		ctx.Objs[i] = &Obj{ID: i, Name: flat[i].Name, Data: flat[i].Data, F: f, System: flat[i].System, ModuleID: flat[i].ModuleID}
 		return nil
 	})
 	for i, err := range perrs {

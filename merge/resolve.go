@@ -91,6 +91,7 @@ func regCount(o *Obj, i int) int32 {
 }
 
 func resolve(ctx *Context) error {
+	dropUnusedSystemObjects(ctx)
 	nshards := ctx.Opts.Shards
 	if nshards <= 0 {
 		nshards = 16
@@ -180,4 +181,44 @@ func resolve(ctx *Context) error {
 		return errFatal
 	}
 	return nil
+}
+
+// dropUnusedSystemObjects leaves out the system-library objects
+// (libcudadevrt) that define nothing the other objects reference: nvcc
+// passes -lcudadevrt to every device link, and nvlink adds the device
+// runtime only to programs that use it. File IDs are renumbered; nothing
+// depends on them yet.
+func dropUnusedSystemObjects(ctx *Context) {
+	if ctx.Opts.KeepSystemLibraries {
+		return
+	}
+	wanted := map[string]bool{}
+	for _, o := range ctx.Objs {
+		if o.System {
+			continue
+		}
+		for i := range o.F.Symbols {
+			if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef && s.Name != "" {
+				wanted[s.Name] = true
+			}
+		}
+	}
+	kept := ctx.Objs[:0]
+	for _, o := range ctx.Objs {
+		if o.System && !definesAny(o, wanted) {
+			continue
+		}
+		o.ID = len(kept)
+		kept = append(kept, o)
+	}
+	ctx.Objs = kept
+}
+
+func definesAny(o *Obj, names map[string]bool) bool {
+	for i := range o.F.Symbols {
+		if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal && s.Shndx != elf.SHNUndef && names[s.Name] {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,65 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestNvccDlink builds a corpus program with the real nvcc twice, once
+// with nvlink and once with warplink installed as nvlink first on PATH
+// (nvcc runs "nvlink" through PATH), and requires the device code nvcc
+// embeds in the two -dlink objects to be byte-identical. Skipped without
+// nvcc and cuobjdump.
+func TestNvccDlink(t *testing.T) {
+	for _, tool := range []string{"nvcc", "cuobjdump", "nvlink"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	if testing.Short() {
+		t.Skip("slow: runs nvcc")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "bin")
+	os.Mkdir(bin, 0o755)
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "warplink"), "../../cmd/warplink")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	os.Symlink("warplink", filepath.Join(bin, "nvlink"))
+	src, _ := filepath.Abs("../../testdata/corpus/src/programs/xcall")
+	run := func(dir string, env []string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	var objs []string
+	for _, tu := range []string{"a", "b", "c"} {
+		run(tmp, nil, "nvcc", "-arch=sm_90", "-rdc=true", "-c", filepath.Join(src, tu+".cu"), "-o", tu+".o")
+		objs = append(objs, tu+".o")
+	}
+	cubin := func(name string, env []string) []byte {
+		run(tmp, env, append([]string{"nvcc", "-arch=sm_90", "-dlink", "-o", name + ".o"}, objs...)...)
+		dir := filepath.Join(tmp, name)
+		os.Mkdir(dir, 0o755)
+		run(dir, nil, "cuobjdump", "-xelf", "all", "../"+name+".o")
+		m, _ := filepath.Glob(filepath.Join(dir, "*.cubin"))
+		if len(m) != 1 {
+			t.Fatalf("%s: %d cubins embedded", name, len(m))
+		}
+		b, _ := os.ReadFile(m[0])
+		return b
+	}
+	ref := cubin("nv", nil)
+	ours := cubin("wl", []string{"PATH=" + bin + ":" + os.Getenv("PATH")})
+	if !bytes.Equal(ref, ours) {
+		t.Fatalf("device code of nvcc -dlink differs: warplink %d bytes, nvlink %d bytes", len(ours), len(ref))
+	}
+}
