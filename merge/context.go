@@ -55,6 +55,7 @@ type Context struct {
 	dataVal     map[dataKey]uint64 // laid-out offsets of section-local data
 	directEdges int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed       int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
+	sortLater   []sortJob
 	firstGlobal int
 	nsyms       int
 }
@@ -74,6 +75,8 @@ type Obj struct {
 	SecOff []uint64 // input section index -> offset of its contribution in the output section
 	Drop   []bool   // input section dropped (weak loser, regenerated section)
 	Relocs [][]elf.Rela
+
+	secByName map[string]int // input sections by name, built on first use
 }
 
 // OutSym is an output symbol.
@@ -133,7 +136,8 @@ type OutSec struct {
 	Relocs []OutRel // for .rela sections: entries in output order
 	Dead   bool
 
-	info      []infoRec  // generated .nv.info records, in input order
+	info      []infoRec  // generated .nv.info records, in output order
+	minStack  int        // info[minStack:] are MIN_STACK_SIZE records, ordered by symbol index
 	callgraph *callgraph // generated .nv.callgraph
 	prototype []cgEdge   // generated .nv.prototype (symbol, string offset)
 }

@@ -79,6 +79,34 @@ func dce(ctx *Context) error {
 			ctx.Secs[s.Sec].Dead = true
 		}
 	}
+	// Undefined references only removed code made go with it.
+	used := map[int32]bool{}
+	for _, o := range ctx.Objs {
+		for si := range o.F.Sections {
+			rs := &o.F.Sections[si]
+			if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
+				continue
+			}
+			t := int(rs.Info)
+			if t <= 0 || t >= len(o.F.Sections) || o.SecMap[t] < 0 || ctx.Secs[o.SecMap[t]].Dead {
+				continue
+			}
+			rels, err := elf.Relocs(rs, len(o.F.Symbols))
+			if err != nil {
+				continue
+			}
+			for _, r := range rels {
+				if m := remapSym(o, r.Sym); m >= 0 {
+					used[m] = true
+				}
+			}
+		}
+	}
+	for _, id := range ctx.Globals {
+		if s := ctx.Syms[id]; s.Sec < 0 && s.Shndx == 0 && !used[id] && s.Type() == elf.STTFunc {
+			s.dead = true
+		}
+	}
 	// Per-function sections of removed code go with it.
 	for _, s := range ctx.Secs {
 		if s.infoIn > 0 {

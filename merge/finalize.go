@@ -131,6 +131,15 @@ type infoRec struct {
 	a       elf.Attr
 	sym     int32
 	externs []int32 // EIATTR_EXTERNS: output symbol IDs
+	dropped bool    // removed from the output
+}
+
+// sortJob orders the tail of an EXTERNS list by final symbol index once
+// indices are known: the first fixed entries keep their order.
+type sortJob struct {
+	recs  []infoRec
+	k     int
+	fixed int
 }
 
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
@@ -165,14 +174,12 @@ func buildNvInfo(ctx *Context) {
 				}
 				r := infoRec{a: a, sym: -1}
 				if a.Code == elf.EIAttrExterns {
-					// Only references still undefined after the link stay.
+					// What stays is decided below, over the call graph.
+					r.externs = []int32{}
 					for k := 0; k+4 <= len(a.Payload); k += 4 {
-						if m := ctx.liveSym(o, a.U32(k)); m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 {
+						if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
 							r.externs = append(r.externs, m)
 						}
-					}
-					if len(r.externs) == 0 {
-						continue
 					}
 				}
 				if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
@@ -189,11 +196,13 @@ func buildNvInfo(ctx *Context) {
 			}
 		}
 	}
+	closeExterns(ctx, perFunc)
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
 	propagateRegCount(ctx, global)
 	stacks, unknown := stackSizes(ctx, global)
 	gs.info = append(reversed(global), stacks...)
+	gs.minStack = len(global)
 	order := ctx.infoOrder
 	for _, t := range ctx.textSections() {
 		if !ctx.infoSeen[t] {
@@ -362,6 +371,75 @@ func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
 	return r != nil && (r.File != int32(o.ID) || r.Index != int32(i))
 }
 
+// externKept reports the EXTERNS entries that survive the link: entry
+// functions (launched from device code) and references still undefined.
+func externKept(s *OutSym) bool {
+	return s.Other&stoCudaEntry != 0 || (s.Sec < 0 && s.Shndx == 0)
+}
+
+// closeExterns completes each entry's EXTERNS list: its own surviving
+// entries, in order, then those of every function it can reach through the
+// call graph, ordered by symbol (nvlink 11.8, corpus program cdp); other
+// functions keep their own surviving entries.
+// Functions left with an empty list lose the record.
+func closeExterns(ctx *Context, perFunc map[int32][]infoRec) {
+	own := map[int32][]int32{} // function symbol -> surviving entries
+	for t, recs := range perFunc {
+		f := ctx.Secs[t].InfoSym
+		for _, r := range recs {
+			if r.externs != nil && f >= 0 {
+				own[f] = append(own[f], r.externs...)
+			}
+		}
+	}
+	calls := map[int32][]int32{}
+	for _, e := range ctx.cgEdges {
+		calls[e.caller] = append(calls[e.caller], e.callee)
+	}
+	for t, recs := range perFunc {
+		f := ctx.Secs[t].InfoSym
+		for k := range recs {
+			if recs[k].externs == nil {
+				continue
+			}
+			seen := map[int32]bool{}
+			list := []int32{}
+			for _, m := range own[f] {
+				if !seen[m] {
+					seen[m] = true
+					list = append(list, m)
+				}
+			}
+			var more []int32
+			visited := map[int32]bool{f: true}
+			var stack []int32
+			if f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 {
+				stack = append(stack, calls[f]...) // only entries gather their callees'
+			}
+			for len(stack) > 0 {
+				g := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if visited[g] {
+					continue
+				}
+				visited[g] = true
+				for _, m := range own[g] {
+					if !seen[m] {
+						seen[m] = true
+						more = append(more, m)
+					}
+				}
+				stack = append(stack, calls[g]...)
+			}
+			ctx.sortLater = append(ctx.sortLater, sortJob{recs: recs, k: k, fixed: len(list)})
+			recs[k].externs = append(list, more...)
+			if len(recs[k].externs) == 0 {
+				recs[k].dropped = true
+			}
+		}
+	}
+}
+
 func hasAttr(rs []infoRec, code uint8) bool {
 	for _, r := range rs {
 		if r.a.Code == code {
@@ -391,12 +469,25 @@ func (ctx *Context) textSections() []int32 {
 // encodeInfo writes the records of generated .nv.info sections, now that
 // symbol indices are final.
 func encodeInfo(ctx *Context) {
+	for _, j := range ctx.sortLater {
+		tail := j.recs[j.k].externs[j.fixed:]
+		sort.SliceStable(tail, func(a, b int) bool { return ctx.Syms[tail[a]].Index < ctx.Syms[tail[b]].Index })
+	}
 	for _, s := range ctx.Secs {
 		if s.Type != elf.SHTCudaInfo {
 			continue
 		}
+		if s.minStack > 0 {
+			tail := s.info[s.minStack:]
+			sort.SliceStable(tail, func(i, j int) bool {
+				return ctx.Syms[tail[i].sym].Index < ctx.Syms[tail[j].sym].Index
+			})
+		}
 		var out []byte
 		for _, r := range s.info {
+			if r.dropped {
+				continue
+			}
 			a := r.a
 			if r.externs != nil {
 				p := make([]byte, 0, 4*len(r.externs))
@@ -434,6 +525,7 @@ func buildCallgraph(ctx *Context) {
 	var hasCG bool
 	cg := &callgraph{lists: map[int32][]cgEdge{}}
 	seen := map[cgEdge]bool{}
+	taken := map[int32]bool{}
 	for _, o := range ctx.Objs {
 		for si := range o.F.Sections {
 			s := &o.F.Sections[si]
@@ -469,8 +561,12 @@ func buildCallgraph(ctx *Context) {
 					continue
 				}
 				cg.lists[list] = append(cg.lists[list], cgEdge{ca, int32(ctx.Str.Add(str))})
+				if list == -2 {
+					taken[ca] = true
+				}
 			}
 		}
+		addLaunchedKernels(ctx, o, cg, taken)
 	}
 	if !hasCG {
 		return
@@ -494,6 +590,36 @@ func buildCallgraph(ctx *Context) {
 	sec.callgraph = cg
 	sec.SymID = newSym(ctx, &OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
 	buildPrototype(ctx)
+}
+
+// addLaunchedKernels lists in the address-taken block (-2, with no
+// prototype) every entry whose address another function's code takes: a
+// kernel launched from the device (corpus program cdp).
+func addLaunchedKernels(ctx *Context, o *Obj, cg *callgraph, taken map[int32]bool) {
+	for si := range o.F.Sections {
+		rs := &o.F.Sections[si]
+		if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
+			continue
+		}
+		t := int(rs.Info)
+		if t <= 0 || t >= len(o.F.Sections) || o.F.Sections[t].Flags&elf.SHFExecInstr == 0 || o.SecMap[t] < 0 {
+			continue
+		}
+		rels, err := elf.Relocs(rs, len(o.F.Symbols))
+		if err != nil {
+			continue
+		}
+		for _, r := range rels {
+			m := ctx.liveSym(o, r.Sym)
+			if m < 0 || taken[m] {
+				continue
+			}
+			if sym := ctx.Syms[m]; sym.Other&stoCudaEntry != 0 && sym.Type() == elf.STTFunc && sym.Sec != o.SecMap[t] {
+				taken[m] = true
+				cg.lists[-2] = append(cg.lists[-2], cgEdge{m, 0})
+			}
+		}
+	}
 }
 
 // callgraph is the merged .nv.callgraph: lists other than -1 by marker.
@@ -616,7 +742,8 @@ func (s *OutSec) empty() bool {
 }
 
 // orderSections assigns final section indices: the fixed four first, then
-// the buckets in order, each stable-sorted by section type.
+// the buckets in order, each stable-sorted by section type (so writable
+// PROGBITS data precedes NOBITS data).
 func orderSections(ctx *Context) {
 	var live []*OutSec
 	for _, s := range ctx.Secs {
@@ -631,10 +758,7 @@ func orderSections(ctx *Context) {
 		if bi != bj {
 			return bi < bj
 		}
-		if bi == 0 {
-			return live[i].Type < live[j].Type
-		}
-		return false
+		return live[i].Type < live[j].Type
 	})
 	// Past SHN_LORESERVE sections, symbols name their section through
 	// .symtab_shndx, which nvlink places right after .symtab.

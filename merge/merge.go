@@ -70,13 +70,18 @@ func merge(ctx *Context) error {
 	return nil
 }
 
-// mergeFile brings one object into the output in nvlink's order: global
-// functions (and other non-data globals), then local symbols, then global
-// data, then a pass over the sections for what no symbol named.
+// mergeFile brings one object into the output in nvlink's order: functions
+// (local and global) and other non-data globals, then the names of global
+// data, then the other local symbols, then the global data records, then a
+// pass over the sections for what no symbol named.
 func mergeFile(ctx *Context, o *Obj) {
 	syms := o.F.Symbols
+	isLocalFunc := func(s *elf.Symbol) bool { return s.Bind() == elf.STBLocal && s.Type() == elf.STTFunc }
 	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() != elf.STBLocal && !isDataSym(&syms[i]) {
+		switch {
+		case isLocalFunc(&syms[i]):
+			mergeSymbol(ctx, o, i)
+		case syms[i].Bind() != elf.STBLocal && !isDataSym(&syms[i]):
 			mergeGlobal(ctx, o, i)
 		}
 	}
@@ -92,7 +97,7 @@ func mergeFile(ctx *Context, o *Obj) {
 		ctx.Str.Add(syms[i].Name)
 	}
 	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() == elf.STBLocal {
+		if syms[i].Bind() == elf.STBLocal && !isLocalFunc(&syms[i]) {
 			mergeSymbol(ctx, o, i)
 		}
 	}
@@ -317,6 +322,15 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		if o.Drop[s.Shndx] {
 			return
 		}
+		if s.Type() == elf.STTFunc && o.SecMap[s.Shndx] < 0 {
+			// A local function's record comes before its section's.
+			sym := &OutSym{Name: s.Name, Info: s.Info, Other: s.Other, Size: s.Size, File: int32(o.ID), InIdx: int32(i)}
+			o.SymMap[i] = newSym(ctx, sym, false)
+			id := mapSection(ctx, o, int(s.Shndx))
+			sym.Sec, sym.Value = id, s.Value+o.SecOff[s.Shndx]
+			claimCode(ctx, o, id, o.SymMap[i], s)
+			return
+		}
 		id := mapSection(ctx, o, int(s.Shndx))
 		info, other := s.Info, s.Other
 		if isDataSym(s) {
@@ -330,6 +344,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		}
 		o.SymMap[i] = newSym(ctx, &OutSym{Name: s.Name, Info: info, Other: other, Sec: id,
 			Value: s.Value + o.SecOff[s.Shndx], Size: s.Size, File: int32(o.ID), InIdx: int32(i)}, false)
+		claimCode(ctx, o, id, o.SymMap[i], s)
 	default:
 		mergeGlobal(ctx, o, i)
 	}
@@ -388,18 +403,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		sec := mapSection(ctx, o, int(s.Shndx))
 		sym.Sec = sec
 		sym.Value = s.Value + o.SecOff[s.Shndx]
-		if ctx.Secs[sec].LinkSymtab && ctx.Secs[sec].InfoSym < 0 {
-			ctx.Secs[sec].InfoSym = id
-			if s.Other&0x10 != 0 {
-				// An entry gets its .nv.info.<k> and .nv.shared.<k> when it
-				// is defined (the shared one is dropped if it stays empty).
-				ctx.noteInfoSection(sec)
-				n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
-				ctx.ShStr.Add(n)
-				ctx.Str.Add(n)
-				ctx.Str.AddDup("")
-			}
-		}
+		claimCode(ctx, o, sec, id, s)
 	}
 }
 
@@ -409,6 +413,40 @@ func inLocalPart(o *Obj, i int) bool {
 		return false
 	}
 	return uint32(i) < o.F.Sections[o.F.SymtabIndex].Info
+}
+
+// claimCode makes function symbol id the one a code section's sh_info
+// names, the first time a function is defined in it. An entry gets its
+// .nv.info.<k> and .nv.shared.<k> then (the shared one is dropped if it
+// stays empty).
+func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol) {
+	if !ctx.Secs[sec].LinkSymtab || ctx.Secs[sec].InfoSym >= 0 || s.Type() != elf.STTFunc {
+		return
+	}
+	ctx.Secs[sec].InfoSym = id
+	if s.Other&stoCudaEntry != 0 {
+		ctx.noteInfoSection(sec)
+		n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
+		if i, ok := o.sectionNamed(n); ok && !o.Drop[i] {
+			mapSection(ctx, o, i)
+		} else {
+			ctx.ShStr.Add(n)
+			ctx.Str.Add(n)
+		}
+		ctx.Str.AddDup("")
+	}
+}
+
+// sectionNamed finds an input section by name.
+func (o *Obj) sectionNamed(name string) (int, bool) {
+	if o.secByName == nil {
+		o.secByName = make(map[string]int, len(o.F.Sections))
+		for i := range o.F.Sections {
+			o.secByName[o.F.Sections[i].Name] = i
+		}
+	}
+	i, ok := o.secByName[name]
+	return i, ok
 }
 
 // outOther is st_other as an executable keeps it: the CUDA memory-space

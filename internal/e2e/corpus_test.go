@@ -53,9 +53,7 @@ func linkArgs(t *testing.T, dir, file, out string) *merge.Options {
 // knownGaps lists the links whose output is not yet equivalent to nvlink's,
 // with the reason. The test logs their differences instead of failing, and
 // fails once one becomes equivalent so that the entry is removed.
-var knownGaps = map[string]string{
-	"cdp": "libcudadevrt: EXTERNS/nv.info records and debug_frame of removed system code differ",
-}
+var knownGaps = map[string]string{}
 
 // TestCorpusCubins links every program from its cubins (link.args) and
 // compares with nvlink's ref.cubin.
