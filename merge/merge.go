@@ -365,14 +365,11 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			typ = elf.STTObject
 		}
 		sym := &OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID), InIdx: int32(i)}
-		// nvlink keeps a symbol in the array its defining file put it in:
-		// nvcc's weak functions sit among the locals (below .symtab's
-		// sh_info) and stay in the positive array.
-		local := inLocalPart(o, i)
-		if r != nil && r.File >= 0 {
-			local = inLocalPart(ctx.Objs[r.File], int(r.Index))
-		}
-		id = newSym(ctx, sym, !local)
+		// The record stays in the array of its first appearance: nvcc puts
+		// weak functions among the locals (below .symtab's sh_info), so
+		// they stay in the positive array; a reference from the global part
+		// puts the record in the negative one.
+		id = newSym(ctx, sym, !inLocalPart(o, i))
 		ctx.symByName[s.Name] = id
 	}
 	o.SymMap[i] = id

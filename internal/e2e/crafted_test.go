@@ -21,21 +21,16 @@ import (
 // nvlink 11.8, with the reason; see docs/crafted.md. The test logs them and
 // fails once one passes, so the list stays honest.
 var craftedGaps = map[string]string{
-	"common-largest-size":           "SHN_COMMON data is not yet allocated into .nv.global",
-	"constant-bank-overflow":        "the 64 KiB constant bank limit is not checked yet",
-	"extern-shared":                 "extern __shared__ layout is not implemented",
-	"kernels-used":                  "--kernels-used does not drive dead code elimination yet",
-	"variables-used":                "--variables-used does not drive dead code elimination yet",
-	"non-relocatable-input":         "ET_EXEC inputs must be dropped silently, as nvlink 11.8 does",
-	"shared-per-entry":              "shared variables used by several entries (global .nv.shared) are not laid out per entry yet",
-	"stack-recursion-warning":       ".nv.info.<f> order for functions without an input .nv.info.<f> differs",
-	"weak-address-taken":            "placement of the address-taken weak function's symbol differs",
-	"weak-entry-fewer-regs":         "a weak entry's per-kernel sections differ",
-	"weak-loser-cleanup":            "the loser's callees keep per-function .nv.info sections in nvlink",
-	"weak-vs-weak-fewer-regs":       "symbol placement of the surviving weak function (winner is right: the first)",
-	"weak-vs-weak-fewer-regs-first": "symbol placement of the surviving weak function",
-	"weak-vs-weak-newer-ptx":        "symbol placement of the surviving weak function; fatbin input",
-	"weak-vs-weak-tie-first":        "symbol placement of the surviving weak function",
+	"common-largest-size":     "SHN_COMMON data is not yet allocated into .nv.global",
+	"constant-bank-overflow":  "the 64 KiB constant bank limit is not checked yet",
+	"extern-shared":           "extern __shared__ layout is not implemented",
+	"kernels-used":            "--kernels-used does not drive dead code elimination yet",
+	"variables-used":          "--variables-used does not drive dead code elimination yet",
+	"non-relocatable-input":   "ET_EXEC inputs must be dropped silently, as nvlink 11.8 does",
+	"shared-per-entry":        "shared variables used by several entries (global .nv.shared) are not laid out per entry yet",
+	"stack-recursion-warning": ".nv.info.<f> order for functions without an input .nv.info.<f> differs",
+	"weak-entry-fewer-regs":   "a weak entry's per-kernel sections differ",
+	"weak-loser-cleanup":      "the loser's callees keep per-function .nv.info sections in nvlink",
 }
 
 // TestCrafted links every case of testdata/crafted (one per rule of the
