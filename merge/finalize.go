@@ -568,9 +568,7 @@ func buildCallgraph(ctx *Context) {
 		}
 		addLaunchedKernels(ctx, o, cg, taken)
 	}
-	if !hasCG {
-		return
-	}
+	_ = hasCG // nvlink writes the call graph even when no input had one
 	ctx.directEdges = len(ctx.cgEdges)
 	// An indirect call site may reach every address-taken function of the
 	// same prototype: nvlink adds those call edges.

@@ -93,6 +93,8 @@ func read(ctx *Context) error {
 	}
 	if len(ctx.Objs) > 0 {
 		ctx.Header = ctx.Objs[0].F.Header
+	} else {
+		ctx.Header = defaultHeader(arch)
 	}
 	return nil
 }
@@ -113,4 +115,13 @@ func mayBeArchive(path string) bool {
 	var b [8]byte
 	n, _ := io.ReadFull(f, b[:])
 	return ar.IsArchive(b[:n])
+}
+
+// defaultHeader is the ELF header of an output with no input objects (every
+// input was skipped): nvlink 11.8's legacy cubin header for the target.
+func defaultHeader(sm int) elf.Header {
+	h := elf.Header{Machine: elf.EMCUDA, Version: 0x76,
+		Flags: uint32(sm) | 0x500 | uint32(sm)<<16}
+	copy(h.Ident[:], []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33, 7})
+	return h
 }

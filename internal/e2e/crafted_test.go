@@ -26,7 +26,6 @@ var craftedGaps = map[string]string{
 	"extern-shared":           "extern __shared__ layout is not implemented",
 	"kernels-used":            "--kernels-used does not drive dead code elimination yet",
 	"variables-used":          "--variables-used does not drive dead code elimination yet",
-	"non-relocatable-input":   "ET_EXEC inputs must be dropped silently, as nvlink 11.8 does",
 	"shared-per-entry":        "shared variables used by several entries (global .nv.shared) are not laid out per entry yet",
 	"stack-recursion-warning": ".nv.info.<f> order for functions without an input .nv.info.<f> differs",
 	"weak-entry-fewer-regs":   "a weak entry's per-kernel sections differ",
