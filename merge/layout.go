@@ -53,6 +53,7 @@ func layout(ctx *Context) error {
 			bySec[sec] = append(bySec[sec], item{dataKey{int32(o.ID), int32(i)}, a, s.Size})
 		}
 	}
+	checkConstantBanks(ctx)
 	base := reservedShared(ctx.Header.SM())
 	for _, s := range ctx.Secs {
 		if !strings.HasPrefix(s.Name, ".nv.shared.") {
@@ -74,4 +75,20 @@ func layout(ctx *Context) error {
 		}
 	}
 	return nil
+}
+
+// constantBankLimit is the size of a constant bank.
+const constantBankLimit = 0x10000
+
+// checkConstantBanks reports module-scope constant banks (.nv.constantN
+// without an entry suffix) larger than a bank.
+func checkConstantBanks(ctx *Context) {
+	for _, s := range ctx.Secs {
+		if !strings.HasPrefix(s.Name, ".nv.constant") || strings.Contains(s.Name[len(".nv.constant"):], ".") {
+			continue
+		}
+		if s.Size > constantBankLimit {
+			ctx.Diags.Errorf([3]int{4, 0, int(s.ID)}, "File uses too much global constant data (0x%x bytes, 0x%x max)", s.Size, constantBankLimit)
+		}
+	}
 }
