@@ -6,8 +6,10 @@
 package elf
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"unsafe"
 )
 
 // ELF constants used by cubins.
@@ -381,11 +383,16 @@ func (f *File) parseSymbols() error {
 		if s.Shndx != SHNUndef && (s.Shndx < SHNLoReserve || s.RawShndx == SHNXindex) && int(s.Shndx) >= len(f.Sections) {
 			return errorf("symbol %d (%s) refers to section %d of %d", i, s.Name, s.Shndx, len(f.Sections))
 		}
+		if f.Header.Machine == EMCUDA && s.RawShndx >= SHNLoReserve && s.RawShndx != SHNAbs && s.RawShndx != SHNCommon && s.RawShndx != SHNXindex {
+			return errorf("symbol %d (%s) has the reserved section index 0x%x", i, s.Name, s.RawShndx)
+		}
 	}
 	return nil
 }
 
-// CString returns the NUL-terminated string at off in tab.
+// CString returns the NUL-terminated string at off in tab. The string
+// aliases tab (no copy): a File's names share the input's memory, which
+// must not be modified while they are in use.
 func CString(tab []byte, off uint32) (string, bool) {
 	if uint64(off) >= uint64(len(tab)) {
 		if off == 0 && len(tab) == 0 {
@@ -394,12 +401,14 @@ func CString(tab []byte, off uint32) (string, bool) {
 		return "", false
 	}
 	t := tab[off:]
-	for i, c := range t {
-		if c == 0 {
-			return string(t[:i]), true
-		}
+	i := bytes.IndexByte(t, 0)
+	if i < 0 {
+		return "", false
 	}
-	return "", false
+	if i == 0 {
+		return "", true
+	}
+	return unsafe.String(&t[0], i), true
 }
 
 // Rela is one relocation (REL entries have Addend 0 and HasAddend false).

@@ -30,7 +30,9 @@ func ReadFile(path string) ([]byte, error) {
 	if n == len(buf) {
 		return os.ReadFile(path)
 	}
-	return append([]byte(nil), buf[:n]...), nil
+	out := make([]byte, n)
+	copy(out, buf[:n])
+	return out, nil
 }
 
 // readFull reads until buf is full or the file ends.
