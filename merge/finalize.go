@@ -14,6 +14,7 @@ package merge
 
 import (
 	"encoding/binary"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -78,7 +79,72 @@ func finalize(ctx *Context) error {
 	}
 	orderSections(ctx)
 	indexSymbols(ctx)
+	if ctx.Opts.Verbose {
+		reportProperties(ctx)
+	}
 	return nil
+}
+
+// reportProperties prints nvlink's -v summary: global memory and
+// module-scope constant banks, then each entry's resources, latest first.
+func reportProperties(ctx *Context) {
+	var gmem uint64
+	var banks []string
+	for _, id := range ctx.Order {
+		s := ctx.Secs[id]
+		switch {
+		case s.Name == ".nv.global" || s.Name == ".nv.global.init":
+			gmem += s.Size
+		case strings.HasPrefix(s.Name, ".nv.constant") && !strings.Contains(s.Name[len(".nv.constant"):], "."):
+			banks = append(banks, fmt.Sprintf(", %d bytes cmem[%s]", s.Size, s.Name[len(".nv.constant"):]))
+		}
+	}
+	seq := 0
+	info := func(format string, a ...any) {
+		ctx.Diags.Infof([3]int{5, 0, seq}, format, a...)
+		seq++
+	}
+	info("%d bytes gmem%s", gmem, strings.Join(banks, ""))
+	regs, frame := map[int32]uint32{}, map[int32]uint32{}
+	for _, id := range ctx.Secs {
+		if id.Name != ".nv.info" {
+			continue
+		}
+		for _, r := range id.info {
+			switch r.a.Code {
+			case elf.EIAttrRegcount:
+				regs[r.sym] = r.a.U32(4)
+			case elf.EIAttrFrameSize:
+				if _, ok := frame[r.sym]; !ok {
+					frame[r.sym] = r.a.U32(4)
+				}
+			case elf.EIAttrMinStackSize:
+				// The whole stack an entry needs; its own frame when
+				// recursion leaves that unknown.
+				if v := r.a.U32(4); v != 0xFFFFFFFF {
+					frame[r.sym] = v
+				}
+			}
+		}
+	}
+	texts := ctx.textSections()
+	for k := len(texts) - 1; k >= 0; k-- {
+		t := ctx.Secs[texts[k]]
+		f := t.InfoSym
+		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
+			continue
+		}
+		suffix := strings.TrimPrefix(t.Name, ".text")
+		size := func(prefix string) uint64 {
+			if id, ok := ctx.secByName[prefix+suffix]; ok && !ctx.Secs[id].Dead {
+				return ctx.Secs[id].Size
+			}
+			return 0
+		}
+		info("Function properties for '%s':", ctx.Syms[f].Name)
+		info("used %d registers, %d stack, %d bytes smem, %d bytes cmem[0], %d bytes lmem",
+			regs[f], frame[f], size(".nv.shared"), size(".nv.constant0"), size(".nv.local"))
+	}
 }
 
 // reportUndefined reports every global still undefined, naming the first
