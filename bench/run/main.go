@@ -267,8 +267,9 @@ func linkOnce(c config, bin string, w *workload, out string, env []string, extra
 }
 
 // compare runs "warplink cmp OURS REF": exit 0 means identical, 1
-// equivalent, 2 different (detail is then the first lines of its report);
-// anything else, such as a warplink without cmp, is n/a.
+// equivalent, 2 different (detail is then the first lines of its report),
+// 3 a file cmp could not read (detail says why); anything else, such as a
+// warplink without cmp, is n/a.
 func compare(warplink, ours, ref string) (verdict, detail string) {
 	out, err := exec.Command(warplink, "cmp", ours, ref).Output()
 	if err == nil {
@@ -282,6 +283,8 @@ func compare(warplink, ours, ref string) (verdict, detail string) {
 		case 2:
 			lines := strings.SplitN(strings.TrimSpace(string(out)), "\n", 4)
 			return "DIFFERENT", strings.Join(lines[:min(3, len(lines))], "; ")
+		case 3:
+			return "cmp error", firstLine(strings.TrimSpace(string(ee.Stderr)))
 		}
 	}
 	return "n/a", ""

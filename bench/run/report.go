@@ -98,7 +98,7 @@ func bench(c config, log io.Writer) (*report, error) {
 			if r.nv.ran && r.nv.err == "" && r.wl.err == "" {
 				var detail string
 				if r.outputs, detail = compare(warplink, ours, ref); detail != "" {
-					rep.notes = append(rep.notes, fmt.Sprintf("outputs differ at %d objects: %s", n, detail))
+					rep.notes = append(rep.notes, fmt.Sprintf("warplink cmp at %d objects: %s", n, detail))
 				}
 			}
 		}
