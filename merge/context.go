@@ -56,6 +56,8 @@ type Context struct {
 	directEdges int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed       int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
 	sortLater   []sortJob
+	symSlab     []OutSym // backing store of Syms
+	secSlab     []OutSec // backing store of Secs
 	firstGlobal int
 	nsyms       int
 }

@@ -41,9 +41,19 @@ var relActionTable = []byte{
 	0x00, 0x00, 0x00, 0x14, 0x2c, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00,
 }
 
+// allocSec returns storage for a new output section from a slab.
+func (ctx *Context) allocSec() *OutSec {
+	if len(ctx.secSlab) == cap(ctx.secSlab) {
+		ctx.secSlab = make([]OutSec, 0, 1024)
+	}
+	ctx.secSlab = ctx.secSlab[:len(ctx.secSlab)+1]
+	return &ctx.secSlab[len(ctx.secSlab)-1]
+}
+
 // newSection creates a generated output section.
 func (ctx *Context) newSection(name string, typ uint32, flags, align, entsize uint64) *OutSec {
-	s := &OutSec{ID: int32(len(ctx.Secs)), Name: name, Type: typ, Flags: flags, Align: align, Entsize: entsize,
+	s := ctx.allocSec()
+	*s = OutSec{ID: int32(len(ctx.Secs)), Name: name, Type: typ, Flags: flags, Align: align, Entsize: entsize,
 		InfoSym: -1, InfoSec: -1, SymID: -1}
 	ctx.Secs = append(ctx.Secs, s)
 	ctx.secByName[name] = s.ID
@@ -71,7 +81,7 @@ func finalize(ctx *Context) error {
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
 	rel.Data = relActionTable
 	rel.Size = uint64(len(relActionTable))
-	rel.SymID = newSym(ctx, &OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
+	rel.SymID = newSym(ctx, OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
 	for _, s := range ctx.Secs {
 		if s.infoIn > 0 && s.InfoSec < 0 {
 			s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
@@ -652,7 +662,7 @@ func buildCallgraph(ctx *Context) {
 	sec := ctx.newSection(".nv.callgraph", elf.SHTCudaCallgraph, 0, 4, 8)
 	sec.LinkSymtab = true
 	sec.callgraph = cg
-	sec.SymID = newSym(ctx, &OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
+	sec.SymID = newSym(ctx, OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
 	buildPrototype(ctx)
 }
 
@@ -733,7 +743,7 @@ func buildPrototype(ctx *Context) {
 		p.Dead = true
 		return
 	}
-	p.SymID = newSym(ctx, &OutSym{Name: p.Name, Info: elf.STTSection, Sec: p.ID, IsSecSym: true}, false)
+	p.SymID = newSym(ctx, OutSym{Name: p.Name, Info: elf.STTSection, Sec: p.ID, IsSecSym: true}, false)
 }
 
 // encodeCallgraph writes .nv.callgraph and .nv.prototype with final indices.

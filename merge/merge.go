@@ -221,7 +221,8 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	id, ok := ctx.secByName[in.Name]
 	if !ok {
 		typ, nobits := outType(in)
-		sec := &OutSec{
+		sec := ctx.allocSec()
+		*sec = OutSec{
 			ID: int32(len(ctx.Secs)), Name: in.Name, Type: typ, Flags: in.Flags,
 			Align: in.Addralign, Entsize: in.Entsize, Nobits: nobits,
 			InfoSym: -1, InfoSec: -1, SymID: -1,
@@ -244,7 +245,7 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 			ctx.Str.Add(".rel" + in.Name)
 		}
 		// Every section gets a local section symbol.
-		sec.SymID = newSym(ctx, &OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
+		sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
 	}
 	sec := ctx.Secs[id]
 	align := in.Addralign
@@ -284,7 +285,14 @@ func alignUp(v, a uint64) uint64 {
 	return (v + a - 1) / a * a
 }
 
-func newSym(ctx *Context, s *OutSym, global bool) int32 {
+// newSym adds an output symbol (stored in slabs: a large link creates
+// hundreds of thousands) to the positive or negative array.
+func newSym(ctx *Context, v OutSym, global bool) int32 {
+	if len(ctx.symSlab) == cap(ctx.symSlab) {
+		ctx.symSlab = make([]OutSym, 0, 4096)
+	}
+	ctx.symSlab = append(ctx.symSlab, v)
+	s := &ctx.symSlab[len(ctx.symSlab)-1]
 	s.ID = int32(len(ctx.Syms))
 	s.Global = global
 	ctx.Syms = append(ctx.Syms, s)
@@ -324,8 +332,8 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		}
 		if s.Type() == elf.STTFunc && o.SecMap[s.Shndx] < 0 {
 			// A local function's record comes before its section's.
-			sym := &OutSym{Name: s.Name, Info: s.Info, Other: s.Other, Size: s.Size, File: int32(o.ID), InIdx: int32(i)}
-			o.SymMap[i] = newSym(ctx, sym, false)
+			o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: s.Info, Other: s.Other, Size: s.Size, File: int32(o.ID), InIdx: int32(i)}, false)
+			sym := ctx.Syms[o.SymMap[i]]
 			id := mapSection(ctx, o, int(s.Shndx))
 			sym.Sec, sym.Value = id, s.Value+o.SecOff[s.Shndx]
 			claimCode(ctx, o, id, o.SymMap[i], s)
@@ -342,7 +350,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			}
 			info, other = s.Info&0xF0|elf.STTObject, outOther(s)
 		}
-		o.SymMap[i] = newSym(ctx, &OutSym{Name: s.Name, Info: info, Other: other, Sec: id,
+		o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: info, Other: other, Sec: id,
 			Value: s.Value + o.SecOff[s.Shndx], Size: s.Size, File: int32(o.ID), InIdx: int32(i)}, false)
 		claimCode(ctx, o, id, o.SymMap[i], s)
 	default:
@@ -364,7 +372,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		if typ == sttCudaObject {
 			typ = elf.STTObject
 		}
-		sym := &OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID), InIdx: int32(i)}
+		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID), InIdx: int32(i)}
 		// The record stays in the array of its first appearance: nvcc puts
 		// weak functions among the locals (below .symtab's sh_info), so
 		// they stay in the positive array; a reference from the global part
