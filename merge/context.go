@@ -79,6 +79,7 @@ type Obj struct {
 	Relocs [][]elf.Rela
 
 	secByName map[string]int // input sections by name, built on first use
+	nvinfo    [][]elf.Attr   // decoded .nv.info sections by input section index (nil: none)
 }
 
 // OutSym is an output symbol.

@@ -232,11 +232,7 @@ func buildNvInfo(ctx *Context) {
 			if s.Type != elf.SHTCudaInfo {
 				continue
 			}
-			attrs, err := elf.ParseNvInfo(s.Data)
-			if err != nil {
-				ctx.Diags.Errorf([3]int{0, o.ID, si}, "%s: %v", o.Name, err)
-				continue
-			}
+			attrs := o.info(si)
 			var textSec int32 = -1
 			if s.Name != ".nv.info" {
 				if int(s.Info) >= len(o.F.Sections) || o.Drop[s.Info] || o.SecMap[s.Info] < 0 {

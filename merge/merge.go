@@ -156,10 +156,7 @@ func le32at(b []byte, off int) uint32 {
 // noteFunctionInfo records the names of the .nv.info.<f> sections nvlink
 // creates for non-entry functions when it reads their records in .nv.info.
 func noteFunctionInfo(ctx *Context, o *Obj, s *elf.Section) {
-	attrs, err := elf.ParseNvInfo(s.Data)
-	if err != nil {
-		return
-	}
+	attrs := o.info(s.Index)
 	for _, a := range attrs {
 		if !symIndexAttr(a.Code) || len(a.Payload) < 4 {
 			continue

@@ -82,7 +82,9 @@ func read(ctx *Context) error {
 			perrs[i] = fmt.Errorf("%v in '%s'", err, flat[i].Name)
 			return nil
 		}
-		ctx.Objs[i] = &Obj{ID: i, Name: flat[i].Name, Data: flat[i].Data, F: f, System: flat[i].System, ModuleID: flat[i].ModuleID}
+		o := &Obj{ID: i, Name: flat[i].Name, Data: flat[i].Data, F: f, System: flat[i].System, ModuleID: flat[i].ModuleID}
+		perrs[i] = o.decodeInfo()
+		ctx.Objs[i] = o
 		return nil
 	})
 	for i, err := range perrs {
@@ -124,4 +126,32 @@ func defaultHeader(sm int) elf.Header {
 		Flags: uint32(sm) | 0x500 | uint32(sm)<<16}
 	copy(h.Ident[:], []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33, 7})
 	return h
+}
+
+// decodeInfo decodes every .nv.info section of the object once, in the
+// parallel read pass; later passes use Obj.nvinfo.
+func (o *Obj) decodeInfo() error {
+	for si := range o.F.Sections {
+		s := &o.F.Sections[si]
+		if s.Type != elf.SHTCudaInfo {
+			continue
+		}
+		attrs, err := elf.ParseNvInfo(s.Data)
+		if err != nil {
+			return fmt.Errorf("%v in '%s'", err, o.Name)
+		}
+		if o.nvinfo == nil {
+			o.nvinfo = make([][]elf.Attr, len(o.F.Sections))
+		}
+		o.nvinfo[si] = attrs
+	}
+	return nil
+}
+
+// info returns the decoded records of input section si (nil if none).
+func (o *Obj) info(si int) []elf.Attr {
+	if si < len(o.nvinfo) {
+		return o.nvinfo[si]
+	}
+	return nil
 }

@@ -77,10 +77,7 @@ func regCount(o *Obj, i int) int32 {
 		if sec.Type != elf.SHTCudaInfo || sec.Name != ".nv.info" {
 			continue
 		}
-		attrs, err := elf.ParseNvInfo(sec.Data)
-		if err != nil {
-			continue
-		}
+		attrs := o.info(j)
 		for k := range attrs {
 			if a := &attrs[k]; a.Code == elf.EIAttrRegcount && a.U32(0) == uint32(i) {
 				return int32(a.U32(4))
