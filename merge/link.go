@@ -35,7 +35,7 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	}
 	diags.Print(stderr, prog)
 	if opts.Time != "" {
-		ctx.Timer.report(opts.Time, stdout)
+		ctx.Timer.report(opts.Time, stdout, opts)
 	}
 	if err != nil && !errors.Is(err, errFatal) && !diags.Failed() {
 		fmt.Fprintf(stderr, "%s fatal   : %v\n", prog, err)
@@ -133,18 +133,20 @@ func (t *Timer) add(name string, d time.Duration) {
 	t.durs = append(t.durs, d)
 }
 
-func (t *Timer) report(path string, stdout io.Writer) {
+// report appends the pass times to path ("-" = stdout) as nvlink's --time
+// CSV: its header line, then one row per pass with the time in ms.
+func (t *Timer) report(path string, stdout io.Writer, opts *Options) {
 	w := stdout
 	if path != "-" {
-		f, err := os.Create(path)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return
 		}
 		defer f.Close()
 		w = f
 	}
-	fmt.Fprintln(w, "pass,seconds")
+	fmt.Fprintln(w, "source file name , phase name , phase input files , phase output file , arch , tool, metric , unit")
 	for i := range t.names {
-		fmt.Fprintf(w, "%s,%.6f\n", t.names[i], t.durs[i].Seconds())
+		fmt.Fprintf(w, " , %s , %d , %s , %s , warplink , %.3f , ms\n", t.names[i], len(opts.Inputs), opts.output(), opts.Arch, float64(t.durs[i].Microseconds())/1000)
 	}
 }

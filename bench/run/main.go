@@ -290,7 +290,8 @@ func compare(warplink, ours, ref string) (verdict, detail string) {
 	return "n/a", ""
 }
 
-// phase is one row of warplink's --time CSV (pass,seconds).
+// phase is one row of warplink's --time CSV (nvlink's columns: the phase
+// name second, the time in ms seventh).
 type phase struct {
 	pass    string
 	seconds float64
@@ -307,17 +308,23 @@ func parsePhases(csv string) ([]phase, bool) {
 			continue
 		}
 		f := strings.Split(line, ",")
-		if len(f) != 2 {
+		name, val, scale := "", "", 1.0
+		switch len(f) {
+		case 2: // pass,seconds
+			name, val = f[0], f[1]
+		case 8: // nvlink's --time columns, time in ms
+			name, val, scale = f[1], f[6], 1e-3
+		default:
 			return nil, false
 		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(f[1]), 64)
+		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
 		if err != nil {
 			if len(out) == 0 {
 				continue // header
 			}
 			return nil, false
 		}
-		out = append(out, phase{strings.TrimSpace(f[0]), v})
+		out = append(out, phase{strings.TrimSpace(name), v * scale})
 	}
 	return out, len(out) > 0
 }

@@ -8,6 +8,9 @@ import (
 )
 
 func TestParsePhases(t *testing.T) {
+	if ph, ok := parsePhases("source file name , phase name , phase input files , phase output file , arch , tool, metric , unit\n , read , 3 , o , sm_90 , warplink , 250 , ms\n"); !ok || len(ph) != 1 || ph[0].pass != "read" || ph[0].seconds != 0.25 {
+		t.Errorf("nvlink-style --time rows: %v %v", ph, ok)
+	}
 	ph, ok := parsePhases("pass,seconds\nread,0.25\n\nresolve, 1.5\n")
 	if !ok || len(ph) != 2 || ph[0] != (phase{"read", 0.25}) || ph[1] != (phase{"resolve", 1.5}) {
 		t.Errorf("parsePhases = %v, %v", ph, ok)
