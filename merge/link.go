@@ -72,6 +72,9 @@ func run(ctx *Context) ([]byte, error) {
 			return nil, err
 		}
 		ctx.Timer.add(p.name, time.Since(t0))
+		if ctx.Opts.Dump == p.name {
+			dumpState(ctx, ctx.Opts.DumpTo)
+		}
 		if ctx.Diags.Failed() {
 			return nil, errFatal
 		}

@@ -1,6 +1,10 @@
 package merge
 
-import "github.com/warplink/warplink/internal/atomicfile"
+import (
+	"io"
+
+	"github.com/warplink/warplink/internal/atomicfile"
+)
 
 // Options is everything the command line decides about a link. The CLI in
 // cmd/warplink fills it; the passes only read it.
@@ -39,6 +43,9 @@ type Options struct {
 	// Files, when set, creates the output through a registry that removes
 	// unfinished outputs on SIGINT/SIGTERM (cmd/warplink sets it).
 	Files *atomicfile.Registry
-	// Dump names a pass after which to print a readelf-like dump ("" = none).
+	// Dump names a pass after which to print the link state ("" = none):
+	// the sections and symbols built so far, or the output file after write.
 	Dump string
+	// DumpTo receives the dump (nil = standard error).
+	DumpTo io.Writer
 }
