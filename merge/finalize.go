@@ -807,8 +807,10 @@ func bucket(s *OutSec) int {
 }
 
 // empty reports sections nvlink drops from the output.
+// An input section stays even when empty (nvlink keeps an empty
+// .debug_frame, for one).
 func (s *OutSec) empty() bool {
-	return s.Dead || (s.Size == 0 && len(s.Relocs) == 0 && len(s.info) == 0 && s.callgraph == nil && s.prototype == nil)
+	return s.Dead || (s.Size == 0 && len(s.Pieces) == 0 && len(s.Relocs) == 0 && len(s.info) == 0 && s.callgraph == nil && s.prototype == nil)
 }
 
 // orderSections assigns final section indices: the fixed four first, then
