@@ -9,10 +9,14 @@ package merge
 // (1 KiB on sm_90) and holds its variables sorted by alignment, largest
 // first, each at the next multiple of its alignment. In a relocatable cubin
 // the st_value of an unallocated shared variable is its alignment.
+// Common symbols are allocated at the end of .nv.global (created after the
+// merged sections when no input had one).
 
 import (
 	"sort"
 	"strings"
+
+	"github.com/warplink/warplink/elf"
 )
 
 // reservedShared is the shared memory the driver reserves at the start of
@@ -53,6 +57,7 @@ func layout(ctx *Context) error {
 			bySec[sec] = append(bySec[sec], item{dataKey{int32(o.ID), int32(i)}, a, s.Size})
 		}
 	}
+	allocateCommons(ctx)
 	checkConstantBanks(ctx)
 	base := reservedShared(ctx.Header.SM())
 	for _, s := range ctx.Secs {
@@ -75,6 +80,34 @@ func layout(ctx *Context) error {
 		}
 	}
 	return nil
+}
+
+// allocateCommons places every global still SHN_COMMON after resolution
+// into .nv.global, as nvlink 11.8 does: in reverse order of the symbols'
+// creation, each at the next multiple of its alignment (st_value of the
+// common that resolution kept: the first one), with the largest size any
+// file declared.
+func allocateCommons(ctx *Context) {
+	var sec *OutSec
+	for k := len(ctx.Globals) - 1; k >= 0; k-- {
+		s := ctx.Syms[ctx.Globals[k]]
+		if s.Shndx != elf.SHNCommon || s.Sec >= 0 {
+			continue
+		}
+		if sec == nil {
+			if id, ok := ctx.secByName[".nv.global"]; ok {
+				sec = ctx.Secs[id]
+			} else {
+				sec = ctx.newSection(".nv.global", elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)
+				sec.Nobits = true
+				sec.SymID = newSym(ctx, &OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
+			}
+		}
+		align := max(s.Value, 1)
+		sec.Align = max(sec.Align, align)
+		s.Sec, s.Shndx, s.Value = sec.ID, 0, alignUp(sec.Size, align)
+		sec.Size = s.Value + s.Size
+	}
 }
 
 // constantBankLimit is the size of a constant bank.
