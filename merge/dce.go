@@ -45,6 +45,7 @@ func dce(ctx *Context) error {
 			}
 		}
 	}
+	ctx.codeRefs = refs
 	live := map[int32]bool{}
 	var work []int32
 	mark := func(f int32) {

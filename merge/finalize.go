@@ -66,6 +66,9 @@ func finalize(ctx *Context) error {
 		return nil
 	}
 	buildCallgraph(ctx)
+	if ctx.hasExtern {
+		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
+	}
 	buildNvInfo(ctx)
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
 	rel.Data = relActionTable
@@ -736,7 +739,7 @@ func bucket(s *OutSec) int {
 
 // empty reports sections nvlink drops from the output.
 func (s *OutSec) empty() bool {
-	return s.Dead || (s.Size == 0 && len(s.Relocs) == 0 && len(s.info) == 0 && s.callgraph == nil && s.prototype == nil)
+	return s.Dead || (s.Size == 0 && !s.keep && len(s.Relocs) == 0 && len(s.info) == 0 && s.callgraph == nil && s.prototype == nil)
 }
 
 // orderSections assigns final section indices: the fixed four first, then

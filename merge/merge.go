@@ -355,6 +355,10 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 // fills it in place, so references made through the placeholder stay valid.
 func mergeGlobal(ctx *Context, o *Obj, i int) {
 	s := &o.F.Symbols[i]
+	if isExternShared(s) {
+		externShared(ctx)
+		return
+	}
 	r := ctx.Res[s.Name]
 	id, seen := ctx.symByName[s.Name]
 	defined := s.Shndx != elf.SHNUndef
@@ -404,6 +408,31 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 	}
 }
 
+// stoCudaShared is the memory-space bit of st_other for shared data.
+const stoCudaShared = 0x40
+
+// isExternShared reports an extern __shared__ array (dynamic shared
+// memory): an undefined global data symbol in shared memory.
+func isExternShared(s *elf.Symbol) bool {
+	return s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef && isDataSym(s) && s.Other&0xF0 == stoCudaShared
+}
+
+// externShared notes a reference to extern __shared__ memory. nvlink makes
+// no symbol for it (layout resolves each reference to the end of the
+// shared data of the kernels running the code) and writes an empty
+// .nv_debug.shared, aligned to 16 and without a section symbol.
+func externShared(ctx *Context) {
+	ctx.hasExtern = true
+	id, ok := ctx.secByName[moduleShared]
+	if !ok {
+		s := ctx.newSection(moduleShared, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 16, 0)
+		s.Nobits = true
+		id = s.ID
+	}
+	ctx.Secs[id].keep = true
+	ctx.Secs[id].Align = max(ctx.Secs[id].Align, externSharedAlign)
+}
+
 // inLocalPart reports whether symbol i of o lies below its .symtab's sh_info.
 func inLocalPart(o *Obj, i int) bool {
 	if o.F.SymtabIndex <= 0 {
@@ -426,9 +455,13 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol) {
 		n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
 		if i, ok := o.sectionNamed(n); ok && !o.Drop[i] {
 			mapSection(ctx, o, i)
-		} else {
-			ctx.ShStr.Add(n)
-			ctx.Str.Add(n)
+		} else if _, ok := ctx.secByName[n]; !ok {
+			// Created empty; it stays only if layout puts module-scope or
+			// extern shared memory in it.
+			sh := ctx.newSection(n, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)
+			sh.Nobits = true
+			sh.infoObj, sh.infoIn = int32(o.ID), int32(s.Shndx)
+			sh.SymID = newSym(ctx, &OutSym{Name: n, Info: elf.STTSection, Sec: sh.ID, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
 		}
 		ctx.Str.AddDup("")
 	}
