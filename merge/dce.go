@@ -5,13 +5,16 @@ package merge
 //
 // Inputs: merge results. Outputs: OutSec.Dead and OutSym.dead for the
 // removed functions and their per-function sections.
-// Invariants: roots are every entry function, every address-taken function
+// Invariants: roots are every entry function (those --kernels-used names
+// when it or --variables-used is given), every address-taken function
 // and every function a data section's relocation names (virtual tables); a
 // function is live when a live function's code has a relocation naming it.
 // --keep-system-libraries keeps all of libcudadevrt. The outcome depends
 // only on the inputs.
 
 import (
+	"strings"
+
 	"github.com/warplink/warplink/elf"
 )
 
@@ -58,7 +61,7 @@ func dce(ctx *Context) error {
 		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym {
 			continue
 		}
-		if s.Other&stoCudaEntry != 0 || s.Other&0x08 != 0 || (ctx.Opts.KeepSystemLibraries && ctx.Objs[s.File].System) {
+		if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) || s.Other&0x08 != 0 || (ctx.Opts.KeepSystemLibraries && ctx.Objs[s.File].System) {
 			mark(s.ID)
 		}
 	}
@@ -117,6 +120,22 @@ func dce(ctx *Context) error {
 		}
 	}
 	return nil
+}
+
+// kernelUsed reports whether the entry named name is a root. nvlink 11.8
+// keeps, once --kernels-used or --variables-used is given, only the entries
+// whose names contain one of the --kernels-used strings: --variables-used
+// alone removes every kernel (testdata/crafted/variables-used).
+func (o *Options) kernelUsed(name string) bool {
+	if len(o.KernelsUsed) == 0 && len(o.VariablesUsed) == 0 {
+		return true
+	}
+	for _, k := range o.KernelsUsed {
+		if strings.Contains(name, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // referencedLive reports whether a live relocation, call edge or nv.info
