@@ -225,14 +225,18 @@ func buildNvInfo(ctx *Context) {
 			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
 				Payload: le32(ctx.Header.Version)}, sym: -1})
 		}
+		s.info = reversed(recs)
 		if unknown[ctx.Secs[t].InfoSym] {
-			for k := range recs {
-				if recs[k].a.Code == elf.EIAttrCrsStackSize {
-					recs[k].a.Payload = le32(0xFFFFFFFF)
-				}
+			// The entry's call stack size is unknown too: nvlink sets
+			// EIATTR_CRS_STACK_SIZE to -1, appending the record when the
+			// input had none.
+			if k := findAttr(s.info, elf.EIAttrCrsStackSize); k >= 0 {
+				s.info[k].a.Payload = le32(0xFFFFFFFF)
+			} else {
+				s.info = append(s.info, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
+					Payload: le32(0xFFFFFFFF)}, sym: -1})
 			}
 		}
-		s.info = reversed(recs)
 	}
 }
 
@@ -443,13 +447,16 @@ func closeExterns(ctx *Context, perFunc map[int32][]infoRec) {
 	}
 }
 
-func hasAttr(rs []infoRec, code uint8) bool {
-	for _, r := range rs {
+func hasAttr(rs []infoRec, code uint8) bool { return findAttr(rs, code) >= 0 }
+
+// findAttr is the index of the first record with the code, or -1.
+func findAttr(rs []infoRec, code uint8) int {
+	for k, r := range rs {
 		if r.a.Code == code {
-			return true
+			return k
 		}
 	}
-	return false
+	return -1
 }
 
 func le32(v uint32) []byte {
