@@ -186,8 +186,8 @@ func (ctx *Context) noteInfoSection(text int32) {
 	ctx.Str.Add(name)
 }
 
-// markWeakLosers drops the sections of weak functions whose definition
-// another file wins.
+// markWeakLosers drops the code sections of weak functions whose
+// definition another file wins, and the per-kernel data of losing entries.
 func markWeakLosers(ctx *Context, o *Obj) {
 	for i := 1; i < len(o.F.Symbols); i++ {
 		s := &o.F.Symbols[i]
@@ -200,6 +200,14 @@ func markWeakLosers(ctx *Context, o *Obj) {
 		}
 		if s.Type() == elf.STTFunc {
 			o.Drop[s.Shndx] = true
+		}
+	}
+	// A losing weak entry's per-kernel data (.nv.constant0.<k>,
+	// .nv.shared.<k>: sections whose sh_info names its code) goes with it.
+	for i := range o.F.Sections {
+		if sec := &o.F.Sections[i]; !regenerated(sec) && sec.Flags&elf.SHFExecInstr == 0 &&
+			sec.Info > 0 && int(sec.Info) < len(o.Drop) && o.Drop[sec.Info] {
+			o.Drop[i] = true
 		}
 	}
 }
