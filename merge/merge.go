@@ -342,9 +342,10 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		id := mapSection(ctx, o, int(s.Shndx))
 		info, other := s.Info, s.Other
 		if isDataSym(s) {
-			if !ctx.isGlobalMemory(id) {
-				// Shared and constant data live on as offsets inside
-				// their section; nvlink keeps no symbol for them.
+			if ctx.isSharedMemory(id) {
+				// Shared data lives on as offsets inside the entries'
+				// shared memory (see layout); nvlink keeps no symbol for
+				// it. Local constant data keeps its symbol.
 				o.SymMap[i] = -2 - id
 				return
 			}
@@ -414,6 +415,13 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		sym.Value = s.Value + o.SecOff[s.Shndx]
 		claimCode(ctx, o, sec, id, s)
 	}
+}
+
+// isSharedMemory reports the sections of shared memory: per-entry
+// .nv.shared.<k> and module-scope .nv_debug.shared.
+func (ctx *Context) isSharedMemory(sec int32) bool {
+	n := ctx.Secs[sec].Name
+	return strings.HasPrefix(n, ".nv.shared.") || n == moduleShared
 }
 
 // stoCudaShared is the memory-space bit of st_other for shared data.

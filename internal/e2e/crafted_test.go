@@ -21,7 +21,6 @@ import (
 // nvlink 11.8, with the reason; see docs/crafted.md. The test logs them and
 // fails once one passes, so the list stays honest.
 var craftedGaps = map[string]string{
-	"weak-loser-cleanup":      "the loser's callees keep per-function .nv.info sections in nvlink",
 }
 
 // TestCrafted links every case of testdata/crafted (one per rule of the
