@@ -20,8 +20,7 @@ import (
 // craftedGaps lists crafted cases where warplink does not yet reproduce
 // nvlink 11.8, with the reason; see docs/crafted.md. The test logs them and
 // fails once one passes, so the list stays honest.
-var craftedGaps = map[string]string{
-}
+var craftedGaps = map[string]string{}
 
 // TestCrafted links every case of testdata/crafted (one per rule of the
 // seeds) with its recorded link.args and compares exit status, diagnostics
