@@ -53,6 +53,9 @@ type Context struct {
 	infoOrder   []int32          // code sections in the order nvlink creates their .nv.info.<f>
 	infoSeen    map[int32]bool
 	dataVal     map[dataKey]uint64 // laid-out offsets of section-local data
+	codeRefs    map[int32][]int32  // code section -> function symbols its relocations name (dce)
+	externOff   map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
+	hasExtern   bool               // some input references extern __shared__ memory
 	directEdges int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed       int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
 	sortLater   []sortJob
@@ -138,6 +141,7 @@ type OutSec struct {
 
 	Relocs []OutRel // for .rela sections: entries in output order
 	Dead   bool
+	keep   bool // written even when empty
 
 	info      []infoRec  // generated .nv.info records, in output order
 	minStack  int        // info[minStack:] are MIN_STACK_SIZE records, ordered by symbol index

@@ -5,13 +5,17 @@ package merge
 //
 // Inputs: merge results. Outputs: OutSec.Dead and OutSym.dead for the
 // removed functions and their per-function sections.
-// Invariants: roots are every entry function, every address-taken function
+// Invariants: roots are every entry function (those --kernels-used names
+// when it or --variables-used is given), every address-taken function
 // and every function a data section's relocation names (virtual tables); a
-// function is live when a live function's code has a relocation naming it.
+// function is live when a live function's code has a relocation naming it
+// (the code of a replaced weak function counts as the winner's).
 // --keep-system-libraries keeps all of libcudadevrt. The outcome depends
 // only on the inputs.
 
 import (
+	"strings"
+
 	"github.com/warplink/warplink/elf"
 )
 
@@ -26,18 +30,25 @@ func dce(ctx *Context) error {
 				continue
 			}
 			t := int(rs.Info)
-			if t <= 0 || t >= len(o.F.Sections) || o.SecMap[t] < 0 {
+			if t <= 0 || t >= len(o.F.Sections) {
+				continue
+			}
+			code := o.F.Sections[t].Flags&elf.SHFExecInstr != 0
+			from := o.SecMap[t]
+			if from < 0 && code && o.Drop[t] {
+				from = winnerCode(ctx, o, t)
+			}
+			if from < 0 {
 				continue
 			}
 			rels, err := elf.Relocs(rs, len(o.F.Symbols))
 			if err != nil {
 				continue
 			}
-			code := o.F.Sections[t].Flags&elf.SHFExecInstr != 0
 			for _, r := range rels {
 				if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].Type() == elf.STTFunc {
 					if code {
-						refs[o.SecMap[t]] = append(refs[o.SecMap[t]], m)
+						refs[from] = append(refs[from], m)
 					} else if o.F.Sections[t].Flags&elf.SHFAlloc != 0 {
 						dataRefs = append(dataRefs, m)
 					}
@@ -45,6 +56,7 @@ func dce(ctx *Context) error {
 			}
 		}
 	}
+	ctx.codeRefs = refs
 	live := map[int32]bool{}
 	var work []int32
 	mark := func(f int32) {
@@ -57,7 +69,7 @@ func dce(ctx *Context) error {
 		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym {
 			continue
 		}
-		if s.Other&stoCudaEntry != 0 || s.Other&0x08 != 0 || (ctx.Opts.KeepSystemLibraries && ctx.Objs[s.File].System) {
+		if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) || s.Other&0x08 != 0 || (ctx.Opts.KeepSystemLibraries && ctx.Objs[s.File].System) {
 			mark(s.ID)
 		}
 	}
@@ -116,6 +128,36 @@ func dce(ctx *Context) error {
 		}
 	}
 	return nil
+}
+
+// winnerCode is the output code section of the definition that replaced
+// the weak function whose code is input section t of o (-1 if none).
+// nvlink keeps the calls of the replaced code as calls of the function, so
+// what only the loser called stays (testdata/crafted/weak-loser-cleanup).
+func winnerCode(ctx *Context, o *Obj, t int) int32 {
+	for i := range o.F.Symbols {
+		s := &o.F.Symbols[i]
+		if int(s.Shndx) == t && s.Type() == elf.STTFunc && o.SymMap[i] >= 0 {
+			return ctx.Syms[o.SymMap[i]].Sec
+		}
+	}
+	return -1
+}
+
+// kernelUsed reports whether the entry named name is a root. nvlink 11.8
+// keeps, once --kernels-used or --variables-used is given, only the entries
+// whose names contain one of the --kernels-used strings: --variables-used
+// alone removes every kernel (testdata/crafted/variables-used).
+func (o *Options) kernelUsed(name string) bool {
+	if len(o.KernelsUsed) == 0 && len(o.VariablesUsed) == 0 {
+		return true
+	}
+	for _, k := range o.KernelsUsed {
+		if strings.Contains(name, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // referencedLive reports whether a live relocation, call edge or nv.info

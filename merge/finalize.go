@@ -77,6 +77,9 @@ func finalize(ctx *Context) error {
 		return nil
 	}
 	buildCallgraph(ctx)
+	if ctx.hasExtern {
+		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
+	}
 	buildNvInfo(ctx)
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
 	rel.Data = relActionTable
@@ -294,14 +297,18 @@ func buildNvInfo(ctx *Context) {
 			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
 				Payload: le32(ctx.Header.Version)}, sym: -1})
 		}
+		s.info = reversed(recs)
 		if unknown[ctx.Secs[t].InfoSym] {
-			for k := range recs {
-				if recs[k].a.Code == elf.EIAttrCrsStackSize {
-					recs[k].a.Payload = le32(0xFFFFFFFF)
-				}
+			// The entry's call stack size is unknown too: nvlink sets
+			// EIATTR_CRS_STACK_SIZE to -1, appending the record when the
+			// input had none.
+			if k := findAttr(s.info, elf.EIAttrCrsStackSize); k >= 0 {
+				s.info[k].a.Payload = le32(0xFFFFFFFF)
+			} else {
+				s.info = append(s.info, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
+					Payload: le32(0xFFFFFFFF)}, sym: -1})
 			}
 		}
-		s.info = reversed(recs)
 	}
 }
 
@@ -512,13 +519,16 @@ func closeExterns(ctx *Context, perFunc map[int32][]infoRec) {
 	}
 }
 
-func hasAttr(rs []infoRec, code uint8) bool {
-	for _, r := range rs {
+func hasAttr(rs []infoRec, code uint8) bool { return findAttr(rs, code) >= 0 }
+
+// findAttr is the index of the first record with the code, or -1.
+func findAttr(rs []infoRec, code uint8) int {
+	for k, r := range rs {
 		if r.a.Code == code {
-			return true
+			return k
 		}
 	}
-	return false
+	return -1
 }
 
 func le32(v uint32) []byte {
@@ -810,7 +820,10 @@ func bucket(s *OutSec) int {
 // An input section stays even when empty (nvlink keeps an empty
 // .debug_frame, for one).
 func (s *OutSec) empty() bool {
-	return s.Dead || (s.Size == 0 && len(s.Pieces) == 0 && len(s.Relocs) == 0 && len(s.info) == 0 && s.callgraph == nil && s.prototype == nil)
+	// Empty NOBITS sections go (module-scope shared memory laid out per
+	// entry leaves .nv_debug.shared empty) unless marked to stay.
+	return s.Dead || (s.Size == 0 && !s.keep && (len(s.Pieces) == 0 || s.Nobits) &&
+		len(s.Relocs) == 0 && len(s.info) == 0 && s.callgraph == nil && s.prototype == nil)
 }
 
 // orderSections assigns final section indices: the fixed four first, then

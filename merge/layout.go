@@ -9,10 +9,14 @@ package merge
 // (1 KiB on sm_90) and holds its variables sorted by alignment, largest
 // first, each at the next multiple of its alignment. In a relocatable cubin
 // the st_value of an unallocated shared variable is its alignment.
+// Common symbols are allocated at the end of .nv.global (created after the
+// merged sections when no input had one).
 
 import (
 	"sort"
 	"strings"
+
+	"github.com/warplink/warplink/elf"
 )
 
 // reservedShared is the shared memory the driver reserves at the start of
@@ -28,53 +32,253 @@ type dataKey struct{ obj, sym int32 }
 
 func layout(ctx *Context) error {
 	ctx.dataVal = map[dataKey]uint64{}
-	type item struct {
-		key         dataKey
-		align, size uint64
-	}
-	bySec := map[int32][]item{}
+	allocateCommons(ctx)
+	checkConstantBanks(ctx)
+	layoutShared(ctx)
+	return nil
+}
+
+// moduleShared is the section ptxas puts module-scope __shared__ variables in.
+const moduleShared = ".nv_debug.shared"
+
+// externSharedAlign is the alignment nvlink gives extern __shared__ memory,
+// whatever the declarations say.
+const externSharedAlign = 16
+
+type sharedVar struct {
+	key         dataKey
+	align, size uint64
+}
+
+// layoutShared lays out every entry's .nv.shared.<k>. Module-scope shared
+// variables (.nv_debug.shared) belong to the entries whose code, or code
+// they call, refers to them; that section itself ends up empty. nvlink 11.8
+// places first, at offsets common to all entries, the module variables
+// several entries use; then each entry's own variables (its .nv.shared.<k>
+// and the module variables only it uses), largest alignment first; then,
+// for entries whose code uses extern __shared__, the dynamic shared memory
+// at the next multiple of 16 — one offset for all entries that share code
+// using it. The section grows by the reserved window when not empty.
+func layoutShared(ctx *Context) {
+	own := map[int32][]sharedVar{} // by .nv.shared.<k> section
+	var module []sharedVar
+	var moduleSec int32 = -1
 	for _, o := range ctx.Objs {
 		for i, m := range o.SymMap {
 			if m > -2 {
 				continue
 			}
 			sec := -2 - m
-			if !strings.HasPrefix(ctx.Secs[sec].Name, ".nv.shared.") {
+			name := ctx.Secs[sec].Name
+			if !strings.HasPrefix(name, ".nv.shared.") && name != moduleShared {
 				continue
 			}
 			s := &o.F.Symbols[i]
 			a := s.Value
 			if a == 0 || a&(a-1) != 0 {
-				a = s.Size
-				if a > 8 {
-					a = 8
-				}
+				a = min(s.Size, 8)
 			}
-			bySec[sec] = append(bySec[sec], item{dataKey{int32(o.ID), int32(i)}, a, s.Size})
+			v := sharedVar{dataKey{int32(o.ID), int32(i)}, a, s.Size}
+			if name == moduleShared {
+				module, moduleSec = append(module, v), sec
+			} else {
+				own[sec] = append(own[sec], v)
+			}
 		}
 	}
-	checkConstantBanks(ctx)
+	// Entries and the code each can run, only when something needs them.
+	type entry struct {
+		shared int32          // its .nv.shared.<k>
+		code   map[int32]bool // code sections it can run
+	}
+	var entries []entry
+	users := map[dataKey][]int{}  // module variable -> entries using it
+	externAt := map[int32][]int{} // code using extern shared -> entries running it
+	if len(module) > 0 || ctx.hasExtern {
+		varRefs, externRefs := sharedRefs(ctx)
+		for _, t := range ctx.textSections() {
+			f := ctx.Secs[t].InfoSym
+			if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
+				continue
+			}
+			id, ok := ctx.secByName[".nv.shared"+strings.TrimPrefix(ctx.Secs[t].Name, ".text")]
+			if !ok {
+				continue
+			}
+			e := entry{id, ctx.reachableCode(t)}
+			k := len(entries)
+			entries = append(entries, e)
+			seen := map[dataKey]bool{}
+			for c := range e.code {
+				for _, v := range varRefs[c] {
+					if !seen[v] {
+						seen[v] = true
+						users[v] = append(users[v], k)
+					}
+				}
+				if externRefs[c] {
+					externAt[c] = append(externAt[c], k)
+				}
+			}
+		}
+		if moduleSec >= 0 {
+			ctx.Secs[moduleSec].Size = 0
+		}
+	}
+	// Module variables used by several entries: one offset for all.
+	var common []sharedVar
+	sharedBy := map[int32]bool{} // .nv.shared.<k> sections using them
+	for _, v := range module {
+		switch u := users[v.key]; {
+		case len(u) == 1:
+			own[entries[u[0]].shared] = append(own[entries[u[0]].shared], v)
+		case len(u) > 1:
+			common = append(common, v)
+			for _, k := range u {
+				sharedBy[entries[k].shared] = true
+			}
+		}
+	}
+	var commonEnd, commonAlign uint64
+	for _, v := range sortByAlign(common) {
+		commonEnd = alignUp(commonEnd, v.align)
+		ctx.dataVal[v.key] = commonEnd
+		commonEnd += v.size
+		commonAlign = max(commonAlign, v.align)
+	}
 	base := reservedShared(ctx.Header.SM())
+	end := map[int32]uint64{}
 	for _, s := range ctx.Secs {
 		if !strings.HasPrefix(s.Name, ".nv.shared.") {
 			continue
 		}
-		items := bySec[s.ID]
-		sort.SliceStable(items, func(i, j int) bool { return items[i].align > items[j].align })
 		var cur uint64
-		for _, it := range items {
-			cur = alignUp(cur, it.align)
-			ctx.dataVal[it.key] = cur
-			cur += it.size
+		if sharedBy[s.ID] {
+			cur = commonEnd
+			s.Align = max(s.Align, commonAlign)
 		}
-		if len(items) > 0 {
+		items := sortByAlign(own[s.ID])
+		for _, v := range items {
+			cur = alignUp(cur, v.align)
+			ctx.dataVal[v.key] = cur
+			cur += v.size
+			s.Align = max(s.Align, v.align)
+		}
+		if len(items) > 0 || sharedBy[s.ID] {
 			s.Size = cur
 		}
-		if s.Size > 0 {
+		end[s.ID] = s.Size
+	}
+	// Extern shared memory: code run by several entries sees one offset,
+	// the largest of theirs; each such entry's section grows to it.
+	ctx.externOff = map[int32]uint64{}
+	for c, ks := range externAt {
+		var off uint64
+		for _, k := range ks {
+			off = max(off, alignUp(end[entries[k].shared], externSharedAlign))
+		}
+		ctx.externOff[c] = off
+	}
+	for c, ks := range externAt {
+		for _, k := range ks {
+			s := ctx.Secs[entries[k].shared]
+			s.Size = max(s.Size, ctx.externOff[c])
+			s.Align = max(s.Align, externSharedAlign)
+			s.keep = true
+		}
+	}
+	for _, s := range ctx.Secs {
+		if strings.HasPrefix(s.Name, ".nv.shared.") && (s.Size > 0 || s.keep) {
 			s.Size += base
 		}
 	}
-	return nil
+}
+
+func sortByAlign(vs []sharedVar) []sharedVar {
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].align > vs[j].align })
+	return vs
+}
+
+// sharedRefs finds, per output code section, the module-scope shared
+// variables its relocations name and whether it uses extern shared memory.
+func sharedRefs(ctx *Context) (map[int32][]dataKey, map[int32]bool) {
+	vars := map[int32][]dataKey{}
+	extern := map[int32]bool{}
+	for _, o := range ctx.Objs {
+		for si := range o.F.Sections {
+			rs := &o.F.Sections[si]
+			if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
+				continue
+			}
+			t := int(rs.Info)
+			if t <= 0 || t >= len(o.F.Sections) || o.SecMap[t] < 0 || o.F.Sections[t].Flags&elf.SHFExecInstr == 0 {
+				continue
+			}
+			rels, err := elf.Relocs(rs, len(o.F.Symbols))
+			if err != nil {
+				continue
+			}
+			c := o.SecMap[t]
+			for _, r := range rels {
+				if int(r.Sym) >= len(o.SymMap) {
+					continue
+				}
+				if m := o.SymMap[r.Sym]; m <= -2 && ctx.Secs[-2-m].Name == moduleShared {
+					vars[c] = append(vars[c], dataKey{int32(o.ID), int32(r.Sym)})
+				} else if isExternShared(&o.F.Symbols[r.Sym]) {
+					extern[c] = true
+				}
+			}
+		}
+	}
+	return vars, extern
+}
+
+// reachableCode is the set of live code sections an entry whose code is
+// section t can run: t and, transitively, the code of every function named
+// by a relocation in reachable code.
+func (ctx *Context) reachableCode(t int32) map[int32]bool {
+	seen := map[int32]bool{t: true}
+	work := []int32{t}
+	for len(work) > 0 {
+		c := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, f := range ctx.codeRefs[c] {
+			if g := ctx.Syms[f].Sec; g >= 0 && !ctx.Secs[g].Dead && !seen[g] {
+				seen[g] = true
+				work = append(work, g)
+			}
+		}
+	}
+	return seen
+}
+
+// allocateCommons places every global still SHN_COMMON after resolution
+// into .nv.global, as nvlink 11.8 does: in reverse order of the symbols'
+// creation, each at the next multiple of its alignment (st_value of the
+// common that resolution kept: the first one), with the largest size any
+// file declared.
+func allocateCommons(ctx *Context) {
+	var sec *OutSec
+	for k := len(ctx.Globals) - 1; k >= 0; k-- {
+		s := ctx.Syms[ctx.Globals[k]]
+		if s.Shndx != elf.SHNCommon || s.Sec >= 0 {
+			continue
+		}
+		if sec == nil {
+			if id, ok := ctx.secByName[".nv.global"]; ok {
+				sec = ctx.Secs[id]
+			} else {
+				sec = ctx.newSection(".nv.global", elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)
+				sec.Nobits = true
+				sec.SymID = newSym(ctx, OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
+			}
+		}
+		align := max(s.Value, 1)
+		sec.Align = max(sec.Align, align)
+		s.Sec, s.Shndx, s.Value = sec.ID, 0, alignUp(sec.Size, align)
+		sec.Size = s.Value + s.Size
+	}
 }
 
 // constantBankLimit is the size of a constant bank.

@@ -183,8 +183,8 @@ func (ctx *Context) noteInfoSection(text int32) {
 	ctx.Str.Add(name)
 }
 
-// markWeakLosers drops the sections of weak functions whose definition
-// another file wins.
+// markWeakLosers drops the code sections of weak functions whose
+// definition another file wins, and the per-kernel data of losing entries.
 func markWeakLosers(ctx *Context, o *Obj) {
 	for i := 1; i < len(o.F.Symbols); i++ {
 		s := &o.F.Symbols[i]
@@ -197,6 +197,14 @@ func markWeakLosers(ctx *Context, o *Obj) {
 		}
 		if s.Type() == elf.STTFunc {
 			o.Drop[s.Shndx] = true
+		}
+	}
+	// A losing weak entry's per-kernel data (.nv.constant0.<k>,
+	// .nv.shared.<k>: sections whose sh_info names its code) goes with it.
+	for i := range o.F.Sections {
+		if sec := &o.F.Sections[i]; !regenerated(sec) && sec.Flags&elf.SHFExecInstr == 0 &&
+			sec.Info > 0 && int(sec.Info) < len(o.Drop) && o.Drop[sec.Info] {
+			o.Drop[i] = true
 		}
 	}
 }
@@ -339,9 +347,10 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		id := mapSection(ctx, o, int(s.Shndx))
 		info, other := s.Info, s.Other
 		if isDataSym(s) {
-			if !ctx.isGlobalMemory(id) {
-				// Shared and constant data live on as offsets inside
-				// their section; nvlink keeps no symbol for them.
+			if ctx.isSharedMemory(id) {
+				// Shared data lives on as offsets inside the entries'
+				// shared memory (see layout); nvlink keeps no symbol for
+				// it. Local constant data keeps its symbol.
 				o.SymMap[i] = -2 - id
 				return
 			}
@@ -360,6 +369,10 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 // fills it in place, so references made through the placeholder stay valid.
 func mergeGlobal(ctx *Context, o *Obj, i int) {
 	s := &o.F.Symbols[i]
+	if isExternShared(s) {
+		externShared(ctx)
+		return
+	}
 	r := ctx.Res[s.Name]
 	id, seen := ctx.symByName[s.Name]
 	defined := s.Shndx != elf.SHNUndef
@@ -409,6 +422,38 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 	}
 }
 
+// isSharedMemory reports the sections of shared memory: per-entry
+// .nv.shared.<k> and module-scope .nv_debug.shared.
+func (ctx *Context) isSharedMemory(sec int32) bool {
+	n := ctx.Secs[sec].Name
+	return strings.HasPrefix(n, ".nv.shared.") || n == moduleShared
+}
+
+// stoCudaShared is the memory-space bit of st_other for shared data.
+const stoCudaShared = 0x40
+
+// isExternShared reports an extern __shared__ array (dynamic shared
+// memory): an undefined global data symbol in shared memory.
+func isExternShared(s *elf.Symbol) bool {
+	return s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef && isDataSym(s) && s.Other&0xF0 == stoCudaShared
+}
+
+// externShared notes a reference to extern __shared__ memory. nvlink makes
+// no symbol for it (layout resolves each reference to the end of the
+// shared data of the kernels running the code) and writes an empty
+// .nv_debug.shared, aligned to 16 and without a section symbol.
+func externShared(ctx *Context) {
+	ctx.hasExtern = true
+	id, ok := ctx.secByName[moduleShared]
+	if !ok {
+		s := ctx.newSection(moduleShared, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 16, 0)
+		s.Nobits = true
+		id = s.ID
+	}
+	ctx.Secs[id].keep = true
+	ctx.Secs[id].Align = max(ctx.Secs[id].Align, externSharedAlign)
+}
+
 // inLocalPart reports whether symbol i of o lies below its .symtab's sh_info.
 func inLocalPart(o *Obj, i int) bool {
 	if o.F.SymtabIndex <= 0 {
@@ -431,9 +476,13 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol) {
 		n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
 		if i, ok := o.sectionNamed(n); ok && !o.Drop[i] {
 			mapSection(ctx, o, i)
-		} else {
-			ctx.ShStr.Add(n)
-			ctx.Str.Add(n)
+		} else if _, ok := ctx.secByName[n]; !ok {
+			// Created empty; it stays only if layout puts module-scope or
+			// extern shared memory in it.
+			sh := ctx.newSection(n, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)
+			sh.Nobits = true
+			sh.infoObj, sh.infoIn = int32(o.ID), int32(s.Shndx)
+			sh.SymID = newSym(ctx, OutSym{Name: n, Info: elf.STTSection, Sec: sh.ID, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
 		}
 		ctx.Str.AddDup("")
 	}

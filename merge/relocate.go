@@ -96,6 +96,11 @@ func relocate(ctx *Context) error {
 					return fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
 				}
 				sym, val, keep, ok := ctx.relocValue(o, r)
+				if isExternShared(&o.F.Symbols[r.Sym]) {
+					// Dynamic shared memory: where layout placed it for
+					// the entries running this code.
+					sym, val, keep, ok = 0, ctx.externOff[out], false, true
+				}
 				if !ok {
 					continue // reference to a dropped weak copy: nvlink removes it
 				}

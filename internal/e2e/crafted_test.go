@@ -20,16 +20,7 @@ import (
 // craftedGaps lists crafted cases where warplink does not yet reproduce
 // nvlink 11.8, with the reason; see docs/crafted.md. The test logs them and
 // fails once one passes, so the list stays honest.
-var craftedGaps = map[string]string{
-	"common-largest-size":     "SHN_COMMON data is not yet allocated into .nv.global",
-	"extern-shared":           "extern __shared__ layout is not implemented",
-	"kernels-used":            "--kernels-used does not drive dead code elimination yet",
-	"variables-used":          "--variables-used does not drive dead code elimination yet",
-	"shared-per-entry":        "shared variables used by several entries (global .nv.shared) are not laid out per entry yet",
-	"stack-recursion-warning": ".nv.info.<f> order for functions without an input .nv.info.<f> differs",
-	"weak-entry-fewer-regs":   "a weak entry's per-kernel sections differ",
-	"weak-loser-cleanup":      "the loser's callees keep per-function .nv.info sections in nvlink",
-}
+var craftedGaps = map[string]string{}
 
 // TestCrafted links every case of testdata/crafted (one per rule of the
 // seeds) with its recorded link.args and compares exit status, diagnostics
