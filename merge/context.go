@@ -59,6 +59,7 @@ type Context struct {
 	directEdges int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed       int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
 	sortLater   []sortJob
+	noSecSym    bool     // mapSection creates no section symbol (section pass)
 	symSlab     []OutSym // backing store of Syms
 	secSlab     []OutSec // backing store of Secs
 	firstGlobal int

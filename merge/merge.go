@@ -113,7 +113,10 @@ func mergeFile(ctx *Context, o *Obj) {
 			// Sections that no symbol named still contribute (debug
 			// sections without section symbols, for instance).
 			if o.SecMap[i] < 0 && !o.Drop[i] {
+				// No section symbol named it: nvlink makes none either.
+				ctx.noSecSym = true
 				mapSection(ctx, o, i)
+				ctx.noSecSym = false
 			}
 		case s.Type == elf.SHTCudaInfo && s.Name == ".nv.info":
 			noteFunctionInfo(ctx, o, s)
@@ -249,8 +252,12 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 			ctx.ShStr.Add(".rel" + in.Name)
 			ctx.Str.Add(".rel" + in.Name)
 		}
-		// Every section gets a local section symbol.
-		sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
+		// A section brought in by a symbol gets a local section symbol.
+		if !ctx.noSecSym {
+			sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
+		} else {
+			ctx.Str.Add(in.Name)
+		}
 	}
 	sec := ctx.Secs[id]
 	align := in.Addralign
@@ -323,6 +330,9 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		id := mapSection(ctx, o, int(s.Shndx))
+		if ctx.Secs[id].SymID < 0 {
+			ctx.Secs[id].SymID = newSym(ctx, OutSym{Name: ctx.Secs[id].Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
+		}
 		o.SymMap[i] = ctx.Secs[id].SymID
 	case s.Bind() == elf.STBLocal:
 		if s.Name == "" {
