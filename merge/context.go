@@ -48,22 +48,23 @@ type Context struct {
 
 	Timer *Timer
 
-	patched     map[int32][]byte // output sections whose bytes relocation changed
-	cgEdges     []cgEdge         // call edges (caller, callee) in file order
-	infoOrder   []int32          // code sections in the order nvlink creates their .nv.info.<f>
-	infoSeen    map[int32]bool
-	dataVal     map[dataKey]uint64 // laid-out offsets of section-local data
-	codeRefs    map[int32][]int32  // code section -> function symbols its relocations name (dce)
-	externOff   map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
-	hasExtern   bool               // some input references extern __shared__ memory
-	directEdges int                // cgEdges[:directEdges] came from the inputs' call lists
-	fixed       int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
-	sortLater   []sortJob
-	noSecSym    bool     // mapSection creates no section symbol (section pass)
-	symSlab     []OutSym // backing store of Syms
-	secSlab     []OutSec // backing store of Secs
-	firstGlobal int
-	nsyms       int
+	patched      map[int32][]byte // output sections whose bytes relocation changed
+	cgEdges      []cgEdge         // call edges (caller, callee) in file order
+	infoOrder    []int32          // code sections in the order nvlink creates their .nv.info.<f>
+	infoSeen     map[int32]bool
+	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
+	codeRefs     map[int32][]int32  // code section -> function symbols its relocations name (dce)
+	externOff    map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
+	hasExtern    bool               // some input references extern __shared__ memory
+	directEdges  int                // cgEdges[:directEdges] came from the inputs' call lists
+	fixed        int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
+	sortLater    []sortJob
+	sawUndefFunc bool     // the first undefined function was seen (see mergeGlobal)
+	noSecSym     bool     // mapSection creates no section symbol (section pass)
+	symSlab      []OutSym // backing store of Syms
+	secSlab      []OutSec // backing store of Secs
+	firstGlobal  int
+	nsyms        int
 }
 
 // Obj is one relocatable cubin taking part in the link.

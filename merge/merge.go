@@ -136,11 +136,13 @@ func mergeFile(ctx *Context, o *Obj) {
 				target := o.F.Sections[t].Name
 				ctx.ShStr.Add(".rela" + target)
 				ctx.Str.Add(".rela" + target)
-				// A relocation resolved at link time goes through a
-				// ".rel<target>" section nvlink creates and later drops.
+				// nvlink also names a ".rel<target>" section (created, then
+				// dropped) when a relocation names data not defined yet, or
+				// is resolved at link time in a non-allocated section.
 				if rels, err := elf.Relocs(s, len(o.F.Symbols)); err == nil {
+					nonAlloc := o.F.Sections[t].Flags&elf.SHFAlloc == 0
 					for _, r := range rels {
-						if _, _, keep, ok := ctx.relocValue(o, r); ok && !keep || r.Type == rUnusedClear64 {
+						if ctx.relNeedsCompanion(o, r, nonAlloc) {
 							ctx.ShStr.Add(".rel" + target)
 							ctx.Str.Add(".rel" + target)
 							break
@@ -150,6 +152,24 @@ func mergeFile(ctx *Context, o *Obj) {
 			}
 		}
 	}
+}
+
+// relNeedsCompanion is the condition of the ".rel<target>" name above
+// (observed on nvlink 11.8 outputs: corpus xcall, globals, constants).
+func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, nonAlloc bool) bool {
+	if r.Sym == 0 || int(r.Sym) >= len(o.F.Symbols) {
+		return false
+	}
+	if nonAlloc {
+		_, _, keep, ok := ctx.relocValue(o, r)
+		return ok && !keep || r.Type == rUnusedClear64
+	}
+	in := &o.F.Symbols[r.Sym]
+	if !isDataSym(in) {
+		return false
+	}
+	m := o.SymMap[r.Sym]
+	return m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0
 }
 
 func le32at(b []byte, off int) uint32 {
@@ -392,6 +412,13 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		if typ == sttCudaObject {
 			typ = elf.STTObject
 		}
+		if !defined && typ == elf.STTFunc && !ctx.sawUndefFunc {
+			// nvlink 11.8 writes an empty string before the name of the
+			// first undefined function of a link (seen in every corpus
+			// output that has one, and in none without).
+			ctx.sawUndefFunc = true
+			ctx.Str.AddDup("")
+		}
 		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID), InIdx: int32(i)}
 		// The record stays in the array of its first appearance: nvcc puts
 		// weak functions among the locals (below .symtab's sh_info), so
@@ -494,7 +521,6 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol) {
 			sh.infoObj, sh.infoIn = int32(o.ID), int32(s.Shndx)
 			sh.SymID = newSym(ctx, OutSym{Name: n, Info: elf.STTSection, Sec: sh.ID, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
 		}
-		ctx.Str.AddDup("")
 	}
 }
 
