@@ -124,6 +124,21 @@ func mergeFile(ctx *Context, o *Obj) {
 			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && o.SecMap[t] >= 0 && !o.Drop[t] {
 				ctx.noteInfoSection(o.SecMap[t])
 			}
+		case s.Type == elf.SHTCudaCallgraph:
+			// The prototype strings of the address-taken (-2) and
+			// indirect-call (-3) lists.
+			strs := o.strtab()
+			list := int32(-1)
+			for off := 0; off+8 <= len(s.Data); off += 8 {
+				a, b := le32at(s.Data, off), int32(le32at(s.Data, off+4))
+				if a == 0 && b < 0 {
+					list = b
+				} else if list < -1 {
+					if str, ok := elf.CString(strs, uint32(b)); ok {
+						ctx.Str.Add(str)
+					}
+				}
+			}
 		case s.Type == elf.SHTCudaPrototype:
 			strs := o.strtab()
 			for off := 4; off+4 <= len(s.Data); off += 8 {
@@ -155,7 +170,9 @@ func mergeFile(ctx *Context, o *Obj) {
 }
 
 // relNeedsCompanion is the condition of the ".rel<target>" name above
-// (observed on nvlink 11.8 outputs: corpus xcall, globals, constants).
+// (observed on nvlink 11.8 outputs: corpus xcall, globals, constants,
+// printf, shared): a relocation naming local data, or global data still
+// undefined, in allocated code; a link-time resolution in debug sections.
 func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, nonAlloc bool) bool {
 	if r.Sym == 0 || int(r.Sym) >= len(o.F.Symbols) {
 		return false
@@ -167,6 +184,9 @@ func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, nonAlloc bool) bool {
 	in := &o.F.Symbols[r.Sym]
 	if !isDataSym(in) {
 		return false
+	}
+	if in.Bind() == elf.STBLocal {
+		return true
 	}
 	m := o.SymMap[r.Sym]
 	return m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0
@@ -180,7 +200,10 @@ func le32at(b []byte, off int) uint32 {
 // creates for non-entry functions when it reads their records in .nv.info.
 func noteFunctionInfo(ctx *Context, o *Obj, s *elf.Section) {
 	attrs := o.info(s.Index)
-	for _, a := range attrs {
+	// nvlink walks the records from the last (it keeps them in a list it
+	// prepends to): corpus weakregs and funcptr.
+	for k := len(attrs) - 1; k >= 0; k-- {
+		a := attrs[k]
 		if !symIndexAttr(a.Code) || len(a.Payload) < 4 {
 			continue
 		}
@@ -380,7 +403,9 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			if ctx.isSharedMemory(id) {
 				// Shared data lives on as offsets inside the entries'
 				// shared memory (see layout); nvlink keeps no symbol for
-				// it. Local constant data keeps its symbol.
+				// it (but records the name). Local constant data keeps its
+				// symbol.
+				ctx.Str.Add(s.Name)
 				o.SymMap[i] = -2 - id
 				return
 			}
