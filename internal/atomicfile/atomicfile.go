@@ -48,6 +48,13 @@ func Create(path string) (*File, error) { return create(path, nil) }
 func (r *Registry) Create(path string) (*File, error) { return create(path, r) }
 
 func create(path string, r *Registry) (*File, error) {
+	// nvlink writes through a symbolic link: replace the file it points
+	// to, not the link.
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+		}
+	}
 	// A target that exists and is not a regular file (/dev/null, a FIFO,
 	// /dev/stdout) is written in place: renaming over it would be wrong.
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {

@@ -183,3 +183,29 @@ func TestSignal(t *testing.T) {
 		t.Fatalf("target changed: %q", got)
 	}
 }
+
+func TestCreateThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.cubin")
+	link := filepath.Join(dir, "link.cubin")
+	if err := os.WriteFile(real, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real.cubin", link); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("new"))
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", st, err)
+	}
+	if b, _ := os.ReadFile(real); string(b) != "new" {
+		t.Fatalf("target holds %q", b)
+	}
+}
