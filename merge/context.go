@@ -59,10 +59,11 @@ type Context struct {
 	directEdges  int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed        int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
 	sortLater    []sortJob
-	sawUndefFunc bool     // the first undefined function was seen (see mergeGlobal)
-	noSecSym     bool     // mapSection creates no section symbol (section pass)
-	symSlab      []OutSym // backing store of Syms
-	secSlab      []OutSec // backing store of Secs
+	sawUndefFunc bool           // the first undefined function was seen (see mergeGlobal)
+	noSecSym     bool           // mapSection creates no section symbol (section pass)
+	liveRefs     map[int32]bool // symbols named by relocations of live code (dce)
+	symSlab      []OutSym       // backing store of Syms
+	secSlab      []OutSec       // backing store of Secs
 	firstGlobal  int
 	nsyms        int
 }

@@ -114,6 +114,7 @@ func dce(ctx *Context) error {
 			}
 		}
 	}
+	ctx.liveRefs = used
 	for _, id := range ctx.Globals {
 		if s := ctx.Syms[id]; s.Sec < 0 && s.Shndx == 0 && !used[id] && s.Type() == elf.STTFunc {
 			s.dead = true
@@ -160,27 +161,9 @@ func (o *Options) kernelUsed(name string) bool {
 	return false
 }
 
-// referencedLive reports whether a live relocation, call edge or nv.info
-// record still names symbol id (undefined references from removed code do
-// not count).
+// referencedLive reports whether code that survived dead code elimination
+// still has a relocation naming symbol id (undefined references from
+// removed code do not count).
 func (ctx *Context) referencedLive(id int32) bool {
-	if ctx.Syms[id].dead {
-		return false
-	}
-	for _, o := range ctx.Objs {
-		for i, m := range o.SymMap {
-			if m != id {
-				continue
-			}
-			_ = i
-			// Referenced from this object: live unless every code section of
-			// the object that could refer to it is dead.
-			for _, sec := range o.SecMap {
-				if sec >= 0 && ctx.Secs[sec].Flags&elf.SHFExecInstr != 0 && !ctx.Secs[sec].Dead {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return !ctx.Syms[id].dead && ctx.liveRefs[id]
 }

@@ -62,7 +62,8 @@ func relocate(ctx *Context) error {
 	// Per output section, relocations in input order (file order, then the
 	// input section's order); reversed at the end.
 	lists := map[int32][]OutRel{}
-	var relSecOrder []int32
+	var relSecOrder []int32 // targets in order of their first relocation section
+	inOrder := map[int32]bool{}
 	for _, o := range ctx.Objs {
 		for si := range o.F.Sections {
 			rs := &o.F.Sections[si]
@@ -115,8 +116,9 @@ func relocate(ctx *Context) error {
 				buf := ctx.sectionCopy(osec)
 				patch(buf[base+r.Offset:], f, uint64(int64(val)+r.Addend))
 			}
-			if _, seen := lists[out]; seen || true {
-				relSecOrder = appendOnce(relSecOrder, out)
+			if !inOrder[out] {
+				inOrder[out] = true
+				relSecOrder = append(relSecOrder, out)
 			}
 		}
 	}
@@ -136,15 +138,6 @@ func relocate(ctx *Context) error {
 		sec.Size = uint64(len(l)) * elf.RelaSize
 	}
 	return nil
-}
-
-func appendOnce(l []int32, v int32) []int32 {
-	for _, x := range l {
-		if x == v {
-			return l
-		}
-	}
-	return append(l, v)
 }
 
 // relocValue decides what an input relocation refers to in the output:

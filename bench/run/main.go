@@ -319,8 +319,8 @@ func parsePhases(csv string) ([]phase, bool) {
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
 		if err != nil {
-			if len(out) == 0 {
-				continue // header
+			if len(out) == 0 || strings.TrimSpace(name) == "phase name" {
+				continue // a header (--time appends one per run)
 			}
 			return nil, false
 		}
