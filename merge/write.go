@@ -31,7 +31,6 @@ type shdr struct {
 }
 
 func write(ctx *Context) error {
-	le := binary.LittleEndian
 	// Fixed sections first: their contents are known once every symbol has
 	// an index. nvlink adds the section names of the fixed four first.
 	symtab, shndx := buildSymtab(ctx)
@@ -65,10 +64,8 @@ func write(ctx *Context) error {
 			rels := s.Relocs
 			h.data = func(b []byte) {
 				for k, r := range rels {
-					p := b[k*elf.RelaSize:]
-					le.PutUint64(p, r.Offset)
-					le.PutUint64(p[8:], uint64(ctx.Syms[r.Sym].Index)<<32|uint64(r.Type))
-					le.PutUint64(p[16:], uint64(r.Addend))
+					e := elf.Rela{Offset: r.Offset, Sym: uint32(ctx.Syms[r.Sym].Index), Type: r.Type, Addend: r.Addend}
+					elf.PutRela(b[k*elf.RelaSize:], &e)
 				}
 			}
 		} else if !s.Nobits {
@@ -105,25 +102,15 @@ func write(ctx *Context) error {
 	total := phoff + uint64(len(phdrs))*elf.PhdrSize
 	out := make([]byte, total)
 
-	// ELF header.
-	copy(out[:16], ctx.Header.Ident[:])
-	le.PutUint16(out[16:], elf.ETExec)
-	le.PutUint16(out[18:], elf.EMCUDA)
-	le.PutUint32(out[20:], ctx.Header.Version)
-	le.PutUint64(out[32:], phoff)
-	le.PutUint64(out[40:], shoff)
-	le.PutUint32(out[48:], ctx.Header.Flags)
-	le.PutUint16(out[52:], elf.EhdrSize)
-	le.PutUint16(out[54:], elf.PhdrSize)
-	le.PutUint16(out[56:], uint16(len(phdrs)))
-	le.PutUint16(out[58:], elf.ShdrSize)
+	// ELF header; past SHN_LORESERVE sections, e_shnum is 0 and the count
+	// is in section 0's sh_size.
+	h := elf.Header{Ident: ctx.Header.Ident, Type: elf.ETExec, Machine: elf.EMCUDA, Version: ctx.Header.Version,
+		Phoff: phoff, Shoff: shoff, Flags: ctx.Header.Flags, Ehsize: elf.EhdrSize, Phentsize: elf.PhdrSize,
+		Phnum: uint16(len(phdrs)), Shentsize: elf.ShdrSize, Shstrndx: 1}
 	if shnum < elf.SHNLoReserve {
-		le.PutUint16(out[60:], uint16(shnum))
-		le.PutUint16(out[62:], 1)
-	} else {
-		le.PutUint16(out[60:], 0)
-		le.PutUint16(out[62:], 1)
+		h.Shnum = uint16(shnum)
 	}
+	elf.PutHeader(out, &h)
 
 	// Section contents, in parallel over disjoint ranges.
 	err := parallelFor(len(hdrs), ctx.Opts.Threads, func(i int) error {
@@ -136,32 +123,17 @@ func write(ctx *Context) error {
 	if err != nil {
 		return err
 	}
-	// Section headers.
+	// Section and program headers.
 	for i, h := range hdrs {
-		p := out[shoff+uint64(i)*elf.ShdrSize:]
-		le.PutUint32(p[0:], h.name)
-		le.PutUint32(p[4:], h.typ)
-		le.PutUint64(p[8:], h.flags)
-		le.PutUint64(p[24:], h.off)
-		le.PutUint64(p[32:], h.size)
-		le.PutUint32(p[40:], h.link)
-		le.PutUint32(p[44:], h.info)
-		le.PutUint64(p[48:], h.align)
-		le.PutUint64(p[56:], h.entsize)
+		sh := elf.Section{NameOff: h.name, Type: h.typ, Flags: h.flags, Offset: h.off, Size: h.size,
+			Link: h.link, Info: h.info, Addralign: h.align, Entsize: h.entsize}
+		if i == 0 && shnum >= elf.SHNLoReserve {
+			sh.Size = uint64(shnum)
+		}
+		elf.PutSectionHeader(out[shoff+uint64(i)*elf.ShdrSize:], &sh)
 	}
-	if shnum >= elf.SHNLoReserve {
-		le.PutUint64(out[shoff+32:], uint64(shnum))
-	}
-	for i, ph := range phdrs {
-		p := out[phoff+uint64(i)*elf.PhdrSize:]
-		le.PutUint32(p[0:], ph.Type)
-		le.PutUint32(p[4:], ph.Flags)
-		le.PutUint64(p[8:], ph.Off)
-		le.PutUint64(p[16:], ph.Vaddr)
-		le.PutUint64(p[24:], ph.Paddr)
-		le.PutUint64(p[32:], ph.Filesz)
-		le.PutUint64(p[40:], ph.Memsz)
-		le.PutUint64(p[48:], ph.Align)
+	for i := range phdrs {
+		elf.PutProg(out[phoff+uint64(i)*elf.PhdrSize:], &phdrs[i])
 	}
 	ctx.Out = out
 	return nil
@@ -234,10 +206,6 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 		x = make([]byte, ctx.nsyms*4)
 	}
 	put := func(s *OutSym) {
-		p := b[s.Index*elf.SymSize:]
-		le.PutUint32(p[0:], ctx.Str.Add(s.Name))
-		p[4] = s.Info
-		p[5] = s.Other
 		shndx := s.Shndx
 		if s.Sec >= 0 {
 			idx := ctx.Secs[s.Sec].Index
@@ -250,9 +218,8 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 				shndx = uint16(idx)
 			}
 		}
-		le.PutUint16(p[6:], shndx)
-		le.PutUint64(p[8:], s.Value)
-		le.PutUint64(p[16:], s.Size)
+		e := elf.Symbol{NameOff: ctx.Str.Add(s.Name), Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
+		elf.PutSymbol(b[s.Index*elf.SymSize:], &e)
 	}
 	for _, id := range ctx.Locals {
 		if s := ctx.Syms[id]; s.Index > 0 {

@@ -1,0 +1,66 @@
+package elf
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// TestEncodeRoundTrip re-encodes every header, section header, symbol and
+// relocation of a real cubin and requires the original bytes back.
+func TestEncodeRoundTrip(t *testing.T) {
+	b, err := os.ReadFile("../testdata/corpus/cuda11.8-sm_90/xcall/ref.cubin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h [EhdrSize]byte
+	PutHeader(h[:], &f.Header)
+	if !bytes.Equal(h[:], b[:EhdrSize]) {
+		t.Fatal("ELF header differs")
+	}
+	for i := range f.Sections {
+		var s [ShdrSize]byte
+		PutSectionHeader(s[:], &f.Sections[i])
+		off := f.Header.Shoff + uint64(i)*ShdrSize
+		if !bytes.Equal(s[:], b[off:off+ShdrSize]) {
+			t.Fatalf("section header %d differs", i)
+		}
+	}
+	for i := range f.Progs {
+		var p [PhdrSize]byte
+		PutProg(p[:], &f.Progs[i])
+		off := f.Header.Phoff + uint64(i)*PhdrSize
+		if !bytes.Equal(p[:], b[off:off+PhdrSize]) {
+			t.Fatalf("program header %d differs", i)
+		}
+	}
+	symtab := f.Sections[f.SymtabIndex].Data
+	for i := range f.Symbols {
+		var s [SymSize]byte
+		PutSymbol(s[:], &f.Symbols[i])
+		if !bytes.Equal(s[:], symtab[i*SymSize:(i+1)*SymSize]) {
+			t.Fatalf("symbol %d differs", i)
+		}
+	}
+	for i := range f.Sections {
+		sec := &f.Sections[i]
+		if sec.Type != SHTRela {
+			continue
+		}
+		rels, err := Relocs(sec, len(f.Symbols))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range rels {
+			var r [RelaSize]byte
+			PutRela(r[:], &rels[k])
+			if !bytes.Equal(r[:], sec.Data[k*RelaSize:(k+1)*RelaSize]) {
+				t.Fatalf("%s entry %d differs", sec.Name, k)
+			}
+		}
+	}
+}
