@@ -843,6 +843,9 @@ func orderSections(ctx *Context) {
 		if bi != bj {
 			return bi < bj
 		}
+		if bi == 1 {
+			return false // relocation sections stay in creation order
+		}
 		return live[i].Type < live[j].Type
 	})
 	// Past SHN_LORESERVE sections, symbols name their section through

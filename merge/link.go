@@ -21,6 +21,9 @@ var errFatal = errors.New("fatal")
 func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	diags := &diag.Bag{Werror: opts.Werror, NoWarn: opts.NoWarn}
 	ctx := newContext(opts, diags, prog)
+	if opts.PreserveRelocs {
+		diags.Warnf([3]int{0, -1, 0}, "Option '--preserve-relocs' is not fully implemented for gpu archtecture '%s' and may not work as expected", opts.Arch)
+	}
 	out, err := run(ctx)
 	if err == nil && !diags.Failed() {
 		err = writeOutput(opts.Files, opts.output(), out)

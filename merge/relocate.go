@@ -62,8 +62,23 @@ func relocate(ctx *Context) error {
 	// Per output section, relocations in input order (file order, then the
 	// input section's order); reversed at the end.
 	lists := map[int32][]OutRel{}
-	var relSecOrder []int32 // targets in order of their first relocation section
-	inOrder := map[int32]bool{}
+	resolved := map[int32][]OutRel{} // --preserve-relocs: relocations applied at link time
+	// The relocation sections to create, in the order nvlink creates them:
+	// the target's .rela section when an input section first brings kept
+	// relocations (or any), its .nv.resolvedrela one when it first brings
+	// applied relocations under --preserve-relocs.
+	type relSec struct {
+		tgt      int32
+		resolved bool
+	}
+	var relSecOrder []relSec
+	inOrder := map[relSec]bool{}
+	note := func(k relSec) {
+		if !inOrder[k] {
+			inOrder[k] = true
+			relSecOrder = append(relSecOrder, k)
+		}
+	}
 	for _, o := range ctx.Objs {
 		for si := range o.F.Sections {
 			rs := &o.F.Sections[si]
@@ -81,6 +96,7 @@ func relocate(ctx *Context) error {
 			out := o.SecMap[tgt]
 			osec := ctx.Secs[out]
 			base := o.SecOff[tgt]
+			kept := false
 			for _, r := range rels {
 				if r.Type == rNone {
 					continue
@@ -107,6 +123,10 @@ func relocate(ctx *Context) error {
 				}
 				if keep {
 					lists[out] = append(lists[out], OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: r.Addend})
+					if !kept {
+						kept = true
+						note(relSec{out, false})
+					}
 					continue
 				}
 				f, known := relocFields[r.Type]
@@ -115,25 +135,35 @@ func relocate(ctx *Context) error {
 				}
 				buf := ctx.sectionCopy(osec)
 				patch(buf[base+r.Offset:], f, uint64(int64(val)+r.Addend))
+				if ctx.Opts.PreserveRelocs && sym > 0 {
+					if !ctx.Syms[sym].IsSecSym {
+						val = 0 // the symbol itself carries the value
+					}
+					resolved[out] = append(resolved[out], OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: int64(val) + r.Addend})
+					kept = true
+					note(relSec{out, false})
+					note(relSec{out, true})
+				}
 			}
-			if !inOrder[out] {
-				inOrder[out] = true
-				relSecOrder = append(relSecOrder, out)
+			if !kept {
+				note(relSec{out, false})
 			}
 		}
 	}
-	for _, tgt := range relSecOrder {
-		l := lists[tgt]
+	for _, k := range relSecOrder {
+		l, name, typ := lists[k.tgt], ".rela"+ctx.Secs[k.tgt].Name, uint32(elf.SHTRela)
+		if k.resolved {
+			l, name, typ = resolved[k.tgt], ".nv.resolvedrela"+ctx.Secs[k.tgt].Name, elf.SHTCudaResolvedRela
+		}
 		if len(l) == 0 {
 			continue
 		}
 		for i, j := 0, len(l)-1; i < j; i, j = i+1, j-1 {
 			l[i], l[j] = l[j], l[i]
 		}
-		name := ".rela" + ctx.Secs[tgt].Name
-		sec := ctx.newSection(name, elf.SHTRela, 0, 8, elf.RelaSize)
+		sec := ctx.newSection(name, typ, 0, 8, elf.RelaSize)
 		sec.LinkSymtab = true
-		sec.InfoSec = tgt
+		sec.InfoSec = k.tgt
 		sec.Relocs = l
 		sec.Size = uint64(len(l)) * elf.RelaSize
 	}
@@ -149,10 +179,14 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 	in := &o.F.Symbols[r.Sym]
 	m := o.SymMap[r.Sym]
 	if m <= -2 { // local data: offset inside its output section
-		if v, ok := ctx.dataVal[dataKey{int32(o.ID), int32(r.Sym)}]; ok {
-			return 0, v, false, true
+		secSym := ctx.Secs[-2-m].SymID
+		if secSym < 0 {
+			secSym = 0
 		}
-		return 0, in.Value + o.SecOff[in.Shndx], false, true
+		if v, ok := ctx.dataVal[dataKey{int32(o.ID), int32(r.Sym)}]; ok {
+			return secSym, v, false, true
+		}
+		return secSym, in.Value + o.SecOff[in.Shndx], false, true
 	}
 	if m < 0 || ctx.Syms[m].dead {
 		return 0, 0, false, false
