@@ -41,10 +41,7 @@ func dce(ctx *Context) error {
 			if from < 0 {
 				continue
 			}
-			rels, err := elf.Relocs(rs, len(o.F.Symbols))
-			if err != nil {
-				continue
-			}
+			rels := o.relocs(si)
 			for _, r := range rels {
 				if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].Type() == elf.STTFunc {
 					if code {
@@ -103,10 +100,7 @@ func dce(ctx *Context) error {
 			if t <= 0 || t >= len(o.F.Sections) || o.SecMap[t] < 0 || ctx.Secs[o.SecMap[t]].Dead {
 				continue
 			}
-			rels, err := elf.Relocs(rs, len(o.F.Symbols))
-			if err != nil {
-				continue
-			}
+			rels := o.relocs(si)
 			for _, r := range rels {
 				if m := remapSym(o, r.Sym); m >= 0 {
 					used[m] = true

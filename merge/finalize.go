@@ -685,10 +685,7 @@ func addLaunchedKernels(ctx *Context, o *Obj, cg *callgraph, taken map[int32]boo
 		if t <= 0 || t >= len(o.F.Sections) || o.F.Sections[t].Flags&elf.SHFExecInstr == 0 || o.SecMap[t] < 0 {
 			continue
 		}
-		rels, err := elf.Relocs(rs, len(o.F.Symbols))
-		if err != nil {
-			continue
-		}
+		rels := o.relocs(si)
 		for _, r := range rels {
 			m := ctx.liveSym(o, r.Sym)
 			if m < 0 || taken[m] {

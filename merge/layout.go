@@ -214,10 +214,7 @@ func sharedRefs(ctx *Context) (map[int32][]dataKey, map[int32]bool) {
 			if t <= 0 || t >= len(o.F.Sections) || o.SecMap[t] < 0 || o.F.Sections[t].Flags&elf.SHFExecInstr == 0 {
 				continue
 			}
-			rels, err := elf.Relocs(rs, len(o.F.Symbols))
-			if err != nil {
-				continue
-			}
+			rels := o.relocs(si)
 			c := o.SecMap[t]
 			for _, r := range rels {
 				if int(r.Sym) >= len(o.SymMap) {

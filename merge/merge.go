@@ -154,7 +154,7 @@ func mergeFile(ctx *Context, o *Obj) {
 				// nvlink also names a ".rel<target>" section (created, then
 				// dropped) when a relocation names data not defined yet, or
 				// is resolved at link time in a non-allocated section.
-				if rels, err := elf.Relocs(s, len(o.F.Symbols)); err == nil {
+				if rels := o.relocs(i); rels != nil {
 					nonAlloc := o.F.Sections[t].Flags&elf.SHFAlloc == 0
 					for _, r := range rels {
 						if ctx.relNeedsCompanion(o, r, nonAlloc) {

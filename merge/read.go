@@ -128,11 +128,23 @@ func defaultHeader(sm int) elf.Header {
 	return h
 }
 
-// decodeInfo decodes every .nv.info section of the object once, in the
-// parallel read pass; later passes use Obj.nvinfo.
+// decodeInfo decodes every .nv.info and relocation section of the object
+// once, in the parallel read pass; later passes use Obj.nvinfo and
+// Obj.Relocs.
 func (o *Obj) decodeInfo() error {
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
+		if s.Type == elf.SHTRela || s.Type == elf.SHTRel {
+			rels, err := elf.Relocs(s, len(o.F.Symbols))
+			if err != nil {
+				return fmt.Errorf("%v in '%s'", err, o.Name)
+			}
+			if o.Relocs == nil {
+				o.Relocs = make([][]elf.Rela, len(o.F.Sections))
+			}
+			o.Relocs[si] = rels
+			continue
+		}
 		if s.Type != elf.SHTCudaInfo {
 			continue
 		}
@@ -152,6 +164,15 @@ func (o *Obj) decodeInfo() error {
 func (o *Obj) info(si int) []elf.Attr {
 	if si < len(o.nvinfo) {
 		return o.nvinfo[si]
+	}
+	return nil
+}
+
+// relocs returns the decoded relocations of input section si (nil if it
+// is not a relocation section).
+func (o *Obj) relocs(si int) []elf.Rela {
+	if si < len(o.Relocs) {
+		return o.Relocs[si]
 	}
 	return nil
 }

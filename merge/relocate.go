@@ -89,10 +89,7 @@ func relocate(ctx *Context) error {
 			if tgt <= 0 || tgt >= len(o.F.Sections) || o.Drop[tgt] || o.SecMap[tgt] < 0 || ctx.Secs[o.SecMap[tgt]].Dead {
 				continue
 			}
-			rels, err := elf.Relocs(rs, len(o.F.Symbols))
-			if err != nil {
-				return fmt.Errorf("%s: %v", o.Name, err)
-			}
+			rels := o.relocs(si)
 			out := o.SecMap[tgt]
 			osec := ctx.Secs[out]
 			base := o.SecOff[tgt]
