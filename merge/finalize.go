@@ -227,48 +227,23 @@ type sortJob struct {
 // the per-function MAX_STACK_SIZE and the EXTERNS lists (resolved by the
 // link). Every function gets a .nv.info.<f>, in code order.
 func buildNvInfo(ctx *Context) {
+	// Translate every object's records in parallel, then gather them in
+	// file order.
+	type objInfo struct {
+		global  []infoRec
+		perFunc []funcRecs
+	}
+	per := make([]objInfo, len(ctx.Objs))
+	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+		per[i].global, per[i].perFunc = objectInfo(ctx, ctx.Objs[i])
+		return nil
+	})
 	var global []infoRec
 	perFunc := map[int32][]infoRec{} // keyed by output text section
-	for _, o := range ctx.Objs {
-		for si := range o.F.Sections {
-			s := &o.F.Sections[si]
-			if s.Type != elf.SHTCudaInfo {
-				continue
-			}
-			attrs := o.info(si)
-			var textSec int32 = -1
-			if s.Name != ".nv.info" {
-				if int(s.Info) >= len(o.F.Sections) || o.Drop[s.Info] || o.SecMap[s.Info] < 0 {
-					continue
-				}
-				textSec = o.SecMap[s.Info]
-			}
-			for _, a := range attrs {
-				if a.Code == elf.EIAttrMaxStackSize {
-					continue
-				}
-				r := infoRec{a: a, sym: -1}
-				if a.Code == elf.EIAttrExterns {
-					// What stays is decided below, over the call graph.
-					r.externs = []int32{}
-					for k := 0; k+4 <= len(a.Payload); k += 4 {
-						if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
-							r.externs = append(r.externs, m)
-						}
-					}
-				}
-				if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
-					r.sym = ctx.liveSym(o, a.U32(0))
-					if r.sym < 0 || ctx.lostDefinition(o, a.U32(0)) {
-						continue // record of a dropped weak copy
-					}
-				}
-				if textSec < 0 {
-					global = append(global, r)
-				} else {
-					perFunc[textSec] = append(perFunc[textSec], r)
-				}
-			}
+	for i := range per {
+		global = append(global, per[i].global...)
+		for _, f := range per[i].perFunc {
+			perFunc[f.text] = append(perFunc[f.text], f.recs...)
 		}
 	}
 	closeExterns(ctx, perFunc)
@@ -448,6 +423,61 @@ func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
 	}
 	r := ctx.Res[s.Name]
 	return r != nil && (r.File != int32(o.ID) || r.Index != int32(i))
+}
+
+// funcRecs are the records of one input .nv.info.<f> section, for output
+// code section text.
+type funcRecs struct {
+	text int32
+	recs []infoRec
+}
+
+// objectInfo translates the .nv.info records of one object to the output:
+// symbol indices become output symbols, records of dropped weak copies and
+// MAX_STACK_SIZE (recomputed) go, EXTERNS keep what may survive the link.
+func objectInfo(ctx *Context, o *Obj) (global []infoRec, perFunc []funcRecs) {
+	for si := range o.F.Sections {
+		s := &o.F.Sections[si]
+		if s.Type != elf.SHTCudaInfo {
+			continue
+		}
+		var textSec int32 = -1
+		if s.Name != ".nv.info" {
+			if int(s.Info) >= len(o.F.Sections) || o.Drop[s.Info] || o.SecMap[s.Info] < 0 {
+				continue
+			}
+			textSec = o.SecMap[s.Info]
+		}
+		var recs []infoRec
+		for _, a := range o.info(si) {
+			if a.Code == elf.EIAttrMaxStackSize {
+				continue
+			}
+			r := infoRec{a: a, sym: -1}
+			if a.Code == elf.EIAttrExterns {
+				// What stays is decided later, over the call graph.
+				r.externs = []int32{}
+				for k := 0; k+4 <= len(a.Payload); k += 4 {
+					if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
+						r.externs = append(r.externs, m)
+					}
+				}
+			}
+			if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
+				r.sym = ctx.liveSym(o, a.U32(0))
+				if r.sym < 0 || ctx.lostDefinition(o, a.U32(0)) {
+					continue // record of a dropped weak copy
+				}
+			}
+			recs = append(recs, r)
+		}
+		if textSec < 0 {
+			global = append(global, recs...)
+		} else {
+			perFunc = append(perFunc, funcRecs{textSec, recs})
+		}
+	}
+	return global, perFunc
 }
 
 // externKept reports the EXTERNS entries that survive the link: entry
