@@ -21,6 +21,11 @@ var errFatal = errors.New("fatal")
 func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	diags := &diag.Bag{Werror: opts.Werror, NoWarn: opts.NoWarn}
 	ctx := newContext(opts, diags, prog)
+	if opts.DumpCallgraph {
+		// nvlink prints demangled names and its internal function
+		// numbering, neither of which warplink reproduces yet.
+		diags.Warnf([3]int{0, -1, 1}, "Option '--dump-callgraph' is not supported by warplink; no call graph is printed")
+	}
 	if opts.PreserveRelocs {
 		diags.Warnf([3]int{0, -1, 0}, "Option '--preserve-relocs' is not fully implemented for gpu archtecture '%s' and may not work as expected", opts.Arch)
 	}
