@@ -157,7 +157,7 @@ func mergeFile(ctx *Context, o *Obj) {
 				if rels := o.relocs(i); rels != nil {
 					nonAlloc := o.F.Sections[t].Flags&elf.SHFAlloc == 0
 					for _, r := range rels {
-						if ctx.relNeedsCompanion(o, r, nonAlloc) {
+						if ctx.relNeedsCompanion(o, r, t, nonAlloc) {
 							ctx.ShStr.Add(".rel" + target)
 							ctx.Str.Add(".rel" + target)
 							break
@@ -173,7 +173,7 @@ func mergeFile(ctx *Context, o *Obj) {
 // (observed on nvlink 11.8 outputs: corpus xcall, globals, constants,
 // printf, shared): a relocation naming local data, or global data still
 // undefined, in allocated code; a link-time resolution in debug sections.
-func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, nonAlloc bool) bool {
+func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, target int, nonAlloc bool) bool {
 	if r.Sym == 0 || int(r.Sym) >= len(o.F.Symbols) {
 		return false
 	}
@@ -182,14 +182,37 @@ func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, nonAlloc bool) bool {
 		return ok && !keep || r.Type == rUnusedClear64
 	}
 	in := &o.F.Symbols[r.Sym]
-	if !isDataSym(in) {
-		return false
-	}
-	if in.Bind() == elf.STBLocal {
-		return true
-	}
 	m := o.SymMap[r.Sym]
-	return m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0
+	undefined := m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0
+	switch {
+	case o.F.Sections[target].Flags&elf.SHFExecInstr == 0:
+		// Data holding addresses (virtual tables, function pointer
+		// tables in .nv.global.init): funcptr, virtual.
+		return true
+	case in.Bind() == elf.STBWeak && inLocalPart(o, int(r.Sym)):
+		return true // nvcc's weak functions and data (weakregs, virtual)
+	case isDataSym(in):
+		// Data not defined yet, or any data of an object that still
+		// references something undefined (globals, constants, printf,
+		// shared: shared/b.cubin, with no undefined reference, has none).
+		return undefined || o.hasUndefined()
+	}
+	return false
+}
+
+// hasUndefined reports whether the object references a global it does not
+// define.
+func (o *Obj) hasUndefined() bool {
+	if o.undefKnown == 0 {
+		o.undefKnown = 1
+		for i := range o.F.Symbols {
+			if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef && s.Name != "" {
+				o.undefKnown = 2
+				break
+			}
+		}
+	}
+	return o.undefKnown == 2
 }
 
 func le32at(b []byte, off int) uint32 {
