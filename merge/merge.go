@@ -85,10 +85,15 @@ func mergeFile(ctx *Context, o *Obj) {
 			mergeGlobal(ctx, o, i)
 		}
 	}
+	// Weak data that nvcc put among the locals (virtual tables) is merged
+	// in the locals' order.
+	localWeakData := func(i int) bool {
+		return syms[i].Bind() == elf.STBWeak && isDataSym(&syms[i]) && inLocalPart(o, i)
+	}
 	// Global data: the defining section and the name now, the record after
 	// the locals.
 	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() == elf.STBLocal || !isDataSym(&syms[i]) {
+		if syms[i].Bind() == elf.STBLocal || !isDataSym(&syms[i]) || localWeakData(i) {
 			continue
 		}
 		if sh := syms[i].Shndx; sh != elf.SHNUndef && sh < elf.SHNLoReserve && !o.Drop[sh] {
@@ -97,12 +102,15 @@ func mergeFile(ctx *Context, o *Obj) {
 		ctx.Str.Add(syms[i].Name)
 	}
 	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() == elf.STBLocal && !isLocalFunc(&syms[i]) {
+		switch {
+		case syms[i].Bind() == elf.STBLocal && !isLocalFunc(&syms[i]):
 			mergeSymbol(ctx, o, i)
+		case localWeakData(i):
+			mergeGlobal(ctx, o, i)
 		}
 	}
 	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() != elf.STBLocal && isDataSym(&syms[i]) {
+		if syms[i].Bind() != elf.STBLocal && isDataSym(&syms[i]) && !localWeakData(i) {
 			mergeGlobal(ctx, o, i)
 		}
 	}
