@@ -672,7 +672,7 @@ func buildCallgraph(ctx *Context) {
 				if !ok {
 					continue
 				}
-				cg.lists[list] = append(cg.lists[list], cgEdge{ca, int32(ctx.Str.Add(str))})
+				cg.lists[list] = append(cg.lists[list], cgEdge{ca, int32(ctx.protoString(str))})
 				if list == -2 {
 					taken[ca] = true
 				}
@@ -727,6 +727,15 @@ func addLaunchedKernels(ctx *Context, o *Obj, cg *callgraph, taken map[int32]boo
 			}
 		}
 	}
+}
+
+// protoString is the .strtab offset of a prototype string: the empty one is
+// the copy nvlink adds for prototypes (see mergeGlobal) when there is one.
+func (ctx *Context) protoString(s string) uint32 {
+	if s == "" && ctx.emptyProto != 0 {
+		return ctx.emptyProto
+	}
+	return ctx.Str.Add(s)
 }
 
 // callgraph is the merged .nv.callgraph: lists other than -1 by marker.
