@@ -177,7 +177,7 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		secByName: map[string]int32{},
 		symByName: map[string]int32{},
 		infoSeen:  map[int32]bool{},
-		ShStr:     NewStrTab(),
+		ShStr:     NewOrderedStrTab(),
 		Str:       NewStrTab(),
 		Timer:     &Timer{},
 	}
@@ -191,8 +191,9 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 
 // StrTab is a deduplicating ELF string table that keeps insertion order.
 type StrTab struct {
-	buf []byte
-	off map[string]uint32
+	buf  []byte
+	off  map[string]uint32
+	ords map[string]int32 // insertion ordinals (NewOrderedStrTab)
 }
 
 // NewStrTab returns a table holding only the empty string.
@@ -209,7 +210,23 @@ func (t *StrTab) Add(s string) uint32 {
 	t.buf = append(t.buf, s...)
 	t.buf = append(t.buf, 0)
 	t.off[s] = o
+	if t.ords != nil {
+		t.ords[s] = int32(len(t.ords))
+	}
 	return o
+}
+
+// Ordinal is the position of s among the distinct strings in the order
+// they were added (tables made with NewOrderedStrTab only).
+func (t *StrTab) Ordinal(s string) int32 { return t.ords[s] }
+
+// NewOrderedStrTab is NewStrTab that also remembers insertion ordinals:
+// for .shstrtab, where a section name's ordinal is nvlink's creation index
+// of the section, which .symtab_shndx records.
+func NewOrderedStrTab() *StrTab {
+	t := NewStrTab()
+	t.ords = map[string]int32{"": 0}
+	return t
 }
 
 // AddDup appends s even if present (nvlink adds some strings twice).

@@ -216,6 +216,11 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 				le.PutUint32(x[s.Index*4:], uint32(idx))
 			} else {
 				shndx = uint16(idx)
+				if x != nil {
+					// nvlink leaves here the index the section had when it
+					// was created, before sections were put in order.
+					le.PutUint32(x[s.Index*4:], uint32(ctx.ShStr.Ordinal(ctx.Secs[s.Sec].Name)))
+				}
 			}
 		}
 		e := elf.Symbol{NameOff: ctx.Str.Add(s.Name), Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}

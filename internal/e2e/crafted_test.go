@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -101,6 +103,12 @@ func TestCrafted(t *testing.T) {
 					problems = append(problems, "output does not parse: "+perr.Error())
 				case strconv.Itoa(len(f.Sections)) != strings.TrimSpace(string(want)):
 					problems = append(problems, "section count "+strconv.Itoa(len(f.Sections))+", nvlink "+strings.TrimSpace(string(want)))
+				}
+			}
+			if want, err := os.ReadFile(filepath.Join(dir, "ref.sha256")); err == nil {
+				ours, _ := os.ReadFile(out)
+				if got := fmt.Sprintf("%x", sha256.Sum256(ours)); got != strings.Fields(string(want))[0] {
+					problems = append(problems, "output sha256 "+got+" differs from nvlink's")
 				}
 			}
 			gap, isGap := craftedGaps[c.Name()]
