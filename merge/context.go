@@ -191,43 +191,42 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 
 // StrTab is a deduplicating ELF string table that keeps insertion order.
 type StrTab struct {
-	buf  []byte
-	off  map[string]uint32
-	ords map[string]int32 // insertion ordinals (NewOrderedStrTab)
+	buf []byte
+	off map[string]strEntry
+}
+
+// strEntry is where a string is, and how many distinct strings came before
+// it.
+type strEntry struct {
+	off uint32
+	ord int32
 }
 
 // NewStrTab returns a table holding only the empty string.
 func NewStrTab() *StrTab {
-	return &StrTab{buf: []byte{0}, off: map[string]uint32{"": 0}}
+	return &StrTab{buf: []byte{0}, off: map[string]strEntry{"": {}}}
 }
+
+// NewOrderedStrTab is NewStrTab; kept as the constructor of .shstrtab,
+// where a section name's ordinal is nvlink's creation index of the section
+// (which .symtab_shndx records).
+func NewOrderedStrTab() *StrTab { return NewStrTab() }
 
 // Add interns s and returns its offset.
 func (t *StrTab) Add(s string) uint32 {
-	if o, ok := t.off[s]; ok {
-		return o
+	if e, ok := t.off[s]; ok {
+		return e.off
 	}
 	o := uint32(len(t.buf))
 	t.buf = append(t.buf, s...)
 	t.buf = append(t.buf, 0)
-	t.off[s] = o
-	if t.ords != nil {
-		t.ords[s] = int32(len(t.ords))
-	}
+	t.off[s] = strEntry{o, int32(len(t.off))}
 	return o
 }
 
 // Ordinal is the position of s among the distinct strings in the order
-// they were added (tables made with NewOrderedStrTab only).
-func (t *StrTab) Ordinal(s string) int32 { return t.ords[s] }
-
-// NewOrderedStrTab is NewStrTab that also remembers insertion ordinals:
-// for .shstrtab, where a section name's ordinal is nvlink's creation index
-// of the section, which .symtab_shndx records.
-func NewOrderedStrTab() *StrTab {
-	t := NewStrTab()
-	t.ords = map[string]int32{"": 0}
-	return t
-}
+// they were added.
+func (t *StrTab) Ordinal(s string) int32 { return t.off[s].ord }
 
 // AddDup appends s even if present (nvlink adds some strings twice).
 func (t *StrTab) AddDup(s string) uint32 {
@@ -235,7 +234,7 @@ func (t *StrTab) AddDup(s string) uint32 {
 	t.buf = append(t.buf, s...)
 	t.buf = append(t.buf, 0)
 	if _, ok := t.off[s]; !ok {
-		t.off[s] = o
+		t.off[s] = strEntry{o, int32(len(t.off))}
 	}
 	return o
 }
