@@ -41,10 +41,9 @@ type Context struct {
 	Res map[string]*Resolution
 
 	// Layout results.
-	Order    []int32 // output section IDs in final index order (index 0 = null is implicit)
-	Header   elf.Header
-	Out      []byte
-	EntryIDs []int32 // kernel symbol IDs
+	Order  []int32 // output section IDs in final index order (index 0 = null is implicit)
+	Header elf.Header
+	Out    []byte
 
 	Timer *Timer
 
@@ -238,9 +237,6 @@ func (t *StrTab) AddDup(s string) uint32 {
 	}
 	return o
 }
-
-// Offset returns the offset of an interned string.
-func (t *StrTab) Offset(s string) uint32 { return t.Add(s) }
 
 // Bytes is the encoded table.
 func (t *StrTab) Bytes() []byte { return t.buf }

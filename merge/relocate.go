@@ -51,12 +51,6 @@ var relocFields = map[uint32]field{
 	rABS55_16_34:    {16, 55, 0},
 }
 
-// relocTarget is an output relocation before ordering.
-type pendingRel struct {
-	sec int32 // output section patched
-	rel OutRel
-}
-
 func relocate(ctx *Context) error {
 	ctx.patched = map[int32][]byte{}
 	// Per output section, relocations in input order (file order, then the
