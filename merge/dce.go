@@ -24,24 +24,15 @@ func dce(ctx *Context) error {
 	refs := map[int32][]int32{}
 	var dataRefs []int32
 	for _, o := range ctx.Objs {
-		for si := range o.F.Sections {
-			rs := &o.F.Sections[si]
-			if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
-				continue
-			}
-			t := int(rs.Info)
-			if t <= 0 || t >= len(o.F.Sections) {
-				continue
-			}
+		o.eachRelocSection(func(t int, rels []elf.Rela) {
 			code := o.F.Sections[t].Flags&elf.SHFExecInstr != 0
 			from := o.SecMap[t]
 			if from < 0 && code && o.Drop[t] {
 				from = winnerCode(ctx, o, t)
 			}
 			if from < 0 {
-				continue
+				return
 			}
-			rels := o.relocs(si)
 			for _, r := range rels {
 				if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].Type() == elf.STTFunc {
 					if code {
@@ -51,7 +42,7 @@ func dce(ctx *Context) error {
 					}
 				}
 			}
-		}
+		})
 	}
 	ctx.codeRefs = refs
 	live := map[int32]bool{}
@@ -91,22 +82,16 @@ func dce(ctx *Context) error {
 	// Undefined references only removed code made go with it.
 	used := map[int32]bool{}
 	for _, o := range ctx.Objs {
-		for si := range o.F.Sections {
-			rs := &o.F.Sections[si]
-			if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
-				continue
+		o.eachRelocSection(func(t int, rels []elf.Rela) {
+			if o.SecMap[t] < 0 || ctx.Secs[o.SecMap[t]].Dead {
+				return
 			}
-			t := int(rs.Info)
-			if t <= 0 || t >= len(o.F.Sections) || o.SecMap[t] < 0 || ctx.Secs[o.SecMap[t]].Dead {
-				continue
-			}
-			rels := o.relocs(si)
 			for _, r := range rels {
 				if m := remapSym(o, r.Sym); m >= 0 {
 					used[m] = true
 				}
 			}
-		}
+		})
 	}
 	ctx.liveRefs = used
 	for _, id := range ctx.Globals {

@@ -706,16 +706,10 @@ func buildCallgraph(ctx *Context) {
 // prototype) every entry whose address another function's code takes: a
 // kernel launched from the device (corpus program cdp).
 func addLaunchedKernels(ctx *Context, o *Obj, cg *callgraph, taken map[int32]bool) {
-	for si := range o.F.Sections {
-		rs := &o.F.Sections[si]
-		if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
-			continue
+	o.eachRelocSection(func(t int, rels []elf.Rela) {
+		if o.F.Sections[t].Flags&elf.SHFExecInstr == 0 || o.SecMap[t] < 0 {
+			return
 		}
-		t := int(rs.Info)
-		if t <= 0 || t >= len(o.F.Sections) || o.F.Sections[t].Flags&elf.SHFExecInstr == 0 || o.SecMap[t] < 0 {
-			continue
-		}
-		rels := o.relocs(si)
 		for _, r := range rels {
 			m := ctx.liveSym(o, r.Sym)
 			if m < 0 || taken[m] {
@@ -726,7 +720,7 @@ func addLaunchedKernels(ctx *Context, o *Obj, cg *callgraph, taken map[int32]boo
 				cg.lists[-2] = append(cg.lists[-2], cgEdge{m, 0})
 			}
 		}
-	}
+	})
 }
 
 // protoString is the .strtab offset of a prototype string: the empty one is

@@ -205,16 +205,10 @@ func sharedRefs(ctx *Context) (map[int32][]dataKey, map[int32]bool) {
 	vars := map[int32][]dataKey{}
 	extern := map[int32]bool{}
 	for _, o := range ctx.Objs {
-		for si := range o.F.Sections {
-			rs := &o.F.Sections[si]
-			if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
-				continue
+		o.eachRelocSection(func(t int, rels []elf.Rela) {
+			if o.SecMap[t] < 0 || o.F.Sections[t].Flags&elf.SHFExecInstr == 0 {
+				return
 			}
-			t := int(rs.Info)
-			if t <= 0 || t >= len(o.F.Sections) || o.SecMap[t] < 0 || o.F.Sections[t].Flags&elf.SHFExecInstr == 0 {
-				continue
-			}
-			rels := o.relocs(si)
 			c := o.SecMap[t]
 			for _, r := range rels {
 				if int(r.Sym) >= len(o.SymMap) {
@@ -226,7 +220,7 @@ func sharedRefs(ctx *Context) (map[int32][]dataKey, map[int32]bool) {
 					extern[c] = true
 				}
 			}
-		}
+		})
 	}
 	return vars, extern
 }

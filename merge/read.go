@@ -176,3 +176,17 @@ func (o *Obj) relocs(si int) []elf.Rela {
 	}
 	return nil
 }
+
+// eachRelocSection calls fn for each relocation section of the object, with
+// the index of the section it applies to and its decoded entries, in
+// section order.
+func (o *Obj) eachRelocSection(fn func(target int, rels []elf.Rela)) {
+	for si, rels := range o.Relocs {
+		if rels == nil {
+			continue
+		}
+		if t := int(o.F.Sections[si].Info); t > 0 && t < len(o.F.Sections) {
+			fn(t, rels)
+		}
+	}
+}
