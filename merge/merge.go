@@ -96,8 +96,11 @@ func mergeFile(ctx *Context, o *Obj) {
 		if syms[i].Bind() == elf.STBLocal || !isDataSym(&syms[i]) || localWeakData(i) {
 			continue
 		}
-		if sh := syms[i].Shndx; sh != elf.SHNUndef && sh < elf.SHNLoReserve && int(sh) < len(o.F.Sections) && isGlobalMemoryName(o.F.Sections[sh].Name) {
-			continue // defined in global memory: name and record come together, later
+		if sh := syms[i].Shndx; o.System && sh != elf.SHNUndef && sh < elf.SHNLoReserve && int(sh) < len(o.F.Sections) && isGlobalMemoryName(o.F.Sections[sh].Name) {
+			// libcudadevrt's global-memory data: the section now, the
+			// names with the records (corpus cdp).
+			mapSectionFrom(ctx, o, int(sh), false)
+			continue
 		}
 		if sh := syms[i].Shndx; sh != elf.SHNUndef && sh < elf.SHNLoReserve && !o.Drop[sh] {
 			mapSectionFrom(ctx, o, int(sh), false)
@@ -603,7 +606,8 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol) {
 		return
 	}
 	ctx.Secs[sec].InfoSym = id
-	if s.Other&stoCudaEntry != 0 {
+	if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) {
+		// (Kernels left out by --kernels-used are handled as plain functions.)
 		ctx.noteInfoSection(sec)
 		n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
 		if i, ok := o.sectionNamed(n); ok && !o.Drop[i] {
