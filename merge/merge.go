@@ -222,7 +222,7 @@ func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, target int, nonAlloc b
 	// references are the driver's).
 	m := o.SymMap[r.Sym]
 	undefined := m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0
-	if undefined || (in.Shndx < elf.SHNLoReserve && int(in.Shndx) < len(o.F.Sections) && isGlobalMemoryName(o.F.Sections[in.Shndx].Name)) {
+	if undefined || in.Shndx == elf.SHNCommon || (in.Shndx < elf.SHNLoReserve && int(in.Shndx) < len(o.F.Sections) && isGlobalMemoryName(o.F.Sections[in.Shndx].Name)) {
 		return true
 	}
 	return o.hasUndefined()
