@@ -84,9 +84,8 @@ type Obj struct {
 	Drop   []bool   // input section dropped (weak loser, regenerated section)
 	Relocs [][]elf.Rela
 
-	secByName  map[string]int // input sections by name, built on first use
-	undefKnown int8           // hasUndefined: 0 not computed, 1 no, 2 yes
-	nvinfo     [][]elf.Attr   // decoded .nv.info sections by input section index (nil: none)
+	secByName map[string]int // input sections by name, built on first use
+	nvinfo    [][]elf.Attr   // decoded .nv.info sections by input section index (nil: none)
 }
 
 // OutSym is an output symbol.

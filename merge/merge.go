@@ -179,7 +179,7 @@ func mergeFile(ctx *Context, o *Obj) {
 				if rels := o.relocs(i); rels != nil {
 					nonAlloc := o.F.Sections[t].Flags&elf.SHFAlloc == 0
 					for _, r := range rels {
-						if ctx.relNeedsCompanion(o, r, t, nonAlloc, otherFuncRefs(o, t, rels)) {
+						if ctx.relNeedsCompanion(o, r, t, nonAlloc, otherRefs(o, t, rels)) {
 							ctx.ShStr.Add(".rel" + target)
 							ctx.Str.Add(".rel" + target)
 							break
@@ -195,7 +195,7 @@ func mergeFile(ctx *Context, o *Obj) {
 // (observed on nvlink 11.8 outputs: corpus xcall, globals, constants,
 // printf, shared): a relocation naming local data, or global data still
 // undefined, in allocated code; a link-time resolution in debug sections.
-func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, target int, nonAlloc bool, otherFuncRefs int) bool {
+func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, target int, nonAlloc bool, otherRefs int) bool {
 	if r.Sym == 0 || int(r.Sym) >= len(o.F.Symbols) {
 		return false
 	}
@@ -203,59 +203,52 @@ func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, target int, nonAlloc b
 		_, _, keep, ok := ctx.relocValue(o, r)
 		return ok && !keep || r.Type == rUnusedClear64
 	}
-	if o.F.Sections[target].Flags&elf.SHFExecInstr == 0 || otherFuncRefs >= 2 {
+	if o.F.Sections[target].Flags&elf.SHFExecInstr == 0 || otherRefs >= 2 {
 		// Data holding addresses (virtual tables, function pointer tables
-		// in .nv.global.init), and code naming other functions at least
-		// twice (calls or addresses; its own return addresses do not
-		// count). Observed over every relocation section of the corpus
-		// and of libcudadevrt.
+		// in .nv.global.init), and code naming other functions or shared
+		// memory at least twice (its own return addresses do not count).
 		return true
 	}
 	in := &o.F.Symbols[r.Sym]
 	if !isDataSym(in) {
 		return false
 	}
-	// Data: global memory (its address comes from the driver), data not
-	// defined yet, or shared and constant data of an object that still
-	// uses something another object must define (shared/b.cubin, complete
-	// in itself, has none; neither has libcudadevrt, whose only undefined
-	// references are the driver's).
+	// Data whose address the link cannot know yet: global memory (the
+	// driver places it), commons, data not defined yet.
 	m := o.SymMap[r.Sym]
 	undefined := m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0
-	if undefined || in.Shndx == elf.SHNCommon || (in.Shndx < elf.SHNLoReserve && int(in.Shndx) < len(o.F.Sections) && isGlobalMemoryName(o.F.Sections[in.Shndx].Name)) {
-		return true
-	}
-	return o.hasUndefined()
+	return undefined || in.Shndx == elf.SHNCommon || o.inSectionNamed(in, isGlobalMemoryName)
 }
 
-// otherFuncRefs counts the relocations of code section t that name a
-// function other than the one defined in t.
-func otherFuncRefs(o *Obj, t int, rels []elf.Rela) int {
+// inSectionNamed reports whether input symbol s is defined in a section
+// whose name satisfies match.
+func (o *Obj) inSectionNamed(s *elf.Symbol, match func(string) bool) bool {
+	return s.Shndx < elf.SHNLoReserve && int(s.Shndx) < len(o.F.Sections) && match(o.F.Sections[s.Shndx].Name)
+}
+
+// isSharedName reports the sections of shared memory.
+func isSharedName(n string) bool {
+	return strings.HasPrefix(n, ".nv.shared.") || n == moduleShared
+}
+
+// otherRefs counts the relocations of code section t that name a function
+// other than the one defined in t, or shared memory (the observations that
+// decide nvlink's ".rel" companion names; corpus and crafted cases).
+func otherRefs(o *Obj, t int, rels []elf.Rela) int {
 	n := 0
 	for _, r := range rels {
-		if int(r.Sym) < len(o.F.Symbols) {
-			if s := &o.F.Symbols[r.Sym]; s.Type() == elf.STTFunc && int(s.Shndx) != t {
-				n++
-			}
+		if int(r.Sym) >= len(o.F.Symbols) {
+			continue
+		}
+		s := &o.F.Symbols[r.Sym]
+		switch {
+		case s.Type() == elf.STTFunc && int(s.Shndx) != t:
+			n++
+		case isDataSym(s) && (o.inSectionNamed(s, isSharedName) || isExternShared(s)):
+			n++
 		}
 	}
 	return n
-}
-
-// hasUndefined reports whether the object references a global it does not
-// define and that another object must (the driver's own functions do not
-// count).
-func (o *Obj) hasUndefined() bool {
-	if o.undefKnown == 0 {
-		o.undefKnown = 1
-		for i := range o.F.Symbols {
-			if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef && s.Name != "" && !driverProvided(s.Name) {
-				o.undefKnown = 2
-				break
-			}
-		}
-	}
-	return o.undefKnown == 2
 }
 
 // isGlobalMemoryName reports the sections of global memory.
