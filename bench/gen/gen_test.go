@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/merge"
 )
 
 const corpus = "../../testdata/corpus/cuda11.8-sm_90"
@@ -235,5 +236,16 @@ func TestNvlink(t *testing.T) {
 	}
 	if f.Header.Type != elf.ETExec {
 		t.Errorf("nvlink output has e_type %d", f.Header.Type)
+	}
+	// warplink links the same workload into the same bytes.
+	ours := filepath.Join(dir, "ours.cubin")
+	t.Chdir(dir)
+	var stderr bytes.Buffer
+	opts := &merge.Options{Arch: Arch, Output: ours, Inputs: names}
+	if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
+		t.Fatalf("warplink: exit %d: %s", rc, stderr.String())
+	}
+	if w, _ := os.ReadFile(ours); !bytes.Equal(w, b) {
+		t.Errorf("warplink output (%d bytes) differs from nvlink's (%d bytes)", len(w), len(b))
 	}
 }
