@@ -172,7 +172,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && !o.Drop[t] {
 				target := o.F.Sections[t].Name
 				ctx.ShStr.Add(".rela" + target)
-				ctx.Str.Add(".rela" + target)
+				ctx.Str.Add(ctx.strName(".rela"+target, o.SecMap[t]))
 				// nvlink also names a ".rel<target>" section (created, then
 				// dropped) when a relocation names data not defined yet, or
 				// is resolved at link time in a non-allocated section.
@@ -181,7 +181,7 @@ func mergeFile(ctx *Context, o *Obj) {
 					for _, r := range rels {
 						if ctx.relNeedsCompanion(o, r, t, nonAlloc, otherRefs(o, t, rels)) {
 							ctx.ShStr.Add(".rel" + target)
-							ctx.Str.Add(".rel" + target)
+							ctx.Str.Add(ctx.strName(".rel"+target, o.SecMap[t]))
 							break
 						}
 					}
@@ -290,7 +290,23 @@ func (ctx *Context) noteInfoSection(text int32) {
 	ctx.infoOrder = append(ctx.infoOrder, text)
 	name := ".nv.info" + strings.TrimPrefix(ctx.Secs[text].Name, ".text")
 	ctx.ShStr.Add(name)
-	ctx.Str.Add(name)
+	ctx.Str.Add(ctx.strName(name, text))
+}
+
+// stoCudaObscure is the st_other bit nvlink 11.8 treats as "obscure": the
+// .strtab names of the sections it makes for such a function afterwards
+// (.nv.info.<f>, .rela.text.<f>) are written as dots of the same length
+// (testdata/crafted/sto-cuda-obscure). The seeds read the same bit as
+// "address taken" in nvlink 13.
+const stoCudaObscure = 0x08
+
+// strName is the .strtab form of the name of a section made for code
+// section text: the name itself, or dots when its function is obscure.
+func (ctx *Context) strName(name string, text int32) string {
+	if text >= 0 && ctx.Secs[text].InfoSym >= 0 && ctx.Syms[ctx.Secs[text].InfoSym].Other&stoCudaObscure != 0 {
+		return strings.Repeat(".", len(name))
+	}
+	return name
 }
 
 // markWeakLosers drops the code sections of weak functions whose
