@@ -169,7 +169,10 @@ func mergeFile(ctx *Context, o *Obj) {
 				}
 			}
 		case s.Type == elf.SHTRela || s.Type == elf.SHTRel:
-			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && !o.Drop[t] {
+			// (An empty relocation section names nothing: ptxas writes one
+			// when it resolved every reference itself, e.g. to
+			// %reserved_smem_offset_begin.)
+			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && !o.Drop[t] && len(s.Data) > 0 {
 				target := o.F.Sections[t].Name
 				ctx.ShStr.Add(".rela" + target)
 				ctx.Str.Add(ctx.strName(".rela"+target, o.SecMap[t]))
