@@ -30,36 +30,50 @@ func TestNvccDlink(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	os.Symlink("warplink", filepath.Join(bin, "nvlink"))
-	src, _ := filepath.Abs("../../testdata/corpus/src/programs/xcall")
-	run := func(dir string, env []string, args ...string) {
-		t.Helper()
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out)
-		}
-	}
-	var objs []string
-	for _, tu := range []string{"a", "b", "c"} {
-		run(tmp, nil, "nvcc", "-arch=sm_90", "-rdc=true", "-c", filepath.Join(src, tu+".cu"), "-o", tu+".o")
-		objs = append(objs, tu+".o")
-	}
-	cubin := func(name string, env []string) []byte {
-		run(tmp, env, append([]string{"nvcc", "-arch=sm_90", "-dlink", "-o", name + ".o"}, objs...)...)
-		dir := filepath.Join(tmp, name)
-		os.Mkdir(dir, 0o755)
-		run(dir, nil, "cuobjdump", "-xelf", "all", "../"+name+".o")
-		m, _ := filepath.Glob(filepath.Join(dir, "*.cubin"))
-		if len(m) != 1 {
-			t.Fatalf("%s: %d cubins embedded", name, len(m))
-		}
-		b, _ := os.ReadFile(m[0])
-		return b
-	}
-	ref := cubin("nv", nil)
-	ours := cubin("wl", []string{"PATH=" + bin + ":" + os.Getenv("PATH")})
-	if !bytes.Equal(ref, ours) {
-		t.Fatalf("device code of nvcc -dlink differs: warplink %d bytes, nvlink %d bytes", len(ours), len(ref))
+	for _, prog := range []struct {
+		name string
+		tus  []string
+		libs []string
+	}{
+		{"xcall", []string{"a", "b", "c"}, nil},
+		{"cdp", []string{"a", "b"}, []string{"-lcudadevrt"}}, // dynamic parallelism
+	} {
+		t.Run(prog.name, func(t *testing.T) {
+			work := filepath.Join(tmp, prog.name)
+			os.Mkdir(work, 0o755)
+			src, _ := filepath.Abs("../../testdata/corpus/src/programs/" + prog.name)
+			run := func(dir string, env []string, args ...string) {
+				t.Helper()
+				cmd := exec.Command(args[0], args[1:]...)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), env...)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%v: %v\n%s", args, err, out)
+				}
+			}
+			var objs []string
+			for _, tu := range prog.tus {
+				run(work, nil, "nvcc", "-arch=sm_90", "-rdc=true", "-c", filepath.Join(src, tu+".cu"), "-o", tu+".o")
+				objs = append(objs, tu+".o")
+			}
+			cubin := func(name string, env []string) []byte {
+				args := append([]string{"nvcc", "-arch=sm_90", "-dlink", "-o", name + ".o"}, objs...)
+				run(work, env, append(args, prog.libs...)...)
+				dir := filepath.Join(work, name)
+				os.Mkdir(dir, 0o755)
+				run(dir, nil, "cuobjdump", "-xelf", "all", "../"+name+".o")
+				m, _ := filepath.Glob(filepath.Join(dir, "*.cubin"))
+				if len(m) != 1 {
+					t.Fatalf("%s: %d cubins embedded", name, len(m))
+				}
+				b, _ := os.ReadFile(m[0])
+				return b
+			}
+			ref := cubin("nv", nil)
+			ours := cubin("wl", []string{"PATH=" + bin + ":" + os.Getenv("PATH")})
+			if !bytes.Equal(ref, ours) {
+				t.Fatalf("device code of nvcc -dlink differs: warplink %d bytes, nvlink %d bytes", len(ours), len(ref))
+			}
+		})
 	}
 }
