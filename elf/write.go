@@ -65,3 +65,9 @@ func PutRela(b []byte, r *Rela) {
 	le.PutUint64(b[8:], uint64(r.Sym)<<32|uint64(r.Type))
 	le.PutUint64(b[16:], uint64(r.Addend))
 }
+
+// PutRel encodes a REL entry (no addend: it lives in the relocated field).
+func PutRel(b []byte, r *Rela) {
+	le.PutUint64(b[0:], r.Offset)
+	le.PutUint64(b[8:], uint64(r.Sym)<<32|uint64(r.Type))
+}

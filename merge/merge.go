@@ -296,6 +296,11 @@ func (ctx *Context) noteInfoSection(text int32) {
 	ctx.Str.Add(ctx.strName(name, text))
 }
 
+// stvInternal is STV_INTERNAL: ptxas marks its own local data so (the
+// kernel parameter block "_param" in .nv.constant0.<k> of pre-sm_90
+// cubins), and nvlink keeps no symbol for it.
+const stvInternal = 1
+
 // stoCudaObscure is the st_other bit nvlink 11.8 treats as "obscure": the
 // .strtab names of the sections it makes for such a function afterwards
 // (.nv.info.<f>, .rela.text.<f>) are written as dots of the same length
@@ -484,7 +489,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		id := mapSection(ctx, o, int(s.Shndx))
 		info, other := s.Info, s.Other
 		if isDataSym(s) {
-			if ctx.isSharedMemory(id) {
+			if ctx.isSharedMemory(id) || s.Other&3 == stvInternal {
 				// Shared data lives on as offsets inside the entries'
 				// shared memory (see layout); nvlink keeps no symbol for
 				// it (but records the name). Local constant data keeps its

@@ -55,7 +55,11 @@ func relocate(ctx *Context) error {
 	ctx.patched = map[int32][]byte{}
 	// Per output section, relocations in input order (file order, then the
 	// input section's order); reversed at the end.
-	lists := map[int32][]OutRel{}
+	type listKey struct {
+		tgt int32
+		rel bool // from SHT_REL input sections (ptxas writes them before sm_90)
+	}
+	lists := map[listKey][]OutRel{}
 	resolved := map[int32][]OutRel{} // --preserve-relocs: relocations applied at link time
 	// The relocation sections to create, in the order nvlink creates them:
 	// the target's .rela section when an input section first brings kept
@@ -64,6 +68,7 @@ func relocate(ctx *Context) error {
 	type relSec struct {
 		tgt      int32
 		resolved bool
+		rel      bool
 	}
 	var relSecOrder []relSec
 	inOrder := map[relSec]bool{}
@@ -88,6 +93,7 @@ func relocate(ctx *Context) error {
 			osec := ctx.Secs[out]
 			base := o.SecOff[tgt]
 			kept := false
+			isRel := rs.Type == elf.SHTRel
 			for _, r := range rels {
 				if r.Type == rNone {
 					continue
@@ -113,10 +119,11 @@ func relocate(ctx *Context) error {
 					continue // reference to a dropped weak copy: nvlink removes it
 				}
 				if keep {
-					lists[out] = append(lists[out], OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: r.Addend})
+					k := listKey{out, isRel}
+					lists[k] = append(lists[k], OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: r.Addend})
 					if !kept {
 						kept = true
-						note(relSec{out, false})
+						note(relSec{out, false, isRel})
 					}
 					continue
 				}
@@ -132,19 +139,22 @@ func relocate(ctx *Context) error {
 					}
 					resolved[out] = append(resolved[out], OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: int64(val) + r.Addend})
 					kept = true
-					note(relSec{out, false})
-					note(relSec{out, true})
+					note(relSec{out, false, isRel})
+					note(relSec{out, true, false})
 				}
 			}
 			if !kept {
-				note(relSec{out, false})
+				note(relSec{out, false, isRel})
 			}
 		}
 	}
 	for _, k := range relSecOrder {
-		l, name, typ := lists[k.tgt], ".rela"+ctx.Secs[k.tgt].Name, uint32(elf.SHTRela)
-		if k.resolved {
+		l, name, typ, ent := lists[listKey{k.tgt, false}], ".rela"+ctx.Secs[k.tgt].Name, uint32(elf.SHTRela), uint64(elf.RelaSize)
+		switch {
+		case k.resolved:
 			l, name, typ = resolved[k.tgt], ".nv.resolvedrela"+ctx.Secs[k.tgt].Name, elf.SHTCudaResolvedRela
+		case k.rel:
+			l, name, typ, ent = lists[listKey{k.tgt, true}], ".rel"+ctx.Secs[k.tgt].Name, elf.SHTRel, elf.RelSize
 		}
 		if len(l) == 0 {
 			continue
@@ -152,11 +162,11 @@ func relocate(ctx *Context) error {
 		for i, j := 0, len(l)-1; i < j; i, j = i+1, j-1 {
 			l[i], l[j] = l[j], l[i]
 		}
-		sec := ctx.newSection(name, typ, 0, 8, elf.RelaSize)
+		sec := ctx.newSection(name, typ, 0, 8, ent)
 		sec.LinkSymtab = true
 		sec.InfoSec = k.tgt
 		sec.Relocs = l
-		sec.Size = uint64(len(l)) * elf.RelaSize
+		sec.Size = uint64(len(l)) * ent
 	}
 	return nil
 }

@@ -55,9 +55,17 @@ func candidateOf(ctx *Context, o *Obj, i int) shard.Cand {
 			c.Init = o.F.Sections[s.Shndx].Type == elf.SHTCudaGlobalInit
 		}
 	}
-	if c.Func && c.Weak && ctx.Opts.WeakRule == "regcount" {
-		if r := regCount(o, i); r > 0 {
-			c.RegCount = uint32(r)
+	if c.Func && c.Weak {
+		// nvlink 11.8 compares the register count ptxas keeps in the high
+		// byte of the code section's sh_info (sm_80 and older write it;
+		// sm_90 cubins leave it 0, so the first definition stays). The
+		// seeds' nvlink 13 also falls back to EIATTR_REGCOUNT.
+		if ctx.Opts.WeakRule == "regcount" {
+			if r := regCount(o, i); r > 0 {
+				c.RegCount = uint32(r)
+			}
+		} else if int(s.Shndx) < len(o.F.Sections) {
+			c.RegCount = o.F.Sections[s.Shndx].Info >> 24
 		}
 	}
 	return c

@@ -62,10 +62,15 @@ func write(ctx *Context) error {
 		}
 		if s.Relocs != nil {
 			rels := s.Relocs
+			isRel := s.Type == elf.SHTRel
 			h.data = func(b []byte) {
 				for k, r := range rels {
 					e := elf.Rela{Offset: r.Offset, Sym: uint32(ctx.Syms[r.Sym].Index), Type: r.Type, Addend: r.Addend}
-					elf.PutRela(b[k*elf.RelaSize:], &e)
+					if isRel {
+						elf.PutRel(b[k*elf.RelSize:], &e)
+					} else {
+						elf.PutRela(b[k*elf.RelaSize:], &e)
+					}
 				}
 			}
 		} else if !s.Nobits {

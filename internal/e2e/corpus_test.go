@@ -15,7 +15,16 @@ import (
 	"github.com/warplink/warplink/merge"
 )
 
-const corpusDir = "../../testdata/corpus/cuda11.8-sm_90"
+// corpusDir is the bundled corpus; WARPLINK_CORPUS names another one built
+// by testdata/corpus/src/build.sh (another architecture or toolkit).
+var corpusDir = envOr("WARPLINK_CORPUS", "../../testdata/corpus/cuda11.8-sm_90")
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
 
 // libdir holds the bundled libcudadevrt.a (absolute: tests chdir).
 var libdir, _ = filepath.Abs("../../testdata/cudalib")

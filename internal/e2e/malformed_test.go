@@ -19,7 +19,7 @@ import (
 const (
 	malformedDir = "../../testdata/malformed"
 	// goodCubin links alone; every malformed input is linked beside it.
-	goodCubin = corpusDir + "/managed/b.cubin"
+	goodCubin = "../../testdata/corpus/cuda11.8-sm_90/managed/b.cubin"
 	// linkTimeout bounds one link: a hang is a failure.
 	linkTimeout = 20 * time.Second
 )
