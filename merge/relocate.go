@@ -13,6 +13,7 @@ package merge
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/warplink/warplink/elf"
 )
@@ -31,6 +32,7 @@ const (
 	rFuncDesc32LO32 = 62
 	rFuncDesc32HI32 = 63
 	rConstField2138 = 66
+	rConstField1940 = 64
 	rUnusedClear64  = 73
 	rABS55_16_34    = 75
 )
@@ -47,7 +49,10 @@ var relocFields = map[uint32]field{
 	rABS32_LO_32:    {32, 32, 0},
 	rABS32_HI_32:    {32, 32, 32},
 	rABS16_32:       {32, 16, 0},
-	rConstField2138: {38, 22, 0},
+	rConstField2138: {38, 21, 0},
+	58:              {34, 47, 0}, // R_CUDA_ABS47_34 (calls before sm_90)
+	rConstField1940: {40, 14, 0}, // offset; the bank number follows at bit 54
+	74:              {40, 24, 0}, // R_CUDA_ABS24_40 (shared memory before sm_90)
 	rABS55_16_34:    {16, 55, 0},
 }
 
@@ -133,6 +138,10 @@ func relocate(ctx *Context) error {
 				}
 				buf := ctx.sectionCopy(osec)
 				patch(buf[base+r.Offset:], f, uint64(int64(val)+r.Addend))
+				if r.Type == rConstField1940 {
+					// The constant bank number goes beside the offset.
+					patch(buf[base+r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
+				}
 				if ctx.Opts.PreserveRelocs && sym > 0 {
 					if !ctx.Syms[sym].IsSecSym {
 						val = 0 // the symbol itself carries the value
@@ -297,4 +306,31 @@ func put64(b []byte, v uint64) {
 	for i := 0; i < 8; i++ {
 		b[i] = byte(v >> (8 * i))
 	}
+}
+
+// constBank is the constant bank number of the section input symbol sym
+// of o lives in (.nv.constantN...), 0 if none.
+func (ctx *Context) constBank(o *Obj, sym uint32) int {
+	if int(sym) >= len(o.F.Symbols) {
+		return 0
+	}
+	s := &o.F.Symbols[sym]
+	name := ""
+	if m := o.SymMap[sym]; m >= 0 && ctx.Syms[m].Sec >= 0 {
+		name = ctx.Secs[ctx.Syms[m].Sec].Name
+	} else if int(s.Shndx) < len(o.F.Sections) {
+		name = o.F.Sections[s.Shndx].Name
+	}
+	rest, ok := strings.CutPrefix(name, ".nv.constant")
+	if !ok {
+		return 0
+	}
+	n := 0
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
