@@ -174,17 +174,26 @@ func mergeFile(ctx *Context, o *Obj) {
 			// %reserved_smem_offset_begin.)
 			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && !o.Drop[t] && len(s.Data) > 0 {
 				target := o.F.Sections[t].Name
-				ctx.ShStr.Add(".rela" + target)
-				ctx.Str.Add(ctx.strName(".rela"+target, o.SecMap[t]))
-				// nvlink also names a ".rel<target>" section (created, then
-				// dropped) when a relocation names data not defined yet, or
-				// is resolved at link time in a non-allocated section.
+				own, other := ".rela", ".rel"
+				if s.Type == elf.SHTRel {
+					own, other = other, own // sm_80 and older write REL
+				}
+				ctx.ShStr.Add(own + target)
+				ctx.Str.Add(ctx.strName(own+target, o.SecMap[t]))
+				// nvlink also names a companion section (created, then
+				// dropped): ".rel<target>" when a relocation of code names
+				// data not defined yet, the other kind's name when one is
+				// resolved at link time in a non-allocated section.
 				if rels := o.relocs(i); rels != nil {
 					nonAlloc := o.F.Sections[t].Flags&elf.SHFAlloc == 0
+					companion := ".rel"
+					if nonAlloc {
+						companion = other
+					}
 					for _, r := range rels {
 						if ctx.relNeedsCompanion(o, r, t, nonAlloc, otherRefs(o, t, rels)) {
-							ctx.ShStr.Add(".rel" + target)
-							ctx.Str.Add(ctx.strName(".rel"+target, o.SecMap[t]))
+							ctx.ShStr.Add(companion + target)
+							ctx.Str.Add(ctx.strName(companion+target, o.SecMap[t]))
 							break
 						}
 					}
