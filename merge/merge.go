@@ -71,9 +71,10 @@ func merge(ctx *Context) error {
 }
 
 // mergeFile brings one object into the output in nvlink's order: functions
-// (local and global) and other non-data globals, then the names of global
-// data, then the other local symbols, then the global data records, then a
-// pass over the sections for what no symbol named.
+// (local and global) and other non-data globals, then the locals of
+// allocated sections that hold no global data (and local weak data), then
+// the names of global data, then the other local symbols, then the global
+// data records, then a pass over the sections for what no symbol named.
 func mergeFile(ctx *Context, o *Obj) {
 	syms := o.F.Symbols
 	isLocalFunc := func(s *elf.Symbol) bool { return s.Bind() == elf.STBLocal && s.Type() == elf.STTFunc }
@@ -89,6 +90,35 @@ func mergeFile(ctx *Context, o *Obj) {
 	// in the locals' order.
 	localWeakData := func(i int) bool {
 		return syms[i].Bind() == elf.STBWeak && isDataSym(&syms[i]) && inLocalPart(o, i)
+	}
+	// Locals of allocated sections that hold no global data (before sm_90
+	// the .nv.constant0.<k> section symbols and _param are among them)
+	// come before the names of global data, with the local weak data
+	// (corpus built for sm_80: globals, funcptr, managed, constants,
+	// virtual, printf). libcudadevrt's objects keep the order observed for
+	// them (corpus cdp, both architectures).
+	holdsGlobalData := make(map[uint32]bool)
+	for i := 1; i < len(syms); i++ {
+		if syms[i].Bind() != elf.STBLocal && isDataSym(&syms[i]) && !localWeakData(i) {
+			holdsGlobalData[syms[i].Shndx] = true
+		}
+	}
+	early := func(i int) bool {
+		s := &syms[i]
+		if localWeakData(i) {
+			return true
+		}
+		return !o.System && s.Bind() == elf.STBLocal && s.Type() != elf.STTFunc && inLocalPart(o, i) &&
+			s.Shndx != elf.SHNUndef && s.Shndx < elf.SHNLoReserve && int(s.Shndx) < len(o.F.Sections) &&
+			o.F.Sections[s.Shndx].Flags&elf.SHFAlloc != 0 && !holdsGlobalData[s.Shndx]
+	}
+	for i := 1; i < len(syms); i++ {
+		switch {
+		case localWeakData(i):
+			mergeGlobal(ctx, o, i)
+		case early(i):
+			mergeSymbol(ctx, o, i)
+		}
 	}
 	// Global data: the defining section and the name now, the record after
 	// the locals.
@@ -112,10 +142,8 @@ func mergeFile(ctx *Context, o *Obj) {
 	// symbols).
 	for i := 1; i < len(syms); i++ {
 		switch {
-		case syms[i].Bind() == elf.STBLocal && !isLocalFunc(&syms[i]) && inLocalPart(o, i):
+		case syms[i].Bind() == elf.STBLocal && !isLocalFunc(&syms[i]) && inLocalPart(o, i) && !early(i):
 			mergeSymbol(ctx, o, i)
-		case localWeakData(i):
-			mergeGlobal(ctx, o, i)
 		}
 	}
 	for i := 1; i < len(syms); i++ {

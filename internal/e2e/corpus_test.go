@@ -15,9 +15,19 @@ import (
 	"github.com/warplink/warplink/merge"
 )
 
-// corpusDir is the bundled corpus; WARPLINK_CORPUS names another one built
-// by testdata/corpus/src/build.sh (another architecture or toolkit).
+// corpusDir is the bundled sm_90 corpus the other e2e tests use;
+// WARPLINK_CORPUS names another one built by testdata/corpus/src/build.sh
+// (another architecture or toolkit).
 var corpusDir = envOr("WARPLINK_CORPUS", "../../testdata/corpus/cuda11.8-sm_90")
+
+// corpusDirs are the corpora TestCorpus* link: both bundled ones (sm_90 and
+// sm_80: RELA and REL inputs), or the one WARPLINK_CORPUS names.
+func corpusDirs() []string {
+	if v := os.Getenv("WARPLINK_CORPUS"); v != "" {
+		return []string{v}
+	}
+	return []string{"../../testdata/corpus/cuda11.8-sm_90", "../../testdata/corpus/cuda11.8-sm_80"}
+}
 
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
@@ -73,7 +83,16 @@ func TestCorpusCubins(t *testing.T) { testCorpus(t, "link.args", "ref") }
 func TestCorpusHostObjects(t *testing.T) { testCorpus(t, "link_dc.args", "ref_dc") }
 
 func testCorpus(t *testing.T, argsFile, ref string) {
+	for _, d := range corpusDirs() {
+		t.Run(filepath.Base(d), func(t *testing.T) { testCorpusDir(t, d, argsFile, ref) })
+	}
+}
+
+func testCorpusDir(t *testing.T, corpusDir, argsFile, ref string) {
 	progs, _ := os.ReadDir(corpusDir)
+	if len(progs) == 0 {
+		t.Fatalf("no corpus in %s", corpusDir)
+	}
 	identical, equivalent, total := 0, 0, 0
 	for _, p := range progs {
 		if !p.IsDir() {
