@@ -29,6 +29,23 @@ func TestPatchBitField(t *testing.T) {
 	}
 }
 
+// TestConstField1940 pins R_CUDA_CONST_FIELD19_40 (sm_80 and older): the
+// field at bit 40 holds the byte offset in 32-bit words (observed: nvlink
+// 11.8 writes 0x0d for the 0x34th byte of .nv.constant3, generated sm_80
+// workloads), with the implicit addend of a REL input already in it.
+func TestConstField1940(t *testing.T) {
+	f := relocFields[rConstField1940]
+	b := make([]byte, 16)
+	patch(b, f, 0x34)
+	if got := extract(le64(b[0:8]), le64(b[8:16]), 40, 14); got != 0x0d {
+		t.Fatalf("offset field = %#x, want 0xd", got)
+	}
+	patch(b, f, 0x8) // a second reference adds to the field (REL addend)
+	if got := extract(le64(b[0:8]), le64(b[8:16]), 40, 14); got != 0x0f {
+		t.Fatalf("offset field = %#x, want 0xf", got)
+	}
+}
+
 func TestStrTab(t *testing.T) {
 	s := NewStrTab()
 	a := s.Add("abc")

@@ -51,7 +51,7 @@ var relocFields = map[uint32]field{
 	rABS16_32:       {32, 16, 0},
 	rConstField2138: {38, 21, 0},
 	58:              {34, 47, 0}, // R_CUDA_ABS47_34 (calls before sm_90)
-	rConstField1940: {40, 14, 0}, // offset; the bank number follows at bit 54
+	rConstField1940: {40, 14, 2}, // offset in words; the bank number follows at bit 54
 	74:              {40, 24, 0}, // R_CUDA_ABS24_40 (shared memory before sm_90)
 	rABS55_16_34:    {16, 55, 0},
 }

@@ -209,19 +209,34 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// TestNvlink links a generated workload with the real nvlink.
+// TestNvlink links a generated workload with the real nvlink, from each
+// bundled corpus (sm_90: RELA inputs; sm_80: REL inputs, whose constant-bank
+// offsets change from object to object).
 func TestNvlink(t *testing.T) {
 	nvlink, err := exec.LookPath("nvlink")
 	if err != nil {
 		t.Skip("nvlink not on PATH")
 	}
+	for _, c := range []struct{ corpus, arch string }{
+		{corpus, Arch},
+		{"../../testdata/corpus/cuda11.8-sm_80", "sm_80"},
+	} {
+		t.Run(c.arch, func(t *testing.T) { testNvlink(t, nvlink, c.corpus, c.arch) })
+	}
+}
+
+func testNvlink(t *testing.T, nvlink, corpus, arch string) {
+	tm, err := LoadTemplates(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	names, _, err := load(t).WriteDir(dir, Config{N: 200, Seed: 1})
+	names, _, err := tm.WriteDir(dir, Config{N: 200, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.cubin")
-	cmd := exec.Command(nvlink, append([]string{"-arch=" + Arch, "-o", out}, names...)...)
+	cmd := exec.Command(nvlink, append([]string{"-arch=" + arch, "-o", out}, names...)...)
 	cmd.Dir = dir
 	if msg, err := cmd.CombinedOutput(); err != nil || len(msg) != 0 {
 		t.Fatalf("nvlink: %v\n%s", err, msg)
@@ -241,7 +256,7 @@ func TestNvlink(t *testing.T) {
 	ours := filepath.Join(dir, "ours.cubin")
 	t.Chdir(dir)
 	var stderr bytes.Buffer
-	opts := &merge.Options{Arch: Arch, Output: ours, Inputs: names}
+	opts := &merge.Options{Arch: arch, Output: ours, Inputs: names}
 	if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
 		t.Fatalf("warplink: exit %d: %s", rc, stderr.String())
 	}
