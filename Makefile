@@ -14,9 +14,18 @@ test:
 bench:
 	$(GO) run ./bench/run
 
-# Placeholder: bounded fuzz runs are added by the packages that have fuzz targets.
+# Bounded fuzz runs of every reader and of the whole link, one target after
+# another (FUZZTIME each; e.g. make fuzz FUZZTIME=5m).
+FUZZTIME ?= 30s
+FUZZ_TARGETS = ./elf:FuzzParse ./elf:FuzzNvInfo ./elf:FuzzRelocs ./elf:FuzzDump \
+	./elf/hostobj:FuzzHostObj ./elf/fatbin:FuzzFatbin ./elf/ar:FuzzArchive \
+	./internal/input:FuzzExpand ./internal/cmpelf:FuzzCompare \
+	./internal/e2e:FuzzLink ./internal/e2e:FuzzLinkSM80
 fuzz:
-	@echo "no fuzz targets wired yet"
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 3s; \
+	done
 
 # Installs $(PREFIX)/bin/warplink and $(PREFIX)/bin/nvlink -> warplink.
 install: build

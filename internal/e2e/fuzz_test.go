@@ -15,7 +15,16 @@ import (
 // pipeline (merge.Link, as the CLI calls it). Whatever the input, the link
 // must not panic; a failed link must explain itself and leave no output; a
 // successful one must write an executable cubin.
-func FuzzLink(f *testing.F) {
+func FuzzLink(f *testing.F) { fuzzLink(f, corpusDir, "sm_90", goodCubin) }
+
+// FuzzLinkSM80 is FuzzLink over the sm_80 corpus (REL relocations with
+// their addends in the instructions).
+func FuzzLinkSM80(f *testing.F) {
+	const dir = "../../testdata/corpus/cuda11.8-sm_80"
+	fuzzLink(f, dir, "sm_80", dir+"/managed/b.cubin")
+}
+
+func fuzzLink(f *testing.F, corpusDir, arch, goodCubin string) {
 	seeds, _ := filepath.Glob(corpusDir + "/*/*.cubin")
 	bad, _ := filepath.Glob(malformedDir + "/*.cubin")
 	for _, p := range append(seeds, bad...) {
@@ -39,7 +48,7 @@ func FuzzLink(f *testing.F) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "out.cubin")
-		opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{in, good}, Output: out, Threads: 1}
+		opts := &merge.Options{Arch: arch, Machine64: true, Inputs: []string{in, good}, Output: out, Threads: 1}
 		var stderr bytes.Buffer
 		code := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
 		res, err := os.ReadFile(out)
