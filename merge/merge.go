@@ -135,6 +135,12 @@ func mergeFile(ctx *Context, o *Obj) {
 		if sh := syms[i].Shndx; sh != elf.SHNUndef && sh < elf.SHNLoReserve && !o.Drop[sh] {
 			mapSectionFrom(ctx, o, int(sh), false)
 		}
+		if isExternShared(&syms[i]) {
+			// nvlink makes its .nv_debug.shared for dynamic shared memory
+			// now, in both string tables (crafted extern-shared).
+			ctx.ShStr.Add(moduleShared)
+			ctx.Str.Add(moduleShared)
+		}
 		ctx.Str.Add(syms[i].Name)
 	}
 	// Then the locals of the local part, the global data records, and the
