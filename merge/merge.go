@@ -97,10 +97,13 @@ func mergeFile(ctx *Context, o *Obj) {
 	// (corpus built for sm_80: globals, funcptr, managed, constants,
 	// virtual, printf). libcudadevrt's objects keep the order observed for
 	// them (corpus cdp, both architectures).
-	holdsGlobalData := make(map[uint32]bool)
+	var holdsGlobalData []bool // by section index; nil while no global data is defined
 	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() != elf.STBLocal && isDataSym(&syms[i]) && !localWeakData(i) {
-			holdsGlobalData[syms[i].Shndx] = true
+		if sh := syms[i].Shndx; syms[i].Bind() != elf.STBLocal && isDataSym(&syms[i]) && !localWeakData(i) && int(sh) < len(o.F.Sections) {
+			if holdsGlobalData == nil {
+				holdsGlobalData = make([]bool, len(o.F.Sections))
+			}
+			holdsGlobalData[sh] = true
 		}
 	}
 	early := func(i int) bool {
@@ -110,7 +113,7 @@ func mergeFile(ctx *Context, o *Obj) {
 		}
 		return !o.System && s.Bind() == elf.STBLocal && s.Type() != elf.STTFunc && inLocalPart(o, i) &&
 			s.Shndx != elf.SHNUndef && s.Shndx < elf.SHNLoReserve && int(s.Shndx) < len(o.F.Sections) &&
-			o.F.Sections[s.Shndx].Flags&elf.SHFAlloc != 0 && !holdsGlobalData[s.Shndx]
+			o.F.Sections[s.Shndx].Flags&elf.SHFAlloc != 0 && (holdsGlobalData == nil || !holdsGlobalData[s.Shndx])
 	}
 	for i := 1; i < len(syms); i++ {
 		switch {
@@ -143,12 +146,11 @@ func mergeFile(ctx *Context, o *Obj) {
 		}
 		ctx.Str.Add(syms[i].Name)
 	}
-	// Then the locals of the local part, the global data records, and the
-	// locals ptxas placed among the globals (the .nv.constant0.<k> section
-	// symbols).
+	// Then the other locals of the local part, the global data records,
+	// and the locals ptxas placed among the globals (the
+	// .nv.constant0.<k> section symbols).
 	for i := 1; i < len(syms); i++ {
-		switch {
-		case syms[i].Bind() == elf.STBLocal && !isLocalFunc(&syms[i]) && inLocalPart(o, i) && !early(i):
+		if syms[i].Bind() == elf.STBLocal && !isLocalFunc(&syms[i]) && inLocalPart(o, i) && !early(i) {
 			mergeSymbol(ctx, o, i)
 		}
 	}

@@ -18,7 +18,13 @@ import (
 // corpusDir is the bundled sm_90 corpus the other e2e tests use;
 // WARPLINK_CORPUS names another one built by testdata/corpus/src/build.sh
 // (another architecture or toolkit).
-var corpusDir = envOr("WARPLINK_CORPUS", "../../testdata/corpus/cuda11.8-sm_90")
+var corpusDir = envOr("WARPLINK_CORPUS", corpusSM90)
+
+// The bundled corpora (testdata/corpus/src/build.sh sm_90 and sm_80).
+const (
+	corpusSM90 = "../../testdata/corpus/cuda11.8-sm_90"
+	corpusSM80 = "../../testdata/corpus/cuda11.8-sm_80"
+)
 
 // corpusDirs are the corpora TestCorpus* link: both bundled ones (sm_90 and
 // sm_80: RELA and REL inputs), or the one WARPLINK_CORPUS names.
@@ -26,7 +32,7 @@ func corpusDirs() []string {
 	if v := os.Getenv("WARPLINK_CORPUS"); v != "" {
 		return []string{v}
 	}
-	return []string{"../../testdata/corpus/cuda11.8-sm_90", "../../testdata/corpus/cuda11.8-sm_80"}
+	return []string{corpusSM90, corpusSM80}
 }
 
 func envOr(k, def string) string {

@@ -20,8 +20,7 @@ func FuzzLink(f *testing.F) { fuzzLink(f, corpusDir, "sm_90", goodCubin) }
 // FuzzLinkSM80 is FuzzLink over the sm_80 corpus (REL relocations with
 // their addends in the instructions).
 func FuzzLinkSM80(f *testing.F) {
-	const dir = "../../testdata/corpus/cuda11.8-sm_80"
-	fuzzLink(f, dir, "sm_80", dir+"/managed/b.cubin")
+	fuzzLink(f, corpusSM80, "sm_80", corpusSM80+"/managed/b.cubin")
 }
 
 func fuzzLink(f *testing.F, corpusDir, arch, goodCubin string) {
