@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/warplink/warplink/internal/leakcheck"
 )
 
 func TestParallelForVisitsEachIndexOnce(t *testing.T) {
@@ -56,7 +58,7 @@ func TestParallelForLowestErrorWins(t *testing.T) {
 			}
 		}
 	}
-	waitGoroutines(t, before)
+	leakcheck.Wait(t, before)
 }
 
 func TestParallelForCancel(t *testing.T) {
@@ -108,17 +110,6 @@ func TestMap(t *testing.T) {
 	if got, err := Map(context.Background(), 0, 4, func(int) (int, error) { return 1, nil }); err != nil || len(got) != 0 {
 		t.Errorf("empty Map: %v, %v", got, err)
 	}
-}
-
-func waitGoroutines(t *testing.T, before int) {
-	t.Helper()
-	for range 100 {
-		if runtime.NumGoroutine() <= before {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Errorf("goroutines: %d before, %d after", before, runtime.NumGoroutine())
 }
 
 func BenchmarkParallelFor(b *testing.B) {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/warplink/warplink/internal/leakcheck"
 )
 
 func TestShardOf(t *testing.T) {
@@ -156,7 +158,7 @@ func TestFoldMatchesSerial(t *testing.T) {
 	if len(want.diags) == 0 || len(want.syms) < 20 {
 		t.Fatalf("fake input too tame: %d symbols, %d diagnostics", len(want.syms), len(want.diags))
 	}
-	checkNoLeak(t, before)
+	leakcheck.Wait(t, before)
 }
 
 func seq(n int) []int {
@@ -165,17 +167,6 @@ func seq(n int) []int {
 		s[i] = i
 	}
 	return s
-}
-
-func checkNoLeak(t *testing.T, before int) {
-	t.Helper()
-	for range 100 {
-		if runtime.NumGoroutine() <= before {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Errorf("goroutines: %d before, %d after", before, runtime.NumGoroutine())
 }
 
 func TestFoldLowestErrorWins(t *testing.T) {
@@ -200,7 +191,7 @@ func TestFoldLowestErrorWins(t *testing.T) {
 			t.Fatalf("workers=%d: err = %v, want file 5", workers, err)
 		}
 	}
-	checkNoLeak(t, before)
+	leakcheck.Wait(t, before)
 }
 
 func TestFoldCancel(t *testing.T) {
@@ -222,7 +213,7 @@ func TestFoldCancel(t *testing.T) {
 		}
 		cancel()
 	}
-	checkNoLeak(t, before)
+	leakcheck.Wait(t, before)
 }
 
 func TestFoldEmitContract(t *testing.T) {
