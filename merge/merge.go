@@ -111,9 +111,9 @@ func mergeFile(ctx *Context, o *Obj) {
 		if localWeakData(i) {
 			return true
 		}
+		sec := o.definingSection(s)
 		return !o.System && s.Bind() == elf.STBLocal && s.Type() != elf.STTFunc && inLocalPart(o, i) &&
-			s.Shndx != elf.SHNUndef && s.Shndx < elf.SHNLoReserve && int(s.Shndx) < len(o.F.Sections) &&
-			o.F.Sections[s.Shndx].Flags&elf.SHFAlloc != 0 && (holdsGlobalData == nil || !holdsGlobalData[s.Shndx])
+			sec != nil && sec.Flags&elf.SHFAlloc != 0 && (holdsGlobalData == nil || !holdsGlobalData[s.Shndx])
 	}
 	for i := 1; i < len(syms); i++ {
 		switch {
@@ -129,10 +129,10 @@ func mergeFile(ctx *Context, o *Obj) {
 		if syms[i].Bind() == elf.STBLocal || !isDataSym(&syms[i]) || localWeakData(i) {
 			continue
 		}
-		if sh := syms[i].Shndx; o.System && sh != elf.SHNUndef && sh < elf.SHNLoReserve && int(sh) < len(o.F.Sections) && isGlobalMemoryName(o.F.Sections[sh].Name) {
+		if o.System && o.inSectionNamed(&syms[i], isGlobalMemoryName) {
 			// libcudadevrt's global-memory data: the section now, the
 			// names with the records (corpus cdp).
-			mapSectionFrom(ctx, o, int(sh), false)
+			mapSectionFrom(ctx, o, int(syms[i].Shndx), false)
 			continue
 		}
 		if sh := syms[i].Shndx; sh != elf.SHNUndef && sh < elf.SHNLoReserve && !o.Drop[sh] {
@@ -268,10 +268,20 @@ func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, target int, nonAlloc b
 	return undefined || in.Shndx == elf.SHNCommon || o.inSectionNamed(in, isGlobalMemoryName)
 }
 
+// definingSection is the input section symbol s is defined in, or nil
+// (undefined, absolute, common, or an index past the section table).
+func (o *Obj) definingSection(s *elf.Symbol) *elf.Section {
+	if s.Shndx == elf.SHNUndef || s.Shndx >= elf.SHNLoReserve || int(s.Shndx) >= len(o.F.Sections) {
+		return nil
+	}
+	return &o.F.Sections[s.Shndx]
+}
+
 // inSectionNamed reports whether input symbol s is defined in a section
 // whose name satisfies match.
 func (o *Obj) inSectionNamed(s *elf.Symbol, match func(string) bool) bool {
-	return s.Shndx < elf.SHNLoReserve && int(s.Shndx) < len(o.F.Sections) && match(o.F.Sections[s.Shndx].Name)
+	sec := o.definingSection(s)
+	return sec != nil && match(sec.Name)
 }
 
 // isSharedName reports the sections of shared memory.
