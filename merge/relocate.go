@@ -314,12 +314,11 @@ func (ctx *Context) constBank(o *Obj, sym uint32) int {
 	if int(sym) >= len(o.F.Symbols) {
 		return 0
 	}
-	s := &o.F.Symbols[sym]
 	name := ""
 	if m := o.SymMap[sym]; m >= 0 && ctx.Syms[m].Sec >= 0 {
 		name = ctx.Secs[ctx.Syms[m].Sec].Name
-	} else if int(s.Shndx) < len(o.F.Sections) {
-		name = o.F.Sections[s.Shndx].Name
+	} else if sec := o.definingSection(&o.F.Symbols[sym]); sec != nil {
+		name = sec.Name
 	}
 	rest, ok := strings.CutPrefix(name, ".nv.constant")
 	if !ok {
