@@ -20,7 +20,7 @@ FUZZTIME ?= 30s
 FUZZ_TARGETS = ./elf:FuzzParse ./elf:FuzzNvInfo ./elf:FuzzRelocs ./elf:FuzzDump \
 	./elf/hostobj:FuzzHostObj ./elf/fatbin:FuzzFatbin ./elf/ar:FuzzArchive \
 	./internal/input:FuzzExpand ./internal/cmpelf:FuzzCompare \
-	./internal/e2e:FuzzLink ./internal/e2e:FuzzLinkSM80
+	./internal/demangle:FuzzDemangle ./internal/e2e:FuzzLink ./internal/e2e:FuzzLinkSM80
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \

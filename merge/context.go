@@ -49,6 +49,7 @@ type Context struct {
 
 	patched      map[int32][]byte // output sections whose bytes relocation changed
 	cgEdges      []cgEdge         // call edges (caller, callee) in file order
+	cg           cgReport         // what --dump-callgraph prints besides the graph
 	infoOrder    []int32          // code sections in the order nvlink creates their .nv.info.<f>
 	infoSeen     map[int32]bool
 	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
@@ -175,6 +176,7 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		secByName: map[string]int32{},
 		symByName: map[string]int32{},
 		infoSeen:  map[int32]bool{},
+		cg:        cgReport{ownRegs: map[int32]uint32{}},
 		ShStr:     NewOrderedStrTab(),
 		Str:       NewStrTab(),
 		Timer:     &Timer{},

@@ -72,15 +72,18 @@ func symIndexAttr(code uint8) bool {
 }
 
 func finalize(ctx *Context) error {
+	// nvlink reports undefined references after the stack-size warnings
+	// and the call graph dump, and still prints the -v summary: the
+	// passes below run either way, and run stops before write.
 	reportUndefined(ctx)
-	if ctx.Diags.Failed() {
-		return nil
-	}
 	buildCallgraph(ctx)
 	if ctx.hasExtern {
 		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
 	}
 	buildNvInfo(ctx)
+	if ctx.Opts.DumpCallgraph {
+		dumpCallgraph(ctx)
+	}
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
 	rel.Data = relActionTable
 	rel.Size = uint64(len(relActionTable))
@@ -171,7 +174,7 @@ func reportUndefined(ctx *Context) {
 		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {
 			continue
 		}
-		ctx.Diags.Errorf([3]int{2, 0, pos}, "Undefined reference to '%s' in '%s'", s.Name, ctx.Objs[s.File].Name)
+		ctx.Diags.Errorf([3]int{3, 2, pos}, "Undefined reference to '%s' in '%s'", s.Name, ctx.Objs[s.File].Name)
 	}
 }
 
@@ -301,33 +304,43 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 	for _, e := range ctx.cgEdges {
 		calls[e.caller] = append(calls[e.caller], e.callee)
 	}
-	memo := map[int32]uint32{}
-	var eff func(f int32, depth int) uint32
-	eff = func(f int32, depth int) uint32 {
-		if v, ok := memo[f]; ok {
-			return v
+	type best struct {
+		v   uint32
+		src int32 // the function whose own count v is
+	}
+	memo := map[int32]best{}
+	var eff func(f int32) best
+	eff = func(f int32) best {
+		if b, ok := memo[f]; ok {
+			return b
 		}
-		memo[f] = 0 // recursion: count what is known so far
-		var v uint32
+		memo[f] = best{src: f} // recursion: count what is known so far
+		b := best{src: f}
 		if i, ok := own[f]; ok {
-			v = global[i].a.U32(4)
+			b.v = global[i].a.U32(4)
 		}
 		for _, c := range calls[f] {
-			if cv := eff(c, depth+1); cv > v {
-				v = cv
+			if cb := eff(c); cb.v > b.v {
+				b = cb
 			}
 		}
-		memo[f] = v
-		return v
+		memo[f] = b
+		return b
 	}
 	for f, i := range own {
-		v := eff(f, 0)
-		if v > global[i].a.U32(4) {
+		ctx.cg.ownRegs[f] = global[i].a.U32(4)
+	}
+	for f, i := range own {
+		b := eff(f)
+		if b.v > global[i].a.U32(4) {
 			p := append([]byte(nil), global[i].a.Payload...)
-			binary.LittleEndian.PutUint32(p[4:], v)
+			binary.LittleEndian.PutUint32(p[4:], b.v)
 			global[i].a.Payload = p
 			if sec := ctx.Syms[f].Sec; sec >= 0 {
-				ctx.Secs[sec].InfoExtra = v << 24
+				ctx.Secs[sec].InfoExtra = b.v << 24
+			}
+			if ctx.Syms[f].Other&stoCudaEntry != 0 {
+				ctx.cg.raised = append(ctx.cg.raised, regRaise{entry: f, src: b.src, v: b.v})
 			}
 		}
 	}
@@ -788,22 +801,14 @@ func encodeCallgraph(ctx *Context) {
 	for _, s := range ctx.Secs {
 		switch {
 		case s.callgraph != nil:
-			byCaller := map[int32][]int32{}
-			var callers []int32
-			for _, e := range ctx.cgEdges {
-				if _, ok := byCaller[e.caller]; !ok {
-					callers = append(callers, e.caller)
-				}
-				byCaller[e.caller] = append(byCaller[e.caller], e.callee)
-			}
+			callers, byCaller := callEdgesByCaller(ctx)
 			sort.SliceStable(callers, func(i, j int) bool { return ctx.Syms[callers[i]].Index < ctx.Syms[callers[j]].Index })
 			out := le.AppendUint32(nil, 0)
 			out = le.AppendUint32(out, ^uint32(0))
 			for _, c := range callers {
-				l := byCaller[c]
-				for k := len(l) - 1; k >= 0; k-- {
+				for _, callee := range byCaller[c] {
 					out = le.AppendUint32(out, uint32(ctx.Syms[c].Index))
-					out = le.AppendUint32(out, uint32(ctx.Syms[l[k]].Index))
+					out = le.AppendUint32(out, uint32(ctx.Syms[callee].Index))
 				}
 			}
 			for _, m := range []int32{-2, -3, -4} {

@@ -21,11 +21,6 @@ var errFatal = errors.New("fatal")
 func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	diags := &diag.Bag{Werror: opts.Werror, NoWarn: opts.NoWarn}
 	ctx := newContext(opts, diags, prog)
-	if opts.DumpCallgraph {
-		// nvlink prints demangled names and its internal function
-		// numbering, neither of which warplink reproduces yet.
-		diags.Warnf([3]int{0, -1, 1}, "Option '--dump-callgraph' is not supported by warplink; no call graph is printed")
-	}
 	if opts.PreserveRelocs {
 		diags.Warnf([3]int{0, -1, 0}, "Option '--preserve-relocs' is not fully implemented for gpu archtecture '%s' and may not work as expected", opts.Arch)
 	}
@@ -61,18 +56,23 @@ func (o *Options) output() string {
 
 // run is the table of contents of a link: one line per pass.
 func run(ctx *Context) ([]byte, error) {
+	// goOn marks the passes after which nvlink carries on despite errors
+	// (too much constant data, undefined references): it still prints
+	// the stack-size warnings, the call graph and the -v summary, and
+	// only the output is not written.
 	passes := []struct {
 		name string
 		fn   func(*Context) error
+		goOn bool
 	}{
-		{"read", read},
-		{"resolve", resolve},
-		{"merge", merge},
-		{"dce", dce},
-		{"layout", layout},
-		{"relocate", relocate},
-		{"finalize", finalize},
-		{"write", write},
+		{"read", read, false},
+		{"resolve", resolve, false},
+		{"merge", merge, false},
+		{"dce", dce, false},
+		{"layout", layout, true},
+		{"relocate", relocate, true},
+		{"finalize", finalize, false},
+		{"write", write, false},
 	}
 	for _, p := range passes {
 		t0 := time.Now()
@@ -83,7 +83,7 @@ func run(ctx *Context) ([]byte, error) {
 		if ctx.Opts.Dump == p.name {
 			dumpState(ctx, ctx.Opts.DumpTo)
 		}
-		if ctx.Diags.Failed() {
+		if ctx.Diags.Failed() && !p.goOn {
 			return nil, errFatal
 		}
 	}

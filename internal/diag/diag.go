@@ -44,6 +44,7 @@ type Diag struct {
 	Promoted bool // a warning made an error by -Werror
 	Key      [3]int
 	Msg      string
+	Verbatim bool // printed as it is, without the program name and severity
 }
 
 // Bag is a concurrency-safe collection of diagnostics.
@@ -69,6 +70,14 @@ func (b *Bag) Add(sev Severity, key [3]int, format string, a ...any) {
 		}
 	}
 	b.list = append(b.list, d)
+}
+
+// Text records a block of text printed as it is at key's place among the
+// diagnostics (nvlink's --dump-callgraph report goes to the same stream).
+func (b *Bag) Text(key [3]int, text string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.list = append(b.list, Diag{Sev: Info, Key: key, Msg: text, Verbatim: true})
 }
 
 // Errorf, Warnf, Infof and Fatalf are Add with a severity.
@@ -108,6 +117,10 @@ func (b *Bag) Sorted() []Diag {
 // Print writes every diagnostic as "<prog> <severity>: <msg>".
 func (b *Bag) Print(w io.Writer, prog string) {
 	for _, d := range b.Sorted() {
+		if d.Verbatim {
+			io.WriteString(w, d.Msg)
+			continue
+		}
 		fmt.Fprintf(w, "%s %s: %s\n", prog, d.Sev.prefix(d.Promoted), d.Msg)
 	}
 }

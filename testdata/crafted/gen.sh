@@ -135,6 +135,17 @@ case_stack_recursion_warning() {
 case_shared_per_entry() { two shared-per-entry -v; }
 case_extern_shared() { two extern-shared -v; }
 
+case_callgraph_numbering() {
+	d=callgraph-numbering
+	for f in a b c; do asm $d $f.ptx; done
+	link $d -arch=$ARCH a.cubin b.cubin c.cubin -o ref.cubin --dump-callgraph
+}
+
+case_callgraph_undefined() {
+	asm callgraph-undefined r.ptx
+	link callgraph-undefined -arch=$ARCH r.cubin -o ref.cubin --dump-callgraph -v
+}
+
 case_arch_mismatch() {
 	d=arch-mismatch
 	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)

@@ -1,0 +1,102 @@
+package demangle
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// knownDifferent are names whose cu++filt text this package does not
+// reproduce; each is printed mangled (ok=false) instead.
+var knownDifferent = map[string]string{}
+
+// TestAgainstCuFilt compares with cu++filt 11.8's output recorded in
+// testdata/cufilt.txt for testdata/names.txt: every function name of the
+// corpus and a set of constructs device code uses.
+func TestAgainstCuFilt(t *testing.T) {
+	names := readLines(t, "testdata/names.txt")
+	want := readLines(t, "testdata/cufilt.txt")
+	if len(names) != len(want) || len(names) < 150 {
+		t.Fatalf("%d names, %d expected lines", len(names), len(want))
+	}
+	same := 0
+	for i, n := range names {
+		got, ok := Demangle(n)
+		if _, skip := knownDifferent[n]; skip {
+			if ok {
+				t.Errorf("%s: demangled to %q; expected a refusal (cu++filt: %q)", n, got, want[i])
+			}
+			continue
+		}
+		if got != want[i] {
+			t.Errorf("Demangle(%q) = %q (ok=%v), cu++filt %q", n, got, ok, want[i])
+			continue
+		}
+		if ok == (got == n) {
+			t.Errorf("Demangle(%q): ok=%v with result %q", n, ok, got)
+		}
+		same++
+	}
+	t.Logf("%d/%d names as cu++filt prints them", same, len(names))
+}
+
+// TestLiveCuFilt reruns the comparison with the installed cu++filt.
+func TestLiveCuFilt(t *testing.T) {
+	path, err := exec.LookPath("cu++filt")
+	if err != nil {
+		t.Skip("cu++filt not installed")
+	}
+	in, err := os.ReadFile("testdata/names.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(path)
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := os.ReadFile("testdata/cufilt.txt")
+	if !bytes.Equal(out, rec) {
+		t.Errorf("installed cu++filt disagrees with testdata/cufilt.txt")
+	}
+	sc := bufio.NewScanner(bytes.NewReader(in))
+	for sc.Scan() {
+		if _, skip := knownDifferent[sc.Text()]; skip {
+			continue
+		}
+		got, _ := Demangle(sc.Text())
+		c := exec.Command(path, sc.Text())
+		w, err := c.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.TrimSuffix(string(w), "\n"); got != want {
+			t.Errorf("%s: got %q, cu++filt %q", sc.Text(), got, want)
+		}
+	}
+}
+
+func FuzzDemangle(f *testing.F) {
+	for _, n := range []string{"_Z4polyILi4EEff", "_ZNK6Square4areaEf", "_Z1fPA2_A3_i", "_ZN1A1BIiEC1Ev"} {
+		f.Add(n)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, ok := Demangle(s)
+		if !ok && out != s {
+			t.Fatalf("refused %q but returned %q", s, out)
+		}
+	})
+}

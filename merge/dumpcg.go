@@ -1,0 +1,183 @@
+package merge
+
+// dumpcg: nvlink's --dump-callgraph report, printed on the diagnostics
+// stream after the stack-size warnings and before undefined references.
+//
+// Inputs: the input symbol tables (node numbering), the merged call graph
+// (buildCallgraph) and the output .nv.info (register counts).
+// Outputs: one text block in ctx.Diags.
+// Invariants: node numbers depend only on the inputs' order and symbol
+// tables, so the report is the same at every thread count.
+//
+// Node numbering, as observed with nvlink 11.8 (testdata/crafted/callgraph*
+// and the corpus): inputs are walked in link order and each one's symbol
+// table in index order. A function symbol whose name has no node yet gets
+// the next number, whether it is defined there or not; before the first
+// such undefined function of an input, one extra number is taken that
+// never prints a name. A function that is not in the output (removed
+// system-library code) keeps its number and prints as a blank line, as do
+// those extra numbers.
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/demangle"
+)
+
+// cgReport is what finalize records for the report: each function's own
+// register count and the entries whose count propagateRegCount raised.
+type cgReport struct {
+	ownRegs map[int32]uint32
+	raised  []regRaise
+}
+
+// regRaise is an entry whose EIATTR_REGCOUNT was raised to v, the count of
+// src, a function it can call.
+type regRaise struct {
+	entry, src int32
+	v          uint32
+}
+
+// cgNode is one numbered function of the report; sym is its output symbol
+// ID, -1 for the numbers that print blank.
+type cgNode struct {
+	sym int32
+}
+
+// callgraphNodes numbers the functions as nvlink does (see the file
+// comment) and returns the nodes, 1-based (nodes[0] is unused), and the
+// node of each output symbol.
+func callgraphNodes(ctx *Context) ([]cgNode, map[int32]int) {
+	nodes := []cgNode{{sym: -1}}
+	byName := map[string]int{}
+	bySym := map[int32]int{}
+	for _, o := range ctx.Objs {
+		blank := false
+		for i := range o.F.Symbols {
+			s := &o.F.Symbols[i]
+			if i == 0 || s.Type() != elf.STTFunc {
+				continue
+			}
+			key := s.Name
+			if s.Bind() == elf.STBLocal {
+				key = fmt.Sprintf("%d:%d", o.ID, i) // locals never match by name
+			}
+			if _, ok := byName[key]; ok {
+				continue
+			}
+			if s.Shndx == elf.SHNUndef && !blank {
+				blank = true
+				nodes = append(nodes, cgNode{sym: -1})
+			}
+			sym := ctx.liveSym(o, uint32(i))
+			if sym >= 0 {
+				if _, seen := bySym[sym]; seen {
+					sym = -1
+				}
+			}
+			byName[key] = len(nodes)
+			if sym >= 0 {
+				bySym[sym] = len(nodes)
+			}
+			nodes = append(nodes, cgNode{sym: sym})
+		}
+	}
+	return nodes, bySym
+}
+
+// dumpCallgraph records the --dump-callgraph report.
+func dumpCallgraph(ctx *Context) {
+	if len(ctx.Objs) == 0 {
+		ctx.Diags.Text([3]int{3, 1, 0}, "No relocatable objects found. Did not generate callgraph.\n")
+		return
+	}
+	nodes, bySym := callgraphNodes(ctx)
+	taken := map[int32]bool{}
+	for _, s := range ctx.Secs {
+		if s.callgraph != nil {
+			for _, e := range s.callgraph.lists[-2] {
+				taken[e.caller] = true
+			}
+		}
+	}
+	regs := ctx.cg.ownRegs
+	_, byCaller := callEdgesByCaller(ctx)
+	var b strings.Builder
+	fmt.Fprintf(&b, "callgraph for %s:\n", ctx.Opts.Arch)
+	b.WriteString("# A: s -> B // s (number A) potentially calls B\n")
+	b.WriteString("# s [N]     // s uses N registers\n")
+	b.WriteString("# ^s        // s is entry point\n")
+	b.WriteString("# &s        // s has address taken\n")
+	for n := 1; n < len(nodes); n++ {
+		fmt.Fprintf(&b, "%d: ", n)
+		id := nodes[n].sym
+		if id < 0 {
+			b.WriteString("\n")
+			continue
+		}
+		s := ctx.Syms[id]
+		if s.Other&stoCudaEntry != 0 {
+			b.WriteByte('^')
+		}
+		if taken[id] {
+			b.WriteByte('&')
+		}
+		b.WriteString(display(s.Name))
+		if r, ok := regs[id]; ok {
+			fmt.Fprintf(&b, " [%d]", r)
+		}
+		b.WriteString(" ->")
+		for _, c := range byCaller[id] {
+			if m, ok := bySym[c]; ok {
+				fmt.Fprintf(&b, " %d", m)
+			}
+		}
+		b.WriteString("\n")
+	}
+	raised := ctx.cg.raised
+	sort.Slice(raised, func(i, j int) bool { return bySym[raised[i].entry] < bySym[raised[j].entry] })
+	for _, r := range raised {
+		fmt.Fprintf(&b, "regcount %d for %s propagated to entry %s\n", r.v, display(ctx.Syms[r.src].Name), display(ctx.Syms[r.entry].Name))
+	}
+	ctx.Diags.Text([3]int{3, 1, 0}, b.String())
+}
+
+// display is a function name as the report prints it: demangled, after
+// the "__nv_static_<n>__<n chars>_" prefix nvcc gives file-local functions.
+func display(name string) string {
+	if rest, ok := strings.CutPrefix(name, "__nv_static_"); ok {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if n, err := strconv.Atoi(rest[:i]); err == nil && strings.HasPrefix(rest[i:], "__") && i+2+n <= len(rest) {
+			name = rest[i+2+n:]
+		}
+	}
+	out, _ := demangle.Demangle(name)
+	return out
+}
+
+// callEdgesByCaller groups the call edges by caller as .nv.callgraph lists
+// them: callers in symbol index order, each caller's callees latest first
+// (nvlink prepends).
+func callEdgesByCaller(ctx *Context) ([]int32, map[int32][]int32) {
+	byCaller := map[int32][]int32{}
+	var callers []int32
+	for _, e := range ctx.cgEdges {
+		if _, ok := byCaller[e.caller]; !ok {
+			callers = append(callers, e.caller)
+		}
+		byCaller[e.caller] = append(byCaller[e.caller], e.callee)
+	}
+	for _, l := range byCaller {
+		for i, j := 0, len(l)-1; i < j; i, j = i+1, j-1 {
+			l[i], l[j] = l[j], l[i]
+		}
+	}
+	return callers, byCaller
+}
