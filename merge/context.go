@@ -10,6 +10,8 @@
 package merge
 
 import (
+	"io"
+
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
 )
@@ -46,6 +48,10 @@ type Context struct {
 	Out    []byte
 
 	Timer *Timer
+
+	// openOutput opens where the write pass streams the file (nil: into
+	// Out).
+	openOutput func() (io.Writer, error)
 
 	patched      map[int32][]byte // output sections whose bytes relocation changed
 	cgEdges      []cgEdge         // call edges (caller, callee) in file order
@@ -168,6 +174,15 @@ type Resolution struct {
 	First int32 // file of first appearance
 	Size  uint64
 	Other uint8
+}
+
+// outputSink opens the output stream; nil when the file is to be kept in
+// Out.
+func (ctx *Context) outputSink() (io.Writer, error) {
+	if ctx.openOutput == nil {
+		return nil, nil
+	}
+	return ctx.openOutput()
 }
 
 func newContext(opts *Options, diags *diag.Bag, prog string) *Context {

@@ -24,10 +24,26 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	if opts.PreserveRelocs {
 		diags.Warnf([3]int{0, -1, 0}, "Option '--preserve-relocs' is not fully implemented for gpu archtecture '%s' and may not work as expected", opts.Arch)
 	}
-	out, err := run(ctx)
-	if err == nil && !diags.Failed() {
-		err = writeOutput(opts.Files, opts.output(), out)
+	// The write pass streams the file into a temporary beside the target,
+	// renamed into place only when the link succeeds.
+	var outFile *atomicfile.File
+	ctx.openOutput = func() (io.Writer, error) {
+		f, err := createOutput(opts.Files, opts.output())
 		if err != nil {
+			diags.Fatalf([3]int{9, 0, 0}, "Could not open output file '%s'", opts.output())
+			return nil, errFatal
+		}
+		outFile = f
+		return f, nil
+	}
+	err := run(ctx)
+	if outFile != nil {
+		if err == nil && !diags.Failed() {
+			err = outFile.Commit()
+		} else {
+			outFile.Abort()
+		}
+		if err != nil && !errors.Is(err, errFatal) {
 			diags.Fatalf([3]int{9, 0, 0}, "Could not open output file '%s'", opts.output())
 		}
 	}
@@ -55,11 +71,7 @@ func (o *Options) output() string {
 }
 
 // run is the table of contents of a link: one line per pass.
-func run(ctx *Context) ([]byte, error) {
-	// goOn marks the passes after which nvlink carries on despite errors
-	// (too much constant data, undefined references): it still prints
-	// the stack-size warnings, the call graph and the -v summary, and
-	// only the output is not written.
+func run(ctx *Context) error {
 	passes := []struct {
 		name string
 		fn   func(*Context) error
@@ -77,30 +89,32 @@ func run(ctx *Context) ([]byte, error) {
 	for _, p := range passes {
 		t0 := time.Now()
 		if err := p.fn(ctx); err != nil {
-			return nil, err
+			return err
 		}
 		ctx.Timer.add(p.name, time.Since(t0))
 		if ctx.Opts.Dump == p.name {
 			dumpState(ctx, ctx.Opts.DumpTo)
 		}
 		if ctx.Diags.Failed() && !p.goOn {
-			return nil, errFatal
+			return errFatal
 		}
 	}
-	return ctx.Out, nil
+	return nil
 }
 
-// writeOutput writes the file atomically: a temporary file beside the
+// createOutput opens the temporary file that becomes path on Commit.
+func createOutput(files *atomicfile.Registry, path string) (*atomicfile.File, error) {
+	if files != nil {
+		return files.Create(path)
+	}
+	return atomicfile.Create(path)
+}
+
+// writeOutput writes a whole file atomically: a temporary file beside the
 // target, renamed into place only when complete; on any failure nothing is
 // left behind and an existing file at path is untouched.
 func writeOutput(files *atomicfile.Registry, path string, b []byte) error {
-	var f *atomicfile.File
-	var err error
-	if files != nil {
-		f, err = files.Create(path)
-	} else {
-		f, err = atomicfile.Create(path)
-	}
+	f, err := createOutput(files, path)
 	if err != nil {
 		return err
 	}

@@ -3,16 +3,19 @@ package merge
 // write: assign file offsets and serialize the executable cubin.
 //
 // Inputs: finalized sections (Order, Index), symbols (Index), string tables.
-// Outputs: Context.Out, the whole file.
+// Outputs: the file, streamed to Context.Sink (Context.Out holds it when
+// there is no sink, or for --warplink-dump=write).
 // Invariants: the layout is nvlink's: ELF header, .shstrtab, .strtab,
 // .symtab, then the sections in index order, each at its alignment (NOBITS
 // take no space), the section header table at the next multiple of 8 and the
 // program headers right after it. Section bytes are copied in parallel into
-// disjoint ranges of one buffer.
+// disjoint ranges of a bounded buffer and streamed out in file order.
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"io"
 	"runtime"
 
 	"github.com/warplink/warplink/actors"
@@ -105,7 +108,6 @@ func write(ctx *Context) error {
 	phoff := shoff + uint64(shnum)*elf.ShdrSize
 	phdrs := programHeaders(ctx, hdrs, phoff)
 	total := phoff + uint64(len(phdrs))*elf.PhdrSize
-	out := make([]byte, total)
 
 	// ELF header; past SHN_LORESERVE sections, e_shnum is 0 and the count
 	// is in section 0's sh_size.
@@ -115,33 +117,105 @@ func write(ctx *Context) error {
 	if shnum < elf.SHNLoReserve {
 		h.Shnum = uint16(shnum)
 	}
-	elf.PutHeader(out, &h)
-
-	// Section contents, in parallel over disjoint ranges.
-	err := parallelFor(len(hdrs), ctx.Opts.Threads, func(i int) error {
-		h := &hdrs[i]
-		if h.data != nil && !h.nobits && h.size > 0 {
-			h.data(out[h.off : h.off+h.size])
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	// Section and program headers.
+	// Section and program headers, which end the file.
+	tail := make([]byte, total-shoff)
 	for i, h := range hdrs {
 		sh := elf.Section{NameOff: h.name, Type: h.typ, Flags: h.flags, Offset: h.off, Size: h.size,
 			Link: h.link, Info: h.info, Addralign: h.align, Entsize: h.entsize}
 		if i == 0 && shnum >= elf.SHNLoReserve {
 			sh.Size = uint64(shnum)
 		}
-		elf.PutSectionHeader(out[shoff+uint64(i)*elf.ShdrSize:], &sh)
+		elf.PutSectionHeader(tail[uint64(i)*elf.ShdrSize:], &sh)
 	}
 	for i := range phdrs {
-		elf.PutProg(out[phoff+uint64(i)*elf.PhdrSize:], &phdrs[i])
+		elf.PutProg(tail[phoff-shoff+uint64(i)*elf.PhdrSize:], &phdrs[i])
 	}
-	ctx.Out = out
+
+	sink, err := ctx.outputSink()
+	if err != nil {
+		return err
+	}
+	var mem *bytes.Buffer
+	if sink == nil || ctx.Opts.Dump == "write" {
+		mem = bytes.NewBuffer(make([]byte, 0, total))
+		if sink == nil {
+			sink = mem
+		} else {
+			sink = io.MultiWriter(sink, mem)
+		}
+	}
+	if err := emit(ctx, sink, &h, hdrs, shoff, tail); err != nil {
+		return err
+	}
+	if mem != nil {
+		ctx.Out = mem.Bytes()
+	}
 	return nil
+}
+
+// emitChunk bounds the buffer the file is assembled in: the sections are
+// streamed out in runs of about this many bytes, each run filled in
+// parallel over disjoint ranges, so the whole output never sits in memory.
+const emitChunk = 4 << 20
+
+// emit writes the file to w in offset order: the ELF header, the section
+// contents with their alignment padding, then tail (section and program
+// headers) at shoff.
+func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64, tail []byte) error {
+	var ehdr [elf.EhdrSize]byte
+	elf.PutHeader(ehdr[:], h)
+	if _, err := w.Write(ehdr[:]); err != nil {
+		return err
+	}
+	pos := uint64(elf.EhdrSize)
+	var buf []byte
+	for i := 1; i < len(hdrs); {
+		// The run [i, j): sections until about emitChunk bytes of file.
+		j := i + 1
+		end := hdrs[i].end()
+		for j < len(hdrs) && hdrs[j].end()-pos <= emitChunk {
+			end = hdrs[j].end()
+			j++
+		}
+		if end < pos {
+			end = pos
+		}
+		if uint64(cap(buf)) < end-pos {
+			buf = make([]byte, end-pos)
+		}
+		run := buf[:end-pos]
+		clear(run)
+		base, first := pos, i
+		err := parallelFor(j-first, ctx.Opts.Threads, func(k int) error {
+			h := &hdrs[first+k]
+			if h.data != nil && !h.nobits && h.size > 0 {
+				h.data(run[h.off-base : h.off-base+h.size])
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(run); err != nil {
+			return err
+		}
+		pos, i = end, j
+	}
+	if pad := shoff - pos; pad > 0 {
+		if _, err := w.Write(make([]byte, pad)); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(tail)
+	return err
+}
+
+// end is where the section's bytes end in the file.
+func (h *shdr) end() uint64 {
+	if h.nobits {
+		return h.off
+	}
+	return h.off + h.size
 }
 
 // programHeaders builds nvlink's program headers: PT_PHDR, a PT_LOAD over
