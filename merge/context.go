@@ -91,8 +91,11 @@ type Obj struct {
 	Drop   []bool   // input section dropped (weak loser, regenerated section)
 	Relocs [][]elf.Rela
 
-	secByName map[string]int // input sections by name, built on first use
-	nvinfo    [][]elf.Attr   // decoded .nv.info sections by input section index (nil: none)
+	// placeholder is 1 + the output symbol ID of the nameless function
+	// symbol kept under --preserve-relocs (0: none; see mergeGlobal).
+	placeholder int32
+	secByName   map[string]int // input sections by name, built on first use
+	nvinfo      [][]elf.Attr   // decoded .nv.info sections by input section index (nil: none)
 }
 
 // OutSym is an output symbol.
@@ -111,6 +114,9 @@ type OutSym struct {
 	InIdx    int32
 	IsSecSym bool
 	dead     bool // removed by dead code elimination
+	// emptyName: the name is nvlink's second empty string (Context.emptyProto),
+	// as for the --preserve-relocs placeholder.
+	emptyName bool
 }
 
 // Bind and Type split st_info.

@@ -476,6 +476,9 @@ func objectInfo(ctx *Context, o *Obj) (global []infoRec, perFunc []funcRecs) {
 					}
 				}
 			}
+			if a.Code == elf.EIAttrKparamInfo && o.placeholder > 0 && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
+				r.sym = o.placeholder - 1 // see mergeGlobal
+			}
 			if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
 				r.sym = ctx.liveSym(o, a.U32(0))
 				if r.sym < 0 || ctx.lostDefinition(o, a.U32(0)) {
@@ -838,7 +841,7 @@ func encodeCallgraph(ctx *Context) {
 // bucket is a section's place in nvlink's output order.
 func bucket(s *OutSec) int {
 	switch {
-	case s.Type == elf.SHTRela || s.Type == elf.SHTRel:
+	case s.Type == elf.SHTRela || s.Type == elf.SHTRel || s.Type == elf.SHTCudaResolvedRela:
 		return 1
 	case s.Flags&elf.SHFAlloc == 0:
 		return 0

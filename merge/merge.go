@@ -216,6 +216,12 @@ func mergeFile(ctx *Context, o *Obj) {
 				}
 				ctx.ShStr.Add(own + target)
 				ctx.Str.Add(ctx.strName(own+target, o.SecMap[t]))
+				if ctx.Opts.PreserveRelocs {
+					// --preserve-relocs: nvlink names the section of the
+					// relocations it applies right after the kept ones.
+					ctx.ShStr.Add(".nv.resolvedrela" + target)
+					ctx.Str.Add(ctx.strName(".nv.resolvedrela"+target, o.SecMap[t]))
+				}
 				// nvlink also names a companion section (created, then
 				// dropped): ".rel<target>" when a relocation of code names
 				// data not defined yet, the other kind's name when one is
@@ -544,7 +550,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		id := mapSection(ctx, o, int(s.Shndx))
 		info, other := s.Info, s.Other
 		if isDataSym(s) {
-			if ctx.isSharedMemory(id) || s.Other&3 == stvInternal {
+			if ctx.isSharedMemory(id) || (s.Other&3 == stvInternal && !ctx.Opts.PreserveRelocs) {
 				// Shared data lives on as offsets inside the entries'
 				// shared memory (see layout); nvlink keeps no symbol for
 				// it (but records the name). Local constant data keeps its
@@ -588,6 +594,14 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			// prototype string, which call graph entries then name.
 			ctx.sawUndefFunc = true
 			ctx.emptyProto = ctx.Str.AddDup("")
+		}
+		if !defined && typ == elf.STTFunc && o.placeholder == 0 && ctx.Opts.PreserveRelocs {
+			// Before an object's first new undefined function nvlink makes
+			// a nameless local function symbol; it is dropped from the
+			// output except under --preserve-relocs, which keeps it and
+			// points the object's EIATTR_KPARAM_INFO records at it (corpus
+			// xcall, printf, virtual, recursion).
+			o.placeholder = 1 + newSym(ctx, OutSym{Info: elf.STBLocal<<4 | elf.STTFunc, Sec: -1, File: int32(o.ID), emptyName: true}, false)
 		}
 		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID), InIdx: int32(i)}
 		// The record stays in the array of its first appearance: nvcc puts

@@ -302,7 +302,11 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 				}
 			}
 		}
-		e := elf.Symbol{NameOff: ctx.Str.Add(s.Name), Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
+		name := ctx.Str.Add(s.Name)
+		if s.emptyName {
+			name = ctx.emptyProto
+		}
+		e := elf.Symbol{NameOff: name, Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
 		elf.PutSymbol(b[s.Index*elf.SymSize:], &e)
 	}
 	for _, id := range ctx.Locals {

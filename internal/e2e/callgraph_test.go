@@ -2,10 +2,14 @@ package e2e
 
 import (
 	"bytes"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warplink/warplink/internal/cmpelf"
 )
 
 // TestCorpusCallgraph links every corpus program (both architectures) from
@@ -52,5 +56,75 @@ func TestCorpusCallgraph(t *testing.T) {
 		if n < 13 {
 			t.Errorf("%s: %d recorded reports, want 13", corpus, n)
 		}
+	}
+}
+
+// preserveRelocsGaps are the corpus links whose --preserve-relocs output is
+// not byte-identical to nvlink 11.8's, with the reason.
+var preserveRelocsGaps = map[string]string{
+	"shared": "nvlink keeps the per-entry shared-memory variables' symbols, at their laid-out offsets",
+	"cdp":    "nvlink's libcudadevrt prototypes and relocation targets differ",
+}
+
+// TestCorpusPreserveRelocsNvlink links every corpus program from its
+// cubins with --preserve-relocs, with warplink and with the installed
+// nvlink, and requires identical outputs except for preserveRelocsGaps.
+func TestCorpusPreserveRelocsNvlink(t *testing.T) {
+	nvlink, err := exec.LookPath("nvlink")
+	if err != nil {
+		t.Skip("nvlink not installed")
+	}
+	identical := 0
+	var corpora []string // absolute: the loop changes directory
+	for _, rel := range []string{corpusSM90, corpusSM80} {
+		abs, _ := filepath.Abs(rel)
+		corpora = append(corpora, abs)
+	}
+	for _, corpus := range corpora {
+		progs, err := os.ReadDir(corpus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range progs {
+			dir := filepath.Join(corpus, p.Name())
+			raw, err := os.ReadFile(filepath.Join(dir, "link.args"))
+			if err != nil || p.Name() == "archive" {
+				continue
+			}
+			tmp := t.TempDir()
+			args := strings.Fields(strings.ReplaceAll(string(raw), "@CUDA_LIBDIR@", libdir))
+			for i := range args {
+				if args[i] == "ref.cubin" {
+					args[i] = filepath.Join(tmp, "out.cubin")
+				}
+			}
+			args = append(args, "--preserve-relocs")
+			cmd := exec.Command(nvlink, args...)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: nvlink: %v\n%s", p.Name(), err, out)
+			}
+			ref, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
+			os.Remove(filepath.Join(tmp, "out.cubin"))
+			t.Chdir(dir)
+			if rc := linkCLI(args, io.Discard); rc != 0 {
+				t.Fatalf("%s: warplink exit %d", p.Name(), rc)
+			}
+			ours, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
+			_, gap := preserveRelocsGaps[p.Name()]
+			switch same := bytes.Equal(ours, ref); {
+			case same && gap:
+				t.Errorf("%s/%s: now identical; remove it from preserveRelocsGaps", filepath.Base(corpus), p.Name())
+			case !same && !gap:
+				rep, _ := cmpelf.Compare(ours, ref)
+				t.Errorf("%s/%s: differs from nvlink: %v", filepath.Base(corpus), p.Name(), firstN(rep.Diffs, 4))
+			case same:
+				identical++
+			}
+		}
+	}
+	t.Logf("--preserve-relocs: %d corpus links byte-identical to nvlink", identical)
+	if identical < 20 {
+		t.Errorf("only %d identical links", identical)
 	}
 }

@@ -28,7 +28,6 @@ var craftedGaps = map[string]string{}
 // but not byte-identical, with the reason; every other output must stay
 // byte-identical.
 var craftedNotIdentical = map[string]string{
-	"preserve-relocs":    "nvlink's placeholder symbols for the kept relocations are not written",
 	"weak-loser-cleanup": "nvlink keeps the position of the losing weak function's section",
 }
 
