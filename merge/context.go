@@ -85,17 +85,17 @@ type Obj struct {
 	// ModuleID is the host object's __nv_module_id ("" for plain cubins).
 	ModuleID string
 
-	SymMap []int32  // input symbol index -> output symbol ID (-1: none)
-	SecMap []int32  // input section index -> output section ID (-1: none)
-	SecOff []uint64 // input section index -> offset of its contribution in the output section
-	Drop   []bool   // input section dropped (weak loser, regenerated section)
-	Relocs [][]elf.Rela
+	SymMap []int32    // input symbol index -> output symbol ID (-1: none)
+	SecMap []int32    // input section index -> output section ID (-1: none)
+	SecOff []uint64   // input section index -> offset of its contribution in the output section
+	Drop   []bool     // input section dropped (weak loser, regenerated section)
+	Relocs []relocSec // decoded relocation sections, by input section index
 
 	// placeholder is 1 + the output symbol ID of the nameless function
 	// symbol kept under --preserve-relocs (0: none; see mergeGlobal).
 	placeholder int32
 	secByName   map[string]int // input sections by name, built on first use
-	nvinfo      [][]elf.Attr   // decoded .nv.info sections by input section index (nil: none)
+	nvinfo      []infoSec      // decoded .nv.info sections, by input section index
 }
 
 // OutSym is an output symbol.
@@ -209,56 +209,3 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 	}
 	return c
 }
-
-// StrTab is a deduplicating ELF string table that keeps insertion order.
-type StrTab struct {
-	buf []byte
-	off map[string]strEntry
-}
-
-// strEntry is where a string is, and how many distinct strings came before
-// it.
-type strEntry struct {
-	off uint32
-	ord int32
-}
-
-// NewStrTab returns a table holding only the empty string.
-func NewStrTab() *StrTab {
-	return &StrTab{buf: []byte{0}, off: map[string]strEntry{"": {}}}
-}
-
-// NewOrderedStrTab is NewStrTab; kept as the constructor of .shstrtab,
-// where a section name's ordinal is nvlink's creation index of the section
-// (which .symtab_shndx records).
-func NewOrderedStrTab() *StrTab { return NewStrTab() }
-
-// Add interns s and returns its offset.
-func (t *StrTab) Add(s string) uint32 {
-	if e, ok := t.off[s]; ok {
-		return e.off
-	}
-	o := uint32(len(t.buf))
-	t.buf = append(t.buf, s...)
-	t.buf = append(t.buf, 0)
-	t.off[s] = strEntry{o, int32(len(t.off))}
-	return o
-}
-
-// Ordinal is the position of s among the distinct strings in the order
-// they were added.
-func (t *StrTab) Ordinal(s string) int32 { return t.off[s].ord }
-
-// AddDup appends s even if present (nvlink adds some strings twice).
-func (t *StrTab) AddDup(s string) uint32 {
-	o := uint32(len(t.buf))
-	t.buf = append(t.buf, s...)
-	t.buf = append(t.buf, 0)
-	if _, ok := t.off[s]; !ok {
-		t.off[s] = strEntry{o, int32(len(t.off))}
-	}
-	return o
-}
-
-// Bytes is the encoded table.
-func (t *StrTab) Bytes() []byte { return t.buf }

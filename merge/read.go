@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -129,8 +130,9 @@ func defaultHeader(sm int) elf.Header {
 }
 
 // decodeInfo decodes every .nv.info and relocation section of the object
-// once, in the parallel read pass; later passes use Obj.nvinfo and
-// Obj.Relocs.
+// once, in the parallel read pass; later passes use Obj.info and
+// Obj.relocs. Only the sections that have them take space (an object has
+// a handful among tens of sections).
 func (o *Obj) decodeInfo() error {
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
@@ -139,10 +141,7 @@ func (o *Obj) decodeInfo() error {
 			if err != nil {
 				return fmt.Errorf("%v in '%s'", err, o.Name)
 			}
-			if o.Relocs == nil {
-				o.Relocs = make([][]elf.Rela, len(o.F.Sections))
-			}
-			o.Relocs[si] = rels
+			o.Relocs = append(o.Relocs, relocSec{int32(si), rels})
 			continue
 		}
 		if s.Type != elf.SHTCudaInfo {
@@ -152,18 +151,28 @@ func (o *Obj) decodeInfo() error {
 		if err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
 		}
-		if o.nvinfo == nil {
-			o.nvinfo = make([][]elf.Attr, len(o.F.Sections))
-		}
-		o.nvinfo[si] = attrs
+		o.nvinfo = append(o.nvinfo, infoSec{int32(si), attrs})
 	}
 	return nil
 }
 
+// relocSec is the decoded relocations of input section si.
+type relocSec struct {
+	si   int32
+	rels []elf.Rela
+}
+
+// infoSec is the decoded records of input .nv.info section si.
+type infoSec struct {
+	si    int32
+	attrs []elf.Attr
+}
+
 // info returns the decoded records of input section si (nil if none).
 func (o *Obj) info(si int) []elf.Attr {
-	if si < len(o.nvinfo) {
-		return o.nvinfo[si]
+	i := sort.Search(len(o.nvinfo), func(i int) bool { return int(o.nvinfo[i].si) >= si })
+	if i < len(o.nvinfo) && int(o.nvinfo[i].si) == si {
+		return o.nvinfo[i].attrs
 	}
 	return nil
 }
@@ -171,8 +180,9 @@ func (o *Obj) info(si int) []elf.Attr {
 // relocs returns the decoded relocations of input section si (nil if it
 // is not a relocation section).
 func (o *Obj) relocs(si int) []elf.Rela {
-	if si < len(o.Relocs) {
-		return o.Relocs[si]
+	i := sort.Search(len(o.Relocs), func(i int) bool { return int(o.Relocs[i].si) >= si })
+	if i < len(o.Relocs) && int(o.Relocs[i].si) == si {
+		return o.Relocs[i].rels
 	}
 	return nil
 }
@@ -181,12 +191,12 @@ func (o *Obj) relocs(si int) []elf.Rela {
 // the index of the section it applies to and its decoded entries, in
 // section order.
 func (o *Obj) eachRelocSection(fn func(target int, rels []elf.Rela)) {
-	for si, rels := range o.Relocs {
-		if rels == nil {
+	for _, r := range o.Relocs {
+		if r.rels == nil {
 			continue
 		}
-		if t := int(o.F.Sections[si].Info); t > 0 && t < len(o.F.Sections) {
-			fn(t, rels)
+		if t := int(o.F.Sections[r.si].Info); t > 0 && t < len(o.F.Sections) {
+			fn(t, r.rels)
 		}
 	}
 }

@@ -1,0 +1,149 @@
+package merge
+
+import "hash/maphash"
+
+// StrTab is a deduplicating ELF string table that keeps insertion order.
+//
+// The index is an open-addressing table over the table's own bytes: a
+// slot holds where a string is, its length, hash and ordinal, so interning
+// a name that is already there allocates nothing and a new one costs only
+// its bytes in buf. (A map[string] kept a second copy of every name: at
+// 10,000 objects about 10 MB, the largest single cost of the string
+// tables.)
+type StrTab struct {
+	buf   []byte
+	slots []strSlot // power of two; off == 0 marks an empty slot (the empty string is handled apart)
+	n     int32     // distinct strings, the empty one included
+	seed  maphash.Seed
+}
+
+// strSlot is one indexed string: buf[off:off+len] (off > 0).
+type strSlot struct {
+	off, len uint32
+	hash     uint32
+	ord      int32 // how many distinct strings came before it
+}
+
+// NewStrTab returns a table holding only the empty string.
+func NewStrTab() *StrTab {
+	return &StrTab{buf: []byte{0}, slots: make([]strSlot, 64), n: 1, seed: maphash.MakeSeed()}
+}
+
+// NewOrderedStrTab is NewStrTab; kept as the constructor of .shstrtab,
+// where a section name's ordinal is nvlink's creation index of the section
+// (which .symtab_shndx records).
+func NewOrderedStrTab() *StrTab { return NewStrTab() }
+
+// Reserve makes room for about n more bytes of strings (a hint: the
+// table still grows past it).
+func (t *StrTab) Reserve(n int) {
+	if n <= 0 {
+		return
+	}
+	// The hint (the inputs' tables together) runs about 1.6 times the
+	// result on generated links: names repeat across inputs.
+	t.buf = append(make([]byte, 0, len(t.buf)+n*2/3), t.buf...)
+	// Strings average some 30 bytes; keep the load under one half.
+	want := 64
+	for want < n/24 {
+		want *= 2
+	}
+	if want > len(t.slots) {
+		old := t.slots
+		t.slots = make([]strSlot, want)
+		t.rehash(old)
+	}
+}
+
+// find returns the slot of s, or the empty slot where it would go.
+func (t *StrTab) find(s string, h uint32) int {
+	mask := len(t.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		e := &t.slots[i]
+		if e.off == 0 {
+			return i
+		}
+		if e.hash == h && int(e.len) == len(s) && string(t.buf[e.off:e.off+e.len]) == s {
+			return i
+		}
+	}
+}
+
+func (t *StrTab) hash(s string) uint32 {
+	return uint32(maphash.String(t.seed, s))
+}
+
+// Add interns s and returns its offset.
+func (t *StrTab) Add(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	h := t.hash(s)
+	i := t.find(s, h)
+	if t.slots[i].off != 0 {
+		return t.slots[i].off
+	}
+	return t.insert(i, s, h)
+}
+
+// insert appends s to the table and indexes it in empty slot i.
+func (t *StrTab) insert(i int, s string, h uint32) uint32 {
+	o := uint32(len(t.buf))
+	t.buf = append(t.buf, s...)
+	t.buf = append(t.buf, 0)
+	t.slots[i] = strSlot{off: o, len: uint32(len(s)), hash: h, ord: t.n}
+	t.n++
+	if int(t.n)*2 > len(t.slots) {
+		t.grow()
+	}
+	return o
+}
+
+func (t *StrTab) grow() {
+	old := t.slots
+	t.slots = make([]strSlot, 2*len(old))
+	t.rehash(old)
+}
+
+// rehash indexes the entries of old in t.slots.
+func (t *StrTab) rehash(old []strSlot) {
+	mask := len(t.slots) - 1
+	for _, e := range old {
+		if e.off == 0 {
+			continue
+		}
+		i := int(e.hash) & mask
+		for t.slots[i].off != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = e
+	}
+}
+
+// Ordinal is the position of s among the distinct strings in the order
+// they were added (0 for the empty string and for strings not present).
+func (t *StrTab) Ordinal(s string) int32 {
+	if s == "" {
+		return 0
+	}
+	return t.slots[t.find(s, t.hash(s))].ord
+}
+
+// AddDup appends s even if present (nvlink adds some strings twice) and
+// returns the new copy's offset; lookups keep finding the first copy.
+func (t *StrTab) AddDup(s string) uint32 {
+	if s != "" {
+		if h := t.hash(s); true {
+			if i := t.find(s, h); t.slots[i].off == 0 {
+				return t.insert(i, s, h)
+			}
+		}
+	}
+	o := uint32(len(t.buf))
+	t.buf = append(t.buf, s...)
+	t.buf = append(t.buf, 0)
+	return o
+}
+
+// Bytes is the encoded table.
+func (t *StrTab) Bytes() []byte { return t.buf }
