@@ -15,6 +15,7 @@ package merge
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -219,9 +220,8 @@ type infoRec struct {
 // sortJob orders the tail of an EXTERNS list by final symbol index once
 // indices are known: the first fixed entries keep their order.
 type sortJob struct {
-	recs  []infoRec
-	k     int
-	fixed int
+	externs []int32 // shares its array with the record's, wherever the record moves
+	fixed   int
 }
 
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
@@ -241,12 +241,20 @@ func buildNvInfo(ctx *Context) {
 		per[i].global, per[i].perFunc = objectInfo(ctx, ctx.Objs[i])
 		return nil
 	})
-	var global []infoRec
+	nglobal := 0
+	for i := range per {
+		nglobal += len(per[i].global)
+	}
+	global := make([]infoRec, 0, nglobal)
 	perFunc := map[int32][]infoRec{} // keyed by output text section
 	for i := range per {
 		global = append(global, per[i].global...)
 		for _, f := range per[i].perFunc {
-			perFunc[f.text] = append(perFunc[f.text], f.recs...)
+			if l, ok := perFunc[f.text]; ok {
+				perFunc[f.text] = append(l[:len(l):len(l)], f.recs...)
+			} else {
+				perFunc[f.text] = f.recs // usually the only contributor
+			}
 		}
 	}
 	closeExterns(ctx, perFunc)
@@ -254,7 +262,8 @@ func buildNvInfo(ctx *Context) {
 	gs.LinkSymtab = true
 	propagateRegCount(ctx, global)
 	stacks, unknown := stackSizes(ctx, global)
-	gs.info = append(reversed(global), stacks...)
+	slices.Reverse(global)
+	gs.info = append(global, stacks...)
 	gs.minStack = len(global)
 	order := ctx.infoOrder
 	for _, t := range ctx.textSections() {
@@ -275,7 +284,8 @@ func buildNvInfo(ctx *Context) {
 			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
 				Payload: le32(ctx.Header.Version)}, sym: -1})
 		}
-		s.info = reversed(recs)
+		slices.Reverse(recs) // perFunc is not used after this loop
+		s.info = recs
 		if unknown[ctx.Secs[t].InfoSym] {
 			// The entry's call stack size is unknown too: nvlink sets
 			// EIATTR_CRS_STACK_SIZE to -1, appending the record when the
@@ -344,14 +354,6 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			}
 		}
 	}
-}
-
-func reversed(rs []infoRec) []infoRec {
-	out := make([]infoRec, len(rs))
-	for i, r := range rs {
-		out[len(rs)-1-i] = r
-	}
-	return out
 }
 
 // stackSizes computes EIATTR_MIN_STACK_SIZE for every entry function: the
@@ -461,8 +463,9 @@ func objectInfo(ctx *Context, o *Obj) (global []infoRec, perFunc []funcRecs) {
 			}
 			textSec = o.SecMap[s.Info]
 		}
-		var recs []infoRec
-		for _, a := range o.info(si) {
+		attrs := o.info(si)
+		recs := make([]infoRec, 0, len(attrs))
+		for _, a := range attrs {
 			if a.Code == elf.EIAttrMaxStackSize {
 				continue
 			}
@@ -556,8 +559,8 @@ func closeExterns(ctx *Context, perFunc map[int32][]infoRec) {
 				}
 				stack = append(stack, calls[g]...)
 			}
-			ctx.sortLater = append(ctx.sortLater, sortJob{recs: recs, k: k, fixed: len(list)})
 			recs[k].externs = append(list, more...)
+			ctx.sortLater = append(ctx.sortLater, sortJob{externs: recs[k].externs, fixed: len(list)})
 			if len(recs[k].externs) == 0 {
 				recs[k].dropped = true
 			}
@@ -598,7 +601,7 @@ func (ctx *Context) textSections() []int32 {
 // symbol indices are final.
 func encodeInfo(ctx *Context) {
 	for _, j := range ctx.sortLater {
-		tail := j.recs[j.k].externs[j.fixed:]
+		tail := j.externs[j.fixed:]
 		sort.SliceStable(tail, func(a, b int) bool { return ctx.Syms[tail[a]].Index < ctx.Syms[tail[b]].Index })
 	}
 	for _, s := range ctx.Secs {
