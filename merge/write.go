@@ -184,7 +184,17 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64, t
 			buf = make([]byte, end-pos)
 		}
 		run := buf[:end-pos]
-		clear(run)
+		// Only the bytes no section fills need clearing: alignment
+		// padding, and sections without contents.
+		cur := pos
+		for k := i; k < j; k++ {
+			h := &hdrs[k]
+			if h.data != nil && !h.nobits && h.size > 0 {
+				clear(run[cur-pos : h.off-pos])
+				cur = h.end()
+			}
+		}
+		clear(run[cur-pos:])
 		base, first := pos, i
 		err := parallelFor(j-first, ctx.Opts.Threads, func(k int) error {
 			h := &hdrs[first+k]
