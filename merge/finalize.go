@@ -78,10 +78,17 @@ func finalize(ctx *Context) error {
 	// passes below run either way, and run stops before write.
 	reportUndefined(ctx)
 	buildCallgraph(ctx)
+	// The inputs' relocations and nv.info records are not read after
+	// this point (buildCallgraph and buildNvInfo are their last users):
+	// released, they make room for what finalize and write build.
+	for _, o := range ctx.Objs {
+		o.Relocs = nil
+	}
 	if ctx.hasExtern {
 		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
 	}
 	buildNvInfo(ctx)
+	ctx.Res = nil
 	if ctx.Opts.DumpCallgraph {
 		dumpCallgraph(ctx)
 	}
@@ -239,6 +246,7 @@ func buildNvInfo(ctx *Context) {
 	per := make([]objInfo, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		per[i].global, per[i].perFunc = objectInfo(ctx, ctx.Objs[i])
+		ctx.Objs[i].nvinfo = nil // translated: no later pass reads it
 		return nil
 	})
 	nglobal := 0

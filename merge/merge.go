@@ -83,6 +83,7 @@ func merge(ctx *Context) error {
 		markWeakLosers(ctx, o)
 		mergeFile(ctx, o)
 	}
+	ctx.symByName = nil // merge's alone; the rest is memory at the peak
 	return nil
 }
 

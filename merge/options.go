@@ -48,4 +48,8 @@ type Options struct {
 	Dump string
 	// DumpTo receives the dump (nil = standard error).
 	DumpTo io.Writer
+	// InputSize, when set, is told the total size of the cubins to link
+	// once read has loaded them (cmd/warplink sizes the Go heap's soft
+	// limit from it).
+	InputSize func(bytes int64)
 }

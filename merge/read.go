@@ -68,8 +68,15 @@ func read(ctx *Context) error {
 		}
 	}
 	var flat []input.Unit
+	var size int64
 	for _, us := range units {
 		flat = append(flat, us...)
+		for _, u := range us {
+			size += int64(len(u.Data))
+		}
+	}
+	if ctx.Opts.InputSize != nil {
+		ctx.Opts.InputSize(size)
 	}
 	ctx.Objs = make([]*Obj, len(flat))
 	perrs := make([]error, len(flat))

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 
@@ -36,6 +37,21 @@ func main() {
 	pprof.StopCPUProfile()
 	stop()
 	os.Exit(code)
+}
+
+// setMemoryLimit gives the Go heap a soft limit of 3.5 times the cubins
+// to link, plus 32 MiB, unless GOMEMLIMIT is set. A link keeps about 2.6
+// times its input live at the end (docs/performance.md); with only GOGC's
+// doubling, the heap's last goal set during merge let the peak reach
+// about 4.6 times the input. With the limit the collector runs once more
+// as the heap nears it: 10,000 generated objects peak at about 160 MB
+// instead of 200 MB, in the same time. A link that needs more than the
+// limit still runs; the collector then works harder.
+func setMemoryLimit(inputBytes int64) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetMemoryLimit(inputBytes*7/2 + 32<<20)
 }
 
 // progName is the name diagnostics are printed under: "nvlink" when the
@@ -95,6 +111,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		return hostLinkerScript(cmd, stdout, prog, files, bag, stderr)
 	}
 	cmd.Opts.Files = files
+	cmd.Opts.InputSize = setMemoryLimit
 	return merge.Link(&cmd.Opts, stdout, stderr, prog)
 }
 
