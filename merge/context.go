@@ -53,10 +53,9 @@ type Context struct {
 	// Out).
 	openOutput func() (io.Writer, error)
 
-	patched      map[int32][]byte // output sections whose bytes relocation changed
-	cgEdges      []cgEdge         // call edges (caller, callee) in file order
-	cg           cgReport         // what --dump-callgraph prints besides the graph
-	infoOrder    []int32          // code sections in the order nvlink creates their .nv.info.<f>
+	cgEdges      []cgEdge // call edges (caller, callee) in file order
+	cg           cgReport // what --dump-callgraph prints besides the graph
+	infoOrder    []int32  // code sections in the order nvlink creates their .nv.info.<f>
 	infoSeen     map[int32]bool
 	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
 	codeRefs     map[int32][]int32  // code section -> function symbols its relocations name (dce)

@@ -57,7 +57,6 @@ var relocFields = map[uint32]field{
 }
 
 func relocate(ctx *Context) error {
-	ctx.patched = map[int32][]byte{}
 	// Per output section, relocations in input order (file order, then the
 	// input section's order); reversed at the end.
 	type listKey struct {
@@ -95,8 +94,10 @@ func relocate(ctx *Context) error {
 			}
 			rels := o.relocs(si)
 			out := o.SecMap[tgt]
-			osec := ctx.Secs[out]
 			base := o.SecOff[tgt]
+			// Patched in place: the input's bytes are private to this link
+			// and are what write copies out (no second copy of the code).
+			data := o.F.Sections[tgt].Data
 			kept := false
 			isRel := rs.Type == elf.SHTRel
 			for _, r := range rels {
@@ -105,9 +106,8 @@ func relocate(ctx *Context) error {
 				}
 				if r.Type == rUnusedClear64 {
 					// Clears the field when the function it names was removed.
-					if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].dead && r.Offset+8 <= o.F.Sections[tgt].Size {
-						buf := ctx.sectionCopy(osec)
-						clear(buf[base+r.Offset : base+r.Offset+8])
+					if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].dead && r.Offset+8 <= uint64(len(data)) {
+						clear(data[r.Offset : r.Offset+8])
 					}
 					continue
 				}
@@ -136,11 +136,12 @@ func relocate(ctx *Context) error {
 				if !known {
 					return fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, rs.Name)
 				}
-				buf := ctx.sectionCopy(osec)
-				patch(buf[base+r.Offset:], f, uint64(int64(val)+r.Addend))
-				if r.Type == rConstField1940 {
-					// The constant bank number goes beside the offset.
-					patch(buf[base+r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
+				if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
+					patch(data[r.Offset:], f, uint64(int64(val)+r.Addend))
+					if r.Type == rConstField1940 {
+						// The constant bank number goes beside the offset.
+						patch(data[r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
+					}
 				}
 				if ctx.Opts.PreserveRelocs && sym > 0 {
 					if !ctx.Syms[sym].IsSecSym {
@@ -219,18 +220,6 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 func (ctx *Context) isGlobalMemory(sec int32) bool {
 	n := ctx.Secs[sec].Name
 	return n == ".nv.global" || n == ".nv.global.init"
-}
-
-// sectionCopy returns the private, patchable copy of an output section's
-// bytes, assembling it from its pieces on first use.
-func (ctx *Context) sectionCopy(s *OutSec) []byte {
-	if b, ok := ctx.patched[s.ID]; ok {
-		return b
-	}
-	b := make([]byte, s.Size)
-	ctx.fillSection(s, b)
-	ctx.patched[s.ID] = b
-	return b
 }
 
 // fillSection copies a section's pieces into b.

@@ -79,10 +79,6 @@ func write(ctx *Context) error {
 		} else if !s.Nobits {
 			sec := s
 			h.data = func(b []byte) {
-				if p, ok := ctx.patched[sec.ID]; ok {
-					copy(b, p)
-					return
-				}
 				ctx.fillSection(sec, b)
 			}
 		}

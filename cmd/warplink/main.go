@@ -40,18 +40,18 @@ func main() {
 }
 
 // setMemoryLimit gives the Go heap a soft limit of 3.5 times the cubins
-// to link, plus 32 MiB, unless GOMEMLIMIT is set. A link keeps about 2.6
+// to link, plus 16 MiB, unless GOMEMLIMIT is set. A link keeps about 2.6
 // times its input live at the end (docs/performance.md); with only GOGC's
-// doubling, the heap's last goal set during merge let the peak reach
-// about 4.6 times the input. With the limit the collector runs once more
-// as the heap nears it: 10,000 generated objects peak at about 160 MB
+// doubling, the goal set by the last collection during merge let the peak
+// reach about 4.6 times the input. With the limit the collector runs again
+// as the heap nears it: 10,000 generated objects peak at about 163 MB
 // instead of 200 MB, in the same time. A link that needs more than the
 // limit still runs; the collector then works harder.
 func setMemoryLimit(inputBytes int64) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	debug.SetMemoryLimit(inputBytes*7/2 + 32<<20)
+	debug.SetMemoryLimit(inputBytes*7/2 + 16<<20)
 }
 
 // progName is the name diagnostics are printed under: "nvlink" when the
