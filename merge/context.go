@@ -84,11 +84,14 @@ type Obj struct {
 	// ModuleID is the host object's __nv_module_id ("" for plain cubins).
 	ModuleID string
 
-	SymMap []int32    // input symbol index -> output symbol ID (-1: none)
-	SecMap []int32    // input section index -> output section ID (-1: none)
-	SecOff []uint64   // input section index -> offset of its contribution in the output section
-	Drop   []bool     // input section dropped (weak loser, regenerated section)
-	Relocs []relocSec // decoded relocation sections, by input section index
+	SymMap []int32  // input symbol index -> output symbol ID (-1: none)
+	SecMap []int32  // input section index -> output section ID (-1: none)
+	SecOff []uint64 // input section index -> offset of its contribution in the output section
+	Drop   []bool   // input section dropped (weak loser, regenerated section)
+	// laterWinner marks the code sections of weak functions a later file
+	// replaces (nil when none; see standIn).
+	laterWinner []bool
+	Relocs      []relocSec // decoded relocation sections, by input section index
 
 	// placeholder is 1 + the output symbol ID of the nameless function
 	// symbol kept under --preserve-relocs (0: none; see mergeGlobal).

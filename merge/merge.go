@@ -225,7 +225,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			// (An empty relocation section names nothing: ptxas writes one
 			// when it resolved every reference itself, e.g. to
 			// %reserved_smem_offset_begin.)
-			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && !o.Drop[t] && len(s.Data) > 0 {
+			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && (!o.Drop[t] || o.replacedLater(uint32(t))) && len(s.Data) > 0 {
 				target := o.F.Sections[t].Name
 				own, other := ".rela", ".rel"
 				if s.Type == elf.SHTRel {
@@ -271,6 +271,11 @@ func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, target int, nonAlloc b
 		return false
 	}
 	if nonAlloc {
+		// A weak function defined here counts as resolved at link time
+		// (weak-loser-cleanup: .debug_line's R_CUDA_64 against weak foo).
+		if in := &o.F.Symbols[r.Sym]; in.Bind() == elf.STBWeak && in.Type() == elf.STTFunc && in.Shndx != elf.SHNUndef {
+			return true
+		}
 		_, _, keep, ok := ctx.relocValue(o, r)
 		return ok && !keep || r.Type == rUnusedClear64
 	}
@@ -409,6 +414,12 @@ func markWeakLosers(ctx *Context, o *Obj) {
 		}
 		if s.Type() == elf.STTFunc {
 			o.Drop[s.Shndx] = true
+			if r.File > int32(o.ID) && s.Bind() == elf.STBWeak {
+				if o.laterWinner == nil {
+					o.laterWinner = make([]bool, len(o.F.Sections))
+				}
+				o.laterWinner[s.Shndx] = true
+			}
 		}
 	}
 	// A losing weak entry's per-kernel data (.nv.constant0.<k>,
@@ -419,6 +430,28 @@ func markWeakLosers(ctx *Context, o *Obj) {
 			o.Drop[i] = true
 		}
 	}
+}
+
+// replacedLater reports a code section of a weak function that a later
+// file's definition replaces (see markWeakLosers).
+func (o *Obj) replacedLater(sec uint32) bool {
+	return int(sec) < len(o.laterWinner) && o.laterWinner[sec]
+}
+
+// standIn gives a weak function that a later file replaces what nvlink
+// gives it: nvlink merges it as the definition it is when its file comes
+// (its .text.<f> is created then, with its section symbol, and the names
+// of its .nv.info.<f> and relocation sections go into the string tables),
+// and the later definition takes over that section. The loser's bytes and
+// relocations stay out (o.Drop); its function symbol points at the
+// section until the winner fills the record in
+// (testdata/crafted/weak-loser-cleanup).
+func standIn(ctx *Context, o *Obj, id int32, s *elf.Symbol) {
+	sec := newOutSection(ctx, o, int(s.Shndx), true)
+	o.SecMap[s.Shndx] = sec
+	sym := ctx.Syms[id]
+	sym.Sec, sym.Value = sec, 0
+	claimCode(ctx, o, sec, id, s)
 }
 
 // mapSection maps input section i of o to its output section, creating it
@@ -435,39 +468,7 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 		return o.SecMap[i]
 	}
 	in := &o.F.Sections[i]
-	id, ok := ctx.secByName[in.Name]
-	if !ok {
-		typ, nobits := outType(in)
-		sec := ctx.allocSec()
-		*sec = OutSec{
-			ID: int32(len(ctx.Secs)), Name: in.Name, Type: typ, Flags: in.Flags,
-			Align: in.Addralign, Entsize: in.Entsize, Nobits: nobits,
-			InfoSym: -1, InfoSec: -1, SymID: -1,
-		}
-		if in.Type == elf.SHTProgbits && in.Flags&elf.SHFExecInstr != 0 {
-			sec.LinkSymtab = true
-			sec.InfoExtra = in.Info &^ 0xFFFFFF
-		} else if in.Info != 0 && int(in.Info) < len(o.F.Sections) {
-			// Per-kernel data (.nv.constant0.<k>, .nv.shared.<k>) names its
-			// kernel's code section.
-			sec.infoObj, sec.infoIn = int32(o.ID), int32(in.Info)
-		}
-		ctx.Secs = append(ctx.Secs, sec)
-		id = sec.ID
-		ctx.secByName[in.Name] = id
-		ctx.ShStr.Add(in.Name)
-		// nvlink creates a .rel section beside each constant bank it makes.
-		if viaSection && strings.HasPrefix(in.Name, ".nv.constant") {
-			ctx.ShStr.Add(".rel" + in.Name)
-			ctx.Str.Add(".rel" + in.Name)
-		}
-		// A section brought in by a symbol gets a local section symbol.
-		if !ctx.noSecSym {
-			sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
-		} else {
-			ctx.Str.Add(in.Name)
-		}
-	}
+	id := newOutSection(ctx, o, i, viaSection)
 	sec := ctx.Secs[id]
 	align := in.Addralign
 	if align == 0 {
@@ -488,6 +489,51 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	}
 	o.SecMap[i] = id
 	o.SecOff[i] = off
+	return id
+}
+
+// newOutSection returns the output section input section i of o goes to,
+// creating it (with its name, its section symbol and, for a kernel's
+// constant bank, nvlink's ".rel" companion name) when it is the first of
+// its name.
+func newOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
+	in := &o.F.Sections[i]
+	if id, ok := ctx.secByName[in.Name]; ok {
+		return id
+	}
+	typ, nobits := outType(in)
+	sec := ctx.allocSec()
+	*sec = OutSec{
+		ID: int32(len(ctx.Secs)), Name: in.Name, Type: typ, Flags: in.Flags,
+		Align: in.Addralign, Entsize: in.Entsize, Nobits: nobits,
+		InfoSym: -1, InfoSec: -1, SymID: -1,
+	}
+	if in.Type == elf.SHTProgbits && in.Flags&elf.SHFExecInstr != 0 {
+		sec.LinkSymtab = true
+		sec.InfoExtra = in.Info &^ 0xFFFFFF
+	} else if in.Info != 0 && int(in.Info) < len(o.F.Sections) {
+		// Per-kernel data (.nv.constant0.<k>, .nv.shared.<k>) names its
+		// kernel's code section.
+		sec.infoObj, sec.infoIn = int32(o.ID), int32(in.Info)
+	}
+	ctx.Secs = append(ctx.Secs, sec)
+	id := sec.ID
+	ctx.secByName[in.Name] = id
+	ctx.ShStr.Add(in.Name)
+	// nvlink creates a .rel section beside each constant bank it makes.
+	// (Only the per-kernel bank 0: no nvlink 11.8 output of the corpus or
+	// the crafted cases names ".rel.nv.constant<n>" for another bank,
+	// weak-loser-cleanup's bank 3 brought by its section symbol included.)
+	if viaSection && strings.HasPrefix(in.Name, ".nv.constant0") {
+		ctx.ShStr.Add(".rel" + in.Name)
+		ctx.Str.Add(".rel" + in.Name)
+	}
+	// A section brought in by a symbol gets a local section symbol.
+	if !ctx.noSecSym {
+		sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
+	} else {
+		ctx.Str.Add(in.Name)
+	}
 	return id
 }
 
@@ -629,6 +675,10 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		ctx.symByName[s.Name] = id
 	}
 	o.SymMap[i] = id
+	if defined && !winner && o.replacedLater(s.Shndx) {
+		standIn(ctx, o, id, s)
+		return
+	}
 	if !defined || !winner {
 		return
 	}
