@@ -88,6 +88,9 @@ type Obj struct {
 	SecMap []int32  // input section index -> output section ID (-1: none)
 	SecOff []uint64 // input section index -> offset of its contribution in the output section
 	Drop   []bool   // input section dropped (weak loser, regenerated section)
+	// sharedSyms are the symbols --preserve-relocs keeps for shared data,
+	// by input symbol index (their values are set after layout).
+	sharedSyms map[int32]int32
 	// laterWinner marks the code sections of weak functions a later file
 	// replaces (nil when none; see standIn).
 	laterWinner []bool

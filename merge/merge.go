@@ -620,6 +620,15 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// symbol.
 				ctx.Str.Add(s.Name)
 				o.SymMap[i] = -2 - id
+				if ctx.Opts.PreserveRelocs && ctx.isSharedMemory(id) {
+					// --preserve-relocs keeps a symbol for it, at the
+					// offset layout gives it (corpus shared).
+					if o.sharedSyms == nil {
+						o.sharedSyms = map[int32]int32{}
+					}
+					o.sharedSyms[int32(i)] = newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject,
+						Other: outOther(s) | stvInternal, Sec: id, Size: s.Size, File: int32(o.ID), InIdx: int32(i)}, false)
+				}
 				return
 			}
 			info, other = s.Info&0xF0|elf.STTObject, outOther(s)

@@ -57,6 +57,14 @@ var relocFields = map[uint32]field{
 }
 
 func relocate(ctx *Context) error {
+	// --preserve-relocs' shared-data symbols: their laid-out offsets, past
+	// the window the driver reserves (as nvlink writes them; the code's
+	// own offsets do not include it).
+	for _, o := range ctx.Objs {
+		for in, id := range o.sharedSyms {
+			ctx.Syms[id].Value = ctx.dataVal[dataKey{int32(o.ID), in}] + reservedShared(ctx.Header.SM())
+		}
+	}
 	// Per output section, relocations in input order (file order, then the
 	// input section's order); reversed at the end.
 	type listKey struct {
@@ -195,6 +203,9 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 			secSym = 0
 		}
 		if v, ok := ctx.dataVal[dataKey{int32(o.ID), int32(r.Sym)}]; ok {
+			if id, kept := o.sharedSyms[int32(r.Sym)]; kept {
+				return id, v, false, true // --preserve-relocs
+			}
 			return secSym, v, false, true
 		}
 		return secSym, in.Value + o.SecOff[in.Shndx], false, true
