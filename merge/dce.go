@@ -57,7 +57,7 @@ func dce(ctx *Context) error {
 		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym {
 			continue
 		}
-		if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) || s.Other&0x08 != 0 || ((ctx.Opts.KeepSystemLibraries || ctx.Opts.PreserveRelocs) && ctx.Objs[s.File].System) {
+		if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) || s.Other&0x08 != 0 || (ctx.Opts.PreserveRelocs && ctx.Objs[s.File].System) {
 			mark(s.ID)
 		}
 	}

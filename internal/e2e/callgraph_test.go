@@ -62,13 +62,29 @@ func TestCorpusCallgraph(t *testing.T) {
 // preserveRelocsGaps are the corpus links whose --preserve-relocs output is
 // not byte-identical to nvlink 11.8's, with the reason.
 var preserveRelocsGaps = map[string]string{
-	"cdp":    "nvlink's libcudadevrt prototypes and relocation targets differ",
+	"cdp": "nvlink's libcudadevrt prototypes and relocation targets differ",
 }
 
 // TestCorpusPreserveRelocsNvlink links every corpus program from its
 // cubins with --preserve-relocs, with warplink and with the installed
 // nvlink, and requires identical outputs except for preserveRelocsGaps.
 func TestCorpusPreserveRelocsNvlink(t *testing.T) {
+	testCorpusOptionNvlink(t, []string{"--preserve-relocs"}, preserveRelocsGaps, 22)
+}
+
+// TestCorpusKeepSystemLibrariesNvlink does the same with libcudadevrt
+// added to every link and --keep-system-libraries: nvlink then links the
+// device runtime's object even where nothing uses it, but still drops its
+// unused functions.
+func TestCorpusKeepSystemLibrariesNvlink(t *testing.T) {
+	testCorpusOptionNvlink(t, []string{"-L" + libdir, "-lcudadevrt", "--keep-system-libraries"}, nil, 24)
+}
+
+// testCorpusOptionNvlink links every corpus program (both architectures)
+// from its cubins with extra options, with warplink and with the installed
+// nvlink, and requires byte-identical outputs except for gaps (which must
+// still differ) and at least want identical links.
+func testCorpusOptionNvlink(t *testing.T, extra []string, gaps map[string]string, want int) {
 	nvlink, err := exec.LookPath("nvlink")
 	if err != nil {
 		t.Skip("nvlink not installed")
@@ -97,7 +113,7 @@ func TestCorpusPreserveRelocsNvlink(t *testing.T) {
 					args[i] = filepath.Join(tmp, "out.cubin")
 				}
 			}
-			args = append(args, "--preserve-relocs")
+			args = append(args, extra...)
 			cmd := exec.Command(nvlink, args...)
 			cmd.Dir = dir
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -110,10 +126,10 @@ func TestCorpusPreserveRelocsNvlink(t *testing.T) {
 				t.Fatalf("%s: warplink exit %d", p.Name(), rc)
 			}
 			ours, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
-			_, gap := preserveRelocsGaps[p.Name()]
+			_, gap := gaps[p.Name()]
 			switch same := bytes.Equal(ours, ref); {
 			case same && gap:
-				t.Errorf("%s/%s: now identical; remove it from preserveRelocsGaps", filepath.Base(corpus), p.Name())
+				t.Errorf("%s/%s: now identical; remove it from the gaps", filepath.Base(corpus), p.Name())
 			case !same && !gap:
 				rep, _ := cmpelf.Compare(ours, ref)
 				t.Errorf("%s/%s: differs from nvlink: %v", filepath.Base(corpus), p.Name(), firstN(rep.Diffs, 4))
@@ -122,8 +138,8 @@ func TestCorpusPreserveRelocsNvlink(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("--preserve-relocs: %d corpus links byte-identical to nvlink", identical)
-	if identical < 22 {
-		t.Errorf("only %d identical links", identical)
+	t.Logf("%v: %d corpus links byte-identical to nvlink", extra, identical)
+	if identical < want {
+		t.Errorf("only %d identical links, want %d", identical, want)
 	}
 }
