@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,6 +74,44 @@ func TestDumpAfterMerge(t *testing.T) {
 	for _, want := range []string{"objects (3):", ".text._Z7stage_bf", "_Z10xcall_mainPfi GLOBAL/FUNC"} {
 		if !strings.Contains(dump.String(), want) {
 			t.Errorf("dump lacks %q:\n%s", want, dump.String())
+		}
+	}
+}
+
+// TestStrTabIndex checks the open-addressing index through growth: every
+// string keeps its first offset and its ordinal, duplicates appended with
+// AddDup do not change lookups, and Reserve changes nothing visible.
+func TestStrTabIndex(t *testing.T) {
+	for _, reserve := range []int{0, 100, 1 << 20} {
+		s := NewStrTab()
+		s.Reserve(reserve)
+		var want []uint32
+		for i := 0; i < 5000; i++ {
+			want = append(want, s.Add(fmt.Sprintf(".text.f%d", i)))
+		}
+		dup := s.AddDup(".text.f7")
+		if dup == want[7] {
+			t.Fatalf("reserve %d: AddDup returned the first copy", reserve)
+		}
+		fresh := s.AddDup(".nv.fresh")
+		for i := 0; i < 5000; i++ {
+			name := fmt.Sprintf(".text.f%d", i)
+			if got := s.Add(name); got != want[i] {
+				t.Fatalf("reserve %d: %s at %d, first added at %d", reserve, name, got, want[i])
+			}
+			if got := s.Ordinal(name); got != int32(i+1) {
+				t.Fatalf("reserve %d: ordinal of %s = %d, want %d", reserve, name, got, i+1)
+			}
+		}
+		if s.Add(".nv.fresh") != fresh || s.Ordinal(".nv.fresh") != 5001 {
+			t.Fatalf("reserve %d: a new string added by AddDup is not indexed", reserve)
+		}
+		b := s.Bytes()
+		if got := string(b[want[4999] : want[4999]+uint32(len(".text.f4999"))]); got != ".text.f4999" {
+			t.Fatalf("reserve %d: table holds %q", reserve, got)
+		}
+		if s.Add("") != 0 || s.Ordinal("") != 0 || s.Ordinal("absent") != 0 {
+			t.Fatalf("reserve %d: empty or absent string", reserve)
 		}
 	}
 }
