@@ -81,6 +81,9 @@ type Obj struct {
 	Data   []byte
 	F      *elf.File
 	System bool // member of libcudadevrt
+	// overlaps: two of its sections share file bytes (malformed input;
+	// relocate then patches copies).
+	overlaps bool
 	// ModuleID is the host object's __nv_module_id ("" for plain cubins).
 	ModuleID string
 
@@ -94,12 +97,12 @@ type Obj struct {
 	// laterWinner marks the code sections of weak functions a later file
 	// replaces (nil when none; see standIn).
 	laterWinner []bool
-	Relocs      []relocSec // decoded relocation sections, by input section index
+	relSecs     []relocSec // decoded relocation sections, in input section order
 
 	// placeholder is 1 + the output symbol ID of the nameless function
 	// symbol kept under --preserve-relocs (0: none; see mergeGlobal).
 	placeholder int32
-	secByName   map[string]int // input sections by name, built on first use
+	secByName   map[string]int // input sections by name, built on first use (objects of over 64 sections)
 	nvinfo      []infoSec      // decoded .nv.info sections, by input section index
 }
 

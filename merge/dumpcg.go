@@ -139,7 +139,12 @@ func dumpCallgraph(ctx *Context) {
 		b.WriteString("\n")
 	}
 	raised := ctx.cg.raised
-	sort.Slice(raised, func(i, j int) bool { return bySym[raised[i].entry] < bySym[raised[j].entry] })
+	sort.SliceStable(raised, func(i, j int) bool {
+		if a, b := bySym[raised[i].entry], bySym[raised[j].entry]; a != b {
+			return a < b
+		}
+		return raised[i].entry < raised[j].entry
+	})
 	for _, r := range raised {
 		fmt.Fprintf(&b, "regcount %d for %s propagated to entry %s\n", r.v, display(ctx.Syms[r.src].Name), display(ctx.Syms[r.entry].Name))
 	}
@@ -154,7 +159,7 @@ func display(name string) string {
 		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
 			i++
 		}
-		if n, err := strconv.Atoi(rest[:i]); err == nil && strings.HasPrefix(rest[i:], "__") && i+2+n <= len(rest) {
+		if n, err := strconv.Atoi(rest[:i]); err == nil && n >= 0 && strings.HasPrefix(rest[i:], "__") && n <= len(rest)-i-2 {
 			name = rest[i+2+n:]
 		}
 	}

@@ -82,7 +82,7 @@ func finalize(ctx *Context) error {
 	// this point (buildCallgraph and buildNvInfo are their last users):
 	// released, they make room for what finalize and write build.
 	for _, o := range ctx.Objs {
-		o.Relocs = nil
+		o.relSecs = nil
 	}
 	if ctx.hasExtern {
 		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
@@ -318,38 +318,44 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			own[r.sym] = i
 		}
 	}
-	calls := map[int32][]int32{}
+	// Each function's count becomes the largest over what it can reach:
+	// values flow from callees to callers until nothing changes. Starting
+	// from the functions in symbol ID order over the call edges in input
+	// order keeps the result, and the source named in --dump-callgraph's
+	// report, independent of map order, recursion cycles included.
+	callers := map[int32][]int32{}
 	for _, e := range ctx.cgEdges {
-		calls[e.caller] = append(calls[e.caller], e.callee)
+		callers[e.callee] = append(callers[e.callee], e.caller)
 	}
 	type best struct {
 		v   uint32
 		src int32 // the function whose own count v is
 	}
-	memo := map[int32]best{}
-	var eff func(f int32) best
-	eff = func(f int32) best {
-		if b, ok := memo[f]; ok {
-			return b
-		}
-		memo[f] = best{src: f} // recursion: count what is known so far
-		b := best{src: f}
-		if i, ok := own[f]; ok {
-			b.v = global[i].a.U32(4)
-		}
-		for _, c := range calls[f] {
-			if cb := eff(c); cb.v > b.v {
-				b = cb
+	fs := make([]int32, 0, len(own))
+	for f := range own {
+		fs = append(fs, f)
+	}
+	slices.Sort(fs)
+	val := make(map[int32]best, len(own))
+	queue := make([]int32, 0, len(fs))
+	for _, f := range fs {
+		n := global[own[f]].a.U32(4)
+		ctx.cg.ownRegs[f] = n
+		val[f] = best{n, f}
+		queue = append(queue, f)
+	}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		for _, c := range callers[f] {
+			if val[f].v > val[c].v {
+				val[c] = val[f]
+				queue = append(queue, c)
 			}
 		}
-		memo[f] = b
-		return b
 	}
-	for f, i := range own {
-		ctx.cg.ownRegs[f] = global[i].a.U32(4)
-	}
-	for f, i := range own {
-		b := eff(f)
+	for _, f := range fs {
+		i, b := own[f], val[f]
 		if b.v > global[i].a.U32(4) {
 			p := append([]byte(nil), global[i].a.Payload...)
 			binary.LittleEndian.PutUint32(p[4:], b.v)

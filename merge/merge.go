@@ -785,12 +785,13 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol) {
 	}
 }
 
-// sectionNamed finds an input section by name: a scan for the usual
-// object of a few tens of sections, a map built on first use for larger
-// ones.
+// sectionNamed finds an input section by name (the last one when a
+// malformed input repeats it): a scan for the usual object of a few tens
+// of sections, a map built on first use for larger ones.
 func (o *Obj) sectionNamed(name string) (int, bool) {
 	if len(o.F.Sections) <= 64 {
-		for i := range o.F.Sections {
+		// The last of a repeated name, as the map below keeps it.
+		for i := len(o.F.Sections) - 1; i >= 0; i-- {
 			if o.F.Sections[i].Name == name {
 				return i, true
 			}

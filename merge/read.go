@@ -90,7 +90,8 @@ func read(ctx *Context) error {
 			perrs[i] = fmt.Errorf("%v in '%s'", err, flat[i].Name)
 			return nil
 		}
-		o := &Obj{ID: i, Name: flat[i].Name, Data: flat[i].Data, F: f, System: flat[i].System, ModuleID: flat[i].ModuleID}
+		o := &Obj{ID: i, Name: flat[i].Name, Data: flat[i].Data, F: f, System: flat[i].System, ModuleID: flat[i].ModuleID,
+			overlaps: sectionsOverlap(f)}
 		perrs[i] = o.decodeInfo()
 		ctx.Objs[i] = o
 		return nil
@@ -107,6 +108,26 @@ func read(ctx *Context) error {
 		ctx.Header = defaultHeader(arch)
 	}
 	return nil
+}
+
+// sectionsOverlap reports whether two sections with file contents share
+// bytes (only malformed inputs do; see relocate).
+func sectionsOverlap(f *elf.File) bool {
+	type span struct{ lo, hi uint64 }
+	var spans []span
+	for i := range f.Sections {
+		s := &f.Sections[i]
+		if len(s.Data) > 0 {
+			spans = append(spans, span{s.Offset, s.Offset + uint64(len(s.Data))})
+		}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].lo < spans[i-1].hi {
+			return true
+		}
+	}
+	return false
 }
 
 // mayBeArchive reports whether path may name an archive (nvlink expands an
@@ -148,7 +169,7 @@ func (o *Obj) decodeInfo() error {
 			if err != nil {
 				return fmt.Errorf("%v in '%s'", err, o.Name)
 			}
-			o.Relocs = append(o.Relocs, relocSec{int32(si), rels})
+			o.relSecs = append(o.relSecs, relocSec{int32(si), rels})
 			continue
 		}
 		if s.Type != elf.SHTCudaInfo {
@@ -187,9 +208,9 @@ func (o *Obj) info(si int) []elf.Attr {
 // relocs returns the decoded relocations of input section si (nil if it
 // is not a relocation section).
 func (o *Obj) relocs(si int) []elf.Rela {
-	i := sort.Search(len(o.Relocs), func(i int) bool { return int(o.Relocs[i].si) >= si })
-	if i < len(o.Relocs) && int(o.Relocs[i].si) == si {
-		return o.Relocs[i].rels
+	i := sort.Search(len(o.relSecs), func(i int) bool { return int(o.relSecs[i].si) >= si })
+	if i < len(o.relSecs) && int(o.relSecs[i].si) == si {
+		return o.relSecs[i].rels
 	}
 	return nil
 }
@@ -198,7 +219,7 @@ func (o *Obj) relocs(si int) []elf.Rela {
 // the index of the section it applies to and its decoded entries, in
 // section order.
 func (o *Obj) eachRelocSection(fn func(target int, rels []elf.Rela)) {
-	for _, r := range o.Relocs {
+	for _, r := range o.relSecs {
 		if r.rels == nil {
 			continue
 		}

@@ -2,16 +2,18 @@ package merge
 
 // relocate: translate every input relocation to the output. Relocations
 // whose value is known at link time (offsets inside constant banks, shared
-// memory, debug sections) are applied to a private copy of the target
-// section's bytes; the rest (function addresses, global memory) are kept in
-// .rela<target> for the driver, with output symbol indices.
+// memory, debug sections) are applied in place to the target section's
+// bytes in the input, which this link owns and write copies out; the rest
+// (function addresses, global memory) are kept in .rela<target> for the
+// driver, with output symbol indices.
 //
 // Inputs: merge results (SymMap, SecMap, SecOff). Outputs: OutSec.Relocs
-// for kept relocations, patched section copies in Context.patched.
+// for kept relocations, patched input section bytes.
 // Invariants: nvlink builds each output relocation list by prepending, so a
 // list is the reverse of the inputs' relocations concatenated in file order.
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -82,6 +84,7 @@ func relocate(ctx *Context) error {
 		resolved bool
 		rel      bool
 	}
+	privatized := map[secKey]bool{}
 	var relSecOrder []relSec
 	inOrder := map[relSec]bool{}
 	note := func(k relSec) {
@@ -105,7 +108,15 @@ func relocate(ctx *Context) error {
 			base := o.SecOff[tgt]
 			// Patched in place: the input's bytes are private to this link
 			// and are what write copies out (no second copy of the code).
+			// A malformed input whose sections overlap gets a copy first,
+			// so that patching one cannot change another (or the names
+			// read from its string table).
 			data := o.F.Sections[tgt].Data
+			if o.overlaps && !privatized[secKey{int32(o.ID), int32(tgt)}] {
+				privatized[secKey{int32(o.ID), int32(tgt)}] = true
+				data = bytes.Clone(data)
+				o.F.Sections[tgt].Data = data
+			}
 			kept := false
 			isRel := rs.Type == elf.SHTRel
 			for _, r := range rels {
@@ -188,6 +199,9 @@ func relocate(ctx *Context) error {
 	}
 	return nil
 }
+
+// secKey names input section sec of object obj.
+type secKey struct{ obj, sec int32 }
 
 // relocValue decides what an input relocation refers to in the output:
 // the output symbol (for kept relocations) or the link-time value.

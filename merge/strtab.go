@@ -133,10 +133,9 @@ func (t *StrTab) Ordinal(s string) int32 {
 // returns the new copy's offset; lookups keep finding the first copy.
 func (t *StrTab) AddDup(s string) uint32 {
 	if s != "" {
-		if h := t.hash(s); true {
-			if i := t.find(s, h); t.slots[i].off == 0 {
-				return t.insert(i, s, h)
-			}
+		h := t.hash(s)
+		if i := t.find(s, h); t.slots[i].off == 0 {
+			return t.insert(i, s, h)
 		}
 	}
 	o := uint32(len(t.buf))

@@ -3,8 +3,8 @@ package merge
 // write: assign file offsets and serialize the executable cubin.
 //
 // Inputs: finalized sections (Order, Index), symbols (Index), string tables.
-// Outputs: the file, streamed to Context.Sink (Context.Out holds it when
-// there is no sink, or for --warplink-dump=write).
+// Outputs: the file, streamed to what Context.openOutput opens
+// (Context.Out holds it when there is none, or for --warplink-dump=write).
 // Invariants: the layout is nvlink's: ELF header, .shstrtab, .strtab,
 // .symtab, then the sections in index order, each at its alignment (NOBITS
 // take no space), the section header table at the next multiple of 8 and the

@@ -28,18 +28,21 @@ func Demangle(name string) (string, bool) {
 	if !strings.HasPrefix(name, "_Z") {
 		return name, false
 	}
-	p := &parser{s: name, i: 2}
+	p := &parser{s: name, i: 2, budget: maxOutput}
 	for code, text := range specialNames {
 		if p.eat(code) {
 			t, ok := p.typ()
 			if !ok || p.i != len(p.s) {
 				return name, false
 			}
-			return text + render(t, ""), true
+			if out := text + p.render(t, ""); p.budget >= 0 {
+				return out, true
+			}
+			return name, false
 		}
 	}
 	out, ok := p.encoding(true)
-	if !ok || p.i != len(p.s) {
+	if !ok || p.i != len(p.s) || p.budget < 0 {
 		return name, false
 	}
 	return out, true
@@ -56,11 +59,16 @@ var specialNames = map[string]string{
 const maxDepth = 200
 
 type parser struct {
-	s     string
-	i     int
-	depth int
-	subs  []*node // substitution candidates, in order
+	s      string
+	i      int
+	depth  int
+	budget int     // characters render may still build (see render)
+	subs   []*node // substitution candidates, in order
 }
+
+// maxOutput bounds the text built for one name: far above any real name,
+// far below what a hostile one could make.
+const maxOutput = 1 << 16
 
 // node is a parsed type or name.
 type node struct {
@@ -126,7 +134,7 @@ func (p *parser) encoding(top bool) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		ret = render(r, "") + " "
+		ret = p.render(r, "") + " "
 	}
 	var params []string
 	for p.i < len(p.s) && p.peek() != 'E' {
@@ -134,7 +142,7 @@ func (p *parser) encoding(top bool) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		params = append(params, render(t, ""))
+		params = append(params, p.render(t, ""))
 	}
 	if len(params) == 1 && params[0] == "void" {
 		params = nil
@@ -177,7 +185,7 @@ func (p *parser) name() (name, bool) {
 		if !ok {
 			return name{}, false
 		}
-		full := &node{text: render(sub, "") + args}
+		full := &node{text: p.render(sub, "") + args}
 		p.subs = append(p.subs, full)
 		return name{text: full.text, templated: true}, true
 	}
@@ -221,7 +229,7 @@ func (p *parser) nested() (name, bool) {
 			if !ok {
 				return name{}, false
 			}
-			s := render(sub, "")
+			s := p.render(sub, "")
 			parts = append(parts, s)
 			last = lastComponent(s)
 			continue
@@ -290,7 +298,7 @@ func (p *parser) unqualified(class string) (text string, k unqualKind, suffix st
 		if !ok {
 			return "", 0, "", false
 		}
-		return "operator " + render(t, ""), conversion, "", true
+		return "operator " + p.render(t, ""), conversion, "", true
 	case c >= 'a' && c <= 'z' && p.i+1 < len(p.s):
 		op, ok := operators[p.s[p.i:p.i+2]]
 		if !ok {
@@ -400,7 +408,7 @@ func (p *parser) templateArgs() (string, bool) {
 		if !ok {
 			return "", false
 		}
-		args = append(args, render(a, ""))
+		args = append(args, p.render(a, ""))
 	}
 	return "<" + strings.Join(args, ", ") + ">", true
 }
@@ -441,7 +449,7 @@ func (p *parser) templateArg() (*node, bool) {
 			if !ok {
 				return nil, false
 			}
-			parts = append(parts, render(a, ""))
+			parts = append(parts, p.render(a, ""))
 		}
 		return &node{text: strings.Join(parts, ", ")}, true
 	case p.peek() == 'X':
@@ -485,7 +493,14 @@ func (p *parser) typ() (*node, bool) {
 		if !ok {
 			return nil, false
 		}
-		t = &node{kind: map[byte]kind{'P': pointer, 'R': lref, 'O': rref}[c], inner: in}
+		k := pointer
+		switch c {
+		case 'R':
+			k = lref
+		case 'O':
+			k = rref
+		}
+		t = &node{kind: k, inner: in}
 	case 'F':
 		p.i++
 		ret, ok := p.typ()
@@ -561,7 +576,7 @@ func (p *parser) typ() (*node, bool) {
 		if !ok {
 			return nil, false
 		}
-		t = &node{text: render(sub, "") + args}
+		t = &node{text: p.render(sub, "") + args}
 	case 'N', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return p.className("")
 	default:
@@ -649,39 +664,46 @@ func (p *parser) substitution() (*node, bool) {
 }
 
 // render prints type t around the declarator text decl ("*", "(&)[3]").
-func render(t *node, decl string) string {
+func (p *parser) render(t *node, decl string) string {
+	// Substitutions can name trees that already hold substitutions, so
+	// the text can double every few input bytes: a budget on what is
+	// built keeps a hostile name from costing more than a long one.
+	p.budget -= len(decl) + len(t.text) + len(t.quals) + 1
+	if p.budget < 0 {
+		return ""
+	}
 	switch t.kind {
 	case pointer:
-		return render(t.inner, "*"+decl)
+		return p.render(t.inner, "*"+decl)
 	case lref:
-		return render(t.inner, "&"+decl)
+		return p.render(t.inner, "&"+decl)
 	case rref:
-		return render(t.inner, "&&"+decl)
+		return p.render(t.inner, "&&"+decl)
 	case cv:
 		switch t.inner.kind {
 		case pointer, lref, rref:
 			if decl == "" {
-				return render(t.inner, t.quals)
+				return p.render(t.inner, t.quals)
 			}
-			return render(t.inner, t.quals+" "+decl)
+			return p.render(t.inner, t.quals+" "+decl)
 		}
-		return t.quals + " " + render(t.inner, decl)
+		return t.quals + " " + p.render(t.inner, decl)
 	case array:
 		if strings.HasPrefix(decl, "*") || strings.HasPrefix(decl, "&") {
 			decl = "(" + decl + ")"
 		}
-		return render(t.inner, decl+"["+t.dim+"]")
+		return p.render(t.inner, decl+"["+t.dim+"]")
 	case fn:
 		if strings.HasPrefix(decl, "*") || strings.HasPrefix(decl, "&") {
 			decl = "(" + decl + ")"
 		}
 		params := make([]string, len(t.args))
 		for i, a := range t.args {
-			params[i] = render(a, "")
+			params[i] = p.render(a, "")
 		}
-		return render(t.ret, decl+"("+strings.Join(params, ", ")+")")
+		return p.render(t.ret, decl+"("+strings.Join(params, ", ")+")")
 	case pack:
-		return render(t.inner, decl) + "..."
+		return p.render(t.inner, decl) + "..."
 	}
 	switch {
 	case decl == "":

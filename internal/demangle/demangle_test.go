@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func readLines(t *testing.T, path string) []string {
@@ -99,4 +101,35 @@ func FuzzDemangle(f *testing.F) {
 			t.Fatalf("refused %q but returned %q", s, out)
 		}
 	})
+}
+
+// TestHostileSubstitutions: a parameter list where each pointer-to-function
+// type names the previous one twice grows its text twofold per parameter;
+// such names are refused quickly instead.
+func TestHostileSubstitutions(t *testing.T) {
+	seq := func(n int) string { // substitution n (0 = S_)
+		if n == 0 {
+			return "S_"
+		}
+		return "S" + strings.ToUpper(strconv.FormatInt(int64(n-1), 36)) + "_"
+	}
+	name := "_Z1fPFvvE" // candidates: FvvE = 0, PFvvE = 1
+	prev := 1
+	for k := 0; k < 40; k++ {
+		name += "PFv" + seq(prev) + seq(prev) + "E"
+		prev += 2
+	}
+	start := time.Now()
+	out, ok := Demangle(name)
+	if ok || out != name {
+		t.Fatalf("accepted a %d-byte result", len(out))
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("took %v", d)
+	}
+	// A few levels are an ordinary name.
+	short := "_Z1fPFvvEPFvS0_S0_E"
+	if got, ok := Demangle(short); !ok || got != "f(void (*)(), void (*)(void (*)(), void (*)()))" {
+		t.Fatalf("Demangle(%s) = %q, %v", short, got, ok)
+	}
 }
