@@ -14,7 +14,9 @@ package merge
 // table in index order. A function symbol whose name has no node yet gets
 // the next number, whether it is defined there or not; before the first
 // such undefined function of an input, one extra number is taken that
-// never prints a name. A function that is not in the output (removed
+// never prints a name: the nameless local function symbol nvlink makes at
+// that point, which the output keeps only under --preserve-relocs (see
+// mergeGlobal). A function that is not in the output (removed
 // system-library code) keeps its number and prints as a blank line, as do
 // those extra numbers.
 
