@@ -796,7 +796,10 @@ func buildPrototype(ctx *Context) {
 			for off := 0; off+8 <= len(s.Data); off += 8 {
 				sym := ctx.liveSym(o, binary.LittleEndian.Uint32(s.Data[off:]))
 				str, ok := elf.CString(strs, binary.LittleEndian.Uint32(s.Data[off+4:]))
-				if sym < 0 || !ok || seen[sym] || !callee[sym] {
+				// (--preserve-relocs also keeps the entries of the device
+				// runtime's functions, which it keeps whole: corpus cdp;
+				// a user's address-taken functions still go: virtual.)
+				if sym < 0 || !ok || seen[sym] || !callee[sym] && !(ctx.Opts.PreserveRelocs && o.System) {
 					continue
 				}
 				seen[sym] = true

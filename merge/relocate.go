@@ -200,6 +200,12 @@ func relocate(ctx *Context) error {
 	return nil
 }
 
+// ptxConst0Size is a local undefined symbol libcudadevrt's code refers to
+// (R_CUDA_ABS32_32, in cudaMemsetAsync and its kin); nvlink 11.8 writes
+// 0xFFFFFFFF in its place (seen when those functions are kept, as under
+// --preserve-relocs in corpus cdp).
+const ptxConst0Size = ".nv.ptx.const0.size"
+
 // secKey names input section sec of object obj.
 type secKey struct{ obj, sec int32 }
 
@@ -210,6 +216,9 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		return 0, 0, false, true
 	}
 	in := &o.F.Symbols[r.Sym]
+	if in.Name == ptxConst0Size && in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal {
+		return 0, 0xFFFFFFFF, false, true
+	}
 	m := o.SymMap[r.Sym]
 	if m <= -2 { // local data: offset inside its output section
 		secSym := ctx.Secs[-2-m].SymID
