@@ -224,11 +224,11 @@ type infoRec struct {
 	dropped bool    // removed from the output
 }
 
-// sortJob orders the tail of an EXTERNS list by final symbol index once
-// indices are known: the first fixed entries keep their order.
+// sortJob orders part of an EXTERNS list by final symbol index once
+// indices are known: externs[fixed:end].
 type sortJob struct {
-	externs []int32 // shares its array with the record's, wherever the record moves
-	fixed   int
+	externs    []int32 // shares its array with the record's, wherever the record moves
+	fixed, end int
 }
 
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
@@ -559,22 +559,39 @@ func closeExterns(ctx *Context, perFunc map[int32][]infoRec) {
 				stack = append(stack, calls[f]...) // only entries gather their callees'
 			}
 			for len(stack) > 0 {
-				g := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
+				g := stack[0] // callees in call order, breadth first
+				stack = stack[1:]
 				if visited[g] {
 					continue
 				}
 				visited[g] = true
-				for _, m := range own[g] {
-					if !seen[m] {
+				l := own[g]
+				for i := len(l) - 1; i >= 0; i-- {
+					if m := l[i]; !seen[m] {
 						seen[m] = true
 						more = append(more, m)
 					}
 				}
 				stack = append(stack, calls[g]...)
 			}
-			recs[k].externs = append(list, more...)
-			ctx.sortLater = append(ctx.sortLater, sortJob{externs: recs[k].externs, fixed: len(list)})
+			// What the callees bring: locals (the device runtime's
+			// kernels) first, by final index; then the globals as nvlink
+			// prepends them while it walks the callees in call order,
+			// each one's list from the end, i.e. the reverse of that
+			// walk (corpus cdp; a device-side cudaMemsetAsync, which
+			// brings cnpSetLastError, cnpGetLastError,
+			// cnpGetParameterBufferV2, cnpLaunchDeviceV2 in that order).
+			var locals, globals []int32
+			for _, m := range more {
+				if ctx.Syms[m].Global {
+					globals = append(globals, m)
+				} else {
+					locals = append(locals, m)
+				}
+			}
+			slices.Reverse(globals)
+			recs[k].externs = append(append(list, locals...), globals...)
+			ctx.sortLater = append(ctx.sortLater, sortJob{externs: recs[k].externs, fixed: len(list), end: len(list) + len(locals)})
 			if len(recs[k].externs) == 0 {
 				recs[k].dropped = true
 			}
@@ -615,7 +632,7 @@ func (ctx *Context) textSections() []int32 {
 // symbol indices are final.
 func encodeInfo(ctx *Context) {
 	for _, j := range ctx.sortLater {
-		tail := j.externs[j.fixed:]
+		tail := j.externs[j.fixed:j.end]
 		sort.SliceStable(tail, func(a, b int) bool { return ctx.Syms[tail[a]].Index < ctx.Syms[tail[b]].Index })
 	}
 	for _, s := range ctx.Secs {

@@ -146,6 +146,11 @@ case_callgraph_undefined() {
 	link callgraph-undefined -arch=$ARCH r.cubin -o ref.cubin --dump-callgraph -v
 }
 
+case_cdp_device_memset() {
+	asm cdp-device-memset m.ptx
+	link cdp-device-memset -arch=$ARCH m.cubin -L../../cudalib -lcudadevrt -o ref.cubin
+}
+
 case_arch_mismatch() {
 	d=arch-mismatch
 	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)
