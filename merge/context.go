@@ -63,13 +63,12 @@ type Context struct {
 	hasExtern    bool               // some input references extern __shared__ memory
 	directEdges  int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed        int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
-	sortLater    []sortJob
-	emptyProto   uint32         // .strtab offset of nvlink's empty prototype string (0: none)
-	sawUndefFunc bool           // the first undefined function was seen (see mergeGlobal)
-	noSecSym     bool           // mapSection creates no section symbol (section pass)
-	liveRefs     map[int32]bool // symbols named by relocations of live code (dce)
-	symSlab      []OutSym       // backing store of Syms
-	secSlab      []OutSec       // backing store of Secs
+	emptyProto   uint32             // .strtab offset of nvlink's empty prototype string (0: none)
+	sawUndefFunc bool               // the first undefined function was seen (see mergeGlobal)
+	noSecSym     bool               // mapSection creates no section symbol (section pass)
+	liveRefs     map[int32]bool     // symbols named by relocations of live code (dce)
+	symSlab      []OutSym           // backing store of Syms
+	secSlab      []OutSec           // backing store of Secs
 	firstGlobal  int
 	nsyms        int
 }

@@ -224,13 +224,6 @@ type infoRec struct {
 	dropped bool    // removed from the output
 }
 
-// sortJob orders part of an EXTERNS list by final symbol index once
-// indices are known: externs[fixed:end].
-type sortJob struct {
-	externs    []int32 // shares its array with the record's, wherever the record moves
-	fixed, end int
-}
-
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
 // nvlink keeps the records of a section in a list it prepends to, so each
 // output section holds its records in reverse input order. The linker drops
@@ -520,10 +513,18 @@ func externKept(s *OutSym) bool {
 }
 
 // closeExterns completes each entry's EXTERNS list: its own surviving
-// entries, in order, then those of every function it can reach through the
-// call graph, ordered by symbol (nvlink 11.8, corpus program cdp); other
-// functions keep their own surviving entries.
-// Functions left with an empty list lose the record.
+// entries, in order, then what the functions it can reach bring; other
+// functions keep their own surviving entries. Functions left with an
+// empty list lose the record.
+//
+// What the callees bring is merged as nvlink 11.8 merges it (corpus cdp,
+// crafted cdp-device-memset, and a kernel calling seven device-runtime
+// functions): walking the callees breadth first in call order, each one's
+// own list is merged into the result like two sorted lists, by nvlink's
+// function number (the --dump-callgraph numbering), skipping symbols
+// already there. A list that is not itself in that order (libcudadevrt's
+// cudaMemsetAsync lists cnpSetLastError, cnpGetLastError,
+// cnpGetParameterBufferV2, cnpLaunchDeviceV2) keeps its order.
 func closeExterns(ctx *Context, perFunc map[int32][]infoRec) {
 	own := map[int32][]int32{} // function symbol -> surviving entries
 	for t, recs := range perFunc {
@@ -537,6 +538,13 @@ func closeExterns(ctx *Context, perFunc map[int32][]infoRec) {
 	calls := map[int32][]int32{}
 	for _, e := range ctx.cgEdges {
 		calls[e.caller] = append(calls[e.caller], e.callee)
+	}
+	var number map[int32]int // nvlink's function numbers, when needed
+	key := func(m int32) int {
+		if n, ok := number[m]; ok {
+			return n
+		}
+		return 1<<30 + int(m) // (no number: after the numbered ones)
 	}
 	for t, recs := range perFunc {
 		f := ctx.Secs[t].InfoSym
@@ -553,50 +561,58 @@ func closeExterns(ctx *Context, perFunc map[int32][]infoRec) {
 				}
 			}
 			var more []int32
-			visited := map[int32]bool{f: true}
-			var stack []int32
 			if f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 {
-				stack = append(stack, calls[f]...) // only entries gather their callees'
-			}
-			for len(stack) > 0 {
-				g := stack[0] // callees in call order, breadth first
-				stack = stack[1:]
-				if visited[g] {
-					continue
+				// Only entries gather their callees'.
+				if number == nil {
+					_, number = callgraphNodes(ctx)
 				}
-				visited[g] = true
-				l := own[g]
-				for i := len(l) - 1; i >= 0; i-- {
-					if m := l[i]; !seen[m] {
-						seen[m] = true
-						more = append(more, m)
+				in := map[int32]bool{}
+				visited := map[int32]bool{f: true}
+				queue := append([]int32(nil), calls[f]...)
+				for len(queue) > 0 {
+					g := queue[0]
+					queue = queue[1:]
+					if visited[g] {
+						continue
 					}
-				}
-				stack = append(stack, calls[g]...)
-			}
-			// What the callees bring: locals (the device runtime's
-			// kernels) first, by final index; then the globals as nvlink
-			// prepends them while it walks the callees in call order,
-			// each one's list from the end, i.e. the reverse of that
-			// walk (corpus cdp; a device-side cudaMemsetAsync, which
-			// brings cnpSetLastError, cnpGetLastError,
-			// cnpGetParameterBufferV2, cnpLaunchDeviceV2 in that order).
-			var locals, globals []int32
-			for _, m := range more {
-				if ctx.Syms[m].Global {
-					globals = append(globals, m)
-				} else {
-					locals = append(locals, m)
+					visited[g] = true
+					more = mergeByKey(more, own[g], key, func(m int32) bool { return seen[m] || in[m] }, func(m int32) { in[m] = true })
+					queue = append(queue, calls[g]...)
 				}
 			}
-			slices.Reverse(globals)
-			recs[k].externs = append(append(list, locals...), globals...)
-			ctx.sortLater = append(ctx.sortLater, sortJob{externs: recs[k].externs, fixed: len(list), end: len(list) + len(locals)})
+			recs[k].externs = append(list, more...)
 			if len(recs[k].externs) == 0 {
 				recs[k].dropped = true
 			}
 		}
 	}
+}
+
+// mergeByKey merges b into a as two ascending lists are merged, by key,
+// leaving out the entries skip reports (and noting each one added).
+// Neither list needs to be sorted: the merge walks both once, so an
+// out-of-order run keeps its order.
+func mergeByKey(a, b []int32, key func(int32) int, skip func(int32) bool, add func(int32)) []int32 {
+	var fresh []int32
+	for _, m := range b {
+		if !skip(m) {
+			add(m)
+			fresh = append(fresh, m)
+		}
+	}
+	if len(fresh) == 0 {
+		return a
+	}
+	out := make([]int32, 0, len(a)+len(fresh))
+	i := 0
+	for _, m := range fresh {
+		for i < len(a) && key(a[i]) <= key(m) {
+			out = append(out, a[i])
+			i++
+		}
+		out = append(out, m)
+	}
+	return append(out, a[i:]...)
 }
 
 func hasAttr(rs []infoRec, code uint8) bool { return findAttr(rs, code) >= 0 }
@@ -631,10 +647,6 @@ func (ctx *Context) textSections() []int32 {
 // encodeInfo writes the records of generated .nv.info sections, now that
 // symbol indices are final.
 func encodeInfo(ctx *Context) {
-	for _, j := range ctx.sortLater {
-		tail := j.externs[j.fixed:j.end]
-		sort.SliceStable(tail, func(a, b int) bool { return ctx.Syms[tail[a]].Index < ctx.Syms[tail[b]].Index })
-	}
 	for _, s := range ctx.Secs {
 		if s.Type != elf.SHTCudaInfo {
 			continue

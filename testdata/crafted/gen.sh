@@ -151,6 +151,11 @@ case_cdp_device_memset() {
 	link cdp-device-memset -arch=$ARCH m.cubin -L../../cudalib -lcudadevrt -o ref.cubin
 }
 
+case_cdp_device_api() {
+	asm cdp-device-api m.ptx
+	link cdp-device-api -arch=$ARCH m.cubin -L../../cudalib -lcudadevrt -o ref.cubin
+}
+
 case_arch_mismatch() {
 	d=arch-mismatch
 	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)
