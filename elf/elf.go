@@ -130,6 +130,7 @@ type Section struct {
 	Index     int
 	Name      string
 	Type      uint32
+	NameOff   uint32 // (beside Type: no padding)
 	Flags     uint64
 	Addr      uint64
 	Offset    uint64
@@ -138,7 +139,6 @@ type Section struct {
 	Info      uint32
 	Addralign uint64
 	Entsize   uint64
-	NameOff   uint32
 	// Data aliases the file (nil for NOBITS and empty sections).
 	Data []byte
 }

@@ -1,32 +1,33 @@
 package merge
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"slices"
+)
 
 // StrTab is a deduplicating ELF string table that keeps insertion order.
 //
 // The index is an open-addressing table over the table's own bytes: a
-// slot holds where a string is, its length, hash and ordinal, so interning
-// a name that is already there allocates nothing and a new one costs only
-// its bytes in buf. (A map[string] kept a second copy of every name: at
+// slot holds where a string is and its hash (8 bytes), so interning a name
+// that is already there allocates nothing and a new one costs only its
+// bytes in buf and 4 bytes in firsts. (A map[string] kept a second copy of every name: at
 // 10,000 objects about 10 MB, the largest single cost of the string
 // tables.)
 type StrTab struct {
-	buf   []byte
-	slots []strSlot // power of two; off == 0 marks an empty slot (the empty string is handled apart)
-	n     int32     // distinct strings, the empty one included
-	seed  maphash.Seed
+	buf    []byte
+	slots  []strSlot // power of two; off == 0 marks an empty slot (the empty string is handled apart)
+	firsts []uint32  // offsets of the distinct strings in the order added (ascending), for Ordinal
+	seed   maphash.Seed
 }
 
-// strSlot is one indexed string: buf[off:off+len] (off > 0).
+// strSlot is one indexed string, the NUL-terminated bytes at off (> 0).
 type strSlot struct {
-	off, len uint32
-	hash     uint32
-	ord      int32 // how many distinct strings came before it
+	off, hash uint32
 }
 
 // NewStrTab returns a table holding only the empty string.
 func NewStrTab() *StrTab {
-	return &StrTab{buf: []byte{0}, slots: make([]strSlot, 64), n: 1, seed: maphash.MakeSeed()}
+	return &StrTab{buf: []byte{0}, slots: make([]strSlot, 64), seed: maphash.MakeSeed()}
 }
 
 // NewOrderedStrTab is NewStrTab; kept as the constructor of .shstrtab,
@@ -63,7 +64,8 @@ func (t *StrTab) find(s string, h uint32) int {
 		if e.off == 0 {
 			return i
 		}
-		if e.hash == h && int(e.len) == len(s) && string(t.buf[e.off:e.off+e.len]) == s {
+		end := int(e.off) + len(s)
+		if e.hash == h && end < len(t.buf) && t.buf[end] == 0 && string(t.buf[e.off:end]) == s {
 			return i
 		}
 	}
@@ -91,9 +93,9 @@ func (t *StrTab) insert(i int, s string, h uint32) uint32 {
 	o := uint32(len(t.buf))
 	t.buf = append(t.buf, s...)
 	t.buf = append(t.buf, 0)
-	t.slots[i] = strSlot{off: o, len: uint32(len(s)), hash: h, ord: t.n}
-	t.n++
-	if int(t.n)*2 > len(t.slots) {
+	t.slots[i] = strSlot{off: o, hash: h}
+	t.firsts = append(t.firsts, o)
+	if 2*(len(t.firsts)+1) > len(t.slots) {
 		t.grow()
 	}
 	return o
@@ -126,7 +128,12 @@ func (t *StrTab) Ordinal(s string) int32 {
 	if s == "" {
 		return 0
 	}
-	return t.slots[t.find(s, t.hash(s))].ord
+	e := t.slots[t.find(s, t.hash(s))]
+	if e.off == 0 {
+		return 0
+	}
+	i, _ := slices.BinarySearch(t.firsts, e.off)
+	return int32(i + 1)
 }
 
 // AddDup appends s even if present (nvlink adds some strings twice) and
