@@ -22,6 +22,7 @@ package merge
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -170,21 +171,26 @@ func display(name string) string {
 }
 
 // callEdgesByCaller groups the call edges by caller as .nv.callgraph lists
-// them: callers in symbol index order, each caller's callees latest first
-// (nvlink prepends).
+// them: each caller's callees latest first (nvlink prepends); callers in
+// order of their first edge (encodeCallgraph orders them by index).
 func callEdgesByCaller(ctx *Context) ([]int32, map[int32][]int32) {
+	byCaller, callers := calleesByCaller(ctx.cgEdges)
+	for _, l := range byCaller {
+		slices.Reverse(l)
+	}
+	return callers, byCaller
+}
+
+// calleesByCaller groups call edges by caller, callees in edge order, and
+// lists the callers in order of their first edge.
+func calleesByCaller(edges []cgEdge) (map[int32][]int32, []int32) {
 	byCaller := map[int32][]int32{}
 	var callers []int32
-	for _, e := range ctx.cgEdges {
+	for _, e := range edges {
 		if _, ok := byCaller[e.caller]; !ok {
 			callers = append(callers, e.caller)
 		}
 		byCaller[e.caller] = append(byCaller[e.caller], e.callee)
 	}
-	for _, l := range byCaller {
-		for i, j := 0, len(l)-1; i < j; i, j = i+1, j-1 {
-			l[i], l[j] = l[j], l[i]
-		}
-	}
-	return callers, byCaller
+	return byCaller, callers
 }

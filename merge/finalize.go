@@ -258,11 +258,12 @@ func buildNvInfo(ctx *Context) {
 			}
 		}
 	}
-	closeExterns(ctx, perFunc)
+	calls, _ := calleesByCaller(ctx.cgEdges)
+	closeExterns(ctx, perFunc, calls)
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
 	propagateRegCount(ctx, global)
-	stacks, unknown := stackSizes(ctx, global)
+	stacks, unknown := stackSizes(ctx, global, calls)
 	slices.Reverse(global)
 	gs.info = append(global, stacks...)
 	gs.minStack = len(global)
@@ -366,17 +367,13 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 // stackSizes computes EIATTR_MIN_STACK_SIZE for every entry function: the
 // deepest sum of frame sizes along the call graph from the entry, or
 // 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
-func stackSizes(ctx *Context, global []infoRec) ([]infoRec, map[int32]bool) {
+func stackSizes(ctx *Context, global []infoRec, calls map[int32][]int32) ([]infoRec, map[int32]bool) {
 	unknownAt := map[int32]bool{}
 	frame := map[int32]uint32{}
 	for _, r := range global {
 		if r.a.Code == elf.EIAttrFrameSize && r.sym >= 0 {
 			frame[r.sym] = r.a.U32(4)
 		}
-	}
-	calls := map[int32][]int32{}
-	for _, e := range ctx.cgEdges {
-		calls[e.caller] = append(calls[e.caller], e.callee)
 	}
 	const unknown = ^uint64(0)
 	memo := map[int32]uint64{}
@@ -525,7 +522,7 @@ func externKept(s *OutSym) bool {
 // already there. A list that is not itself in that order (libcudadevrt's
 // cudaMemsetAsync lists cnpSetLastError, cnpGetLastError,
 // cnpGetParameterBufferV2, cnpLaunchDeviceV2) keeps its order.
-func closeExterns(ctx *Context, perFunc map[int32][]infoRec) {
+func closeExterns(ctx *Context, perFunc map[int32][]infoRec, calls map[int32][]int32) {
 	own := map[int32][]int32{} // function symbol -> surviving entries
 	for t, recs := range perFunc {
 		f := ctx.Secs[t].InfoSym
@@ -534,10 +531,6 @@ func closeExterns(ctx *Context, perFunc map[int32][]infoRec) {
 				own[f] = append(own[f], r.externs...)
 			}
 		}
-	}
-	calls := map[int32][]int32{}
-	for _, e := range ctx.cgEdges {
-		calls[e.caller] = append(calls[e.caller], e.callee)
 	}
 	var number map[int32]int // nvlink's function numbers, when needed
 	key := func(m int32) int {
