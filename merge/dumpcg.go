@@ -31,11 +31,15 @@ import (
 	"github.com/warplink/warplink/internal/demangle"
 )
 
-// cgReport is what finalize records for the report: each function's own
-// register count and the entries whose count propagateRegCount raised.
+// cgReport is what finalize records for the report (only under
+// --dump-callgraph): each function's own register count and the entries
+// whose count propagateRegCount raised; and nvlink's function numbers,
+// computed once when the report or the EXTERNS merge needs them.
 type cgReport struct {
 	ownRegs map[int32]uint32
 	raised  []regRaise
+	nodes   []cgNode      // nil until functionNumbers runs
+	number  map[int32]int // output symbol -> function number
 }
 
 // regRaise is an entry whose EIATTR_REGCOUNT was raised to v, the count of
@@ -49,6 +53,14 @@ type regRaise struct {
 // ID, -1 for the numbers that print blank.
 type cgNode struct {
 	sym int32
+}
+
+// functionNumbers is callgraphNodes, computed once per link.
+func (ctx *Context) functionNumbers() ([]cgNode, map[int32]int) {
+	if ctx.cg.nodes == nil {
+		ctx.cg.nodes, ctx.cg.number = callgraphNodes(ctx)
+	}
+	return ctx.cg.nodes, ctx.cg.number
 }
 
 // callgraphNodes numbers the functions as nvlink does (see the file
@@ -98,7 +110,7 @@ func dumpCallgraph(ctx *Context) {
 		ctx.Diags.Text([3]int{3, 1, 0}, "No relocatable objects found. Did not generate callgraph.\n")
 		return
 	}
-	nodes, bySym := callgraphNodes(ctx)
+	nodes, bySym := ctx.functionNumbers()
 	taken := map[int32]bool{}
 	for _, s := range ctx.Secs {
 		if s.callgraph != nil {

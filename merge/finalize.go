@@ -334,7 +334,9 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 	queue := make([]int32, 0, len(fs))
 	for _, f := range fs {
 		n := global[own[f]].a.U32(4)
-		ctx.cg.ownRegs[f] = n
+		if ctx.Opts.DumpCallgraph {
+			ctx.cg.ownRegs[f] = n // the report shows the counts before propagation
+		}
 		val[f] = best{n, f}
 		queue = append(queue, f)
 	}
@@ -357,7 +359,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			if sec := ctx.Syms[f].Sec; sec >= 0 {
 				ctx.Secs[sec].InfoExtra = b.v << 24
 			}
-			if ctx.Syms[f].Other&stoCudaEntry != 0 {
+			if ctx.Opts.DumpCallgraph && ctx.Syms[f].Other&stoCudaEntry != 0 {
 				ctx.cg.raised = append(ctx.cg.raised, regRaise{entry: f, src: b.src, v: b.v})
 			}
 		}
@@ -557,7 +559,7 @@ func closeExterns(ctx *Context, perFunc map[int32][]infoRec, calls map[int32][]i
 			if f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 {
 				// Only entries gather their callees'.
 				if number == nil {
-					_, number = callgraphNodes(ctx)
+					_, number = ctx.functionNumbers()
 				}
 				in := map[int32]bool{}
 				visited := map[int32]bool{f: true}
