@@ -111,13 +111,30 @@ func read(ctx *Context) error {
 }
 
 // sectionsOverlap reports whether two sections with file contents share
-// bytes (only malformed inputs do; see relocate).
+// bytes (only malformed inputs do; see relocate). ptxas lays sections out
+// in index order, so one pass without allocating settles the usual case;
+// only an input out of that order is sorted.
 func sectionsOverlap(f *elf.File) bool {
+	var end uint64
+	inOrder := true
+	for i := range f.Sections {
+		s := &f.Sections[i]
+		if len(s.Data) == 0 {
+			continue
+		}
+		if s.Offset < end {
+			inOrder = false
+			break
+		}
+		end = s.Offset + uint64(len(s.Data))
+	}
+	if inOrder {
+		return false
+	}
 	type span struct{ lo, hi uint64 }
 	var spans []span
 	for i := range f.Sections {
-		s := &f.Sections[i]
-		if len(s.Data) > 0 {
+		if s := &f.Sections[i]; len(s.Data) > 0 {
 			spans = append(spans, span{s.Offset, s.Offset + uint64(len(s.Data))})
 		}
 	}

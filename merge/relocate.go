@@ -216,7 +216,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		return 0, 0, false, true
 	}
 	in := &o.F.Symbols[r.Sym]
-	if in.Name == ptxConst0Size && in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal {
+	if in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal && in.Name == ptxConst0Size {
 		return 0, 0xFFFFFFFF, false, true
 	}
 	m := o.SymMap[r.Sym]
