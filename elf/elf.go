@@ -196,7 +196,14 @@ func fits(count, entsize, avail uint64) bool {
 
 // Parse decodes an ELF64 little-endian file. It checks every header field it
 // uses against the size of b.
-func Parse(b []byte) (*File, error) {
+func Parse(b []byte) (*File, error) { return ParseInto(b, nil) }
+
+// ParseInto is Parse with the section and symbol tables placed in memory
+// from alloc (nil: make), which must return zeroed, 8-byte aligned bytes of
+// the length asked that stay valid while the File is used: the Go heap
+// need neither scan nor count them. Their strings and slices point into b
+// only, which File.Raw keeps alive.
+func ParseInto(b []byte, alloc func(int) []byte) (*File, error) {
 	if !IsELF(b) {
 		return nil, errorf("not an ELF file")
 	}
@@ -249,7 +256,7 @@ func Parse(b []byte) (*File, error) {
 	} else {
 		shnum = 0
 	}
-	f.Sections = make([]Section, shnum)
+	f.Sections = makeSlice[Section](int(shnum), alloc)
 	for i := uint64(0); i < shnum; i++ {
 		p := b[h.Shoff+i*ShdrSize:]
 		s := &f.Sections[i]
@@ -313,7 +320,7 @@ func Parse(b []byte) (*File, error) {
 			}
 		}
 	}
-	if err := f.parseSymbols(); err != nil {
+	if err := f.parseSymbols(alloc); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -331,7 +338,18 @@ func cudaNoData(t uint32) bool {
 // IsNobits reports whether a section of this type has no file contents.
 func IsNobits(t uint32) bool { return t == SHTNobits || cudaNoData(t) }
 
-func (f *File) parseSymbols() error {
+// makeSlice returns a zeroed []T of length n, from alloc when it is set.
+// T must be a struct whose pointers only ever point into the parsed file.
+func makeSlice[T any](n int, alloc func(int) []byte) []T {
+	if alloc == nil || n == 0 {
+		return make([]T, n)
+	}
+	var zero T
+	b := alloc(n * int(unsafe.Sizeof(zero)))
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+func (f *File) parseSymbols(alloc func(int) []byte) error {
 	var symtab *Section
 	for i := range f.Sections {
 		if f.Sections[i].Type == SHTSymtab {
@@ -358,7 +376,7 @@ func (f *File) parseSymbols() error {
 		}
 	}
 	n := len(symtab.Data) / SymSize
-	f.Symbols = make([]Symbol, n)
+	f.Symbols = makeSlice[Symbol](n, alloc)
 	for i := 0; i < n; i++ {
 		p := symtab.Data[i*SymSize:]
 		s := &f.Symbols[i]

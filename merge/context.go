@@ -14,6 +14,7 @@ import (
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/hugemem"
 )
 
 // Context is the state of one link, passed to every pass.
@@ -48,6 +49,10 @@ type Context struct {
 	Out    []byte
 
 	Timer *Timer
+
+	// mem holds the bytes of the input files (nil: Go-allocated); freed
+	// when Link returns, so nothing aliasing an input may outlive the link.
+	mem *hugemem.Arena
 
 	// openOutput opens where the write pass streams the file (nil: into
 	// Out).
@@ -208,6 +213,9 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		ShStr:     NewOrderedStrTab(),
 		Str:       NewStrTab(),
 		Timer:     &Timer{},
+	}
+	if !opts.PlainMemory {
+		c.mem = &hugemem.Arena{}
 	}
 	// nvlink's output object starts with these names in both tables.
 	for _, n := range []string{".shstrtab", ".strtab", ".symtab", ".symtab_shndx", ".nv.info"} {

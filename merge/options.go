@@ -48,6 +48,10 @@ type Options struct {
 	Dump string
 	// DumpTo receives the dump (nil = standard error).
 	DumpTo io.Writer
+	// PlainMemory keeps the input files in Go-allocated buffers instead of
+	// huge-page mappings (internal/hugemem); cmd/warplink sets it when
+	// WARPLINK_HUGEPAGES=0. It does not change the output.
+	PlainMemory bool
 	// InputSize, when set, is told the total size of the cubins to link
 	// once read has loaded them (cmd/warplink sizes the Go heap's soft
 	// limit from it).

@@ -55,7 +55,7 @@ func read(ctx *Context) error {
 	errs := make([]error, len(paths))
 	// Reading is bound by system calls more than by CPU: use more workers.
 	parallelFor(len(paths), 4*workers(ctx.Opts.Threads), func(i int) error {
-		units[i], errs[i] = input.Load(paths[i], arch, ctx.Diags, i, nil)
+		units[i], errs[i] = input.LoadInto(paths[i], arch, ctx.Diags, i, nil, ctx.mem.Alloc)
 		return nil
 	})
 	for _, err := range errs {

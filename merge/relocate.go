@@ -13,7 +13,6 @@ package merge
 // list is the reverse of the inputs' relocations concatenated in file order.
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -114,7 +113,9 @@ func relocate(ctx *Context) error {
 			data := o.F.Sections[tgt].Data
 			if o.overlaps && !privatized[secKey{int32(o.ID), int32(tgt)}] {
 				privatized[secKey{int32(o.ID), int32(tgt)}] = true
-				data = bytes.Clone(data)
+				// (Not on the Go heap: the section table holding the
+				// slice may live outside it; see elf.ParseInto.)
+				data = append(ctx.mem.Alloc(len(data))[:0], data...)
 				o.F.Sections[tgt].Data = data
 			}
 			kept := false

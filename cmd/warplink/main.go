@@ -112,6 +112,8 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	}
 	cmd.Opts.Files = files
 	cmd.Opts.InputSize = setMemoryLimit
+	// WARPLINK_HUGEPAGES=0 reads the inputs into the Go heap instead.
+	cmd.Opts.PlainMemory = os.Getenv("WARPLINK_HUGEPAGES") == "0"
 	return merge.Link(&cmd.Opts, stdout, stderr, prog)
 }
 

@@ -51,6 +51,7 @@ func (e *FatalError) Error() string { return e.Msg }
 
 // expander carries the state of one Expand call.
 type expander struct {
+	alloc func(int) []byte // memory of files and parsed tables (nil: make)
 	arch  int
 	diags *diag.Bag
 	file  int
@@ -92,15 +93,21 @@ func (s *Seen) Add(path string) bool {
 // Load reads the input at path and expands it. seen, if not nil, makes a
 // second mention of an archive expand to nothing.
 func Load(path string, arch int, diags *diag.Bag, fileID int, seen *Seen) ([]Unit, error) {
-	x := &expander{arch: arch, diags: diags, file: fileID}
-	data, err := ReadFile(path)
+	return LoadInto(path, arch, diags, fileID, seen, nil)
+}
+
+// LoadInto is Load reading the file into a buffer from alloc (nil: make);
+// the units alias that buffer.
+func LoadInto(path string, arch int, diags *diag.Bag, fileID int, seen *Seen, alloc func(int) []byte) ([]Unit, error) {
+	x := &expander{arch: arch, diags: diags, file: fileID, alloc: alloc}
+	data, err := ReadFileInto(path, alloc)
 	if err != nil {
 		return nil, x.fatal("Could not open input file '%s'", path)
 	}
 	if seen != nil && isArchiveInput(path, data) && !seen.Add(path) {
 		return nil, nil
 	}
-	return Expand(path, data, arch, diags, fileID)
+	return x.expand(path, data)
 }
 
 // isArchiveInput reports whether Expand treats the file as an archive.
@@ -120,6 +127,10 @@ func isArchiveInput(path string, data []byte) bool {
 // (0, fileID, n); a non-nil error is a *FatalError.
 func Expand(path string, data []byte, arch int, diags *diag.Bag, fileID int) ([]Unit, error) {
 	x := &expander{arch: arch, diags: diags, file: fileID}
+	return x.expand(path, data)
+}
+
+func (x *expander) expand(path string, data []byte) ([]Unit, error) {
 	isAr := ar.IsArchive(data)
 	if !isAr && len(data) < probeSize {
 		return nil, x.fatal("Could not open input file '%s'", path)
@@ -161,7 +172,7 @@ func isDeviceELF(b []byte) bool {
 // makes a wrong machine or SM fatal; otherwise such files are ignored.
 // Non-relocatable cubins are always ignored, as nvlink does.
 func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, error) {
-	f, err := elf.Parse(data)
+	f, err := elf.ParseInto(data, x.alloc)
 	if err != nil {
 		if strict {
 			return nil, x.fatal("'%s': %v", name, err)

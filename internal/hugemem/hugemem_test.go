@@ -1,0 +1,72 @@
+package hugemem
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestAllocDisjointAndZeroed(t *testing.T) {
+	var a Arena
+	defer a.Free()
+	sizes := []int{1, 7, 8, 4096, 3 << 20, 100, chunkSize + 5, 9}
+	var bufs [][]byte
+	for i, n := range sizes {
+		b := a.Alloc(n)
+		if len(b) != n || cap(b) != n {
+			t.Fatalf("Alloc(%d): len %d cap %d", n, len(b), cap(b))
+		}
+		for _, c := range b {
+			if c != 0 {
+				t.Fatalf("Alloc(%d) not zeroed", n)
+			}
+		}
+		for k := range b {
+			b[k] = byte(i + 1)
+		}
+		bufs = append(bufs, b)
+	}
+	for i, b := range bufs {
+		for _, c := range b {
+			if c != byte(i+1) {
+				t.Fatalf("buffer %d overwritten by a later one", i)
+			}
+		}
+	}
+	if a.Alloc(0) != nil {
+		t.Fatal("Alloc(0) should be nil")
+	}
+}
+
+func TestNilArenaUsesMake(t *testing.T) {
+	var a *Arena
+	if b := a.Alloc(10); len(b) != 10 {
+		t.Fatalf("len %d", len(b))
+	}
+	a.Free()
+}
+
+func TestConcurrentAlloc(t *testing.T) {
+	var a Arena
+	defer a.Free()
+	var wg sync.WaitGroup
+	bufs := make([][]byte, 64)
+	for g := range bufs {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			b := a.Alloc(1000 + g)
+			for k := range b {
+				b[k] = byte(g)
+			}
+			bufs[g] = b
+		}(g)
+	}
+	wg.Wait()
+	for g, b := range bufs {
+		for _, c := range b {
+			if c != byte(g) {
+				t.Fatalf("buffer %d shared with another goroutine", g)
+			}
+		}
+	}
+}

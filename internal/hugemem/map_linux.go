@@ -1,0 +1,22 @@
+package hugemem
+
+import "syscall"
+
+// madvHugepage is MADV_HUGEPAGE (not in package syscall).
+const madvHugepage = 14
+
+// mapAnon maps size bytes of private anonymous memory, reserved lazily
+// (pages are only committed when touched), and asks for huge pages.
+func mapAnon(size int) ([]byte, bool) {
+	m, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE,
+		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		return nil, false
+	}
+	// Advice only: a kernel without transparent huge pages (or with them
+	// off) keeps small pages and the memory is as good.
+	_ = syscall.Madvise(m, madvHugepage)
+	return m, true
+}
+
+func unmap(m []byte) { _ = syscall.Munmap(m) }

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package hugemem
+
+func mapAnon(size int) ([]byte, bool) { return nil, false }
+
+func unmap(m []byte) {}
