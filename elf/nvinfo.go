@@ -107,7 +107,15 @@ func (a *Attr) Size() int {
 
 // ParseNvInfo decodes the records of an .nv.info section.
 func ParseNvInfo(b []byte) ([]Attr, error) {
-	var out []Attr
+	// Count first: one allocation of the right size.
+	n := 0
+	for off := 0; off+4 <= len(b); n++ {
+		off += 4
+		if b[off-4] == EIFmtSVal {
+			off += int(le.Uint16(b[off-2:]))
+		}
+	}
+	out := make([]Attr, 0, n)
 	for off := 0; off < len(b); {
 		if len(b)-off < 4 {
 			return nil, errorf("truncated .nv.info record at offset 0x%x", off)

@@ -129,6 +129,7 @@ type OutSym struct {
 	// emptyName: the name is nvlink's second empty string (Context.emptyProto),
 	// as for the --preserve-relocs placeholder.
 	emptyName bool
+	nameOff   uint32 // offset of Name in .strtab (set when created)
 }
 
 // Bind and Type split st_info.
@@ -148,6 +149,7 @@ type Piece struct {
 type OutSec struct {
 	ID      int32
 	Name    string
+	nameOff uint32 // offset of Name in .shstrtab (set when created)
 	Type    uint32
 	Flags   uint64
 	Align   uint64

@@ -519,7 +519,7 @@ func newOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	ctx.Secs = append(ctx.Secs, sec)
 	id := sec.ID
 	ctx.secByName[in.Name] = id
-	ctx.ShStr.Add(in.Name)
+	sec.nameOff = ctx.ShStr.Add(in.Name)
 	// nvlink creates a .rel section beside each constant bank it makes.
 	// (Only the per-kernel bank 0: no nvlink 11.8 output of the corpus or
 	// the crafted cases names ".rel.nv.constant<n>" for another bank,
@@ -568,7 +568,7 @@ func newSym(ctx *Context, v OutSym, global bool) int32 {
 	} else {
 		ctx.Locals = append(ctx.Locals, s.ID)
 	}
-	ctx.Str.Add(s.Name)
+	s.nameOff = ctx.Str.Add(s.Name)
 	return s.ID
 }
 

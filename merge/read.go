@@ -179,6 +179,17 @@ func defaultHeader(sm int) elf.Header {
 // Obj.relocs. Only the sections that have them take space (an object has
 // a handful among tens of sections).
 func (o *Obj) decodeInfo() error {
+	nrel, ninfo := 0, 0
+	for si := range o.F.Sections {
+		switch o.F.Sections[si].Type {
+		case elf.SHTRela, elf.SHTRel:
+			nrel++
+		case elf.SHTCudaInfo:
+			ninfo++
+		}
+	}
+	o.relSecs = make([]relocSec, 0, nrel)
+	o.nvinfo = make([]infoSec, 0, ninfo)
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
 		if s.Type == elf.SHTRela || s.Type == elf.SHTRel {

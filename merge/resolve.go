@@ -11,6 +11,7 @@ package merge
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/warplink/warplink/elf"
@@ -23,13 +24,19 @@ type candidate struct {
 	c    shard.Cand
 }
 
-// shardState is one owner's table: the standing record of each name, the
-// file of its first appearance, and the diagnostics raised, in fold order.
+// shardState is one owner's table: the standing record of each name (with
+// the file of its first appearance) and the diagnostics raised, in fold
+// order.
 type shardState struct {
-	syms  map[string]*shard.Sym
-	first map[string]int32
-	other map[string]uint8
+	index map[string]int32 // name -> recs
+	recs  []shardRec
 	diags []shardDiag
+}
+
+type shardRec struct {
+	name  string
+	sym   shard.Sym
+	other uint8 // st_other bits gathered over every appearance
 }
 
 type shardDiag struct {
@@ -69,6 +76,16 @@ func candidateOf(ctx *Context, o *Obj, i int) shard.Cand {
 		}
 	}
 	return c
+}
+
+// firstNonLocal is the index of the first symbol past the local part
+// (sh_info of .symtab), clamped to the table.
+func (o *Obj) firstNonLocal() int {
+	n := len(o.F.Symbols)
+	if o.F.SymtabIndex <= 0 {
+		return n
+	}
+	return min(int(o.F.Sections[o.F.SymtabIndex].Info), n)
 }
 
 // regCount is a function's register count: the high byte of its .text
@@ -120,39 +137,54 @@ func resolve(ctx *Context) error {
 		}
 		return nil
 	}
+	// Sized for every global entry being a distinct name (an upper
+	// bound): the tables never grow while folding.
+	nglobal := 0
+	for _, o := range ctx.Objs {
+		nglobal += len(o.F.Symbols) - o.firstNonLocal()
+	}
+	perShard := nglobal/nshards + 8
 	newState := func(int) shardState {
-		return shardState{syms: map[string]*shard.Sym{}, first: map[string]int32{}, other: map[string]uint8{}}
+		return shardState{index: make(map[string]int32, perShard), recs: make([]shardRec, 0, perShard)}
 	}
 	fold := func(st *shardState, file int, batch []candidate) {
 		for _, cd := range batch {
-			st.other[cd.name] |= cd.c.Other & shard.OtherAddrTaken
-			ex, ok := st.syms[cd.name]
+			k, ok := st.index[cd.name]
 			if !ok {
-				s := shard.NewSym(cd.c)
-				st.syms[cd.name] = &s
-				st.first[cd.name] = int32(file)
+				st.index[cd.name] = int32(len(st.recs))
+				st.recs = append(st.recs, shardRec{name: cd.name, sym: shard.NewSym(cd.c), other: cd.c.Other & shard.OtherAddrTaken})
 				continue
 			}
-			out := shard.Resolve(*ex, cd.c)
+			rec := &st.recs[k]
+			rec.other |= cd.c.Other & shard.OtherAddrTaken
+			out := shard.Resolve(rec.sym, cd.c)
 			for i := 0; i < int(out.NDiag); i++ {
 				st.diags = append(st.diags, shardDiag{cd.name, out.Diags[i], int32(file), !cd.c.Func, cd.c.Index})
 			}
-			*ex = out.Sym
+			rec.sym = out.Sym
 		}
 	}
 	states, err := shard.Fold(context.Background(), len(ctx.Objs), nshards, ctx.Opts.Threads, produce, newState, fold)
 	if err != nil {
 		return err
 	}
-	ctx.Res = map[string]*Resolution{}
+	nres := 0
+	for _, st := range states {
+		nres += len(st.recs)
+	}
+	ctx.Res = make(map[string]*Resolution, nres)
+	slab := make([]Resolution, nres)
 	var diags []shardDiag
 	for _, st := range states {
-		for name, s := range st.syms {
-			r := &Resolution{File: -1, Index: -1, First: st.first[name], Other: st.other[name]}
-			if s.Kind != shard.Undef {
+		for k := range st.recs {
+			rec := &st.recs[k]
+			r := &slab[0]
+			slab = slab[1:]
+			*r = Resolution{File: -1, Index: -1, First: rec.sym.First, Other: rec.other}
+			if s := &rec.sym; s.Kind != shard.Undef {
 				r.File, r.Index, r.Size = s.File, s.Index, s.Size
 			}
-			ctx.Res[name] = r
+			ctx.Res[rec.name] = r
 		}
 		diags = append(diags, st.diags...)
 	}
@@ -197,7 +229,7 @@ func resolve(ctx *Context) error {
 // runtime only to programs that use it. File IDs are renumbered; nothing
 // depends on them yet.
 func dropUnusedSystemObjects(ctx *Context) {
-	if ctx.Opts.KeepSystemLibraries {
+	if ctx.Opts.KeepSystemLibraries || !slices.ContainsFunc(ctx.Objs, func(o *Obj) bool { return o.System }) {
 		return
 	}
 	wanted := map[string]bool{}

@@ -30,7 +30,8 @@ type shdr struct {
 	link, info     uint32
 	align, entsize uint64
 	nobits         bool
-	data           func([]byte) // fills the section's bytes
+	data           func([]byte) // fills the section's bytes (the fixed sections)
+	sec            *OutSec      // else the output section whose bytes these are
 }
 
 func write(ctx *Context) error {
@@ -53,7 +54,7 @@ func write(ctx *Context) error {
 	}
 	for i, id := range ctx.Order {
 		s := ctx.Secs[id]
-		h := shdr{name: ctx.ShStr.Add(s.Name), typ: s.Type, flags: s.Flags, size: s.Size, align: s.Align, entsize: s.Entsize, nobits: s.Nobits}
+		h := shdr{name: s.nameOff, typ: s.Type, flags: s.Flags, size: s.Size, align: s.Align, entsize: s.Entsize, nobits: s.Nobits}
 		if s.LinkSymtab {
 			h.link = 3
 		}
@@ -63,24 +64,8 @@ func write(ctx *Context) error {
 		case s.InfoSec >= 0:
 			h.info = uint32(ctx.Secs[s.InfoSec].Index)
 		}
-		if s.Relocs != nil {
-			rels := s.Relocs
-			isRel := s.Type == elf.SHTRel
-			h.data = func(b []byte) {
-				for k, r := range rels {
-					e := elf.Rela{Offset: r.Offset, Sym: uint32(ctx.Syms[r.Sym].Index), Type: r.Type, Addend: r.Addend}
-					if isRel {
-						elf.PutRel(b[k*elf.RelSize:], &e)
-					} else {
-						elf.PutRela(b[k*elf.RelaSize:], &e)
-					}
-				}
-			}
-		} else if !s.Nobits {
-			sec := s
-			h.data = func(b []byte) {
-				ctx.fillSection(sec, b)
-			}
+		if s.Relocs != nil || !s.Nobits {
+			h.sec = s
 		}
 		hdrs[ctx.fixed+i] = h
 	}
@@ -114,15 +99,19 @@ func write(ctx *Context) error {
 		h.Shnum = uint16(shnum)
 	}
 	// Section and program headers, which end the file.
-	tail := make([]byte, total-shoff)
-	for i, h := range hdrs {
-		sh := elf.Section{NameOff: h.name, Type: h.typ, Flags: h.flags, Offset: h.off, Size: h.size,
-			Link: h.link, Info: h.info, Addralign: h.align, Entsize: h.entsize}
-		if i == 0 && shnum >= elf.SHNLoReserve {
-			sh.Size = uint64(shnum)
+	tail := ctx.mem.Alloc(int(total - shoff))
+	parallelFor((len(hdrs)+1023)/1024, ctx.Opts.Threads, func(k int) error {
+		for i := k * 1024; i < min(len(hdrs), (k+1)*1024); i++ {
+			h := &hdrs[i]
+			sh := elf.Section{NameOff: h.name, Type: h.typ, Flags: h.flags, Offset: h.off, Size: h.size,
+				Link: h.link, Info: h.info, Addralign: h.align, Entsize: h.entsize}
+			if i == 0 && shnum >= elf.SHNLoReserve {
+				sh.Size = uint64(shnum)
+			}
+			elf.PutSectionHeader(tail[uint64(i)*elf.ShdrSize:], &sh)
 		}
-		elf.PutSectionHeader(tail[uint64(i)*elf.ShdrSize:], &sh)
-	}
+		return nil
+	})
 	for i := range phdrs {
 		elf.PutProg(tail[phoff-shoff+uint64(i)*elf.PhdrSize:], &phdrs[i])
 	}
@@ -152,19 +141,35 @@ func write(ctx *Context) error {
 // emitChunk bounds the buffer the file is assembled in: the sections are
 // streamed out in runs of about this many bytes, each run filled in
 // parallel over disjoint ranges, so the whole output never sits in memory.
-const emitChunk = 4 << 20
+const emitChunk = 2 << 20
 
 // emit writes the file to w in offset order: the ELF header, the section
 // contents with their alignment padding, then tail (section and program
-// headers) at shoff.
+// headers) at shoff. Two run buffers alternate: one is filled while the
+// other is being written out.
 func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64, tail []byte) error {
 	var ehdr [elf.EhdrSize]byte
 	elf.PutHeader(ehdr[:], h)
 	if _, err := w.Write(ehdr[:]); err != nil {
 		return err
 	}
+	// The writer goroutine writes runs in the order sent and hands each
+	// buffer back; after a failed write it only hands them back.
+	full, free := make(chan []byte, 1), make(chan []byte, 2)
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for run := range full {
+			if err == nil {
+				_, err = w.Write(run)
+			}
+			free <- run
+		}
+		done <- err
+	}()
+	free <- nil
+	free <- nil
 	pos := uint64(elf.EhdrSize)
-	var buf []byte
 	for i := 1; i < len(hdrs); {
 		// The run [i, j): sections until about emitChunk bytes of file.
 		j := i + 1
@@ -176,8 +181,9 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64, t
 		if end < pos {
 			end = pos
 		}
+		buf := <-free
 		if uint64(cap(buf)) < end-pos {
-			buf = make([]byte, end-pos)
+			buf = ctx.mem.Alloc(int(max(end-pos, emitChunk)))
 		}
 		run := buf[:end-pos]
 		// Only the bytes no section fills need clearing: alignment
@@ -185,27 +191,26 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64, t
 		cur := pos
 		for k := i; k < j; k++ {
 			h := &hdrs[k]
-			if h.data != nil && !h.nobits && h.size > 0 {
+			if h.hasData() && !h.nobits && h.size > 0 {
 				clear(run[cur-pos : h.off-pos])
 				cur = h.end()
 			}
 		}
 		clear(run[cur-pos:])
 		base, first := pos, i
-		err := parallelFor(j-first, ctx.Opts.Threads, func(k int) error {
+		parallelFor(j-first, ctx.Opts.Threads, func(k int) error {
 			h := &hdrs[first+k]
-			if h.data != nil && !h.nobits && h.size > 0 {
-				h.data(run[h.off-base : h.off-base+h.size])
+			if h.hasData() && !h.nobits && h.size > 0 {
+				h.fill(ctx, run[h.off-base:h.off-base+h.size])
 			}
 			return nil
 		})
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(run); err != nil {
-			return err
-		}
+		full <- run
 		pos, i = end, j
+	}
+	close(full)
+	if err := <-done; err != nil {
+		return err
 	}
 	if pad := shoff - pos; pad > 0 {
 		if _, err := w.Write(make([]byte, pad)); err != nil {
@@ -214,6 +219,28 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64, t
 	}
 	_, err := w.Write(tail)
 	return err
+}
+
+func (h *shdr) hasData() bool { return h.data != nil || h.sec != nil }
+
+// fill writes the section's bytes into b.
+func (h *shdr) fill(ctx *Context, b []byte) {
+	switch s := h.sec; {
+	case h.data != nil:
+		h.data(b)
+	case s.Relocs != nil:
+		isRel := s.Type == elf.SHTRel
+		for k, r := range s.Relocs {
+			e := elf.Rela{Offset: r.Offset, Sym: uint32(ctx.Syms[r.Sym].Index), Type: r.Type, Addend: r.Addend}
+			if isRel {
+				elf.PutRel(b[k*elf.RelSize:], &e)
+			} else {
+				elf.PutRela(b[k*elf.RelaSize:], &e)
+			}
+		}
+	default:
+		ctx.fillSection(s, b)
+	}
 }
 
 // end is where the section's bytes end in the file.
@@ -308,23 +335,26 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 				}
 			}
 		}
-		name := ctx.Str.Add(s.Name)
+		name := s.nameOff
 		if s.emptyName {
 			name = ctx.emptyProto
 		}
 		e := elf.Symbol{NameOff: name, Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
 		elf.PutSymbol(b[s.Index*elf.SymSize:], &e)
 	}
-	for _, id := range ctx.Locals {
-		if s := ctx.Syms[id]; s.Index > 0 {
-			put(s)
-		}
+	// Every symbol owns its slot (its Index): filled in parallel.
+	each := func(ids []int32) {
+		parallelFor((len(ids)+4095)/4096, ctx.Opts.Threads, func(k int) error {
+			for _, id := range ids[k*4096 : min(len(ids), (k+1)*4096)] {
+				if s := ctx.Syms[id]; s.Index > 0 {
+					put(s)
+				}
+			}
+			return nil
+		})
 	}
-	for _, id := range ctx.Globals {
-		if s := ctx.Syms[id]; s.Index > 0 {
-			put(s)
-		}
-	}
+	each(ctx.Locals)
+	each(ctx.Globals)
 	return b, x
 }
 
