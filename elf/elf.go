@@ -439,7 +439,11 @@ type Rela struct {
 
 // Relocs decodes a SHT_RELA or SHT_REL section, checking symbol indices
 // against nsyms.
-func Relocs(s *Section, nsyms int) ([]Rela, error) {
+func Relocs(s *Section, nsyms int) ([]Rela, error) { return RelocsInto(s, nsyms, nil) }
+
+// RelocsInto is Relocs with the entries in memory from alloc (see
+// ParseInto).
+func RelocsInto(s *Section, nsyms int, alloc func(int) []byte) ([]Rela, error) {
 	ent := uint64(RelaSize)
 	if s.Type == SHTRel {
 		ent = RelSize
@@ -448,7 +452,7 @@ func Relocs(s *Section, nsyms int) ([]Rela, error) {
 		return nil, errorf("relocation section %s size 0x%x is not a multiple of %d", s.Name, len(s.Data), ent)
 	}
 	n := uint64(len(s.Data)) / ent
-	out := make([]Rela, n)
+	out := makeSlice[Rela](int(n), alloc)
 	for i := uint64(0); i < n; i++ {
 		p := s.Data[i*ent:]
 		info := le.Uint64(p[8:])

@@ -106,7 +106,11 @@ func (a *Attr) Size() int {
 }
 
 // ParseNvInfo decodes the records of an .nv.info section.
-func ParseNvInfo(b []byte) ([]Attr, error) {
+func ParseNvInfo(b []byte) ([]Attr, error) { return ParseNvInfoInto(b, nil) }
+
+// ParseNvInfoInto is ParseNvInfo with the records in memory from alloc
+// (see ParseInto): their payloads point into b only.
+func ParseNvInfoInto(b []byte, alloc func(int) []byte) ([]Attr, error) {
 	// Count first: one allocation of the right size.
 	n := 0
 	for off := 0; off+4 <= len(b); n++ {
@@ -115,7 +119,7 @@ func ParseNvInfo(b []byte) ([]Attr, error) {
 			off += int(le.Uint16(b[off-2:]))
 		}
 	}
-	out := make([]Attr, 0, n)
+	out := makeSlice[Attr](n, alloc)[:0]
 	for off := 0; off < len(b); {
 		if len(b)-off < 4 {
 			return nil, errorf("truncated .nv.info record at offset 0x%x", off)

@@ -642,39 +642,59 @@ func (ctx *Context) textSections() []int32 {
 // encodeInfo writes the records of generated .nv.info sections, now that
 // symbol indices are final.
 func encodeInfo(ctx *Context) {
+	var secs []*OutSec
 	for _, s := range ctx.Secs {
-		if s.Type != elf.SHTCudaInfo {
+		if s.Type == elf.SHTCudaInfo {
+			secs = append(secs, s)
+		}
+	}
+	// Each section is encoded on its own (symbols are only read), into a
+	// buffer of its exact size.
+	parallelFor(len(secs), ctx.Opts.Threads, func(i int) error {
+		encodeInfoSection(ctx, secs[i])
+		return nil
+	})
+}
+
+func encodeInfoSection(ctx *Context, s *OutSec) {
+	if s.minStack > 0 {
+		tail := s.info[s.minStack:]
+		sort.SliceStable(tail, func(i, j int) bool {
+			return ctx.Syms[tail[i].sym].Index < ctx.Syms[tail[j].sym].Index
+		})
+	}
+	size := 0
+	for i := range s.info {
+		if r := &s.info[i]; !r.dropped {
+			if r.externs != nil && r.a.Format == elf.EIFmtSVal {
+				size += 4 + 4*len(r.externs)
+			} else {
+				size += r.a.Size()
+			}
+		}
+	}
+	out := ctx.mem.Alloc(size)[:0]
+	for i := range s.info {
+		r := &s.info[i]
+		if r.dropped {
 			continue
 		}
-		if s.minStack > 0 {
-			tail := s.info[s.minStack:]
-			sort.SliceStable(tail, func(i, j int) bool {
-				return ctx.Syms[tail[i].sym].Index < ctx.Syms[tail[j].sym].Index
-			})
-		}
-		var out []byte
-		for _, r := range s.info {
-			if r.dropped {
-				continue
+		a := r.a
+		start := len(out)
+		if r.externs != nil && a.Format == elf.EIFmtSVal {
+			out = append(out, a.Format, a.Code, byte(4*len(r.externs)), byte(4*len(r.externs)>>8))
+			for _, m := range r.externs {
+				out = binary.LittleEndian.AppendUint32(out, uint32(ctx.Syms[m].Index))
 			}
-			a := r.a
-			if r.externs != nil {
-				p := make([]byte, 0, 4*len(r.externs))
-				for _, m := range r.externs {
-					p = binary.LittleEndian.AppendUint32(p, uint32(ctx.Syms[m].Index))
-				}
-				a.Payload = p
-			}
-			if r.sym >= 0 {
-				p := append([]byte(nil), a.Payload...)
-				binary.LittleEndian.PutUint32(p, uint32(ctx.Syms[r.sym].Index))
-				a.Payload = p
-			}
+		} else {
 			out = elf.AppendNvInfo(out, []elf.Attr{a})
 		}
-		s.Data = out
-		s.Size = uint64(len(out))
+		if r.sym >= 0 && len(out)-start >= 8 {
+			binary.LittleEndian.PutUint32(out[start+4:], uint32(ctx.Syms[r.sym].Index))
+		}
 	}
+	s.Data = out
+	s.Size = uint64(len(out))
 }
 
 // cgEdge is a call graph record between output symbol IDs; caller 0 with a

@@ -92,7 +92,7 @@ func read(ctx *Context) error {
 		}
 		o := &Obj{ID: i, Name: flat[i].Name, Data: flat[i].Data, F: f, System: flat[i].System, ModuleID: flat[i].ModuleID,
 			overlaps: sectionsOverlap(f)}
-		perrs[i] = o.decodeInfo()
+		perrs[i] = o.decodeInfo(ctx.mem.Alloc)
 		ctx.Objs[i] = o
 		return nil
 	})
@@ -178,7 +178,7 @@ func defaultHeader(sm int) elf.Header {
 // once, in the parallel read pass; later passes use Obj.info and
 // Obj.relocs. Only the sections that have them take space (an object has
 // a handful among tens of sections).
-func (o *Obj) decodeInfo() error {
+func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	nrel, ninfo := 0, 0
 	for si := range o.F.Sections {
 		switch o.F.Sections[si].Type {
@@ -193,7 +193,7 @@ func (o *Obj) decodeInfo() error {
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
 		if s.Type == elf.SHTRela || s.Type == elf.SHTRel {
-			rels, err := elf.Relocs(s, len(o.F.Symbols))
+			rels, err := elf.RelocsInto(s, len(o.F.Symbols), alloc)
 			if err != nil {
 				return fmt.Errorf("%v in '%s'", err, o.Name)
 			}
@@ -203,7 +203,7 @@ func (o *Obj) decodeInfo() error {
 		if s.Type != elf.SHTCudaInfo {
 			continue
 		}
-		attrs, err := elf.ParseNvInfo(s.Data)
+		attrs, err := elf.ParseNvInfoInto(s.Data, alloc)
 		if err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
 		}
