@@ -68,123 +68,55 @@ func relocate(ctx *Context) error {
 	}
 	// Per output section, relocations in input order (file order, then the
 	// input section's order); reversed at the end.
-	type listKey struct {
-		tgt int32
-		rel bool // from SHT_REL input sections (ptxas writes them before sm_90)
-	}
-	lists := map[listKey][]OutRel{}
-	resolved := map[int32][]OutRel{} // --preserve-relocs: relocations applied at link time
+	// (Indexed by target section ID: every target exists by now.)
+	nsec := len(ctx.Secs)
+	lists := [2][][]OutRel{make([][]OutRel, nsec), make([][]OutRel, nsec)} // RELA, REL
+	resolved := make([][]OutRel, nsec) // --preserve-relocs: relocations applied at link time
 	// The relocation sections to create, in the order nvlink creates them:
 	// the target's .rela section when an input section first brings kept
 	// relocations (or any), its .nv.resolvedrela one when it first brings
 	// applied relocations under --preserve-relocs.
-	type relSec struct {
-		tgt      int32
-		resolved bool
-		rel      bool
-	}
-	privatized := map[secKey]bool{}
 	var relSecOrder []relSec
-	inOrder := map[relSec]bool{}
+	inOrder := make([]uint8, nsec) // bit 1<<relSec.bit() per target
 	note := func(k relSec) {
-		if !inOrder[k] {
-			inOrder[k] = true
+		if bit := uint8(1) << k.bit(); inOrder[k.tgt]&bit == 0 {
+			inOrder[k.tgt] |= bit
 			relSecOrder = append(relSecOrder, k)
 		}
 	}
-	for _, o := range ctx.Objs {
-		for si := range o.F.Sections {
-			rs := &o.F.Sections[si]
-			if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
-				continue
+	// Each object is patched on its own (it owns its bytes; the output
+	// symbols and layout are only read) and records, in its order, the
+	// relocations it keeps and the sections they go to. Replaying the
+	// records in file order builds the lists a serial pass would.
+	events := make([][]relEvent, len(ctx.Objs))
+	errs := make([]error, len(ctx.Objs))
+	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+		events[i], errs[i] = relocateObject(ctx, ctx.Objs[i])
+		return nil
+	})
+	for i, evs := range events {
+		for _, ev := range evs {
+			switch ev.kind {
+			case evNote:
+				note(ev.sec)
+			case evKeep:
+				l := &lists[b2i(ev.sec.rel)][ev.sec.tgt]
+				*l = append(*l, ev.rel)
+			case evResolved:
+				resolved[ev.sec.tgt] = append(resolved[ev.sec.tgt], ev.rel)
 			}
-			tgt := int(rs.Info)
-			if tgt <= 0 || tgt >= len(o.F.Sections) || o.Drop[tgt] || o.SecMap[tgt] < 0 || ctx.Secs[o.SecMap[tgt]].Dead {
-				continue
-			}
-			rels := o.relocs(si)
-			out := o.SecMap[tgt]
-			base := o.SecOff[tgt]
-			// Patched in place: the input's bytes are private to this link
-			// and are what write copies out (no second copy of the code).
-			// A malformed input whose sections overlap gets a copy first,
-			// so that patching one cannot change another (or the names
-			// read from its string table).
-			data := o.F.Sections[tgt].Data
-			if o.overlaps && !privatized[secKey{int32(o.ID), int32(tgt)}] {
-				privatized[secKey{int32(o.ID), int32(tgt)}] = true
-				// (Not on the Go heap: the section table holding the
-				// slice may live outside it; see elf.ParseInto.)
-				data = append(ctx.mem.Alloc(len(data))[:0], data...)
-				o.F.Sections[tgt].Data = data
-			}
-			kept := false
-			isRel := rs.Type == elf.SHTRel
-			for _, r := range rels {
-				if r.Type == rNone {
-					continue
-				}
-				if r.Type == rUnusedClear64 {
-					// Clears the field when the function it names was removed.
-					if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].dead && r.Offset+8 <= uint64(len(data)) {
-						clear(data[r.Offset : r.Offset+8])
-					}
-					continue
-				}
-				if r.Offset >= o.F.Sections[tgt].Size {
-					return fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
-				}
-				sym, val, keep, ok := ctx.relocValue(o, r)
-				if isExternShared(&o.F.Symbols[r.Sym]) {
-					// Dynamic shared memory: where layout placed it for
-					// the entries running this code.
-					sym, val, keep, ok = 0, ctx.externOff[out], false, true
-				}
-				if !ok {
-					continue // reference to a dropped weak copy: nvlink removes it
-				}
-				if keep {
-					k := listKey{out, isRel}
-					lists[k] = append(lists[k], OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: r.Addend})
-					if !kept {
-						kept = true
-						note(relSec{out, false, isRel})
-					}
-					continue
-				}
-				f, known := relocFields[r.Type]
-				if !known {
-					return fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, rs.Name)
-				}
-				if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
-					patch(data[r.Offset:], f, uint64(int64(val)+r.Addend))
-					if r.Type == rConstField1940 {
-						// The constant bank number goes beside the offset.
-						patch(data[r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
-					}
-				}
-				if ctx.Opts.PreserveRelocs && sym > 0 {
-					if !ctx.Syms[sym].IsSecSym {
-						val = 0 // the symbol itself carries the value
-					}
-					resolved[out] = append(resolved[out], OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: int64(val) + r.Addend})
-					kept = true
-					note(relSec{out, false, isRel})
-					note(relSec{out, true, false})
-				}
-			}
-			if !kept {
-				note(relSec{out, false, isRel})
-			}
+		}
+		if errs[i] != nil {
+			return errs[i]
 		}
 	}
 	for _, k := range relSecOrder {
-		l, name, typ, ent := lists[listKey{k.tgt, false}], ".rela"+ctx.Secs[k.tgt].Name, uint32(elf.SHTRela), uint64(elf.RelaSize)
+		l, name, typ, ent := lists[0][k.tgt], ".rela"+ctx.Secs[k.tgt].Name, uint32(elf.SHTRela), uint64(elf.RelaSize)
 		switch {
 		case k.resolved:
 			l, name, typ = resolved[k.tgt], ".nv.resolvedrela"+ctx.Secs[k.tgt].Name, elf.SHTCudaResolvedRela
 		case k.rel:
-			l, name, typ, ent = lists[listKey{k.tgt, true}], ".rel"+ctx.Secs[k.tgt].Name, elf.SHTRel, elf.RelSize
+			l, name, typ, ent = lists[1][k.tgt], ".rel"+ctx.Secs[k.tgt].Name, elf.SHTRel, elf.RelSize
 		}
 		if len(l) == 0 {
 			continue
@@ -199,6 +131,142 @@ func relocate(ctx *Context) error {
 		sec.Size = uint64(len(l)) * ent
 	}
 	return nil
+}
+
+// relSec is a relocation section to create: for target tgt, the kept
+// relocations (rel: as SHT_REL) or, under --preserve-relocs, the applied
+// ones (resolved).
+type relSec struct {
+	tgt      int32
+	resolved bool
+	rel      bool // SHT_REL entries (ptxas writes them before sm_90)
+}
+
+// bit numbers the kinds of relocation section a target can have.
+func (k relSec) bit() uint {
+	switch {
+	case k.resolved:
+		return 2
+	case k.rel:
+		return 1
+	}
+	return 0
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// relEvent is what relocating one object tells the serial replay, in the
+// object's order: a relocation section now needed, or a relocation for a
+// kept or an applied (--preserve-relocs) list.
+type relEvent struct {
+	kind uint8
+	sec  relSec
+	rel  OutRel
+}
+
+const (
+	evNote = iota
+	evKeep
+	evResolved
+)
+
+// relocateObject applies the link-time relocations of o to its bytes and
+// returns the rest as events. An error stops at the relocation that raised
+// it, as a serial pass would (the events before it stand).
+func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
+	var evs []relEvent
+	var privatized map[int]bool
+	for si := range o.F.Sections {
+		rs := &o.F.Sections[si]
+		if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
+			continue
+		}
+		tgt := int(rs.Info)
+		if tgt <= 0 || tgt >= len(o.F.Sections) || o.Drop[tgt] || o.SecMap[tgt] < 0 || ctx.Secs[o.SecMap[tgt]].Dead {
+			continue
+		}
+		rels := o.relocs(si)
+		out := o.SecMap[tgt]
+		base := o.SecOff[tgt]
+		// Patched in place: the input's bytes are private to this link
+		// and are what write copies out (no second copy of the code).
+		// A malformed input whose sections overlap gets a copy first,
+		// so that patching one cannot change another (or the names
+		// read from its string table).
+		data := o.F.Sections[tgt].Data
+		if o.overlaps && !privatized[tgt] {
+			if privatized == nil {
+				privatized = map[int]bool{}
+			}
+			privatized[tgt] = true
+			// (Not on the Go heap: the section table holding the slice
+			// may live outside it; see elf.ParseInto.)
+			data = append(ctx.mem.Alloc(len(data))[:0], data...)
+			o.F.Sections[tgt].Data = data
+		}
+		kept := false
+		isRel := rs.Type == elf.SHTRel
+		for _, r := range rels {
+			if r.Type == rNone {
+				continue
+			}
+			if r.Type == rUnusedClear64 {
+				// Clears the field when the function it names was removed.
+				if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].dead && r.Offset+8 <= uint64(len(data)) {
+					clear(data[r.Offset : r.Offset+8])
+				}
+				continue
+			}
+			if r.Offset >= o.F.Sections[tgt].Size {
+				return evs, fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
+			}
+			sym, val, keep, ok := ctx.relocValue(o, r)
+			if isExternShared(&o.F.Symbols[r.Sym]) {
+				// Dynamic shared memory: where layout placed it for the
+				// entries running this code.
+				sym, val, keep, ok = 0, ctx.externOff[out], false, true
+			}
+			if !ok {
+				continue // reference to a dropped weak copy: nvlink removes it
+			}
+			if keep {
+				evs = append(evs, relEvent{evKeep, relSec{out, false, isRel}, OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: r.Addend}})
+				if !kept {
+					kept = true
+					evs = append(evs, relEvent{kind: evNote, sec: relSec{out, false, isRel}})
+				}
+				continue
+			}
+			f, known := relocFields[r.Type]
+			if !known {
+				return evs, fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, rs.Name)
+			}
+			if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
+				patch(data[r.Offset:], f, uint64(int64(val)+r.Addend))
+				if r.Type == rConstField1940 {
+					// The constant bank number goes beside the offset.
+					patch(data[r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
+				}
+			}
+			if ctx.Opts.PreserveRelocs && sym > 0 {
+				if !ctx.Syms[sym].IsSecSym {
+					val = 0 // the symbol itself carries the value
+				}
+				evs = append(evs, relEvent{evResolved, relSec{out, true, false}, OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: int64(val) + r.Addend}})
+				kept = true
+				evs = append(evs, relEvent{kind: evNote, sec: relSec{out, false, isRel}}, relEvent{kind: evNote, sec: relSec{out, true, false}})
+			}
+		}
+		if !kept {
+			evs = append(evs, relEvent{kind: evNote, sec: relSec{out, false, isRel}})
+		}
+	}
+	return evs, nil
 }
 
 // ptxConst0Size is a local undefined symbol libcudadevrt's code refers to
