@@ -51,11 +51,38 @@ func read(ctx *Context) error {
 		}
 		paths = append(paths, path)
 	}
-	units := make([][]input.Unit, len(paths))
+	// Each worker reads, parses and decodes whole inputs; file IDs are
+	// assigned afterwards, in command-line order.
+	objs := make([][]*Obj, len(paths))
+	sizes := make([]int64, len(paths))
 	errs := make([]error, len(paths))
+	perrs := make([]error, len(paths)) // the first bad cubin of each input
+	pbad := make([]int, len(paths))    // and its position among the input's cubins
 	// Reading is bound by system calls more than by CPU: use more workers.
 	parallelFor(len(paths), 4*workers(ctx.Opts.Threads), func(i int) error {
-		units[i], errs[i] = input.LoadInto(paths[i], arch, ctx.Diags, i, nil, ctx.mem.Alloc)
+		units, err := input.LoadInto(paths[i], arch, ctx.Diags, i, nil, ctx.mem.Alloc)
+		if err != nil {
+			errs[i] = err
+			return nil
+		}
+		objs[i] = make([]*Obj, len(units))
+		for k, u := range units {
+			sizes[i] += int64(len(u.Data))
+			f := u.ELF
+			if f == nil {
+				if f, err = elf.ParseInto(u.Data, ctx.mem.Alloc); err != nil {
+					perrs[i], pbad[i] = fmt.Errorf("%v in '%s'", err, u.Name), k
+					return nil
+				}
+			}
+			o := &Obj{Name: u.Name, Data: u.Data, F: f, System: u.System, ModuleID: u.ModuleID,
+				overlaps: sectionsOverlap(f)}
+			if err := o.decodeInfo(ctx.mem.Alloc); err != nil {
+				perrs[i], pbad[i] = err, k
+				return nil
+			}
+			objs[i][k] = o
+		}
 		return nil
 	})
 	for _, err := range errs {
@@ -67,40 +94,21 @@ func read(ctx *Context) error {
 			return err
 		}
 	}
-	var flat []input.Unit
 	var size int64
-	for _, us := range units {
-		flat = append(flat, us...)
-		for _, u := range us {
-			size += int64(len(u.Data))
+	for i := range objs {
+		size += sizes[i]
+		if perrs[i] != nil {
+			// Reported under the file ID the bad cubin would have had.
+			ctx.Diags.Fatalf([3]int{0, len(ctx.Objs) + pbad[i], 0}, "%v", perrs[i])
+			return errFatal
+		}
+		for _, o := range objs[i] {
+			o.ID = len(ctx.Objs)
+			ctx.Objs = append(ctx.Objs, o)
 		}
 	}
 	if ctx.Opts.InputSize != nil {
 		ctx.Opts.InputSize(size)
-	}
-	ctx.Objs = make([]*Obj, len(flat))
-	perrs := make([]error, len(flat))
-	parallelFor(len(flat), ctx.Opts.Threads, func(i int) error {
-		f := flat[i].ELF
-		var err error
-		if f == nil {
-			f, err = elf.Parse(flat[i].Data)
-		}
-		if err != nil {
-			perrs[i] = fmt.Errorf("%v in '%s'", err, flat[i].Name)
-			return nil
-		}
-		o := &Obj{ID: i, Name: flat[i].Name, Data: flat[i].Data, F: f, System: flat[i].System, ModuleID: flat[i].ModuleID,
-			overlaps: sectionsOverlap(f)}
-		perrs[i] = o.decodeInfo(ctx.mem.Alloc)
-		ctx.Objs[i] = o
-		return nil
-	})
-	for i, err := range perrs {
-		if err != nil {
-			ctx.Diags.Fatalf([3]int{0, i, 0}, "%v", err)
-			return errFatal
-		}
 	}
 	if len(ctx.Objs) > 0 {
 		ctx.Header = ctx.Objs[0].F.Header
