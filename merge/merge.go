@@ -66,8 +66,8 @@ func merge(ctx *Context) error {
 			shstrBytes += len(o.F.Sections[i].Data)
 		}
 	}
-	ctx.Str.Reserve(strBytes)
-	ctx.ShStr.Reserve(shstrBytes)
+	ctx.Str.Reserve(strBytes, ctx.mem.Alloc)
+	ctx.ShStr.Reserve(shstrBytes, ctx.mem.Alloc)
 	// Output sections run about a quarter of the inputs' (generated
 	// links: 41,500 of 174,000 at 10,000 objects).
 	secs := make(map[string]int32, nsec/3+len(ctx.secByName))

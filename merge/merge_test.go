@@ -84,7 +84,7 @@ func TestDumpAfterMerge(t *testing.T) {
 func TestStrTabIndex(t *testing.T) {
 	for _, reserve := range []int{0, 100, 1 << 20} {
 		s := NewStrTab()
-		s.Reserve(reserve)
+		s.Reserve(reserve, nil)
 		var want []uint32
 		for i := 0; i < 5000; i++ {
 			want = append(want, s.Add(fmt.Sprintf(".text.f%d", i)))

@@ -3,6 +3,7 @@ package merge
 import (
 	"hash/maphash"
 	"slices"
+	"unsafe"
 )
 
 // StrTab is a deduplicating ELF string table that keeps insertion order.
@@ -36,14 +37,19 @@ func NewStrTab() *StrTab {
 func NewOrderedStrTab() *StrTab { return NewStrTab() }
 
 // Reserve makes room for about n more bytes of strings (a hint: the
-// table still grows past it).
-func (t *StrTab) Reserve(n int) {
+// table still grows past it). alloc, if not nil, provides the memory (see
+// hugemem: it stays valid for the table's life; growth past the hint
+// comes from the Go heap).
+func (t *StrTab) Reserve(n int, alloc func(int) []byte) {
 	if n <= 0 {
 		return
 	}
+	if alloc == nil {
+		alloc = func(n int) []byte { return make([]byte, n) }
+	}
 	// The hint (the inputs' tables together) runs about 1.6 times the
 	// result on generated links: names repeat across inputs.
-	t.buf = append(make([]byte, 0, len(t.buf)+n*2/3), t.buf...)
+	t.buf = append(alloc(len(t.buf) + n*2/3)[:0], t.buf...)
 	// Strings average some 30 bytes; keep the load under one half.
 	want := 64
 	for want < n/24 {
@@ -51,7 +57,8 @@ func (t *StrTab) Reserve(n int) {
 	}
 	if want > len(t.slots) {
 		old := t.slots
-		t.slots = make([]strSlot, want)
+		b := alloc(want * int(unsafe.Sizeof(strSlot{})))
+		t.slots = unsafe.Slice((*strSlot)(unsafe.Pointer(unsafe.SliceData(b))), want)
 		t.rehash(old)
 	}
 }
