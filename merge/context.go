@@ -34,14 +34,14 @@ type Context struct {
 	Globals []int32
 
 	secByName map[string]int32
-	symByName map[string]int32 // globals (and weak) by name
 
 	// Strings of .shstrtab and .strtab, in the order nvlink adds them.
 	ShStr *StrTab
 	Str   *StrTab
 
-	// Resolution results: winner per global name.
-	Res map[string]*Resolution
+	// Resolution results: one per global name (Obj.resID names an
+	// entry's).
+	Res []Resolution
 
 	// Layout results.
 	Order  []int32 // output section IDs in final index order (index 0 = null is implicit)
@@ -102,6 +102,7 @@ type Obj struct {
 	// replaces (nil when none; see standIn).
 	laterWinner []bool
 	relSecs     []relocSec // decoded relocation sections, in input section order
+	resID       []int32    // input symbol index -> Context.Res index (-1: local)
 
 	// placeholder is 1 + the output symbol ID of the nameless function
 	// symbol kept under --preserve-relocs (0: none; see mergeGlobal).
@@ -194,6 +195,15 @@ type Resolution struct {
 	First int32 // file of first appearance
 	Size  uint64
 	Other uint8
+	sym   int32 // the output symbol merge made for the name (-1: none yet)
+}
+
+// res is the resolution of global entry i of o (nil for locals).
+func (ctx *Context) res(o *Obj, i int) *Resolution {
+	if i < len(o.resID) && o.resID[i] >= 0 {
+		return &ctx.Res[o.resID[i]]
+	}
+	return nil
 }
 
 // outputSink opens the output stream; nil when the file is to be kept in
@@ -209,7 +219,6 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 	c := &Context{
 		Opts: opts, Diags: diags, Prog: prog,
 		secByName: map[string]int32{},
-		symByName: map[string]int32{},
 		infoSeen:  map[int32]bool{},
 		cg:        cgReport{ownRegs: map[int32]uint32{}},
 		ShStr:     NewOrderedStrTab(),

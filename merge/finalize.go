@@ -89,6 +89,9 @@ func finalize(ctx *Context) error {
 	}
 	buildNvInfo(ctx)
 	ctx.Res = nil
+	for _, o := range ctx.Objs {
+		o.resID = nil
+	}
 	if ctx.Opts.DumpCallgraph {
 		dumpCallgraph(ctx)
 	}
@@ -442,7 +445,7 @@ func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
 	if s.Bind() == elf.STBLocal || s.Shndx == elf.SHNUndef {
 		return false
 	}
-	r := ctx.Res[s.Name]
+	r := ctx.res(o, int(i))
 	return r != nil && (r.File != int32(o.ID) || r.Index != int32(i))
 }
 

@@ -90,7 +90,6 @@ func merge(ctx *Context) error {
 		markWeakLosers(ctx, o)
 		mergeFile(ctx, o)
 	}
-	ctx.symByName = nil // merge's alone; the rest is memory at the peak
 	return nil
 }
 
@@ -415,7 +414,7 @@ func markWeakLosers(ctx *Context, o *Obj) {
 		if s.Bind() == elf.STBLocal || s.Shndx == elf.SHNUndef || s.Shndx >= elf.SHNLoReserve {
 			continue
 		}
-		r := ctx.Res[s.Name]
+		r := ctx.res(o, i)
 		if r == nil || (r.File == int32(o.ID) && r.Index == int32(i)) {
 			continue
 		}
@@ -657,8 +656,11 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		externShared(ctx)
 		return
 	}
-	r := ctx.Res[s.Name]
-	id, seen := ctx.symByName[s.Name]
+	r := ctx.res(o, i)
+	id, seen := int32(-1), false
+	if r != nil {
+		id, seen = r.sym, r.sym >= 0
+	}
 	defined := s.Shndx != elf.SHNUndef
 	winner := r != nil && r.File == int32(o.ID) && r.Index == int32(i)
 	if !seen {
@@ -688,7 +690,9 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		// they stay in the positive array; a reference from the global part
 		// puts the record in the negative one.
 		id = newSym(ctx, sym, !inLocalPart(o, i))
-		ctx.symByName[s.Name] = id
+		if r != nil {
+			r.sym = id
+		}
 	}
 	o.SymMap[i] = id
 	if defined && !winner && o.replacedLater(s.Shndx) {

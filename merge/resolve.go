@@ -121,6 +121,26 @@ func resolve(ctx *Context) error {
 		// cores made resolve twice as slow at 10,000 objects).
 		nshards = min(2*workers(ctx.Opts.Threads), 64)
 	}
+	nshards = min(nshards, 1<<16) // (shard numbers are kept in 16 bits below)
+	// Every global entry learns its name's record: the shard (from
+	// produce, the file's only writer) and the record's index in it (from
+	// the shard's owner: one writer per entry); combined after the fold.
+	resShard := make([][]uint16, len(ctx.Objs))
+	{
+		nsym := 0
+		for _, o := range ctx.Objs {
+			nsym += len(o.F.Symbols)
+		}
+		ids, shards := make([]int32, nsym), make([]uint16, nsym)
+		for i := range ids {
+			ids[i] = -1
+		}
+		for k, o := range ctx.Objs {
+			n := len(o.F.Symbols)
+			o.resID, ids = ids[:n:n], ids[n:]
+			resShard[k], shards = shards[:n:n], shards[n:]
+		}
+	}
 	produce := func(file int, emit func(shard int, batch []candidate)) error {
 		o := ctx.Objs[file]
 		batches := make([][]candidate, nshards)
@@ -131,6 +151,7 @@ func resolve(ctx *Context) error {
 			}
 			k := shard.ShardOf(shard.Murmur3String(s.Name), nshards)
 			batches[k] = append(batches[k], candidate{s.Name, candidateOf(ctx, o, i)})
+			resShard[file][i] = uint16(k)
 		}
 		for k, b := range batches {
 			emit(k, b)
@@ -148,13 +169,16 @@ func resolve(ctx *Context) error {
 		return shardState{index: make(map[string]int32, perShard), recs: make([]shardRec, 0, perShard)}
 	}
 	fold := func(st *shardState, file int, batch []candidate) {
+		resID := ctx.Objs[file].resID
 		for _, cd := range batch {
 			k, ok := st.index[cd.name]
 			if !ok {
+				resID[cd.c.Index] = int32(len(st.recs))
 				st.index[cd.name] = int32(len(st.recs))
 				st.recs = append(st.recs, shardRec{name: cd.name, sym: shard.NewSym(cd.c), other: cd.c.Other & shard.OtherAddrTaken})
 				continue
 			}
+			resID[cd.c.Index] = k
 			rec := &st.recs[k]
 			rec.other |= cd.c.Other & shard.OtherAddrTaken
 			out := shard.Resolve(rec.sym, cd.c)
@@ -168,26 +192,32 @@ func resolve(ctx *Context) error {
 	if err != nil {
 		return err
 	}
-	nres := 0
-	for _, st := range states {
-		nres += len(st.recs)
+	base := make([]int32, len(states)+1)
+	for k, st := range states {
+		base[k+1] = base[k] + int32(len(st.recs))
 	}
-	ctx.Res = make(map[string]*Resolution, nres)
-	slab := make([]Resolution, nres)
+	ctx.Res = make([]Resolution, base[len(states)])
 	var diags []shardDiag
-	for _, st := range states {
-		for k := range st.recs {
-			rec := &st.recs[k]
-			r := &slab[0]
-			slab = slab[1:]
-			*r = Resolution{File: -1, Index: -1, First: rec.sym.First, Other: rec.other}
+	for k, st := range states {
+		for j := range st.recs {
+			rec := &st.recs[j]
+			r := &ctx.Res[base[k]+int32(j)]
+			*r = Resolution{File: -1, Index: -1, First: rec.sym.First, Other: rec.other, sym: -1}
 			if s := &rec.sym; s.Kind != shard.Undef {
 				r.File, r.Index, r.Size = s.File, s.Index, s.Size
 			}
-			ctx.Res[rec.name] = r
 		}
 		diags = append(diags, st.diags...)
 	}
+	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(f int) error {
+		ids, shards := ctx.Objs[f].resID, resShard[f]
+		for i, id := range ids {
+			if id >= 0 {
+				ids[i] = base[shards[i]] + id
+			}
+		}
+		return nil
+	})
 	// Diagnostics in the order a serial link would raise them.
 	sort.SliceStable(diags, func(i, j int) bool {
 		if diags[i].file != diags[j].file {
