@@ -249,12 +249,20 @@ func buildNvInfo(ctx *Context) {
 	for i := range per {
 		nglobal += len(per[i].global)
 	}
-	global := make([]infoRec, 0, nglobal)
-	perFunc := map[int32][]infoRec{} // keyed by output text section
+	// (Room for the MIN_STACK_SIZE records appended below: one per
+	// entry at most.)
+	ncode := 0
+	for _, s := range ctx.Secs {
+		if s.Flags&elf.SHFExecInstr != 0 {
+			ncode++
+		}
+	}
+	global := make([]infoRec, 0, nglobal+ncode)
+	perFunc := make([][]infoRec, len(ctx.Secs)) // by output text section; nil: none
 	for i := range per {
 		global = append(global, per[i].global...)
 		for _, f := range per[i].perFunc {
-			if l, ok := perFunc[f.text]; ok {
+			if l := perFunc[f.text]; l != nil {
 				perFunc[f.text] = append(l[:len(l):len(l)], f.recs...)
 			} else {
 				perFunc[f.text] = f.recs // usually the only contributor
@@ -374,19 +382,24 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 // 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
 func stackSizes(ctx *Context, global []infoRec, calls map[int32][]int32) ([]infoRec, map[int32]bool) {
 	unknownAt := map[int32]bool{}
-	frame := map[int32]uint32{}
+	// By output symbol ID.
+	frame := make([]uint32, len(ctx.Syms))
 	for _, r := range global {
 		if r.a.Code == elf.EIAttrFrameSize && r.sym >= 0 {
 			frame[r.sym] = r.a.U32(4)
 		}
 	}
 	const unknown = ^uint64(0)
-	memo := map[int32]uint64{}
-	onStack := map[int32]bool{}
+	memo := make([]uint64, len(ctx.Syms))
+	done := make([]bool, len(ctx.Syms))
+	onStack := make([]bool, len(ctx.Syms))
 	var depth func(f int32) uint64
 	depth = func(f int32) uint64 {
-		if v, ok := memo[f]; ok {
-			return v
+		if f < 0 || int(f) >= len(done) {
+			return 0 // (no such function: no frame, no callees)
+		}
+		if done[f] {
+			return memo[f]
 		}
 		if onStack[f] {
 			return unknown
@@ -407,7 +420,7 @@ func stackSizes(ctx *Context, global []infoRec, calls map[int32][]int32) ([]info
 		if best != unknown {
 			best += uint64(frame[f])
 		}
-		memo[f] = best
+		memo[f], done[f] = best, true
 		return best
 	}
 	var out []infoRec
@@ -527,9 +540,12 @@ func externKept(s *OutSym) bool {
 // already there. A list that is not itself in that order (libcudadevrt's
 // cudaMemsetAsync lists cnpSetLastError, cnpGetLastError,
 // cnpGetParameterBufferV2, cnpLaunchDeviceV2) keeps its order.
-func closeExterns(ctx *Context, perFunc map[int32][]infoRec, calls map[int32][]int32) {
+func closeExterns(ctx *Context, perFunc [][]infoRec, calls map[int32][]int32) {
 	own := map[int32][]int32{} // function symbol -> surviving entries
 	for t, recs := range perFunc {
+		if recs == nil {
+			continue
+		}
 		f := ctx.Secs[t].InfoSym
 		for _, r := range recs {
 			if r.externs != nil && f >= 0 {
@@ -545,6 +561,9 @@ func closeExterns(ctx *Context, perFunc map[int32][]infoRec, calls map[int32][]i
 		return 1<<30 + int(m) // (no number: after the numbered ones)
 	}
 	for t, recs := range perFunc {
+		if recs == nil {
+			continue
+		}
 		f := ctx.Secs[t].InfoSym
 		for k := range recs {
 			if recs[k].externs == nil {
