@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -30,6 +31,13 @@ func FuzzParse(f *testing.F) {
 	seedCubins(f, func(b []byte) { f.Add(b) })
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ef, err := Parse(b)
+		// The tables placed by an allocator (as in an off-heap arena)
+		// decode the same.
+		alloc := func(n int) []byte { return make([]byte, n) }
+		af, aerr := ParseInto(b, alloc)
+		if (err == nil) != (aerr == nil) || err == nil && (!reflect.DeepEqual(ef.Sections, af.Sections) || !reflect.DeepEqual(ef.Symbols, af.Symbols)) {
+			t.Fatalf("ParseInto with an allocator differs from Parse (errors %v, %v)", err, aerr)
+		}
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error %v is a %T, not an *Error", err, err)
@@ -44,13 +52,19 @@ func FuzzParse(f *testing.F) {
 			switch {
 			case s.Type == SHTRel || s.Type == SHTRela:
 				rs, _ := Relocs(s, len(ef.Symbols))
+				if ra, _ := RelocsInto(s, len(ef.Symbols), alloc); !reflect.DeepEqual(rs, ra) {
+					t.Fatalf("RelocsInto differs from Relocs")
+				}
 				for _, r := range rs {
 					if int(r.Sym) >= len(ef.Symbols) {
 						t.Fatalf("relocation symbol %d of %d accepted", r.Sym, len(ef.Symbols))
 					}
 				}
 			case s.Type == SHTCudaInfo:
-				ParseNvInfo(s.Data)
+				as, err := ParseNvInfo(s.Data)
+				if aa, aerr := ParseNvInfoInto(s.Data, alloc); (err == nil) != (aerr == nil) || !reflect.DeepEqual(as, aa) && len(as)+len(aa) > 0 {
+					t.Fatalf("ParseNvInfoInto differs from ParseNvInfo")
+				}
 			}
 		}
 		for i, s := range ef.Symbols {
