@@ -70,7 +70,7 @@ func Fold[P, S any](ctx context.Context, nfiles, nshards, workers int,
 		return states, ctx.Err()
 	}
 
-	window := min(4*workers, nfiles)
+	window := min(32*workers, nfiles)
 	run := &foldRun[P]{
 		ctx:    ctx,
 		window: window,
