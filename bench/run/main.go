@@ -297,8 +297,10 @@ type phase struct {
 	seconds float64
 }
 
-// parsePhases reads pass,seconds rows, skipping a header and blank lines. It
-// reports false when some row is not in that format.
+// parsePhases reads pass,seconds rows, skipping a header and blank lines;
+// --time appends a header and rows per run, so only the rows after the
+// last header count (the last run's). It reports false when some row is
+// not in that format.
 func parsePhases(csv string) ([]phase, bool) {
 	var out []phase
 	sc := bufio.NewScanner(strings.NewReader(csv))
@@ -320,7 +322,8 @@ func parsePhases(csv string) ([]phase, bool) {
 		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
 		if err != nil {
 			if len(out) == 0 || strings.TrimSpace(name) == "phase name" {
-				continue // a header (--time appends one per run)
+				out = out[:0] // a header: a new run starts
+				continue
 			}
 			return nil, false
 		}

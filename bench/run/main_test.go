@@ -15,6 +15,12 @@ func TestParsePhases(t *testing.T) {
 	if !ok || len(ph) != 2 || ph[0] != (phase{"read", 0.25}) || ph[1] != (phase{"resolve", 1.5}) {
 		t.Errorf("parsePhases = %v, %v", ph, ok)
 	}
+	// --time appends a header and the rows of each run: the last run counts.
+	hdr := "source file name , phase name , phase input files , phase output file , arch , tool, metric , unit\n"
+	two := hdr + " , read , 3 , o , sm_90 , warplink , 250 , ms\n" + hdr + " , read , 3 , o , sm_90 , warplink , 100 , ms\n"
+	if ph, ok := parsePhases(two); !ok || len(ph) != 1 || ph[0].seconds != 0.1 {
+		t.Errorf("two runs: %v %v, want the second run's read only", ph, ok)
+	}
 	for _, bad := range []string{"", "a,b,c\n", "read,1\nwrite,x\n"} {
 		if _, ok := parsePhases(bad); ok {
 			t.Errorf("parsePhases(%q) accepted", bad)
