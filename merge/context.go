@@ -63,7 +63,7 @@ type Context struct {
 	infoOrder    []int32  // code sections in the order nvlink creates their .nv.info.<f>
 	infoSeen     map[int32]bool
 	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
-	codeRefs     map[int32][]int32  // code section -> function symbols its relocations name (dce)
+	codeRefs     [][]int32          // code section ID -> function symbols its relocations name (dce)
 	externOff    map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
 	hasExtern    bool               // some input references extern __shared__ memory
 	directEdges  int                // cgEdges[:directEdges] came from the inputs' call lists
@@ -71,7 +71,7 @@ type Context struct {
 	emptyProto   uint32             // .strtab offset of nvlink's empty prototype string (0: none)
 	sawUndefFunc bool               // the first undefined function was seen (see mergeGlobal)
 	noSecSym     bool               // mapSection creates no section symbol (section pass)
-	liveRefs     map[int32]bool     // symbols named by relocations of live code (dce)
+	liveRefs     []bool             // by symbol ID: named by relocations of live code (dce)
 	symSlab      []OutSym           // backing store of Syms
 	secSlab      []OutSec           // backing store of Secs
 	firstGlobal  int

@@ -21,7 +21,7 @@ import (
 
 func dce(ctx *Context) error {
 	// refs[text section] = function symbols its relocations name.
-	refs := map[int32][]int32{}
+	refs := make([][]int32, len(ctx.Secs))
 	var dataRefs []int32
 	for _, o := range ctx.Objs {
 		o.eachRelocSection(func(t int, rels []elf.Rela) {
@@ -45,7 +45,7 @@ func dce(ctx *Context) error {
 		})
 	}
 	ctx.codeRefs = refs
-	live := map[int32]bool{}
+	live := make([]bool, len(ctx.Syms))
 	var work []int32
 	mark := func(f int32) {
 		if !live[f] {
@@ -67,11 +67,13 @@ func dce(ctx *Context) error {
 	for len(work) > 0 {
 		f := work[len(work)-1]
 		work = work[:len(work)-1]
-		for _, g := range refs[ctx.Syms[f].Sec] {
-			mark(g)
+		if sec := ctx.Syms[f].Sec; sec >= 0 {
+			for _, g := range refs[sec] {
+				mark(g)
+			}
 		}
 	}
-	deadText := map[int32]bool{}
+	deadText := make([]bool, len(ctx.Secs))
 	for _, s := range ctx.Syms {
 		if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym && !live[s.ID] {
 			s.dead = true
@@ -80,7 +82,7 @@ func dce(ctx *Context) error {
 		}
 	}
 	// Undefined references only removed code made go with it.
-	used := map[int32]bool{}
+	used := make([]bool, len(ctx.Syms))
 	for _, o := range ctx.Objs {
 		o.eachRelocSection(func(t int, rels []elf.Rela) {
 			if o.SecMap[t] < 0 || ctx.Secs[o.SecMap[t]].Dead {
@@ -102,7 +104,7 @@ func dce(ctx *Context) error {
 	// Per-function sections of removed code go with it.
 	for _, s := range ctx.Secs {
 		if s.infoIn > 0 {
-			if t := ctx.Objs[s.infoObj].SecMap[s.infoIn]; t >= 0 && deadText[t] {
+			if t := ctx.Objs[s.infoObj].SecMap[s.infoIn]; t >= 0 && int(t) < len(deadText) && deadText[t] {
 				s.Dead = true
 			}
 		}
@@ -144,5 +146,5 @@ func (o *Options) kernelUsed(name string) bool {
 // still has a relocation naming symbol id (undefined references from
 // removed code do not count).
 func (ctx *Context) referencedLive(id int32) bool {
-	return !ctx.Syms[id].dead && ctx.liveRefs[id]
+	return !ctx.Syms[id].dead && int(id) < len(ctx.liveRefs) && ctx.liveRefs[id]
 }
