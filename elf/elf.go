@@ -199,10 +199,11 @@ func fits(count, entsize, avail uint64) bool {
 func Parse(b []byte) (*File, error) { return ParseInto(b, nil) }
 
 // ParseInto is Parse with the section and symbol tables placed in memory
-// from alloc (nil: make), which must return zeroed, 8-byte aligned bytes of
-// the length asked that stay valid while the File is used: the Go heap
-// need neither scan nor count them. Their strings and slices point into b
-// only, which File.Raw keeps alive.
+// from alloc (nil, or a nil result: make), which must return zeroed,
+// 8-byte aligned bytes of the length asked, outside the Go heap, that stay
+// valid while the File is used: the collector neither scans nor counts
+// them. Their strings and slices point into b only, which File.Raw keeps
+// alive.
 func ParseInto(b []byte, alloc func(int) []byte) (*File, error) {
 	if !IsELF(b) {
 		return nil, errorf("not an ELF file")
@@ -338,14 +339,19 @@ func cudaNoData(t uint32) bool {
 // IsNobits reports whether a section of this type has no file contents.
 func IsNobits(t uint32) bool { return t == SHTNobits || cudaNoData(t) }
 
-// makeSlice returns a zeroed []T of length n, from alloc when it is set.
-// T must be a struct whose pointers only ever point into the parsed file.
+// makeSlice returns a zeroed []T of length n, from alloc when it is set
+// and gives memory (nil from alloc: make). T must be a struct whose
+// pointers only ever point into the parsed file, and alloc must not hand
+// out Go-heap []byte memory (the collector would not see the pointers).
 func makeSlice[T any](n int, alloc func(int) []byte) []T {
 	if alloc == nil || n == 0 {
 		return make([]T, n)
 	}
 	var zero T
 	b := alloc(n * int(unsafe.Sizeof(zero)))
+	if b == nil {
+		return make([]T, n)
+	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 

@@ -50,8 +50,9 @@ type Context struct {
 
 	Timer *Timer
 
-	// mem holds the bytes of the input files (nil: Go-allocated); freed
-	// when Link returns, so nothing aliasing an input may outlive the link.
+	// mem holds the bytes of the input files and other pointer-free data
+	// (on the Go heap when it is nil or has no mappings); freed when Link
+	// returns, so nothing aliasing an input may outlive the link.
 	mem *hugemem.Arena
 
 	// openOutput opens where the write pass streams the file (nil: into
@@ -107,8 +108,12 @@ type Obj struct {
 	// placeholder is 1 + the output symbol ID of the nameless function
 	// symbol kept under --preserve-relocs (0: none; see mergeGlobal).
 	placeholder int32
-	secByName   map[string]int // input sections by name, built on first use (objects of over 64 sections)
-	nvinfo      []infoSec      // decoded .nv.info sections, by input section index
+	// private holds the copies relocate patches instead of shared bytes
+	// (see relocateObject): the section table naming them may live where
+	// the collector does not look.
+	private   [][]byte
+	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
+	nvinfo    []infoSec      // decoded .nv.info sections, by input section index
 }
 
 // OutSym is an output symbol.
@@ -192,10 +197,20 @@ type OutRel struct {
 type Resolution struct {
 	File  int32 // winning definition (-1: undefined everywhere)
 	Index int32
-	First int32 // file of first appearance
+	First int32 // file of the name's first appearance
 	Size  uint64
 	Other uint8
 	sym   int32 // the output symbol merge made for the name (-1: none yet)
+}
+
+// tableAlloc is the allocator for decoded tables whose records point into
+// the inputs (elf.ParseInto and kin): mappings only, nil (typed Go
+// allocations) when there are none.
+func (ctx *Context) tableAlloc() func(int) []byte {
+	if !ctx.mem.OffHeap() {
+		return nil
+	}
+	return func(n int) []byte { return ctx.mem.AllocMapped(n) }
 }
 
 // res is the resolution of global entry i of o (nil for locals).

@@ -78,9 +78,9 @@ func finalize(ctx *Context) error {
 	// passes below run either way, and run stops before write.
 	reportUndefined(ctx)
 	buildCallgraph(ctx)
-	// The inputs' relocations and nv.info records are not read after
-	// this point (buildCallgraph and buildNvInfo are their last users):
-	// released, they make room for what finalize and write build.
+	// The inputs' relocations are not read after this point
+	// (buildCallgraph is their last user; they are in the arena, so this
+	// only matters without one).
 	for _, o := range ctx.Objs {
 		o.relSecs = nil
 	}

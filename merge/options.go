@@ -53,7 +53,7 @@ type Options struct {
 	// WARPLINK_HUGEPAGES=0. It does not change the output.
 	PlainMemory bool
 	// InputSize, when set, is told the total size of the cubins to link
-	// once read has loaded them (cmd/warplink sizes the Go heap's soft
-	// limit from it).
-	InputSize func(bytes int64)
+	// once read has loaded them, and whether they are on the Go heap
+	// (cmd/warplink sizes the heap's soft limit from it).
+	InputSize func(bytes int64, onHeap bool)
 }

@@ -60,7 +60,7 @@ func read(ctx *Context) error {
 	pbad := make([]int, len(paths))    // and its position among the input's cubins
 	// Reading is bound by system calls more than by CPU: use more workers.
 	parallelFor(len(paths), 4*workers(ctx.Opts.Threads), func(i int) error {
-		units, err := input.LoadInto(paths[i], arch, ctx.Diags, i, nil, ctx.mem.Alloc)
+		units, err := input.LoadInto(paths[i], arch, ctx.Diags, i, nil, ctx.mem.Alloc, ctx.tableAlloc())
 		if err != nil {
 			errs[i] = err
 			return nil
@@ -70,14 +70,14 @@ func read(ctx *Context) error {
 			sizes[i] += int64(len(u.Data))
 			f := u.ELF
 			if f == nil {
-				if f, err = elf.ParseInto(u.Data, ctx.mem.Alloc); err != nil {
+				if f, err = elf.ParseInto(u.Data, ctx.tableAlloc()); err != nil {
 					perrs[i], pbad[i] = fmt.Errorf("%v in '%s'", err, u.Name), k
 					return nil
 				}
 			}
 			o := &Obj{Name: u.Name, Data: u.Data, F: f, System: u.System, ModuleID: u.ModuleID,
 				overlaps: sectionsOverlap(f)}
-			if err := o.decodeInfo(ctx.mem.Alloc); err != nil {
+			if err := o.decodeInfo(ctx.tableAlloc()); err != nil {
 				perrs[i], pbad[i] = err, k
 				return nil
 			}
@@ -108,7 +108,7 @@ func read(ctx *Context) error {
 		}
 	}
 	if ctx.Opts.InputSize != nil {
-		ctx.Opts.InputSize(size)
+		ctx.Opts.InputSize(size, !ctx.mem.OffHeap())
 	}
 	if len(ctx.Objs) > 0 {
 		ctx.Header = ctx.Objs[0].F.Header

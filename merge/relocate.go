@@ -71,7 +71,7 @@ func relocate(ctx *Context) error {
 	// (Indexed by target section ID: every target exists by now.)
 	nsec := len(ctx.Secs)
 	lists := [2][][]OutRel{make([][]OutRel, nsec), make([][]OutRel, nsec)} // RELA, REL
-	resolved := make([][]OutRel, nsec) // --preserve-relocs: relocations applied at link time
+	resolved := make([][]OutRel, nsec)                                     // --preserve-relocs: relocations applied at link time
 	// The relocation sections to create, in the order nvlink creates them:
 	// the target's .rela section when an input section first brings kept
 	// relocations (or any), its .nv.resolvedrela one when it first brings
@@ -204,9 +204,11 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				privatized = map[int]bool{}
 			}
 			privatized[tgt] = true
-			// (Not on the Go heap: the section table holding the slice
-			// may live outside it; see elf.ParseInto.)
+			// (Kept in o.private too: the section table holding the
+			// slice may live where the collector does not look; see
+			// elf.ParseInto.)
 			data = append(ctx.mem.Alloc(len(data))[:0], data...)
+			o.private = append(o.private, data)
 			o.F.Sections[tgt].Data = data
 		}
 		kept := false

@@ -17,6 +17,7 @@ import (
 	"encoding/binary"
 	"io"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/warplink/warplink/actors"
 	"github.com/warplink/warplink/elf"
@@ -154,23 +155,38 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64, t
 		return err
 	}
 	// The writer goroutine writes runs in the order sent and hands each
-	// buffer back; after a failed write it only hands them back.
+	// buffer back; after a failed write it only hands them back. It has
+	// ended whenever emit returns, even by a panic (the buffers may be
+	// unmapped after that).
 	full, free := make(chan []byte, 1), make(chan []byte, 2)
 	done := make(chan error, 1)
+	var failed atomic.Bool
 	go func() {
 		var err error
 		for run := range full {
 			if err == nil {
-				_, err = w.Write(run)
+				if _, err = w.Write(run); err != nil {
+					failed.Store(true)
+				}
 			}
 			free <- run
 		}
 		done <- err
 	}()
+	closed := false
+	finish := func() error {
+		if closed {
+			return nil
+		}
+		closed = true
+		close(full)
+		return <-done
+	}
+	defer finish()
 	free <- nil
 	free <- nil
 	pos := uint64(elf.EhdrSize)
-	for i := 1; i < len(hdrs); {
+	for i := 1; i < len(hdrs) && !failed.Load(); {
 		// The run [i, j): sections until about emitChunk bytes of file.
 		j := i + 1
 		end := hdrs[i].end()
@@ -208,8 +224,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64, t
 		full <- run
 		pos, i = end, j
 	}
-	close(full)
-	if err := <-done; err != nil {
+	if err := finish(); err != nil {
 		return err
 	}
 	if pad := shoff - pos; pad > 0 {

@@ -54,8 +54,8 @@ func setMemoryLimit(inputBytes int64, inputsOnHeap bool) {
 		return
 	}
 	if inputsOnHeap {
-		// WARPLINK_HUGEPAGES=0: the inputs and their tables are on the
-		// heap too.
+		// WARPLINK_HUGEPAGES=0, or no mappings on this system: the
+		// inputs and their tables are on the heap too.
 		inputBytes *= 3
 	}
 	debug.SetMemoryLimit(inputBytes*6/5 + 16<<20)
@@ -120,7 +120,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	cmd.Opts.Files = files
 	// WARPLINK_HUGEPAGES=0 reads the inputs into the Go heap instead.
 	cmd.Opts.PlainMemory = os.Getenv("WARPLINK_HUGEPAGES") == "0"
-	cmd.Opts.InputSize = func(n int64) { setMemoryLimit(n, cmd.Opts.PlainMemory) }
+	cmd.Opts.InputSize = setMemoryLimit
 	return merge.Link(&cmd.Opts, stdout, stderr, prog)
 }
 

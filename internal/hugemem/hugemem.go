@@ -31,18 +31,34 @@ type Arena struct {
 	plain  bool     // mappings failed once: use make from then on
 }
 
-// Alloc returns n zeroed bytes (len and cap n) that stay valid until Free.
+// Alloc returns n zeroed bytes (len and cap n) that stay valid until Free:
+// from a mapping, or from the Go heap when there is none (a nil Arena, no
+// mappings on this system, or a mapping that failed). Only for data without
+// Go pointers; see AllocMapped.
 func (a *Arena) Alloc(n int) []byte {
 	if n <= 0 {
 		return nil
 	}
-	if a == nil {
-		return make([]byte, n)
+	if b := a.AllocMapped(n); b != nil {
+		return b
+	}
+	return make([]byte, n)
+}
+
+// AllocMapped is Alloc from a mapping only: nil when there is none. Memory
+// a caller will cast to a type holding pointers must come from here, never
+// from the heap fallback: the collector would take a []byte for pointer-
+// free and not see those pointers. (What they point to must be kept alive
+// from the heap by other references: the collector does not scan mappings
+// either.)
+func (a *Arena) AllocMapped(n int) []byte {
+	if n <= 0 || a == nil {
+		return nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.plain {
-		return make([]byte, n)
+		return nil
 	}
 	step := (n + 7) &^ 7 // keep every buffer 8-byte aligned
 	if len(a.cur) < step {
@@ -53,7 +69,7 @@ func (a *Arena) Alloc(n int) []byte {
 		m, ok := mapAnon(size)
 		if !ok {
 			a.plain = true
-			return make([]byte, n)
+			return nil
 		}
 		a.chunks = append(a.chunks, m)
 		a.cur = m
@@ -61,6 +77,17 @@ func (a *Arena) Alloc(n int) []byte {
 	b := a.cur[:n:n]
 	a.cur = a.cur[step:]
 	return b
+}
+
+// OffHeap reports whether every buffer handed out so far came from a
+// mapping (false for a nil Arena and after a mapping failed).
+func (a *Arena) OffHeap() bool {
+	if a == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return !a.plain
 }
 
 // Free unmaps every buffer Alloc returned; none may be used afterwards

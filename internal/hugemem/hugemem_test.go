@@ -42,7 +42,23 @@ func TestNilArenaUsesMake(t *testing.T) {
 	if b := a.Alloc(10); len(b) != 10 {
 		t.Fatalf("len %d", len(b))
 	}
+	if b := a.AllocMapped(10); b != nil {
+		t.Fatal("a nil Arena has no mappings: AllocMapped must return nil")
+	}
+	if a.OffHeap() {
+		t.Fatal("a nil Arena is not off-heap")
+	}
 	a.Free()
+}
+
+func TestPlainArena(t *testing.T) {
+	a := &Arena{plain: true} // as after a failed mapping
+	if b := a.Alloc(10); len(b) != 10 {
+		t.Fatalf("len %d", len(b))
+	}
+	if a.AllocMapped(10) != nil || a.OffHeap() {
+		t.Fatal("a plain Arena must not claim mapped memory")
+	}
 }
 
 func TestConcurrentAlloc(t *testing.T) {

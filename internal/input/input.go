@@ -51,7 +51,7 @@ func (e *FatalError) Error() string { return e.Msg }
 
 // expander carries the state of one Expand call.
 type expander struct {
-	alloc func(int) []byte // memory of files and parsed tables (nil: make)
+	alloc func(int) []byte // memory of parsed tables (nil: make; see elf.ParseInto)
 	arch  int
 	diags *diag.Bag
 	file  int
@@ -93,13 +93,14 @@ func (s *Seen) Add(path string) bool {
 // Load reads the input at path and expands it. seen, if not nil, makes a
 // second mention of an archive expand to nothing.
 func Load(path string, arch int, diags *diag.Bag, fileID int, seen *Seen) ([]Unit, error) {
-	return LoadInto(path, arch, diags, fileID, seen, nil)
+	return LoadInto(path, arch, diags, fileID, seen, nil, nil)
 }
 
-// LoadInto is Load reading the file into a buffer from alloc (nil: make);
-// the units alias that buffer.
-func LoadInto(path string, arch int, diags *diag.Bag, fileID int, seen *Seen, alloc func(int) []byte) ([]Unit, error) {
-	x := &expander{arch: arch, diags: diags, file: fileID, alloc: alloc}
+// LoadInto is Load reading the file into a buffer from alloc (nil: make)
+// and placing the cubins' parsed tables with tables (see elf.ParseInto;
+// nil: make); the units alias the buffer.
+func LoadInto(path string, arch int, diags *diag.Bag, fileID int, seen *Seen, alloc, tables func(int) []byte) ([]Unit, error) {
+	x := &expander{arch: arch, diags: diags, file: fileID, alloc: tables}
 	data, err := ReadFileInto(path, alloc)
 	if err != nil {
 		return nil, x.fatal("Could not open input file '%s'", path)

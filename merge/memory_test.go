@@ -1,0 +1,83 @@
+package merge
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// gcWriter discards what it is given, collecting garbage first.
+type gcWriter struct{}
+
+func (gcWriter) Write(p []byte) (int, error) {
+	runtime.GC()
+	return len(p), nil
+}
+
+// TestOverlapCopySurvivesGC links an input whose .shstrtab overlaps the
+// next section by one byte (malformed: relocate then patches a private
+// copy of the code), in a child process under GOGC=1 with freed memory
+// clobbered, with and without the huge-page arena. The outputs must be
+// the same: the copy must stay reachable although the section table
+// naming it may live where the collector does not look (once it did not,
+// without the arena, and the output held the clobber pattern).
+func TestOverlapCopySurvivesGC(t *testing.T) {
+	if out := os.Getenv("WARPLINK_OVERLAP_CHILD"); out != "" {
+		// The dump after finalize collects garbage just before write.
+		opts := &Options{Arch: "sm_80", Output: out, Inputs: filepath.SplitList(os.Getenv("WARPLINK_OVERLAP_INPUTS")),
+			PlainMemory: os.Getenv("WARPLINK_OVERLAP_PLAIN") != "", Dump: "finalize", DumpTo: gcWriter{}}
+		var stderr bytes.Buffer
+		if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
+			t.Fatalf("exit %d: %s", rc, stderr.String())
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_80/printf")
+	a, err := os.ReadFile(filepath.Join(dir, "a.cubin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Parse(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One more byte of .shstrtab: it then overlaps the section after it.
+	sh := f.Header.Shoff + uint64(f.Header.Shstrndx)*elf.ShdrSize
+	binary.LittleEndian.PutUint64(a[sh+32:], f.Sections[f.Header.Shstrndx].Size+1)
+	if g, err := elf.Parse(a); err != nil || !sectionsOverlap(g) {
+		t.Fatalf("the edited input should parse and overlap (err %v)", err)
+	}
+	tmp := t.TempDir()
+	ov := filepath.Join(tmp, "a_ov.cubin")
+	if err := os.WriteFile(ov, a, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inputs := ov + string(filepath.ListSeparator) + filepath.Join(dir, "b.cubin")
+	var outs [][]byte
+	for i, plain := range []string{"", "1"} {
+		out := filepath.Join(tmp, []string{"arena.cubin", "plain.cubin"}[i])
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOverlapCopySurvivesGC$")
+		cmd.Env = append(os.Environ(), "GOGC=1", "GODEBUG=clobberfree=1", "WARPLINK_OVERLAP_CHILD="+out,
+			"WARPLINK_OVERLAP_INPUTS="+inputs, "WARPLINK_OVERLAP_PLAIN="+plain)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("child (plain=%q): %v\n%s", plain, err, msg)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, b)
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Fatal("the link with the arena and the one without differ")
+	}
+}
