@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 
 	"github.com/warplink/warplink/internal/atomicfile"
@@ -64,7 +65,7 @@ func setMemoryLimit(inputBytes int64, inputsOnHeap bool) {
 // progName is the name diagnostics are printed under: "nvlink" when the
 // binary was invoked as nvlink, else "warplink".
 func progName(argv0 string) string {
-	if filepath.Base(argv0) == "nvlink" {
+	if base := filepath.Base(argv0); base == "nvlink" || strings.EqualFold(base, "nvlink.exe") {
 		return "nvlink"
 	}
 	return "warplink"

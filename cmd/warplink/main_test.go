@@ -18,7 +18,7 @@ func runArgs(argv ...string) (string, string, int) {
 }
 
 func TestProgName(t *testing.T) {
-	for in, want := range map[string]string{"nvlink": "nvlink", "/opt/x/bin/nvlink": "nvlink", "warplink": "warplink", "./warplink": "warplink", "nvlink2": "warplink"} {
+	for in, want := range map[string]string{"nvlink": "nvlink", "/opt/x/bin/nvlink": "nvlink", "warplink": "warplink", "./warplink": "warplink", "nvlink2": "warplink", "nvlink.exe": "nvlink", "NVLINK.EXE": "nvlink"} {
 		if got := progName(in); got != want {
 			t.Errorf("progName(%q) = %q, want %q", in, got, want)
 		}

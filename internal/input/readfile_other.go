@@ -1,0 +1,34 @@
+//go:build !unix
+
+package input
+
+import (
+	"io"
+	"os"
+)
+
+// ReadFile reads a whole input file (os.ReadFile; see the unix version).
+func ReadFile(path string) ([]byte, error) { return ReadFileInto(path, nil) }
+
+// ReadFileInto is ReadFile with the buffer taken from alloc (nil: make);
+// alloc must return zeroed bytes of the length asked.
+func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
+	if alloc == nil {
+		return os.ReadFile(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() <= 0 || st.Size() > 1<<40 {
+		return os.ReadFile(path)
+	}
+	buf := alloc(int(st.Size()))
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	return buf[:n], nil // (a file that shrank: what is there)
+}
