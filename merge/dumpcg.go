@@ -38,8 +38,16 @@ import (
 type cgReport struct {
 	ownRegs map[int32]uint32
 	raised  []regRaise
-	nodes   []cgNode      // nil until functionNumbers runs
-	number  map[int32]int // output symbol -> function number
+	nodes   []cgNode // nil until functionNumbers runs
+	number  []int32  // output symbol ID -> function number (0: none)
+}
+
+// numberOf is the function number of output symbol sym, if it has one.
+func numberOf(number []int32, sym int32) (int, bool) {
+	if sym < 0 || int(sym) >= len(number) || number[sym] == 0 {
+		return 0, false
+	}
+	return int(number[sym]), true
 }
 
 // regRaise is an entry whose EIATTR_REGCOUNT was raised to v, the count of
@@ -56,7 +64,7 @@ type cgNode struct {
 }
 
 // functionNumbers is callgraphNodes, computed once per link.
-func (ctx *Context) functionNumbers() ([]cgNode, map[int32]int) {
+func (ctx *Context) functionNumbers() ([]cgNode, []int32) {
 	if ctx.cg.nodes == nil {
 		ctx.cg.nodes, ctx.cg.number = callgraphNodes(ctx)
 	}
@@ -65,11 +73,11 @@ func (ctx *Context) functionNumbers() ([]cgNode, map[int32]int) {
 
 // callgraphNodes numbers the functions as nvlink does (see the file
 // comment) and returns the nodes, 1-based (nodes[0] is unused), and the
-// node of each output symbol.
-func callgraphNodes(ctx *Context) ([]cgNode, map[int32]int) {
+// node of each output symbol (by symbol ID; 0: none).
+func callgraphNodes(ctx *Context) ([]cgNode, []int32) {
 	nodes := []cgNode{{sym: -1}}
-	byName := map[string]int{}
-	bySym := map[int32]int{}
+	byName := map[string]bool{} // global names numbered
+	bySym := make([]int32, len(ctx.Syms))
 	for _, o := range ctx.Objs {
 		blank := false
 		for i := range o.F.Symbols {
@@ -77,26 +85,23 @@ func callgraphNodes(ctx *Context) ([]cgNode, map[int32]int) {
 			if i == 0 || s.Type() != elf.STTFunc {
 				continue
 			}
-			key := s.Name
-			if s.Bind() == elf.STBLocal {
-				key = fmt.Sprintf("%d:%d", o.ID, i) // locals never match by name
-			}
-			if _, ok := byName[key]; ok {
-				continue
+			// Locals never match by name: each is numbered.
+			if s.Bind() != elf.STBLocal {
+				if byName[s.Name] {
+					continue
+				}
+				byName[s.Name] = true
 			}
 			if s.Shndx == elf.SHNUndef && !blank {
 				blank = true
 				nodes = append(nodes, cgNode{sym: -1})
 			}
 			sym := ctx.liveSym(o, uint32(i))
-			if sym >= 0 {
-				if _, seen := bySym[sym]; seen {
-					sym = -1
-				}
+			if sym >= 0 && (int(sym) >= len(bySym) || bySym[sym] != 0) {
+				sym = -1
 			}
-			byName[key] = len(nodes)
 			if sym >= 0 {
-				bySym[sym] = len(nodes)
+				bySym[sym] = int32(len(nodes))
 			}
 			nodes = append(nodes, cgNode{sym: sym})
 		}
@@ -147,7 +152,7 @@ func dumpCallgraph(ctx *Context) {
 		}
 		b.WriteString(" ->")
 		for _, c := range byCaller[id] {
-			if m, ok := bySym[c]; ok {
+			if m, ok := numberOf(bySym, c); ok {
 				fmt.Fprintf(&b, " %d", m)
 			}
 		}
@@ -155,7 +160,9 @@ func dumpCallgraph(ctx *Context) {
 	}
 	raised := ctx.cg.raised
 	sort.SliceStable(raised, func(i, j int) bool {
-		if a, b := bySym[raised[i].entry], bySym[raised[j].entry]; a != b {
+		a, _ := numberOf(bySym, raised[i].entry)
+		b, _ := numberOf(bySym, raised[j].entry)
+		if a != b {
 			return a < b
 		}
 		return raised[i].entry < raised[j].entry
@@ -185,23 +192,34 @@ func display(name string) string {
 // callEdgesByCaller groups the call edges by caller as .nv.callgraph lists
 // them: each caller's callees latest first (nvlink prepends); callers in
 // order of their first edge (encodeCallgraph orders them by index).
-func callEdgesByCaller(ctx *Context) ([]int32, map[int32][]int32) {
-	byCaller, callers := calleesByCaller(ctx.cgEdges)
+func callEdgesByCaller(ctx *Context) ([]int32, [][]int32) {
+	byCaller, callers := calleesByCaller(ctx.cgEdges, len(ctx.Syms))
 	for _, l := range byCaller {
 		slices.Reverse(l)
 	}
 	return callers, byCaller
 }
 
-// calleesByCaller groups call edges by caller, callees in edge order, and
-// lists the callers in order of their first edge.
-func calleesByCaller(edges []cgEdge) (map[int32][]int32, []int32) {
-	byCaller := map[int32][]int32{}
+// calleesByCaller groups call edges by caller (indexed by symbol ID, nsyms
+// of them; nil: no callees), callees in edge order, and lists the callers
+// in order of their first edge. The lists share one array.
+func calleesByCaller(edges []cgEdge, nsyms int) ([][]int32, []int32) {
+	byCaller := make([][]int32, nsyms)
+	count := make([]int32, nsyms)
 	var callers []int32
 	for _, e := range edges {
-		if _, ok := byCaller[e.caller]; !ok {
+		if count[e.caller] == 0 {
 			callers = append(callers, e.caller)
 		}
+		count[e.caller]++
+	}
+	all := make([]int32, 0, len(edges))
+	for _, c := range callers {
+		n := int(count[c])
+		byCaller[c] = all[len(all) : len(all) : len(all)+n]
+		all = all[:len(all)+n]
+	}
+	for _, e := range edges {
 		byCaller[e.caller] = append(byCaller[e.caller], e.callee)
 	}
 	return byCaller, callers

@@ -269,7 +269,7 @@ func buildNvInfo(ctx *Context) {
 			}
 		}
 	}
-	calls, _ := calleesByCaller(ctx.cgEdges)
+	calls, _ := calleesByCaller(ctx.cgEdges, len(ctx.Syms))
 	closeExterns(ctx, perFunc, calls)
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
@@ -317,39 +317,40 @@ func buildNvInfo(ctx *Context) {
 // count among the functions it can call; a raised count is also written to
 // the high byte of its code section's sh_info.
 func propagateRegCount(ctx *Context, global []infoRec) {
-	own := map[int32]int{}
+	// By output symbol ID: the function's own REGCOUNT record (+1; 0:
+	// none), its callers (in call edge order), its best count so far.
+	own := make([]int32, len(ctx.Syms))
 	for i, r := range global {
-		if r.a.Code == elf.EIAttrRegcount && r.sym >= 0 {
-			own[r.sym] = i
+		if r.a.Code == elf.EIAttrRegcount && r.sym >= 0 && int(r.sym) < len(own) {
+			own[r.sym] = int32(i) + 1
 		}
 	}
 	// Each function's count becomes the largest over what it can reach:
 	// values flow from callees to callers until nothing changes. Starting
 	// from the functions in symbol ID order over the call edges in input
 	// order keeps the result, and the source named in --dump-callgraph's
-	// report, independent of map order, recursion cycles included.
-	callers := map[int32][]int32{}
-	for _, e := range ctx.cgEdges {
-		callers[e.callee] = append(callers[e.callee], e.caller)
+	// report, independent of scheduling, recursion cycles included.
+	reversed := make([]cgEdge, len(ctx.cgEdges))
+	for i, e := range ctx.cgEdges {
+		reversed[i] = cgEdge{caller: e.callee, callee: e.caller}
 	}
+	callers, _ := calleesByCaller(reversed, len(ctx.Syms))
 	type best struct {
 		v   uint32
 		src int32 // the function whose own count v is
 	}
-	fs := make([]int32, 0, len(own))
+	val := make([]best, len(ctx.Syms))
+	var queue []int32
 	for f := range own {
-		fs = append(fs, f)
-	}
-	slices.Sort(fs)
-	val := make(map[int32]best, len(own))
-	queue := make([]int32, 0, len(fs))
-	for _, f := range fs {
-		n := global[own[f]].a.U32(4)
-		if ctx.Opts.DumpCallgraph {
-			ctx.cg.ownRegs[f] = n // the report shows the counts before propagation
+		if own[f] == 0 {
+			continue
 		}
-		val[f] = best{n, f}
-		queue = append(queue, f)
+		n := global[own[f]-1].a.U32(4)
+		if ctx.Opts.DumpCallgraph {
+			ctx.cg.ownRegs[int32(f)] = n // the report shows the counts before propagation
+		}
+		val[f] = best{n, int32(f)}
+		queue = append(queue, int32(f))
 	}
 	for len(queue) > 0 {
 		f := queue[0]
@@ -361,8 +362,11 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			}
 		}
 	}
-	for _, f := range fs {
-		i, b := own[f], val[f]
+	for f := range own {
+		if own[f] == 0 {
+			continue
+		}
+		i, b := own[f]-1, val[f]
 		if b.v > global[i].a.U32(4) {
 			p := append([]byte(nil), global[i].a.Payload...)
 			binary.LittleEndian.PutUint32(p[4:], b.v)
@@ -371,7 +375,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 				ctx.Secs[sec].InfoExtra = b.v << 24
 			}
 			if ctx.Opts.DumpCallgraph && ctx.Syms[f].Other&stoCudaEntry != 0 {
-				ctx.cg.raised = append(ctx.cg.raised, regRaise{entry: f, src: b.src, v: b.v})
+				ctx.cg.raised = append(ctx.cg.raised, regRaise{entry: int32(f), src: b.src, v: b.v})
 			}
 		}
 	}
@@ -380,7 +384,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 // stackSizes computes EIATTR_MIN_STACK_SIZE for every entry function: the
 // deepest sum of frame sizes along the call graph from the entry, or
 // 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
-func stackSizes(ctx *Context, global []infoRec, calls map[int32][]int32) ([]infoRec, map[int32]bool) {
+func stackSizes(ctx *Context, global []infoRec, calls [][]int32) ([]infoRec, map[int32]bool) {
 	unknownAt := map[int32]bool{}
 	// By output symbol ID.
 	frame := make([]uint32, len(ctx.Syms))
@@ -540,8 +544,8 @@ func externKept(s *OutSym) bool {
 // already there. A list that is not itself in that order (libcudadevrt's
 // cudaMemsetAsync lists cnpSetLastError, cnpGetLastError,
 // cnpGetParameterBufferV2, cnpLaunchDeviceV2) keeps its order.
-func closeExterns(ctx *Context, perFunc [][]infoRec, calls map[int32][]int32) {
-	own := map[int32][]int32{} // function symbol -> surviving entries
+func closeExterns(ctx *Context, perFunc [][]infoRec, calls [][]int32) {
+	own := make([][]int32, len(ctx.Syms)) // function symbol -> surviving entries
 	for t, recs := range perFunc {
 		if recs == nil {
 			continue
@@ -553,13 +557,17 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, calls map[int32][]int32) {
 			}
 		}
 	}
-	var number map[int32]int // nvlink's function numbers, when needed
+	var number []int32 // nvlink's function numbers, when needed
 	key := func(m int32) int {
-		if n, ok := number[m]; ok {
+		if n, ok := numberOf(number, m); ok {
 			return n
 		}
 		return 1<<30 + int(m) // (no number: after the numbered ones)
 	}
+	// Sets of symbol IDs for one record at a time: an ID is in a set when
+	// its stamp is the record's generation.
+	seen, in, visited := make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms))
+	var gen uint32
 	for t, recs := range perFunc {
 		if recs == nil {
 			continue
@@ -569,12 +577,14 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, calls map[int32][]int32) {
 			if recs[k].externs == nil {
 				continue
 			}
-			seen := map[int32]bool{}
+			gen++
 			list := []int32{}
-			for _, m := range own[f] {
-				if !seen[m] {
-					seen[m] = true
-					list = append(list, m)
+			if f >= 0 {
+				for _, m := range own[f] {
+					if seen[m] != gen {
+						seen[m] = gen
+						list = append(list, m)
+					}
 				}
 			}
 			var more []int32
@@ -583,17 +593,16 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, calls map[int32][]int32) {
 				if number == nil {
 					_, number = ctx.functionNumbers()
 				}
-				in := map[int32]bool{}
-				visited := map[int32]bool{f: true}
+				visited[f] = gen
 				queue := append([]int32(nil), calls[f]...)
 				for len(queue) > 0 {
 					g := queue[0]
 					queue = queue[1:]
-					if visited[g] {
+					if visited[g] == gen {
 						continue
 					}
-					visited[g] = true
-					more = mergeByKey(more, own[g], key, func(m int32) bool { return seen[m] || in[m] }, func(m int32) { in[m] = true })
+					visited[g] = gen
+					more = mergeByKey(more, own[g], key, func(m int32) bool { return seen[m] == gen || in[m] == gen }, func(m int32) { in[m] = gen })
 					queue = append(queue, calls[g]...)
 				}
 			}
@@ -962,16 +971,41 @@ func orderSections(ctx *Context) {
 			s.Dead = true
 		}
 	}
-	sort.SliceStable(live, func(i, j int) bool {
-		bi, bj := bucket(live[i]), bucket(live[j])
-		if bi != bj {
-			return bi < bj
+	// A stable counting sort by (bucket, type); relocation sections
+	// (bucket 1) stay in creation order whatever their type.
+	key := func(s *OutSec) uint64 {
+		b := uint64(bucket(s))
+		if b == 1 {
+			return b << 32
 		}
-		if bi == 1 {
-			return false // relocation sections stay in creation order
+		return b<<32 | uint64(s.Type)
+	}
+	slot := map[uint64]int{}
+	var keys []uint64
+	for _, s := range live {
+		if k := key(s); slot[k] == 0 {
+			slot[k] = 1
+			keys = append(keys, k)
 		}
-		return live[i].Type < live[j].Type
-	})
+	}
+	slices.Sort(keys)
+	start := make([]int, len(keys))
+	for i, k := range keys {
+		slot[k] = i
+	}
+	for _, s := range live {
+		start[slot[key(s)]]++
+	}
+	for i, n := 0, 0; i < len(start); i++ {
+		start[i], n = n, n+start[i]
+	}
+	sorted := make([]*OutSec, len(live))
+	for _, s := range live {
+		i := slot[key(s)]
+		sorted[start[i]] = s
+		start[i]++
+	}
+	live = sorted
 	// Past SHN_LORESERVE sections, symbols name their section through
 	// .symtab_shndx, which nvlink places right after .symtab.
 	ctx.fixed = 4
