@@ -99,22 +99,18 @@ func write(ctx *Context) error {
 	if shnum < elf.SHNLoReserve {
 		h.Shnum = uint16(shnum)
 	}
-	// Section and program headers, which end the file.
-	tail := ctx.mem.Alloc(int(total - shoff))
-	parallelFor((len(hdrs)+1023)/1024, ctx.Opts.Threads, func(k int) error {
-		for i := k * 1024; i < min(len(hdrs), (k+1)*1024); i++ {
-			h := &hdrs[i]
+	// Section and program headers, which end the file: encoded by emit
+	// into its run buffers, putHeaders(b, i, j) writing headers [i, j) to b.
+	putHeaders := func(b []byte, i, j int) {
+		for k := i; k < j; k++ {
+			h := &hdrs[k]
 			sh := elf.Section{NameOff: h.name, Type: h.typ, Flags: h.flags, Offset: h.off, Size: h.size,
 				Link: h.link, Info: h.info, Addralign: h.align, Entsize: h.entsize}
-			if i == 0 && shnum >= elf.SHNLoReserve {
+			if k == 0 && shnum >= elf.SHNLoReserve {
 				sh.Size = uint64(shnum)
 			}
-			elf.PutSectionHeader(tail[uint64(i)*elf.ShdrSize:], &sh)
+			elf.PutSectionHeader(b[uint64(k-i)*elf.ShdrSize:], &sh)
 		}
-		return nil
-	})
-	for i := range phdrs {
-		elf.PutProg(tail[phoff-shoff+uint64(i)*elf.PhdrSize:], &phdrs[i])
 	}
 
 	sink, err := ctx.outputSink()
@@ -130,7 +126,7 @@ func write(ctx *Context) error {
 			sink = io.MultiWriter(sink, mem)
 		}
 	}
-	if err := emit(ctx, sink, &h, hdrs, shoff, tail); err != nil {
+	if err := emit(ctx, sink, &h, hdrs, shoff, putHeaders, phdrs); err != nil {
 		return err
 	}
 	if mem != nil {
@@ -145,10 +141,11 @@ func write(ctx *Context) error {
 const emitChunk = 2 << 20
 
 // emit writes the file to w in offset order: the ELF header, the section
-// contents with their alignment padding, then tail (section and program
-// headers) at shoff. Two run buffers alternate: one is filled while the
-// other is being written out.
-func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64, tail []byte) error {
+// contents with their alignment padding, then at shoff the section headers
+// (put by putHeaders) and the program headers. Two run buffers alternate:
+// one is filled while the other is being written out.
+func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
+	putHeaders func(b []byte, i, j int), phdrs []elf.Prog) error {
 	var ehdr [elf.EhdrSize]byte
 	elf.PutHeader(ehdr[:], h)
 	if _, err := w.Write(ehdr[:]); err != nil {
@@ -224,16 +221,39 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64, t
 		full <- run
 		pos, i = end, j
 	}
-	if err := finish(); err != nil {
-		return err
-	}
-	if pad := shoff - pos; pad > 0 {
-		if _, err := w.Write(make([]byte, pad)); err != nil {
-			return err
+	// The headers, in runs of whole entries; the program headers end the
+	// last run, after the padding that aligns the table (in the first).
+	pad := int(shoff - pos)
+	per := emitChunk / elf.ShdrSize
+	for i := 0; i < len(hdrs) && !failed.Load(); i += per {
+		j := min(i+per, len(hdrs))
+		n := (j - i) * elf.ShdrSize
+		if i == 0 {
+			n += pad
 		}
+		if j == len(hdrs) {
+			n += len(phdrs) * elf.PhdrSize
+		}
+		buf := <-free
+		if cap(buf) < n {
+			buf = ctx.mem.Alloc(max(n, emitChunk))
+		}
+		run := buf[:n]
+		off := 0
+		if i == 0 {
+			clear(run[:pad])
+			off = pad
+		}
+		putHeaders(run[off:], i, j)
+		off += (j - i) * elf.ShdrSize
+		if j == len(hdrs) {
+			for k := range phdrs {
+				elf.PutProg(run[off+k*elf.PhdrSize:], &phdrs[k])
+			}
+		}
+		full <- run
 	}
-	_, err := w.Write(tail)
-	return err
+	return finish()
 }
 
 func (h *shdr) hasData() bool { return h.data != nil || h.sec != nil }
