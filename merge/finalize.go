@@ -565,8 +565,8 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, calls [][]int32) {
 		return 1<<30 + int(m) // (no number: after the numbered ones)
 	}
 	// Sets of symbol IDs for one record at a time: an ID is in a set when
-	// its stamp is the record's generation.
-	seen, in, visited := make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms))
+	// its stamp is the record's generation (made at the first record).
+	var seen, in, visited []uint32
 	var gen uint32
 	for t, recs := range perFunc {
 		if recs == nil {
@@ -576,6 +576,9 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, calls [][]int32) {
 		for k := range recs {
 			if recs[k].externs == nil {
 				continue
+			}
+			if gen == 0 {
+				seen, in, visited = make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms))
 			}
 			gen++
 			list := []int32{}

@@ -27,8 +27,8 @@ func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
 	}
 	buf := alloc(int(st.Size()))
 	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return nil, err
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, &os.PathError{Op: "read", Path: path, Err: err}
 	}
 	return buf[:n], nil // (a file that shrank: what is there)
 }
