@@ -399,6 +399,16 @@ func (p *parser) templateArgs() (string, bool) {
 	if p.depth > maxDepth || !p.eat("I") {
 		return "", false
 	}
+	args, ok := p.argList()
+	if !ok {
+		return "", false
+	}
+	return "<" + args + ">", true
+}
+
+// argList parses <template-arg>* E and returns the arguments rendered and
+// joined by ", ".
+func (p *parser) argList() (string, bool) {
 	var args []string
 	for !p.eat("E") {
 		if p.i >= len(p.s) {
@@ -410,7 +420,7 @@ func (p *parser) templateArgs() (string, bool) {
 		}
 		args = append(args, p.render(a, ""))
 	}
-	return "<" + strings.Join(args, ", ") + ">", true
+	return strings.Join(args, ", "), true
 }
 
 func (p *parser) templateArg() (*node, bool) {
@@ -439,19 +449,12 @@ func (p *parser) templateArg() (*node, bool) {
 			v = "-" + v
 		}
 		return &node{text: "(" + t.text + ")" + v}, true
-	case p.eat("J"):
-		var parts []string
-		for !p.eat("E") {
-			if p.i >= len(p.s) {
-				return nil, false
-			}
-			a, ok := p.templateArg()
-			if !ok {
-				return nil, false
-			}
-			parts = append(parts, p.render(a, ""))
+	case p.eat("J"): // an argument pack
+		args, ok := p.argList()
+		if !ok {
+			return nil, false
 		}
-		return &node{text: strings.Join(parts, ", ")}, true
+		return &node{text: args}, true
 	case p.peek() == 'X':
 		return nil, false // expressions
 	}
