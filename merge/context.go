@@ -33,7 +33,7 @@ type Context struct {
 	Locals  []int32
 	Globals []int32
 
-	secByName map[string]int32
+	secByName map[string]int32 // output sections by name (made by merge)
 
 	// Strings of .shstrtab and .strtab, in the order nvlink adds them.
 	ShStr *StrTab
@@ -233,12 +233,11 @@ func (ctx *Context) outputSink() (io.Writer, error) {
 func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 	c := &Context{
 		Opts: opts, Diags: diags, Prog: prog,
-		secByName: map[string]int32{},
-		infoSeen:  map[int32]bool{},
-		cg:        cgReport{ownRegs: map[int32]uint32{}},
-		ShStr:     NewOrderedStrTab(),
-		Str:       NewStrTab(),
-		Timer:     &Timer{},
+		infoSeen: map[int32]bool{},
+		cg:       cgReport{ownRegs: map[int32]uint32{}},
+		ShStr:    NewOrderedStrTab(),
+		Str:      NewStrTab(),
+		Timer:    &Timer{},
 	}
 	if !opts.PlainMemory {
 		c.mem = &hugemem.Arena{}

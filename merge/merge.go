@@ -70,11 +70,7 @@ func merge(ctx *Context) error {
 	ctx.ShStr.Reserve(shstrBytes, ctx.mem.Alloc)
 	// Output sections run about a quarter of the inputs' (generated
 	// links: 41,500 of 174,000 at 10,000 objects).
-	secs := make(map[string]int32, nsec/3+len(ctx.secByName))
-	for k, v := range ctx.secByName {
-		secs[k] = v
-	}
-	ctx.secByName = secs
+	ctx.secByName = make(map[string]int32, nsec/3)
 	maps := make([]int32, nsec+nsym)
 	for i := range maps {
 		maps[i] = -1
