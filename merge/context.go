@@ -113,7 +113,7 @@ type Obj struct {
 	// the collector does not look.
 	private   [][]byte
 	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
-	nvinfo    []infoSec      // decoded .nv.info sections, by input section index
+	nvinfo    []infoSec      // decoded .nv.info sections, in section order (see info)
 }
 
 // OutSym is an output symbol.
@@ -203,16 +203,6 @@ type Resolution struct {
 	sym   int32 // the output symbol merge made for the name (-1: none yet)
 }
 
-// tableAlloc is the allocator for decoded tables whose records point into
-// the inputs (elf.ParseInto and kin): mappings only, nil (typed Go
-// allocations) when there are none.
-func (ctx *Context) tableAlloc() func(int) []byte {
-	if !ctx.mem.OffHeap() {
-		return nil
-	}
-	return func(n int) []byte { return ctx.mem.AllocMapped(n) }
-}
-
 // res is the resolution of global entry i of o (nil for locals).
 func (ctx *Context) res(o *Obj, i int) *Resolution {
 	if i < len(o.resID) && o.resID[i] >= 0 {
@@ -235,9 +225,11 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		Opts: opts, Diags: diags, Prog: prog,
 		infoSeen: map[int32]bool{},
 		cg:       cgReport{ownRegs: map[int32]uint32{}},
-		ShStr:    NewOrderedStrTab(),
-		Str:      NewStrTab(),
-		Timer:    &Timer{},
+		// .shstrtab: a section name's ordinal there is nvlink's creation
+		// index of the section, which .symtab_shndx records.
+		ShStr: NewStrTab(),
+		Str:   NewStrTab(),
+		Timer: &Timer{},
 	}
 	if !opts.PlainMemory {
 		c.mem = &hugemem.Arena{}

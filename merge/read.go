@@ -52,7 +52,9 @@ func read(ctx *Context) error {
 		paths = append(paths, path)
 	}
 	// Each worker reads, parses and decodes whole inputs; file IDs are
-	// assigned afterwards, in command-line order.
+	// assigned afterwards, in command-line order. Decoded tables holding
+	// pointers take only mapped memory (AllocMapped: nil, so typed Go
+	// allocations, when there is none; see elf.ParseInto).
 	objs := make([][]*Obj, len(paths))
 	sizes := make([]int64, len(paths))
 	errs := make([]error, len(paths))
@@ -60,7 +62,7 @@ func read(ctx *Context) error {
 	pbad := make([]int, len(paths))    // and its position among the input's cubins
 	// Reading is bound by system calls more than by CPU: use more workers.
 	parallelFor(len(paths), 4*workers(ctx.Opts.Threads), func(i int) error {
-		units, err := input.LoadInto(paths[i], arch, ctx.Diags, i, nil, ctx.mem.Alloc, ctx.tableAlloc())
+		units, err := input.LoadInto(paths[i], arch, ctx.Diags, i, nil, ctx.mem.Alloc, ctx.mem.AllocMapped)
 		if err != nil {
 			errs[i] = err
 			return nil
@@ -70,14 +72,14 @@ func read(ctx *Context) error {
 			sizes[i] += int64(len(u.Data))
 			f := u.ELF
 			if f == nil {
-				if f, err = elf.ParseInto(u.Data, ctx.tableAlloc()); err != nil {
+				if f, err = elf.ParseInto(u.Data, ctx.mem.AllocMapped); err != nil {
 					perrs[i], pbad[i] = fmt.Errorf("%v in '%s'", err, u.Name), k
 					return nil
 				}
 			}
 			o := &Obj{Name: u.Name, Data: u.Data, F: f, System: u.System, ModuleID: u.ModuleID,
 				overlaps: sectionsOverlap(f)}
-			if err := o.decodeInfo(ctx.tableAlloc()); err != nil {
+			if err := o.decodeInfo(ctx.mem.AllocMapped); err != nil {
 				perrs[i], pbad[i] = err, k
 				return nil
 			}

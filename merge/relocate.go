@@ -32,9 +32,11 @@ const (
 	rABS16_32       = 59
 	rFuncDesc32LO32 = 62
 	rFuncDesc32HI32 = 63
+	rABS47_34       = 58
 	rConstField2138 = 66
 	rConstField1940 = 64
 	rUnusedClear64  = 73
+	rABS24_40       = 74
 	rABS55_16_34    = 75
 )
 
@@ -51,9 +53,9 @@ var relocFields = map[uint32]field{
 	rABS32_HI_32:    {32, 32, 32},
 	rABS16_32:       {32, 16, 0},
 	rConstField2138: {38, 21, 0},
-	58:              {34, 47, 0}, // R_CUDA_ABS47_34 (calls before sm_90)
+	rABS47_34:       {34, 47, 0}, // calls before sm_90
 	rConstField1940: {40, 14, 2}, // offset in words; the bank number follows at bit 54
-	74:              {40, 24, 0}, // R_CUDA_ABS24_40 (shared memory before sm_90)
+	rABS24_40:       {40, 24, 0}, // shared memory before sm_90
 	rABS55_16_34:    {16, 55, 0},
 }
 

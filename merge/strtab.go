@@ -31,11 +31,6 @@ func NewStrTab() *StrTab {
 	return &StrTab{buf: []byte{0}, slots: make([]strSlot, 64), seed: maphash.MakeSeed()}
 }
 
-// NewOrderedStrTab is NewStrTab; kept as the constructor of .shstrtab,
-// where a section name's ordinal is nvlink's creation index of the section
-// (which .symtab_shndx records).
-func NewOrderedStrTab() *StrTab { return NewStrTab() }
-
 // Reserve makes room for about n more bytes of strings (a hint: the
 // table still grows past it). alloc, if not nil, provides the memory (see
 // hugemem: it stays valid for the table's life; growth past the hint
