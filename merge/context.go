@@ -59,9 +59,11 @@ type Context struct {
 	// Out).
 	openOutput func() (io.Writer, error)
 
-	cgEdges      []cgEdge // call edges (caller, callee) in file order
-	cg           cgReport // what --dump-callgraph prints besides the graph
-	infoOrder    []int32  // code sections in the order nvlink creates their .nv.info.<f>
+	cgEdges      []cgEdge  // call edges (caller, callee) in file order
+	calls        [][]int32 // by caller symbol ID: its callees in edge order (finalize)
+	callers      []int32   // callers in order of their first edge
+	cg           cgReport  // what --dump-callgraph prints besides the graph
+	infoOrder    []int32   // code sections in the order nvlink creates their .nv.info.<f>
 	infoSeen     map[int32]bool
 	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
 	codeRefs     [][]int32          // code section ID -> function symbols its relocations name (dce)

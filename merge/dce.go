@@ -57,7 +57,7 @@ func dce(ctx *Context) error {
 		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym {
 			continue
 		}
-		if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) || s.Other&0x08 != 0 || (ctx.Opts.PreserveRelocs && ctx.Objs[s.File].System) {
+		if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) || s.Other&stoCudaObscure != 0 || (ctx.Opts.PreserveRelocs && ctx.Objs[s.File].System) {
 			mark(s.ID)
 		}
 	}
@@ -104,7 +104,7 @@ func dce(ctx *Context) error {
 	// Per-function sections of removed code go with it.
 	for _, s := range ctx.Secs {
 		if s.infoIn > 0 {
-			if t := ctx.Objs[s.infoObj].SecMap[s.infoIn]; t >= 0 && int(t) < len(deadText) && deadText[t] {
+			if t := ctx.Objs[s.infoObj].SecMap[s.infoIn]; t >= 0 && deadText[t] {
 				s.Dead = true
 			}
 		}

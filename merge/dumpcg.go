@@ -5,7 +5,9 @@ package merge
 //
 // Inputs: the input symbol tables (node numbering), the merged call graph
 // (buildCallgraph) and the output .nv.info (register counts).
-// Outputs: one text block in ctx.Diags.
+// Outputs: one text block in ctx.Diags. The function numbering below is
+// nvlink's own and also orders the EXTERNS lists finalize merges
+// (functionNumbers, computed once, only when one of them needs it).
 // Invariants: node numbers depend only on the inputs' order and symbol
 // tables, so the report is the same at every thread count.
 //
@@ -22,7 +24,6 @@ package merge
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,7 +126,6 @@ func dumpCallgraph(ctx *Context) {
 		}
 	}
 	regs := ctx.cg.ownRegs
-	_, byCaller := callEdgesByCaller(ctx)
 	var b strings.Builder
 	fmt.Fprintf(&b, "callgraph for %s:\n", ctx.Opts.Arch)
 	b.WriteString("# A: s -> B // s (number A) potentially calls B\n")
@@ -151,8 +151,9 @@ func dumpCallgraph(ctx *Context) {
 			fmt.Fprintf(&b, " [%d]", r)
 		}
 		b.WriteString(" ->")
-		for _, c := range byCaller[id] {
-			if m, ok := numberOf(bySym, c); ok {
+		calls := ctx.calleesOf(id)
+		for k := len(calls) - 1; k >= 0; k-- { // latest first, as .nv.callgraph
+			if m, ok := numberOf(bySym, calls[k]); ok {
 				fmt.Fprintf(&b, " %d", m)
 			}
 		}
@@ -187,40 +188,4 @@ func display(name string) string {
 	}
 	out, _ := demangle.Demangle(name)
 	return out
-}
-
-// callEdgesByCaller groups the call edges by caller as .nv.callgraph lists
-// them: each caller's callees latest first (nvlink prepends); callers in
-// order of their first edge (encodeCallgraph orders them by index).
-func callEdgesByCaller(ctx *Context) ([]int32, [][]int32) {
-	byCaller, callers := calleesByCaller(ctx.cgEdges, len(ctx.Syms))
-	for _, l := range byCaller {
-		slices.Reverse(l)
-	}
-	return callers, byCaller
-}
-
-// calleesByCaller groups call edges by caller (indexed by symbol ID, nsyms
-// of them; nil: no callees), callees in edge order, and lists the callers
-// in order of their first edge. The lists share one array.
-func calleesByCaller(edges []cgEdge, nsyms int) ([][]int32, []int32) {
-	byCaller := make([][]int32, nsyms)
-	count := make([]int32, nsyms)
-	var callers []int32
-	for _, e := range edges {
-		if count[e.caller] == 0 {
-			callers = append(callers, e.caller)
-		}
-		count[e.caller]++
-	}
-	all := make([]int32, 0, len(edges))
-	for _, c := range callers {
-		n := int(count[c])
-		byCaller[c] = all[len(all) : len(all) : len(all)+n]
-		all = all[:len(all)+n]
-	}
-	for _, e := range edges {
-		byCaller[e.caller] = append(byCaller[e.caller], e.callee)
-	}
-	return byCaller, callers
 }

@@ -78,19 +78,16 @@ func finalize(ctx *Context) error {
 	// passes below run either way, and run stops before write.
 	reportUndefined(ctx)
 	buildCallgraph(ctx)
-	// The inputs' relocations are not read after this point
-	// (buildCallgraph is their last user; they are in the arena, so this
-	// only matters without one).
-	for _, o := range ctx.Objs {
-		o.relSecs = nil
-	}
+	ctx.calls, ctx.callers = calleesByCaller(ctx.cgEdges, len(ctx.Syms))
 	if ctx.hasExtern {
 		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
 	}
 	buildNvInfo(ctx)
+	// The inputs' relocations and resolutions are not read after this
+	// point (the arena holds most of them: this matters without one).
 	ctx.Res = nil
 	for _, o := range ctx.Objs {
-		o.resID = nil
+		o.relSecs, o.resID = nil, nil
 	}
 	if ctx.Opts.DumpCallgraph {
 		dumpCallgraph(ctx)
@@ -251,13 +248,8 @@ func buildNvInfo(ctx *Context) {
 	}
 	// (Room for the MIN_STACK_SIZE records appended below: one per
 	// entry at most.)
-	ncode := 0
-	for _, s := range ctx.Secs {
-		if s.Flags&elf.SHFExecInstr != 0 {
-			ncode++
-		}
-	}
-	global := make([]infoRec, 0, nglobal+ncode)
+	texts := ctx.textSections()
+	global := make([]infoRec, 0, nglobal+len(texts))
 	perFunc := make([][]infoRec, len(ctx.Secs)) // by output text section; nil: none
 	for i := range per {
 		global = append(global, per[i].global...)
@@ -269,17 +261,16 @@ func buildNvInfo(ctx *Context) {
 			}
 		}
 	}
-	calls, _ := calleesByCaller(ctx.cgEdges, len(ctx.Syms))
-	closeExterns(ctx, perFunc, calls)
+	closeExterns(ctx, perFunc, ctx.calls)
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
 	propagateRegCount(ctx, global)
-	stacks, unknown := stackSizes(ctx, global, calls)
+	stacks, unknown := stackSizes(ctx, global, texts, ctx.calls)
 	slices.Reverse(global)
 	gs.info = append(global, stacks...)
 	gs.minStack = len(global)
 	order := ctx.infoOrder
-	for _, t := range ctx.textSections() {
+	for _, t := range texts {
 		if !ctx.infoSeen[t] {
 			order = append(order, t)
 		}
@@ -384,7 +375,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 // stackSizes computes EIATTR_MIN_STACK_SIZE for every entry function: the
 // deepest sum of frame sizes along the call graph from the entry, or
 // 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
-func stackSizes(ctx *Context, global []infoRec, calls [][]int32) ([]infoRec, map[int32]bool) {
+func stackSizes(ctx *Context, global []infoRec, texts []int32, calls [][]int32) ([]infoRec, map[int32]bool) {
 	unknownAt := map[int32]bool{}
 	// By output symbol ID.
 	frame := make([]uint32, len(ctx.Syms))
@@ -428,7 +419,7 @@ func stackSizes(ctx *Context, global []infoRec, calls [][]int32) ([]infoRec, map
 		return best
 	}
 	var out []infoRec
-	for _, t := range ctx.textSections() {
+	for _, t := range texts {
 		f := ctx.Secs[t].InfoSym
 		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
 			continue
@@ -813,6 +804,40 @@ func buildCallgraph(ctx *Context) {
 	buildPrototype(ctx)
 }
 
+// calleesOf is function f's callees in call edge order (none for a
+// symbol made after the grouping).
+func (ctx *Context) calleesOf(f int32) []int32 {
+	if f < 0 || int(f) >= len(ctx.calls) {
+		return nil
+	}
+	return ctx.calls[f]
+}
+
+// calleesByCaller groups call edges by caller (indexed by symbol ID, nsyms
+// of them; nil: no callees), callees in edge order, and lists the callers
+// in order of their first edge. The lists share one array.
+func calleesByCaller(edges []cgEdge, nsyms int) ([][]int32, []int32) {
+	byCaller := make([][]int32, nsyms)
+	count := make([]int32, nsyms)
+	var callers []int32
+	for _, e := range edges {
+		if count[e.caller] == 0 {
+			callers = append(callers, e.caller)
+		}
+		count[e.caller]++
+	}
+	all := make([]int32, 0, len(edges))
+	for _, c := range callers {
+		n := int(count[c])
+		byCaller[c] = all[len(all) : len(all) : len(all)+n]
+		all = all[:len(all)+n]
+	}
+	for _, e := range edges {
+		byCaller[e.caller] = append(byCaller[e.caller], e.callee)
+	}
+	return byCaller, callers
+}
+
 // addLaunchedKernels lists in the address-taken block (-2, with no
 // prototype) every entry whose address another function's code takes: a
 // kernel launched from the device (corpus program cdp).
@@ -902,14 +927,17 @@ func encodeCallgraph(ctx *Context) {
 	for _, s := range ctx.Secs {
 		switch {
 		case s.callgraph != nil:
-			callers, byCaller := callEdgesByCaller(ctx)
+			// Callers by symbol index, each one's callees latest first
+			// (nvlink prepends).
+			callers := slices.Clone(ctx.callers)
 			sort.SliceStable(callers, func(i, j int) bool { return ctx.Syms[callers[i]].Index < ctx.Syms[callers[j]].Index })
 			out := le.AppendUint32(nil, 0)
 			out = le.AppendUint32(out, ^uint32(0))
 			for _, c := range callers {
-				for _, callee := range byCaller[c] {
+				calls := ctx.calleesOf(c)
+				for k := len(calls) - 1; k >= 0; k-- {
 					out = le.AppendUint32(out, uint32(ctx.Syms[c].Index))
-					out = le.AppendUint32(out, uint32(ctx.Syms[callee].Index))
+					out = le.AppendUint32(out, uint32(ctx.Syms[calls[k]].Index))
 				}
 			}
 			for _, m := range []int32{-2, -3, -4} {

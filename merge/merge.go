@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/shard"
 )
 
 // sttCudaObject is the symbol type ptxas gives __device__/__constant__ data.
@@ -154,8 +155,8 @@ func mergeFile(ctx *Context, o *Obj) {
 			mapSectionFrom(ctx, o, int(syms[i].Shndx), false)
 			continue
 		}
-		if sh := syms[i].Shndx; sh != elf.SHNUndef && sh < elf.SHNLoReserve && !o.Drop[sh] {
-			mapSectionFrom(ctx, o, int(sh), false)
+		if o.definingSection(&syms[i]) != nil && !o.Drop[syms[i].Shndx] {
+			mapSectionFrom(ctx, o, int(syms[i].Shndx), false)
 		}
 		if isExternShared(&syms[i]) {
 			// nvlink makes its .nv_debug.shared for dynamic shared memory
@@ -251,8 +252,9 @@ func mergeFile(ctx *Context, o *Obj) {
 					if nonAlloc {
 						companion = other
 					}
+					refs := otherRefs(o, t, rels)
 					for _, r := range rels {
-						if ctx.relNeedsCompanion(o, r, t, nonAlloc, otherRefs(o, t, rels)) {
+						if ctx.relNeedsCompanion(o, r, t, nonAlloc, refs) {
 							ctx.ShStr.Add(companion + target)
 							ctx.Str.Add(ctx.strName(companion+target, o.SecMap[t]))
 							break
@@ -390,8 +392,9 @@ const stvInternal = 1
 // .strtab names of the sections it makes for such a function afterwards
 // (.nv.info.<f>, .rela.text.<f>) are written as dots of the same length
 // (testdata/crafted/sto-cuda-obscure). The seeds read the same bit as
-// "address taken" in nvlink 13.
-const stoCudaObscure = 0x08
+// "address taken" in nvlink 13 (shard.OtherAddrTaken: resolution gathers
+// it over every appearance of a name).
+const stoCudaObscure = shard.OtherAddrTaken
 
 // strName is the .strtab form of the name of a section made for code
 // section text: the name itself, or dots when its function is obscure.
@@ -705,9 +708,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 	}
 	sym.Info = s.Info&0xF0 | typ
 	sym.Other = outOther(s)
-	if r.Other&0x08 != 0 {
-		sym.Other |= 0x08
-	}
+	sym.Other |= r.Other & stoCudaObscure
 	sym.Size = s.Size
 	sym.File, sym.InIdx = int32(o.ID), int32(i)
 	switch s.Shndx {
@@ -759,11 +760,15 @@ func externShared(ctx *Context) {
 }
 
 // inLocalPart reports whether symbol i of o lies below its .symtab's sh_info.
-func inLocalPart(o *Obj, i int) bool {
+func inLocalPart(o *Obj, i int) bool { return i < o.firstNonLocal() }
+
+// firstNonLocal is the index of the first symbol past the local part
+// (sh_info of .symtab), clamped to the table.
+func (o *Obj) firstNonLocal() int {
 	if o.F.SymtabIndex <= 0 {
-		return false
+		return 0
 	}
-	return uint32(i) < o.F.Sections[o.F.SymtabIndex].Info
+	return min(int(o.F.Sections[o.F.SymtabIndex].Info), len(o.F.Symbols))
 }
 
 // claimCode makes function symbol id the one a code section's sh_info

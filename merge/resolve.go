@@ -79,16 +79,6 @@ func candidateOf(ctx *Context, o *Obj, i int) shard.Cand {
 	return c
 }
 
-// firstNonLocal is the index of the first symbol past the local part
-// (sh_info of .symtab), clamped to the table.
-func (o *Obj) firstNonLocal() int {
-	n := len(o.F.Symbols)
-	if o.F.SymtabIndex <= 0 {
-		return n
-	}
-	return min(int(o.F.Sections[o.F.SymtabIndex].Info), n)
-}
-
 // regCount is a function's register count: the high byte of its .text
 // sh_info, else its EIATTR_REGCOUNT record (nvlink 13's fallback scan).
 func regCount(o *Obj, i int) int32 {
