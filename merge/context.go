@@ -226,7 +226,6 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 	c := &Context{
 		Opts: opts, Diags: diags, Prog: prog,
 		infoSeen: map[int32]bool{},
-		cg:       cgReport{ownRegs: map[int32]uint32{}},
 		// .shstrtab: a section name's ordinal there is nvlink's creation
 		// index of the section, which .symtab_shndx records.
 		ShStr: NewStrTab(),

@@ -338,6 +338,9 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 		}
 		n := global[own[f]-1].a.U32(4)
 		if ctx.Opts.DumpCallgraph {
+			if ctx.cg.ownRegs == nil {
+				ctx.cg.ownRegs = map[int32]uint32{}
+			}
 			ctx.cg.ownRegs[int32(f)] = n // the report shows the counts before propagation
 		}
 		val[f] = best{n, int32(f)}

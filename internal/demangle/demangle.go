@@ -41,7 +41,7 @@ func Demangle(name string) (string, bool) {
 			return name, false
 		}
 	}
-	out, ok := p.encoding(true)
+	out, ok := p.encoding()
 	if !ok || p.i != len(p.s) || p.budget < 0 {
 		return name, false
 	}
@@ -110,14 +110,9 @@ func (p *parser) eat(s string) bool {
 	return false
 }
 
-// encoding parses <name> [<bare-function-type>]; top says whether this is
-// the whole symbol (a data name there has no parameters).
-func (p *parser) encoding(top bool) (string, bool) {
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > maxDepth {
-		return "", false
-	}
+// encoding parses the whole symbol: <name> [<bare-function-type>] (a
+// data name has no parameters).
+func (p *parser) encoding() (string, bool) {
 	n, ok := p.name()
 	if !ok {
 		return "", false
