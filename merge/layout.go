@@ -35,6 +35,14 @@ func layout(ctx *Context) error {
 	allocateCommons(ctx)
 	checkConstantBanks(ctx)
 	layoutShared(ctx)
+	// --preserve-relocs' shared-data symbols: their laid-out offsets, past
+	// the window the driver reserves (as nvlink writes them; the code's
+	// own offsets do not include it).
+	for _, o := range ctx.Objs {
+		for in, id := range o.sharedSyms {
+			ctx.Syms[id].Value = ctx.dataVal[dataKey{int32(o.ID), in}] + reservedShared(ctx.Header.SM())
+		}
+	}
 	return nil
 }
 

@@ -14,6 +14,7 @@ package merge
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/warplink/warplink/elf"
@@ -60,32 +61,20 @@ var relocFields = map[uint32]field{
 }
 
 func relocate(ctx *Context) error {
-	// --preserve-relocs' shared-data symbols: their laid-out offsets, past
-	// the window the driver reserves (as nvlink writes them; the code's
-	// own offsets do not include it).
-	for _, o := range ctx.Objs {
-		for in, id := range o.sharedSyms {
-			ctx.Syms[id].Value = ctx.dataVal[dataKey{int32(o.ID), in}] + reservedShared(ctx.Header.SM())
-		}
-	}
-	// Per output section, relocations in input order (file order, then the
-	// input section's order); reversed at the end.
+	// Per output section and kind, relocations in input order (file
+	// order, then the input section's order); reversed at the end.
 	// (Indexed by target section ID: every target exists by now.)
 	nsec := len(ctx.Secs)
-	lists := [2][][]OutRel{make([][]OutRel, nsec), make([][]OutRel, nsec)} // RELA, REL
-	resolved := make([][]OutRel, nsec)                                     // --preserve-relocs: relocations applied at link time
+	var lists [nRelKinds][][]OutRel
+	for k := range lists {
+		lists[k] = make([][]OutRel, nsec)
+	}
 	// The relocation sections to create, in the order nvlink creates them:
 	// the target's .rela section when an input section first brings kept
 	// relocations (or any), its .nv.resolvedrela one when it first brings
 	// applied relocations under --preserve-relocs.
 	var relSecOrder []relSec
-	inOrder := make([]uint8, nsec) // bit 1<<relSec.bit() per target
-	note := func(k relSec) {
-		if bit := uint8(1) << k.bit(); inOrder[k.tgt]&bit == 0 {
-			inOrder[k.tgt] |= bit
-			relSecOrder = append(relSecOrder, k)
-		}
-	}
+	inOrder := make([]uint8, nsec) // bit 1<<kind per target
 	// Each object is patched on its own (it owns its bytes; the output
 	// symbols and layout are only read) and records, in its order, the
 	// relocations it keeps and the sections they go to. Replaying the
@@ -98,84 +87,71 @@ func relocate(ctx *Context) error {
 	})
 	for i, evs := range events {
 		for _, ev := range evs {
-			switch ev.kind {
-			case evNote:
-				note(ev.sec)
-			case evKeep:
-				l := &lists[b2i(ev.sec.rel)][ev.sec.tgt]
-				*l = append(*l, ev.rel)
-			case evResolved:
-				resolved[ev.sec.tgt] = append(resolved[ev.sec.tgt], ev.rel)
+			k := ev.sec
+			if ev.note {
+				if bit := uint8(1) << k.kind; inOrder[k.tgt]&bit == 0 {
+					inOrder[k.tgt] |= bit
+					relSecOrder = append(relSecOrder, k)
+				}
+				continue
 			}
+			lists[k.kind][k.tgt] = append(lists[k.kind][k.tgt], ev.rel)
 		}
 		if errs[i] != nil {
 			return errs[i]
 		}
 	}
 	for _, k := range relSecOrder {
-		l, name, typ, ent := lists[0][k.tgt], ".rela"+ctx.Secs[k.tgt].Name, uint32(elf.SHTRela), uint64(elf.RelaSize)
-		switch {
-		case k.resolved:
-			l, name, typ = resolved[k.tgt], ".nv.resolvedrela"+ctx.Secs[k.tgt].Name, elf.SHTCudaResolvedRela
-		case k.rel:
-			l, name, typ, ent = lists[1][k.tgt], ".rel"+ctx.Secs[k.tgt].Name, elf.SHTRel, elf.RelSize
-		}
+		l, kind := lists[k.kind][k.tgt], relKinds[k.kind]
 		if len(l) == 0 {
 			continue
 		}
-		for i, j := 0, len(l)-1; i < j; i, j = i+1, j-1 {
-			l[i], l[j] = l[j], l[i]
-		}
-		sec := ctx.newSection(name, typ, 0, 8, ent)
+		slices.Reverse(l)
+		sec := ctx.newSection(kind.prefix+ctx.Secs[k.tgt].Name, kind.typ, 0, 8, kind.ent)
 		sec.LinkSymtab = true
 		sec.InfoSec = k.tgt
 		sec.Relocs = l
-		sec.Size = uint64(len(l)) * ent
+		sec.Size = uint64(len(l)) * kind.ent
 	}
 	return nil
 }
 
-// relSec is a relocation section to create: for target tgt, the kept
-// relocations (rel: as SHT_REL) or, under --preserve-relocs, the applied
-// ones (resolved).
+// Kinds of output relocation section: kept relocations as RELA, as REL
+// (ptxas writes REL before sm_90), and under --preserve-relocs the ones
+// applied at link time.
+const (
+	kindRela = iota
+	kindRel
+	kindResolved
+	nRelKinds
+)
+
+// relKinds names and types each kind's sections.
+var relKinds = [nRelKinds]struct {
+	prefix string
+	typ    uint32
+	ent    uint64
+}{
+	kindRela:     {".rela", elf.SHTRela, elf.RelaSize},
+	kindRel:      {".rel", elf.SHTRel, elf.RelSize},
+	kindResolved: {".nv.resolvedrela", elf.SHTCudaResolvedRela, elf.RelaSize},
+}
+
+// relSec is a relocation section to create: the one of that kind for
+// target section tgt.
 type relSec struct {
-	tgt      int32
-	resolved bool
-	rel      bool // SHT_REL entries (ptxas writes them before sm_90)
-}
-
-// bit numbers the kinds of relocation section a target can have.
-func (k relSec) bit() uint {
-	switch {
-	case k.resolved:
-		return 2
-	case k.rel:
-		return 1
-	}
-	return 0
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	tgt  int32
+	kind uint8
 }
 
 // relEvent is what relocating one object tells the serial replay, in the
-// object's order: a relocation section now needed, or a relocation for a
-// kept or an applied (--preserve-relocs) list.
+// object's order: a relocation section now needed (note), or a relocation
+// for a section's list.
 type relEvent struct {
-	kind uint8
+	note bool
 	sec  relSec
 	rel  OutRel
 }
-
-const (
-	evNote = iota
-	evKeep
-	evResolved
-)
 
 // relocateObject applies the link-time relocations of o to its bytes and
 // returns the rest as events. An error stops at the relocation that raised
@@ -183,16 +159,13 @@ const (
 func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 	var evs []relEvent
 	var privatized map[int]bool
-	for si := range o.F.Sections {
-		rs := &o.F.Sections[si]
-		if rs.Type != elf.SHTRela && rs.Type != elf.SHTRel {
-			continue
-		}
+	for _, d := range o.relSecs {
+		rs := &o.F.Sections[d.si]
 		tgt := int(rs.Info)
 		if tgt <= 0 || tgt >= len(o.F.Sections) || o.Drop[tgt] || o.SecMap[tgt] < 0 || ctx.Secs[o.SecMap[tgt]].Dead {
 			continue
 		}
-		rels := o.relocs(si)
+		rels := d.rels
 		out := o.SecMap[tgt]
 		base := o.SecOff[tgt]
 		// Patched in place: the input's bytes are private to this link
@@ -214,7 +187,10 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 			o.F.Sections[tgt].Data = data
 		}
 		kept := false
-		isRel := rs.Type == elf.SHTRel
+		own := relSec{out, kindRela} // where kept relocations go
+		if rs.Type == elf.SHTRel {
+			own.kind = kindRel
+		}
 		for _, r := range rels {
 			if r.Type == rNone {
 				continue
@@ -239,10 +215,10 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				continue // reference to a dropped weak copy: nvlink removes it
 			}
 			if keep {
-				evs = append(evs, relEvent{evKeep, relSec{out, false, isRel}, OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: r.Addend}})
+				evs = append(evs, relEvent{sec: own, rel: OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: r.Addend}})
 				if !kept {
 					kept = true
-					evs = append(evs, relEvent{kind: evNote, sec: relSec{out, false, isRel}})
+					evs = append(evs, relEvent{note: true, sec: own})
 				}
 				continue
 			}
@@ -261,13 +237,14 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				if !ctx.Syms[sym].IsSecSym {
 					val = 0 // the symbol itself carries the value
 				}
-				evs = append(evs, relEvent{evResolved, relSec{out, true, false}, OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: int64(val) + r.Addend}})
+				applied := relSec{out, kindResolved}
+				evs = append(evs, relEvent{sec: applied, rel: OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: int64(val) + r.Addend}})
 				kept = true
-				evs = append(evs, relEvent{kind: evNote, sec: relSec{out, false, isRel}}, relEvent{kind: evNote, sec: relSec{out, true, false}})
+				evs = append(evs, relEvent{note: true, sec: own}, relEvent{note: true, sec: applied})
 			}
 		}
 		if !kept {
-			evs = append(evs, relEvent{kind: evNote, sec: relSec{out, false, isRel}})
+			evs = append(evs, relEvent{note: true, sec: own})
 		}
 	}
 	return evs, nil
