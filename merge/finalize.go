@@ -691,14 +691,13 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 			return ctx.Syms[tail[i].sym].Index < ctx.Syms[tail[j].sym].Index
 		})
 	}
+	var scratch []byte // an EXTERNS payload, for one record at a time
 	size := 0
 	for i := range s.info {
 		if r := &s.info[i]; !r.dropped {
-			if r.externs != nil && r.a.Format == elf.EIFmtSVal {
-				size += 4 + 4*len(r.externs)
-			} else {
-				size += r.a.Size()
-			}
+			var a elf.Attr
+			a, scratch = r.outAttr(ctx, scratch)
+			size += a.Size()
 		}
 	}
 	out := ctx.mem.Alloc(size)[:0]
@@ -707,22 +706,30 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 		if r.dropped {
 			continue
 		}
-		a := r.a
+		var a elf.Attr
+		a, scratch = r.outAttr(ctx, scratch)
 		start := len(out)
-		if r.externs != nil && a.Format == elf.EIFmtSVal {
-			out = append(out, a.Format, a.Code, byte(4*len(r.externs)), byte(4*len(r.externs)>>8))
-			for _, m := range r.externs {
-				out = binary.LittleEndian.AppendUint32(out, uint32(ctx.Syms[m].Index))
-			}
-		} else {
-			out = elf.AppendNvInfo(out, []elf.Attr{a})
-		}
+		out = elf.AppendNvInfo(out, []elf.Attr{a})
 		if r.sym >= 0 && len(out)-start >= 8 {
 			binary.LittleEndian.PutUint32(out[start+4:], uint32(ctx.Syms[r.sym].Index))
 		}
 	}
 	s.Data = out
 	s.Size = uint64(len(out))
+}
+
+// outAttr is the record as written: an EXTERNS list gets its payload of
+// final symbol indices, encoded into scratch (returned for reuse).
+func (r *infoRec) outAttr(ctx *Context, scratch []byte) (elf.Attr, []byte) {
+	a := r.a
+	if r.externs != nil {
+		scratch = scratch[:0]
+		for _, m := range r.externs {
+			scratch = binary.LittleEndian.AppendUint32(scratch, uint32(ctx.Syms[m].Index))
+		}
+		a.Payload = scratch
+	}
+	return a, scratch
 }
 
 // cgEdge is a call graph record between output symbol IDs; caller 0 with a
