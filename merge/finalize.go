@@ -15,6 +15,7 @@ package merge
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -1021,30 +1022,20 @@ func orderSections(ctx *Context) {
 		}
 		return b<<32 | uint64(s.Type)
 	}
-	slot := map[uint64]int{}
-	var keys []uint64
-	for _, s := range live {
-		if k := key(s); slot[k] == 0 {
-			slot[k] = 1
-			keys = append(keys, k)
-		}
+	keys := make([]uint64, len(live))
+	next := map[uint64]int{} // per key: its count, then where its next section goes
+	for i, s := range live {
+		keys[i] = key(s)
+		next[keys[i]]++
 	}
-	slices.Sort(keys)
-	start := make([]int, len(keys))
-	for i, k := range keys {
-		slot[k] = i
-	}
-	for _, s := range live {
-		start[slot[key(s)]]++
-	}
-	for i, n := 0, 0; i < len(start); i++ {
-		start[i], n = n, n+start[i]
+	at := 0
+	for _, k := range slices.Sorted(maps.Keys(next)) {
+		next[k], at = at, at+next[k]
 	}
 	sorted := make([]*OutSec, len(live))
-	for _, s := range live {
-		i := slot[key(s)]
-		sorted[start[i]] = s
-		start[i]++
+	for i, s := range live {
+		sorted[next[keys[i]]] = s
+		next[keys[i]]++
 	}
 	live = sorted
 	// Past SHN_LORESERVE sections, symbols name their section through

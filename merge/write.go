@@ -378,18 +378,14 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 		elf.PutSymbol(b[s.Index*elf.SymSize:], &e)
 	}
 	// Every symbol owns its slot (its Index): filled in parallel.
-	each := func(ids []int32) {
-		parallelFor((len(ids)+4095)/4096, ctx.Opts.Threads, func(k int) error {
-			for _, id := range ids[k*4096 : min(len(ids), (k+1)*4096)] {
-				if s := ctx.Syms[id]; s.Index > 0 {
-					put(s)
-				}
+	for _, ids := range [][]int32{ctx.Locals, ctx.Globals} {
+		parallelFor(len(ids), ctx.Opts.Threads, func(k int) error {
+			if s := ctx.Syms[ids[k]]; s.Index > 0 {
+				put(s)
 			}
 			return nil
 		})
 	}
-	each(ctx.Locals)
-	each(ctx.Globals)
 	return b, x
 }
 
