@@ -31,15 +31,9 @@ func TestCorpusCallgraph(t *testing.T) {
 			}
 			n++
 			t.Run(filepath.Base(corpus)+"/"+p.Name(), func(t *testing.T) {
-				raw, err := os.ReadFile(filepath.Join(dir, "link.args"))
+				args, err := cliLinkArgs(dir, libdir, filepath.Join(t.TempDir(), "out.cubin"))
 				if err != nil {
 					t.Fatal(err)
-				}
-				args := strings.Fields(strings.ReplaceAll(string(raw), "@CUDA_LIBDIR@", libdir))
-				for i := range args {
-					if args[i] == "ref.cubin" {
-						args[i] = filepath.Join(t.TempDir(), "out.cubin")
-					}
 				}
 				args = append(args, "--dump-callgraph")
 				t.Chdir(dir)
@@ -100,16 +94,10 @@ func testCorpusOptionNvlink(t *testing.T, extra []string, gaps map[string]string
 		}
 		for _, p := range progs {
 			dir := filepath.Join(corpus, p.Name())
-			raw, err := os.ReadFile(filepath.Join(dir, "link.args"))
+			tmp := t.TempDir()
+			args, err := cliLinkArgs(dir, libdir, filepath.Join(tmp, "out.cubin"))
 			if err != nil || p.Name() == "archive" {
 				continue
-			}
-			tmp := t.TempDir()
-			args := strings.Fields(strings.ReplaceAll(string(raw), "@CUDA_LIBDIR@", libdir))
-			for i := range args {
-				if args[i] == "ref.cubin" {
-					args[i] = filepath.Join(tmp, "out.cubin")
-				}
 			}
 			args = append(args, extra...)
 			cmd := exec.Command(nvlink, args...)
@@ -140,4 +128,21 @@ func testCorpusOptionNvlink(t *testing.T, extra []string, gaps map[string]string
 	if identical < want {
 		t.Errorf("only %d identical links, want %d", identical, want)
 	}
+}
+
+// cliLinkArgs is the nvlink command line recorded for the corpus program
+// in dir (link.args), with the device-runtime folder and the output path
+// filled in.
+func cliLinkArgs(dir, libdir, out string) ([]string, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "link.args"))
+	if err != nil {
+		return nil, err
+	}
+	args := strings.Fields(strings.ReplaceAll(string(raw), "@CUDA_LIBDIR@", libdir))
+	for i := range args {
+		if args[i] == "ref.cubin" {
+			args[i] = out
+		}
+	}
+	return args, nil
 }
