@@ -135,10 +135,14 @@ func write(ctx *Context) error {
 	return nil
 }
 
-// emitChunk bounds the buffer the file is assembled in: the sections are
+// emitChunk bounds the buffers the file is assembled in: the sections are
 // streamed out in runs of about this many bytes, each run filled in
 // parallel over disjoint ranges, so the whole output never sits in memory.
-const emitChunk = 2 << 20
+// A sixteenth of the file, from 256 KiB to 2 MiB: small links keep two
+// small buffers (peak memory), large ones amortize each run's hand-over.
+func emitChunk(total uint64) int {
+	return int(min(max(total/16, 256<<10), 2<<20))
+}
 
 // emit writes the file to w in offset order: the ELF header, the section
 // contents with their alignment padding, then at shoff the section headers
@@ -146,6 +150,7 @@ const emitChunk = 2 << 20
 // one is filled while the other is being written out.
 func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 	putHeaders func(b []byte, i, j int), phdrs []elf.Prog) error {
+	chunk := emitChunk(shoff + uint64(len(hdrs))*elf.ShdrSize)
 	var ehdr [elf.EhdrSize]byte
 	elf.PutHeader(ehdr[:], h)
 	if _, err := w.Write(ehdr[:]); err != nil {
@@ -184,10 +189,10 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 	free <- nil
 	pos := uint64(elf.EhdrSize)
 	for i := 1; i < len(hdrs) && !failed.Load(); {
-		// The run [i, j): sections until about emitChunk bytes of file.
+		// The run [i, j): sections until about chunk bytes of file.
 		j := i + 1
 		end := hdrs[i].end()
-		for j < len(hdrs) && hdrs[j].end()-pos <= emitChunk {
+		for j < len(hdrs) && hdrs[j].end()-pos <= uint64(chunk) {
 			end = hdrs[j].end()
 			j++
 		}
@@ -196,7 +201,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 		}
 		buf := <-free
 		if uint64(cap(buf)) < end-pos {
-			buf = ctx.mem.Alloc(int(max(end-pos, emitChunk)))
+			buf = ctx.mem.Alloc(int(max(end-pos, uint64(chunk))))
 		}
 		run := buf[:end-pos]
 		// Only the bytes no section fills need clearing: alignment
@@ -224,7 +229,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 	// The headers, in runs of whole entries; the program headers end the
 	// last run, after the padding that aligns the table (in the first).
 	pad := int(shoff - pos)
-	per := emitChunk / elf.ShdrSize
+	per := chunk / elf.ShdrSize
 	for i := 0; i < len(hdrs) && !failed.Load(); i += per {
 		j := min(i+per, len(hdrs))
 		n := (j - i) * elf.ShdrSize
@@ -236,7 +241,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 		}
 		buf := <-free
 		if cap(buf) < n {
-			buf = ctx.mem.Alloc(max(n, emitChunk))
+			buf = ctx.mem.Alloc(max(n, chunk))
 		}
 		run := buf[:n]
 		off := 0
