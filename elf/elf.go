@@ -205,6 +205,49 @@ func Parse(b []byte) (*File, error) { return ParseInto(b, nil) }
 // them. Their strings and slices point into b only, which File.Raw keeps
 // alive.
 func ParseInto(b []byte, alloc func(int) []byte) (*File, error) {
+	return parse(b, nil, alloc)
+}
+
+// TableAtEnd reports whether the section header table of the ELF64 file b
+// ends the file with nothing after it, as ptxas and nvlink write cubins
+// (program headers, if any, come before it), and where it starts: a caller
+// may then keep only b[:shoff] and hand the table to ParseSplit from a
+// transient copy.
+func TableAtEnd(b []byte) (shoff int, ok bool) {
+	if !IsELF(b) || len(b) < EhdrSize || b[4] != 2 || b[5] != 1 {
+		return 0, false
+	}
+	off, num := le.Uint64(b[40:]), uint64(le.Uint16(b[60:]))
+	phoff, phnum := le.Uint64(b[32:]), uint64(le.Uint16(b[56:]))
+	size := uint64(len(b))
+	if off < EhdrSize || off > size || le.Uint16(b[58:]) != ShdrSize {
+		return 0, false
+	}
+	if num == 0 && size-off >= ShdrSize {
+		num = le.Uint64(b[off+32:]) // extended numbering
+	}
+	if num == 0 || (size-off)%ShdrSize != 0 || (size-off)/ShdrSize != num {
+		return 0, false
+	}
+	if phoff != 0 && phnum != 0 && (phoff > off || (off-phoff)/PhdrSize < phnum) {
+		return 0, false
+	}
+	return int(off), true
+}
+
+// ParseSplit is ParseInto for a file cut at its section header table (see
+// TableAtEnd): body is the file up to e_shoff, which the File keeps, and
+// shtab the table, only read. Every check against the file's size is made
+// against body's, so a section that strays into the table is an error
+// here; callers fall back to ParseInto on the whole file then, to get its
+// diagnostics.
+func ParseSplit(body, shtab []byte, alloc func(int) []byte) (*File, error) {
+	return parse(body, shtab, alloc)
+}
+
+// parse is ParseInto, reading the section headers from shtab when that is
+// not nil (ParseSplit).
+func parse(b, shtab []byte, alloc func(int) []byte) (*File, error) {
 	if !IsELF(b) {
 		return nil, errorf("not an ELF file")
 	}
@@ -237,21 +280,28 @@ func ParseInto(b []byte, alloc func(int) []byte) (*File, error) {
 
 	shnum := uint64(h.Shnum)
 	shstrndx := uint32(h.Shstrndx)
+	split := shtab != nil
+	if split && (h.Shoff != size || h.Shentsize != ShdrSize || len(shtab) < ShdrSize) {
+		return nil, errorf("section header table is not where it was cut")
+	}
 	if h.Shoff != 0 {
 		if h.Shentsize != ShdrSize {
 			return nil, errorf("bad section header size %d", h.Shentsize)
 		}
-		if h.Shoff > size || size-h.Shoff < ShdrSize {
-			return nil, errorf("section header table at 0x%x is outside the file", h.Shoff)
+		if !split {
+			if h.Shoff > size || size-h.Shoff < ShdrSize {
+				return nil, errorf("section header table at 0x%x is outside the file", h.Shoff)
+			}
+			shtab = b[h.Shoff:]
 		}
 		// Extended numbering: section 0 holds the real count and strndx.
 		if shnum == 0 {
-			shnum = le.Uint64(b[h.Shoff+32:])
+			shnum = le.Uint64(shtab[32:])
 		}
 		if h.Shstrndx == SHNXindex {
-			shstrndx = le.Uint32(b[h.Shoff+40:])
+			shstrndx = le.Uint32(shtab[40:])
 		}
-		if !fits(shnum, ShdrSize, size-h.Shoff) {
+		if !fits(shnum, ShdrSize, uint64(len(shtab))) {
 			return nil, errorf("section header table (%d entries at 0x%x) goes past the end of the file", shnum, h.Shoff)
 		}
 	} else {
@@ -259,7 +309,7 @@ func ParseInto(b []byte, alloc func(int) []byte) (*File, error) {
 	}
 	f.Sections = makeSlice[Section](int(shnum), alloc)
 	for i := uint64(0); i < shnum; i++ {
-		p := b[h.Shoff+i*ShdrSize:]
+		p := shtab[i*ShdrSize:]
 		s := &f.Sections[i]
 		s.Index = int(i)
 		s.NameOff = le.Uint32(p[0:])

@@ -24,7 +24,8 @@ func seedCubins(f *testing.F, add func(b []byte)) {
 }
 
 // FuzzParse checks that Parse never panics and that whatever it accepts is
-// consistent: section data lies inside the file, symbols name existing
+// consistent: ParseInto and ParseSplit decode the same, section data lies
+// inside the file, symbols name existing
 // sections, and the relocation and .nv.info decoders accept or reject the
 // accepted sections without panicking.
 func FuzzParse(f *testing.F) {
@@ -37,6 +38,19 @@ func FuzzParse(f *testing.F) {
 		af, aerr := ParseInto(b, alloc)
 		if (err == nil) != (aerr == nil) || err == nil && (!reflect.DeepEqual(ef.Sections, af.Sections) || !reflect.DeepEqual(ef.Symbols, af.Symbols)) {
 			t.Fatalf("ParseInto with an allocator differs from Parse (errors %v, %v)", err, aerr)
+		}
+		// A file cut before its section header table parses, if at all,
+		// to the same tables (the bytes of the table are clobbered after
+		// parsing: nothing may alias them).
+		if shoff, ok := TableAtEnd(b); ok {
+			tab := bytes.Clone(b[shoff:])
+			sf, serr := ParseSplit(bytes.Clone(b[:shoff]), tab, alloc)
+			if serr == nil {
+				clear(tab)
+				if err != nil || !reflect.DeepEqual(ef.Sections, sf.Sections) || !reflect.DeepEqual(ef.Symbols, sf.Symbols) || ef.Header != sf.Header {
+					t.Fatalf("ParseSplit differs from Parse (error %v)", err)
+				}
+			}
 		}
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
@@ -133,4 +147,40 @@ func FuzzRelocs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseSplitCorpus checks that every relocatable cubin of the corpus
+// ends with its section header table and parses cut before it to the same
+// tables, and that a table that does not end the file is refused.
+func TestParseSplitCorpus(t *testing.T) {
+	paths, _ := filepath.Glob("../testdata/corpus/cuda11.8-sm_90/*/*.cubin")
+	n := 0
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ef, err := Parse(b)
+		if err != nil || ef.Header.Type != ETRel {
+			continue
+		}
+		n++
+		shoff, ok := TableAtEnd(b)
+		if !ok || uint64(shoff) != ef.Header.Shoff {
+			t.Fatalf("%s: TableAtEnd = %d, %v; e_shoff 0x%x", p, shoff, ok, ef.Header.Shoff)
+		}
+		sf, err := ParseSplit(b[:shoff:shoff], bytes.Clone(b[shoff:]), nil)
+		if err != nil || !reflect.DeepEqual(ef.Sections, sf.Sections) || !reflect.DeepEqual(ef.Symbols, sf.Symbols) {
+			t.Fatalf("%s: ParseSplit differs from Parse (%v)", p, err)
+		}
+		if _, ok := TableAtEnd(append(bytes.Clone(b), 0)); ok {
+			t.Errorf("%s: a byte after the table was accepted", p)
+		}
+		if _, err := ParseSplit(b[:shoff-8], b[shoff:], nil); err == nil {
+			t.Errorf("%s: a body shorter than e_shoff was accepted", p)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no relocatable cubins in the corpus")
+	}
 }

@@ -60,16 +60,17 @@ func read(ctx *Context) error {
 	errs := make([]error, len(paths))
 	perrs := make([]error, len(paths)) // the first bad cubin of each input
 	pbad := make([]int, len(paths))    // and its position among the input's cubins
+	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped}
 	// Reading is bound by system calls more than by CPU: use more workers.
 	parallelFor(len(paths), 4*workers(ctx.Opts.Threads), func(i int) error {
-		units, err := input.LoadInto(paths[i], arch, ctx.Diags, i, nil, ctx.mem.Alloc, ctx.mem.AllocMapped)
+		units, err := input.LoadInto(paths[i], arch, ctx.Diags, i, nil, mem)
 		if err != nil {
 			errs[i] = err
 			return nil
 		}
 		objs[i] = make([]*Obj, len(units))
 		for k, u := range units {
-			sizes[i] += int64(len(u.Data))
+			sizes[i] += int64(u.Size)
 			f := u.ELF
 			if f == nil {
 				if f, err = elf.ParseInto(u.Data, ctx.mem.AllocMapped); err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/elf/ar"
@@ -27,8 +28,11 @@ type Unit struct {
 	// Name is how nvlink names the unit in diagnostics: the path as given
 	// ("main.cubin", "dir/a.o") or "archive:member" ("libdev.a:lib.o").
 	Name string
-	// Data is the ET_REL cubin for the target SM (decompressed if needed).
+	// Data is the ET_REL cubin for the target SM (decompressed if needed),
+	// possibly without its section header table (see LoadInto).
 	Data []byte
+	// Size is the cubin's whole size, table included.
+	Size int
 	// Path is the file the unit came from (the archive for its members, the
 	// member's own file for thin archives).
 	Path        string
@@ -52,6 +56,7 @@ func (e *FatalError) Error() string { return e.Msg }
 // expander carries the state of one Expand call.
 type expander struct {
 	alloc func(int) []byte // memory of parsed tables (nil: make; see elf.ParseInto)
+	keep  func(int) []byte // memory the kept cubins are copied to (nil: they alias the input)
 	arch  int
 	diags *diag.Bag
 	file  int
@@ -93,15 +98,46 @@ func (s *Seen) Add(path string) bool {
 // Load reads the input at path and expands it. seen, if not nil, makes a
 // second mention of an archive expand to nothing.
 func Load(path string, arch int, diags *diag.Bag, fileID int, seen *Seen) ([]Unit, error) {
-	return LoadInto(path, arch, diags, fileID, seen, nil, nil)
+	return LoadInto(path, arch, diags, fileID, seen, &Memory{})
 }
 
-// LoadInto is Load reading the file into a buffer from alloc (nil: make)
-// and placing the cubins' parsed tables with tables (see elf.ParseInto;
-// nil: make); the units alias the buffer.
-func LoadInto(path string, arch int, diags *diag.Bag, fileID int, seen *Seen, alloc, tables func(int) []byte) ([]Unit, error) {
-	x := &expander{arch: arch, diags: diags, file: fileID, alloc: tables}
-	data, err := ReadFileInto(path, alloc)
+// Memory says where LoadInto reads files and puts what it keeps. The zero
+// Memory keeps everything on the Go heap, aliasing the file as read.
+type Memory struct {
+	// Keep, when not nil, takes the bytes of each cubin that the link keeps
+	// (see LoadInto); it must return zeroed bytes of the length asked that
+	// stay valid while the units are used.
+	Keep func(int) []byte
+	// Tables places the cubins' parsed tables (see elf.ParseInto; nil: make).
+	Tables func(int) []byte
+
+	scratch sync.Pool // *[]byte: the buffers files are read into with Keep
+}
+
+// LoadInto is Load with memory from mem. With mem.Keep, the file is read
+// into a reused scratch buffer and each cubin taken from it is copied to
+// memory from Keep, without its section header table when that ends the
+// cubin (about a fifth of a small cubin; it is only read while parsing):
+// the host code of host objects, the rest of archives and the headers do
+// not stay in memory for the whole link. The units alias that copy.
+func LoadInto(path string, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
+	x := &expander{arch: arch, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
+	var buf *[]byte
+	var read func(int) []byte
+	if mem.Keep != nil {
+		buf, _ = mem.scratch.Get().(*[]byte)
+		if buf == nil {
+			buf = new([]byte)
+		}
+		defer mem.scratch.Put(buf)
+		read = func(n int) []byte {
+			if cap(*buf) < n {
+				*buf = make([]byte, n)
+			}
+			return (*buf)[:n]
+		}
+	}
+	data, err := ReadFileInto(path, read)
 	if err != nil {
 		return nil, x.fatal("Could not open input file '%s'", path)
 	}
@@ -173,7 +209,8 @@ func isDeviceELF(b []byte) bool {
 // makes a wrong machine or SM fatal; otherwise such files are ignored.
 // Non-relocatable cubins are always ignored, as nvlink does.
 func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, error) {
-	f, err := elf.ParseInto(data, x.alloc)
+	size := len(data)
+	data, f, err := x.parse(data)
 	if err != nil {
 		if strict {
 			return nil, x.fatal("'%s': %v", name, err)
@@ -195,7 +232,30 @@ func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, e
 		}
 		return nil, nil
 	}
-	return []Unit{{Name: name, Data: data, Path: path, ELF: f}}, nil
+	return []Unit{{Name: name, Data: data, Size: size, Path: path, ELF: f}}, nil
+}
+
+// parse decodes a device ELF where the link keeps it: in place without
+// x.keep; else copied to memory from x.keep, cut before its section header
+// table when the table ends the file (elf.TableAtEnd). A cubin that does
+// not parse so is copied whole and parsed again, so that its diagnostic is
+// the same either way.
+func (x *expander) parse(data []byte) ([]byte, *elf.File, error) {
+	if x.keep == nil {
+		f, err := elf.ParseInto(data, x.alloc)
+		return data, f, err
+	}
+	if shoff, ok := elf.TableAtEnd(data); ok {
+		body := x.keep(shoff)
+		copy(body, data[:shoff])
+		if f, err := elf.ParseSplit(body, data[shoff:], x.alloc); err == nil {
+			return body, f, nil
+		}
+	}
+	whole := x.keep(len(data))
+	copy(whole, data)
+	f, err := elf.ParseInto(whole, x.alloc)
+	return whole, f, err
 }
 
 // ptx handles a .ptx input: nvlink hands it to its fatbinary reader, which

@@ -350,3 +350,46 @@ func FuzzExpand(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadIntoKeep checks LoadInto with memory to keep the cubins in: every
+// unit is the cubin Load gives cut before its section header table, parsed
+// to the same tables, and none aliases the scratch buffer the next file is
+// read into (the units of earlier loads stay intact).
+func TestLoadIntoKeep(t *testing.T) {
+	var kept int
+	mem := &Memory{Keep: func(n int) []byte { kept += n; return make([]byte, n) }}
+	type loaded struct {
+		path string
+		us   []Unit
+	}
+	var all []loaded
+	for _, p := range []string{arch("main.o"), arch("libdev.a"), arch("main.cubin"), devrtLib} {
+		var bag diag.Bag
+		us, err := LoadInto(p, 90, &bag, 0, nil, mem)
+		if err != nil || len(us) == 0 {
+			t.Fatalf("%s: %v, %d units", p, err, len(us))
+		}
+		all = append(all, loaded{p, us})
+	}
+	for _, l := range all {
+		var bag diag.Bag
+		want, err := Load(l.path, 90, &bag, 0, nil)
+		if err != nil || len(want) != len(l.us) {
+			t.Fatalf("%s: Load: %v, %d units", l.path, err, len(want))
+		}
+		for i, u := range l.us {
+			w := want[i]
+			shoff, ok := elf.TableAtEnd(w.Data)
+			if !ok || !bytes.Equal(u.Data, w.Data[:shoff]) || u.Size != len(w.Data) || u.Name != w.Name || u.ModuleID != w.ModuleID {
+				t.Errorf("%s: unit %d differs from Load's (cut at %d: %v; sizes %d, %d)", l.path, i, shoff, ok, len(u.Data), len(w.Data))
+				continue
+			}
+			if wf, _ := elf.Parse(w.Data); len(u.ELF.Sections) != len(wf.Sections) || len(u.ELF.Symbols) != len(wf.Symbols) || u.ELF.Symbols[len(wf.Symbols)-1] != wf.Symbols[len(wf.Symbols)-1] {
+				t.Errorf("%s: unit %d parses to other tables", l.path, i)
+			}
+		}
+	}
+	if kept == 0 {
+		t.Error("nothing was kept with mem.Keep")
+	}
+}

@@ -15,7 +15,8 @@ import (
 func ReadFile(path string) ([]byte, error) { return ReadFileInto(path, nil) }
 
 // ReadFileInto is ReadFile with the buffer of a regular file taken from
-// alloc (nil: make); alloc must return zeroed bytes of the length asked.
+// alloc (nil: make); alloc must return bytes of the length asked (the read
+// overwrites them).
 func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {

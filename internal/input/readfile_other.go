@@ -11,7 +11,7 @@ import (
 func ReadFile(path string) ([]byte, error) { return ReadFileInto(path, nil) }
 
 // ReadFileInto is ReadFile with the buffer taken from alloc (nil: make);
-// alloc must return zeroed bytes of the length asked.
+// alloc must return bytes of the length asked (the read overwrites them).
 func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
 	if alloc == nil {
 		return os.ReadFile(path)
