@@ -221,8 +221,8 @@ func (ctx *Context) liveSym(o *Obj, idx uint32) int32 {
 type infoRec struct {
 	a       elf.Attr
 	sym     int32
-	externs []int32 // EIATTR_EXTERNS: output symbol IDs
-	dropped bool    // removed from the output
+	externs *[]int32 // EIATTR_EXTERNS: output symbol IDs (nil: another record; behind a pointer, as few records have one)
+	dropped bool     // removed from the output
 }
 
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
@@ -493,12 +493,13 @@ func objectInfo(ctx *Context, o *Obj) (global []infoRec, perFunc []funcRecs) {
 			r := infoRec{a: a, sym: -1}
 			if a.Code == elf.EIAttrExterns {
 				// What stays is decided later, over the call graph.
-				r.externs = []int32{}
+				list := []int32{}
 				for k := 0; k+4 <= len(a.Payload); k += 4 {
 					if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
-						r.externs = append(r.externs, m)
+						list = append(list, m)
 					}
 				}
+				r.externs = &list
 			}
 			if a.Code == elf.EIAttrKparamInfo && o.placeholder > 0 && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
 				r.sym = o.placeholder - 1 // see mergeGlobal
@@ -548,7 +549,7 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, calls [][]int32) {
 		f := ctx.Secs[t].InfoSym
 		for _, r := range recs {
 			if r.externs != nil && f >= 0 {
-				own[f] = append(own[f], r.externs...)
+				own[f] = append(own[f], *r.externs...)
 			}
 		}
 	}
@@ -604,8 +605,8 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, calls [][]int32) {
 					queue = append(queue, calls[g]...)
 				}
 			}
-			recs[k].externs = append(list, more...)
-			if len(recs[k].externs) == 0 {
+			*recs[k].externs = append(list, more...)
+			if len(*recs[k].externs) == 0 {
 				recs[k].dropped = true
 			}
 		}
@@ -717,6 +718,9 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 	}
 	s.Data = out
 	s.Size = uint64(len(out))
+	if s.Name != ".nv.info" { // (its records are read by the -v report)
+		s.info = nil // encoded: write's allocations may take the memory
+	}
 }
 
 // outAttr is the record as written: an EXTERNS list gets its payload of
@@ -725,7 +729,7 @@ func (r *infoRec) outAttr(ctx *Context, scratch []byte) (elf.Attr, []byte) {
 	a := r.a
 	if r.externs != nil {
 		scratch = scratch[:0]
-		for _, m := range r.externs {
+		for _, m := range *r.externs {
 			scratch = binary.LittleEndian.AppendUint32(scratch, uint32(ctx.Syms[m].Index))
 		}
 		a.Payload = scratch
