@@ -118,26 +118,27 @@ type Obj struct {
 	nvinfo    []infoSec      // decoded .nv.info sections, in section order (see info)
 }
 
-// OutSym is an output symbol.
+// OutSym is an output symbol. (Fields are ordered by size, to leave no
+// padding: a large link holds hundreds of thousands.)
 type OutSym struct {
 	ID       int32
-	Name     string
-	Info     uint8
-	Other    uint8
 	Sec      int32 // output section ID; -1 = undefined
-	Shndx    uint16
-	Value    uint64
-	Size     uint64
-	Global   bool // in the negative array
-	Index    int  // final .symtab index
 	File     int32
 	InIdx    int32
+	nameOff  uint32 // offset of Name in .strtab (set when created)
+	Shndx    uint16
+	Info     uint8
+	Other    uint8
+	Global   bool // in the negative array
 	IsSecSym bool
 	dead     bool // removed by dead code elimination
 	// emptyName: the name is nvlink's second empty string (Context.emptyProto),
 	// as for the --preserve-relocs placeholder.
 	emptyName bool
-	nameOff   uint32 // offset of Name in .strtab (set when created)
+	Name      string
+	Value     uint64
+	Size      uint64
+	Index     int // final .symtab index
 }
 
 // Bind and Type split st_info.
@@ -155,34 +156,33 @@ type Piece struct {
 
 // OutSec is an output section.
 type OutSec struct {
-	ID      int32
-	Name    string
-	nameOff uint32 // offset of Name in .shstrtab (set when created)
-	Type    uint32
-	Flags   uint64
-	Align   uint64
-	Entsize uint64
-	Size    uint64
-	Pieces  []Piece
-	Data    []byte // generated contents (nv.info, callgraph, rela, ...)
-	Nobits  bool
-
-	InfoSym    int32 // symbol ID named by sh_info (text, nv.info.<f>, constant0.<f>); -1 none
-	InfoSec    int32 // section ID named by sh_info (rela, nv.info.<f>); -1 none
-	LinkSymtab bool
+	ID         int32
+	nameOff    uint32 // offset of Name in .shstrtab (set when created)
+	Type       uint32
+	InfoSym    int32  // symbol ID named by sh_info (text, nv.info.<f>, constant0.<f>); -1 none
+	InfoSec    int32  // section ID named by sh_info (rela, nv.info.<f>); -1 none
 	InfoExtra  uint32 // high bits of sh_info kept from the input (.text register count)
 	infoObj    int32  // with infoIn: the input section sh_info names (per-kernel data sections)
 	infoIn     int32
 	SymID      int32 // its section symbol; -1 none
-	Index      int   // final section index
-	Offset     uint64
-
-	Relocs []OutRel // for .rela sections: entries in output order
-	Dead   bool
-	keep   bool // written even when empty
+	minStack   int32 // info[minStack:] are MIN_STACK_SIZE records, ordered by symbol index
+	Nobits     bool
+	LinkSymtab bool
+	Dead       bool
+	keep       bool // written even when empty
+	// (Fields ordered by size, to leave no padding.)
+	Name    string
+	Flags   uint64
+	Align   uint64
+	Entsize uint64
+	Size    uint64
+	Index   int // final section index
+	Offset  uint64
+	Pieces  []Piece
+	Data    []byte   // generated contents (nv.info, callgraph, rela, ...)
+	Relocs  []OutRel // for .rela sections: entries in output order
 
 	info      []infoRec  // generated .nv.info records, in output order
-	minStack  int        // info[minStack:] are MIN_STACK_SIZE records, ordered by symbol index
 	callgraph *callgraph // generated .nv.callgraph
 	prototype []cgEdge   // generated .nv.prototype (symbol, string offset)
 }

@@ -220,9 +220,9 @@ func (ctx *Context) liveSym(o *Obj, idx uint32) int32 {
 // ID that the payload's first word names (-1 when it names none).
 type infoRec struct {
 	a       elf.Attr
-	sym     int32
 	externs *[]int32 // EIATTR_EXTERNS: output symbol IDs (nil: another record; behind a pointer, as few records have one)
-	dropped bool     // removed from the output
+	sym     int32
+	dropped bool // removed from the output
 }
 
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
@@ -269,7 +269,7 @@ func buildNvInfo(ctx *Context) {
 	stacks, unknown := stackSizes(ctx, global, texts, ctx.calls)
 	slices.Reverse(global)
 	gs.info = append(global, stacks...)
-	gs.minStack = len(global)
+	gs.minStack = int32(len(global))
 	order := ctx.infoOrder
 	for _, t := range texts {
 		if !ctx.infoSeen[t] {
