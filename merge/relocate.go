@@ -61,18 +61,11 @@ var relocFields = map[uint32]field{
 }
 
 func relocate(ctx *Context) error {
-	// Per output section and kind, relocations in input order (file
-	// order, then the input section's order); reversed at the end.
-	// (Indexed by target section ID: every target exists by now.)
-	nsec := len(ctx.Secs)
-	var lists [nRelKinds][][]OutRel
-	for k := range lists {
-		lists[k] = make([][]OutRel, nsec)
-	}
 	// The relocation sections to create, in the order nvlink creates them:
 	// the target's .rela section when an input section first brings kept
 	// relocations (or any), its .nv.resolvedrela one when it first brings
 	// applied relocations under --preserve-relocs.
+	nsec := len(ctx.Secs)
 	var relSecOrder []relSec
 	inOrder := make([]uint8, nsec) // bit 1<<kind per target
 	// Each object is patched on its own (it owns its bytes; the output
@@ -85,6 +78,23 @@ func relocate(ctx *Context) error {
 		events[i], errs[i] = relocateObject(ctx, ctx.Objs[i])
 		return nil
 	})
+	// Per output section and kind (slot kind*nsec + target section ID:
+	// every target exists by now), relocations in input order (file
+	// order, then the input section's order), reversed at the end: each
+	// list is a range of one array, counted first.
+	start := make([]int32, nRelKinds*nsec+1)
+	for _, evs := range events {
+		for _, ev := range evs {
+			if !ev.note {
+				start[ev.sec.slot(nsec)+1]++
+			}
+		}
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	all := make([]OutRel, start[len(start)-1])
+	fill := slices.Clone(start[:len(start)-1]) // the next free place of each list
 	for i, evs := range events {
 		for _, ev := range evs {
 			k := ev.sec
@@ -95,14 +105,16 @@ func relocate(ctx *Context) error {
 				}
 				continue
 			}
-			lists[k.kind][k.tgt] = append(lists[k.kind][k.tgt], ev.rel)
+			all[fill[k.slot(nsec)]] = ev.rel
+			fill[k.slot(nsec)]++
 		}
 		if errs[i] != nil {
 			return errs[i]
 		}
 	}
 	for _, k := range relSecOrder {
-		l, kind := lists[k.kind][k.tgt], relKinds[k.kind]
+		at := k.slot(nsec)
+		l, kind := all[start[at]:fill[at]:fill[at]], relKinds[k.kind]
 		if len(l) == 0 {
 			continue
 		}
@@ -144,6 +156,9 @@ type relSec struct {
 	kind uint8
 }
 
+// slot is where the section's list is counted among nsec output sections.
+func (k relSec) slot(nsec int) int { return int(k.kind)*nsec + int(k.tgt) }
+
 // relEvent is what relocating one object tells the serial replay, in the
 // object's order: a relocation section now needed (note), or a relocation
 // for a section's list.
@@ -157,7 +172,13 @@ type relEvent struct {
 // returns the rest as events. An error stops at the relocation that raised
 // it, as a serial pass would (the events before it stand).
 func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
-	var evs []relEvent
+	// Room for a kept relocation each and a note per section: one
+	// allocation in the usual case.
+	n := len(o.relSecs)
+	for _, d := range o.relSecs {
+		n += len(d.rels)
+	}
+	evs := make([]relEvent, 0, n)
 	var privatized map[int]bool
 	for _, d := range o.relSecs {
 		rs := &o.F.Sections[d.si]
