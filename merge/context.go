@@ -165,7 +165,6 @@ type OutSec struct {
 	infoObj    int32  // with infoIn: the input section sh_info names (per-kernel data sections)
 	infoIn     int32
 	SymID      int32 // its section symbol; -1 none
-	minStack   int32 // info[minStack:] are MIN_STACK_SIZE records, ordered by symbol index
 	Nobits     bool
 	LinkSymtab bool
 	Dead       bool
@@ -182,10 +181,21 @@ type OutSec struct {
 	Data    []byte   // generated contents (nv.info, callgraph, rela, ...)
 	Relocs  []OutRel // for .rela sections: entries in output order
 
-	info      []infoRec  // generated .nv.info records, in output order
-	callgraph *callgraph // generated .nv.callgraph
-	prototype []cgEdge   // generated .nv.prototype (symbol, string offset)
+	info []infoRec // generated .nv.info records, in output order
+	gen  *genSec   // what only a few generated sections have
 }
+
+// genSec is what one or two generated sections carry (apart, to keep every
+// other output section smaller).
+type genSec struct {
+	callgraph *callgraph // .nv.callgraph
+	prototype []cgEdge   // .nv.prototype (symbol, string offset)
+	minStack  int        // .nv.info: info[minStack:] are MIN_STACK_SIZE records, ordered by symbol index
+}
+
+// contents reports whether g brings contents of its own (a call graph or
+// prototypes).
+func (g *genSec) contents() bool { return g != nil && (g.callgraph != nil || g.prototype != nil) }
 
 // OutRel is a relocation kept in the output for the driver.
 type OutRel struct {

@@ -119,8 +119,8 @@ func dumpCallgraph(ctx *Context) {
 	nodes, bySym := ctx.functionNumbers()
 	taken := map[int32]bool{}
 	for _, s := range ctx.Secs {
-		if s.callgraph != nil {
-			for _, e := range s.callgraph.lists[-2] {
+		if s.gen != nil && s.gen.callgraph != nil {
+			for _, e := range s.gen.callgraph.lists[-2] {
 				taken[e.caller] = true
 			}
 		}

@@ -269,7 +269,7 @@ func buildNvInfo(ctx *Context) {
 	stacks, unknown := stackSizes(ctx, global, texts, ctx.calls)
 	slices.Reverse(global)
 	gs.info = append(global, stacks...)
-	gs.minStack = int32(len(global))
+	gs.gen = &genSec{minStack: len(global)}
 	order := ctx.infoOrder
 	for _, t := range texts {
 		if !ctx.infoSeen[t] {
@@ -687,8 +687,8 @@ func encodeInfo(ctx *Context) {
 }
 
 func encodeInfoSection(ctx *Context, s *OutSec) {
-	if s.minStack > 0 {
-		tail := s.info[s.minStack:]
+	if s.gen != nil && s.gen.minStack > 0 {
+		tail := s.info[s.gen.minStack:]
 		sort.SliceStable(tail, func(i, j int) bool {
 			return ctx.Syms[tail[i].sym].Index < ctx.Syms[tail[j].sym].Index
 		})
@@ -814,7 +814,7 @@ func buildCallgraph(ctx *Context) {
 	}
 	sec := ctx.newSection(".nv.callgraph", elf.SHTCudaCallgraph, 0, 4, 8)
 	sec.LinkSymtab = true
-	sec.callgraph = cg
+	sec.gen = &genSec{callgraph: cg}
 	sec.SymID = newSym(ctx, OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
 	buildPrototype(ctx)
 }
@@ -928,7 +928,7 @@ func buildPrototype(ctx *Context) {
 	ctx.Str.Add(".nv.prototype")
 	p := ctx.newSection(".nv.prototype", elf.SHTCudaPrototype, 0, 4, 8)
 	p.LinkSymtab = true
-	p.prototype = recs
+	p.gen = &genSec{prototype: recs}
 	if len(recs) == 0 {
 		p.Dead = true
 		return
@@ -940,8 +940,11 @@ func buildPrototype(ctx *Context) {
 func encodeCallgraph(ctx *Context) {
 	le := binary.LittleEndian
 	for _, s := range ctx.Secs {
+		if s.gen == nil {
+			continue
+		}
 		switch {
-		case s.callgraph != nil:
+		case s.gen.callgraph != nil:
 			// Callers by symbol index, each one's callees latest first
 			// (nvlink prepends).
 			callers := slices.Clone(ctx.callers)
@@ -956,7 +959,7 @@ func encodeCallgraph(ctx *Context) {
 				}
 			}
 			for _, m := range []int32{-2, -3, -4} {
-				l, ok := s.callgraph.lists[m]
+				l, ok := s.gen.callgraph.lists[m]
 				if !ok && m == -4 {
 					continue
 				}
@@ -968,9 +971,9 @@ func encodeCallgraph(ctx *Context) {
 				}
 			}
 			s.Data, s.Size = out, uint64(len(out))
-		case s.prototype != nil:
+		case s.gen.prototype != nil:
 			var out []byte
-			for _, e := range s.prototype {
+			for _, e := range s.gen.prototype {
 				out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
 				out = le.AppendUint32(out, uint32(e.callee))
 			}
@@ -1002,7 +1005,7 @@ func (s *OutSec) empty() bool {
 	// Empty NOBITS sections go (module-scope shared memory laid out per
 	// entry leaves .nv_debug.shared empty) unless marked to stay.
 	return s.Dead || (s.Size == 0 && !s.keep && (len(s.Pieces) == 0 || s.Nobits) &&
-		len(s.Relocs) == 0 && len(s.info) == 0 && s.callgraph == nil && s.prototype == nil)
+		len(s.Relocs) == 0 && len(s.info) == 0 && !s.gen.contents())
 }
 
 // orderSections assigns final section indices: the fixed four first, then

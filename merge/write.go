@@ -23,16 +23,14 @@ import (
 	"github.com/warplink/warplink/elf"
 )
 
+// shdr is a section header being written: where the section goes, and
+// the output section whose other fields it takes (for the null section
+// and the fixed ones, a stand-in holding them).
 type shdr struct {
-	name           uint32
-	typ            uint32
-	flags          uint64
-	off, size      uint64
-	link, info     uint32
-	align, entsize uint64
-	nobits         bool
-	data           func([]byte) // fills the section's bytes (the fixed sections)
-	sec            *OutSec      // else the output section whose bytes these are
+	off, size  uint64
+	link, info uint32
+	sec        *OutSec
+	data       func([]byte) // fills the section's bytes (the fixed sections)
 }
 
 func write(ctx *Context) error {
@@ -43,19 +41,20 @@ func write(ctx *Context) error {
 	str := ctx.Str.Bytes()
 
 	hdrs := make([]shdr, ctx.fixed+len(ctx.Order))
-	hdrs[1] = shdr{name: ctx.ShStr.Add(".shstrtab"), typ: elf.SHTStrtab, size: uint64(len(shstr)), align: 1,
+	hdrs[0].sec = &OutSec{}
+	hdrs[1] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1}, size: uint64(len(shstr)),
 		data: func(b []byte) { copy(b, shstr) }}
-	hdrs[2] = shdr{name: ctx.ShStr.Add(".strtab"), typ: elf.SHTStrtab, size: uint64(len(str)), align: 1,
+	hdrs[2] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".strtab"), Type: elf.SHTStrtab, Align: 1}, size: uint64(len(str)),
 		data: func(b []byte) { copy(b, str) }}
-	hdrs[3] = shdr{name: ctx.ShStr.Add(".symtab"), typ: elf.SHTSymtab, size: uint64(len(symtab)), align: 8, entsize: elf.SymSize,
+	hdrs[3] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, Entsize: elf.SymSize}, size: uint64(len(symtab)),
 		link: 2, info: uint32(ctx.firstGlobal), data: func(b []byte) { copy(b, symtab) }}
 	if ctx.fixed == 5 {
-		hdrs[4] = shdr{name: ctx.ShStr.Add(".symtab_shndx"), typ: elf.SHTSymtabShndx, size: uint64(len(shndx)), align: 4, entsize: 4,
+		hdrs[4] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, Entsize: 4}, size: uint64(len(shndx)),
 			link: 3, data: func(b []byte) { copy(b, shndx) }}
 	}
 	for i, id := range ctx.Order {
 		s := ctx.Secs[id]
-		h := shdr{name: s.nameOff, typ: s.Type, flags: s.Flags, size: s.Size, align: s.Align, entsize: s.Entsize, nobits: s.Nobits}
+		h := shdr{sec: s, size: s.Size}
 		if s.LinkSymtab {
 			h.link = 3
 		}
@@ -65,9 +64,6 @@ func write(ctx *Context) error {
 		case s.InfoSec >= 0:
 			h.info = uint32(ctx.Secs[s.InfoSec].Index)
 		}
-		if s.Relocs != nil || !s.Nobits {
-			h.sec = s
-		}
 		hdrs[ctx.fixed+i] = h
 	}
 
@@ -75,13 +71,13 @@ func write(ctx *Context) error {
 	pos := uint64(elf.EhdrSize)
 	for i := 1; i < len(hdrs); i++ {
 		h := &hdrs[i]
-		a := h.align
+		a := h.sec.Align
 		if a == 0 {
 			a = 1
 		}
 		pos = alignUp(pos, a)
 		h.off = pos
-		if !h.nobits {
+		if !h.sec.Nobits {
 			pos += h.size
 		}
 	}
@@ -104,8 +100,9 @@ func write(ctx *Context) error {
 	putHeaders := func(b []byte, i, j int) {
 		for k := i; k < j; k++ {
 			h := &hdrs[k]
-			sh := elf.Section{NameOff: h.name, Type: h.typ, Flags: h.flags, Offset: h.off, Size: h.size,
-				Link: h.link, Info: h.info, Addralign: h.align, Entsize: h.entsize}
+			s := h.sec
+			sh := elf.Section{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
+				Link: h.link, Info: h.info, Addralign: s.Align, Entsize: s.Entsize}
 			if k == 0 && shnum >= elf.SHNLoReserve {
 				sh.Size = uint64(shnum)
 			}
@@ -209,7 +206,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 		cur := pos
 		for k := i; k < j; k++ {
 			h := &hdrs[k]
-			if h.hasData() && !h.nobits && h.size > 0 {
+			if h.hasData() && !h.sec.Nobits && h.size > 0 {
 				clear(run[cur-pos : h.off-pos])
 				cur = h.end()
 			}
@@ -218,7 +215,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 		base, first := pos, i
 		parallelFor(j-first, ctx.Opts.Threads, func(k int) error {
 			h := &hdrs[first+k]
-			if h.hasData() && !h.nobits && h.size > 0 {
+			if h.hasData() && !h.sec.Nobits && h.size > 0 {
 				h.fill(ctx, run[h.off-base:h.off-base+h.size])
 			}
 			return nil
@@ -261,7 +258,9 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 	return finish()
 }
 
-func (h *shdr) hasData() bool { return h.data != nil || h.sec != nil }
+// hasData reports whether the section's bytes are written (NOBITS
+// sections have none, unless they hold relocations).
+func (h *shdr) hasData() bool { return h.data != nil || h.sec.Relocs != nil || !h.sec.Nobits }
 
 // fill writes the section's bytes into b.
 func (h *shdr) fill(ctx *Context, b []byte) {
@@ -285,7 +284,7 @@ func (h *shdr) fill(ctx *Context, b []byte) {
 
 // end is where the section's bytes end in the file.
 func (h *shdr) end() uint64 {
-	if h.nobits {
+	if h.sec.Nobits {
 		return h.off
 	}
 	return h.off + h.size
@@ -297,10 +296,10 @@ func (h *shdr) end() uint64 {
 func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 	var code, data []int
 	for i := 4; i < len(hdrs); i++ {
-		if hdrs[i].flags&elf.SHFAlloc == 0 {
+		if hdrs[i].sec.Flags&elf.SHFAlloc == 0 {
 			continue
 		}
-		if hdrs[i].flags&elf.SHFWrite != 0 {
+		if hdrs[i].sec.Flags&elf.SHFWrite != 0 {
 			data = append(data, i)
 		} else {
 			code = append(code, i)
@@ -321,12 +320,12 @@ func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 		sawNobits := false
 		for _, i := range idx {
 			h := hdrs[i]
-			a := h.align
+			a := h.sec.Align
 			if a == 0 {
 				a = 1
 			}
 			pos = alignUp(pos, a)
-			if h.nobits && !sawNobits {
+			if h.sec.Nobits && !sawNobits {
 				sawNobits = true
 				filesz = pos - start
 			}
