@@ -32,7 +32,7 @@ func DumpWith(w io.Writer, f *File, opt DumpOptions) error {
 	d.progs()
 	d.symbols()
 	for i := range f.Sections {
-		d.contents(&f.Sections[i])
+		d.contents(i, &f.Sections[i])
 	}
 	return d.w.Flush()
 }
@@ -208,15 +208,15 @@ func (f *File) StrtabString(off uint32) (string, bool) {
 	return CString(f.Sections[f.StrtabIndex].Data, off)
 }
 
-func (d *dumper) contents(s *Section) {
+func (d *dumper) contents(index int, s *Section) {
 	switch {
 	case s.Type == SHTNull || s.Type == SHTSymtab:
 		return
 	case IsNobits(s.Type):
-		d.printf("\nSection [%d] %s: %s, no file data (size 0x%x)\n", s.Index, s.Name, SectionTypeName(s.Type), s.Size)
+		d.printf("\nSection [%d] %s: %s, no file data (size 0x%x)\n", index, s.Name, SectionTypeName(s.Type), s.Size)
 		return
 	}
-	d.printf("\nSection [%d] %s: %s, size 0x%x", s.Index, s.Name, SectionTypeName(s.Type), s.Size)
+	d.printf("\nSection [%d] %s: %s, size 0x%x", index, s.Name, SectionTypeName(s.Type), s.Size)
 	switch s.Type {
 	case SHTRel, SHTRela:
 		d.relocs(s)

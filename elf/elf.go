@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"unsafe"
 )
 
@@ -125,22 +126,22 @@ func (h *Header) SM() int {
 	return int(h.Flags & 0xFF)
 }
 
-// Section is a decoded section header plus its name and contents.
+// Section is a decoded section header plus its name and contents. (A link
+// holds one per input section: fields are ordered to leave no padding, and
+// the alignment and entry size, 64-bit in the file, must fit 32 bits.)
 type Section struct {
-	Index     int
 	Name      string
-	Type      uint32
-	NameOff   uint32 // (beside Type: no padding)
+	Data      []byte // aliases the file (nil for NOBITS and empty sections)
 	Flags     uint64
 	Addr      uint64
 	Offset    uint64
 	Size      uint64
+	Type      uint32
+	NameOff   uint32
 	Link      uint32
 	Info      uint32
-	Addralign uint64
-	Entsize   uint64
-	// Data aliases the file (nil for NOBITS and empty sections).
-	Data []byte
+	Addralign uint32
+	Entsize   uint32
 }
 
 // Symbol is a decoded ELF64 symbol; Shndx is the resolved section index
@@ -311,7 +312,6 @@ func parse(b, shtab []byte, alloc func(int) []byte) (*File, error) {
 	for i := uint64(0); i < shnum; i++ {
 		p := shtab[i*ShdrSize:]
 		s := &f.Sections[i]
-		s.Index = int(i)
 		s.NameOff = le.Uint32(p[0:])
 		s.Type = le.Uint32(p[4:])
 		s.Flags = le.Uint64(p[8:])
@@ -320,11 +320,17 @@ func parse(b, shtab []byte, alloc func(int) []byte) (*File, error) {
 		s.Size = le.Uint64(p[32:])
 		s.Link = le.Uint32(p[40:])
 		s.Info = le.Uint32(p[44:])
-		s.Addralign = le.Uint64(p[48:])
-		s.Entsize = le.Uint64(p[56:])
-		if h.Machine == EMCUDA && s.Addralign > MaxAlign {
-			return nil, errorf("section %d has alignment 0x%x, more than 0x%x", i, s.Addralign, MaxAlign)
+		align, entsize := le.Uint64(p[48:]), le.Uint64(p[56:])
+		if maxAlign := uint64(math.MaxUint32); align > maxAlign || h.Machine == EMCUDA && align > MaxAlign {
+			if h.Machine == EMCUDA {
+				maxAlign = MaxAlign
+			}
+			return nil, errorf("section %d has alignment 0x%x, more than 0x%x", i, align, maxAlign)
 		}
+		if entsize > math.MaxUint32 {
+			return nil, errorf("section %d has entry size 0x%x, more than 0x%x", i, entsize, uint64(math.MaxUint32))
+		}
+		s.Addralign, s.Entsize = uint32(align), uint32(entsize)
 		if s.Type != SHTNobits && s.Type != SHTNull && s.Size > 0 && !cudaNoData(s.Type) {
 			if s.Offset > size || s.Size > size-s.Offset {
 				return nil, errorf("section %d (offset 0x%x, size 0x%x) goes past the end of the file (0x%x bytes)", i, s.Offset, s.Size, size)
@@ -410,13 +416,13 @@ func (f *File) parseSymbols(alloc func(int) []byte) error {
 	for i := range f.Sections {
 		if f.Sections[i].Type == SHTSymtab {
 			symtab = &f.Sections[i]
+			f.SymtabIndex = i
 			break
 		}
 	}
 	if symtab == nil {
 		return nil
 	}
-	f.SymtabIndex = symtab.Index
 	if symtab.Entsize != SymSize {
 		return errorf("symbol table entry size %d is not %d", symtab.Entsize, SymSize)
 	}
@@ -427,7 +433,7 @@ func (f *File) parseSymbols(alloc func(int) []byte) error {
 	strs := f.Sections[symtab.Link].Data
 	var xindex []byte
 	for i := range f.Sections {
-		if f.Sections[i].Type == SHTSymtabShndx && int(f.Sections[i].Link) == symtab.Index {
+		if f.Sections[i].Type == SHTSymtabShndx && int(f.Sections[i].Link) == f.SymtabIndex {
 			xindex = f.Sections[i].Data
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -182,5 +183,30 @@ func TestParseSplitCorpus(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no relocatable cubins in the corpus")
+	}
+}
+
+// TestWideFieldsRefused checks that a section whose entry size or
+// alignment does not fit the 32 bits Section keeps is refused, not cut.
+func TestWideFieldsRefused(t *testing.T) {
+	paths, _ := filepath.Glob("../testdata/corpus/cuda11.8-sm_90/*/*.cubin")
+	b, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(b)
+	if err != nil || len(f.Sections) < 2 {
+		t.Fatalf("%s: %v", paths[0], err)
+	}
+	for _, c := range []struct {
+		field int
+		want  string
+	}{{56, "entry size 0x100000000"}, {48, "alignment 0x100000001"}} {
+		m := bytes.Clone(b)
+		p := m[f.Header.Shoff+ShdrSize+uint64(c.field):]
+		le.PutUint64(p, le.Uint64(p)+1<<32)
+		if _, err := Parse(m); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("field at %d: %v, want an error naming %q", c.field, err, c.want)
+		}
 	}
 }

@@ -33,8 +33,8 @@ func PutSectionHeader(b []byte, s *Section) {
 	le.PutUint64(b[32:], s.Size)
 	le.PutUint32(b[40:], s.Link)
 	le.PutUint32(b[44:], s.Info)
-	le.PutUint64(b[48:], s.Addralign)
-	le.PutUint64(b[56:], s.Entsize)
+	le.PutUint64(b[48:], uint64(s.Addralign))
+	le.PutUint64(b[56:], uint64(s.Entsize))
 }
 
 // PutProg encodes a program header.

@@ -197,7 +197,7 @@ func mergeFile(ctx *Context, o *Obj) {
 				ctx.noSecSym = false
 			}
 		case s.Type == elf.SHTCudaInfo && s.Name == ".nv.info":
-			noteFunctionInfo(ctx, o, s)
+			noteFunctionInfo(ctx, o, i)
 		case s.Type == elf.SHTCudaInfo:
 			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && o.SecMap[t] >= 0 && !o.Drop[t] {
 				ctx.noteInfoSection(o.SecMap[t])
@@ -352,8 +352,8 @@ func le32at(b []byte, off int) uint32 {
 
 // noteFunctionInfo records the names of the .nv.info.<f> sections nvlink
 // creates for non-entry functions when it reads their records in .nv.info.
-func noteFunctionInfo(ctx *Context, o *Obj, s *elf.Section) {
-	attrs := o.info(s.Index)
+func noteFunctionInfo(ctx *Context, o *Obj, si int) {
+	attrs := o.info(si)
 	// nvlink walks the records from the last (it keeps them in a list it
 	// prepends to): corpus weakregs and funcptr.
 	for k := len(attrs) - 1; k >= 0; k-- {
@@ -475,7 +475,7 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	in := &o.F.Sections[i]
 	id := newOutSection(ctx, o, i, viaSection)
 	sec := ctx.Secs[id]
-	align := in.Addralign
+	align := uint64(in.Addralign)
 	if align == 0 {
 		align = 1
 	}
@@ -510,7 +510,7 @@ func newOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	sec := ctx.allocSec()
 	*sec = OutSec{
 		ID: int32(len(ctx.Secs)), Name: in.Name, Type: typ, Flags: in.Flags,
-		Align: in.Addralign, Entsize: in.Entsize, Nobits: nobits,
+		Align: uint64(in.Addralign), Entsize: uint64(in.Entsize), Nobits: nobits,
 		InfoSym: -1, InfoSec: -1, SymID: -1,
 	}
 	if in.Type == elf.SHTProgbits && in.Flags&elf.SHFExecInstr != 0 {

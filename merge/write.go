@@ -102,7 +102,7 @@ func write(ctx *Context) error {
 			h := &hdrs[k]
 			s := h.sec
 			sh := elf.Section{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
-				Link: h.link, Info: h.info, Addralign: s.Align, Entsize: s.Entsize}
+				Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: uint32(s.Entsize)}
 			if k == 0 && shnum >= elf.SHNLoReserve {
 				sh.Size = uint64(shnum)
 			}

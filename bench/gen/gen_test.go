@@ -102,7 +102,7 @@ func TestRename(t *testing.T) {
 		if nu.Type != old.Type || nu.Flags != old.Flags || nu.Link != old.Link || nu.Info != old.Info || nu.Addralign != old.Addralign {
 			t.Errorf("section %d header changed", i)
 		}
-		if nu.Addralign > 1 && nu.Offset%nu.Addralign != 0 {
+		if nu.Addralign > 1 && nu.Offset%uint64(nu.Addralign) != 0 {
 			t.Errorf("section %d at 0x%x is not %d-aligned", i, nu.Offset, nu.Addralign)
 		}
 		switch {

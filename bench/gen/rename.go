@@ -222,7 +222,7 @@ func layout(f *elf.File, data [][]byte, nameOff []uint32) []byte {
 	offs := make([]uint64, len(f.Sections))
 	for _, i := range order {
 		s := &f.Sections[i]
-		out = pad(out, s.Addralign)
+		out = pad(out, uint64(s.Addralign))
 		offs[i] = uint64(len(out))
 		if !elf.IsNobits(s.Type) {
 			out = append(out, data[i]...)
@@ -246,8 +246,8 @@ func layout(f *elf.File, data [][]byte, nameOff []uint32) []byte {
 			le.PutUint64(h[32:], sz)
 			le.PutUint32(h[40:], s.Link)
 			le.PutUint32(h[44:], s.Info)
-			le.PutUint64(h[48:], s.Addralign)
-			le.PutUint64(h[56:], s.Entsize)
+			le.PutUint64(h[48:], uint64(s.Addralign))
+			le.PutUint64(h[56:], uint64(s.Entsize))
 		}
 		out = append(out, h[:]...)
 	}

@@ -305,8 +305,8 @@ func (c *comparer) sectionHeader(k string, os, rs *elf.Section) {
 	num("flags", os.Flags, rs.Flags)
 	num("addr", os.Addr, rs.Addr)
 	num("size", os.Size, rs.Size)
-	num("align", os.Addralign, rs.Addralign)
-	num("entsize", os.Entsize, rs.Entsize)
+	num("align", uint64(os.Addralign), uint64(rs.Addralign))
+	num("entsize", uint64(os.Entsize), uint64(rs.Entsize))
 	ol, rl := c.o.link(os), c.r.link(rs)
 	if ol != rl {
 		c.add("section header", true, "section %s: link ours %s, ref %s", k, ol, rl)
@@ -349,7 +349,7 @@ func (c *comparer) sectionData(k string, os, rs *elf.Section) {
 	var ol, rl []string
 	var oerr, rerr error
 	switch {
-	case os.Type == elf.SHTSymtab && os.Index == c.o.f.SymtabIndex && rs.Index == c.r.f.SymtabIndex,
+	case os.Type == elf.SHTSymtab && isSymtab(c.o.f, os) && isSymtab(c.r.f, rs),
 		os.Type == elf.SHTSymtabShndx:
 		return // compared symbol by symbol
 	case os.Type == elf.SHTStrtab:
@@ -600,4 +600,10 @@ func (s *side) coverage(p *elf.Prog) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// isSymtab reports whether s is f's symbol table (the one its symbols come
+// from).
+func isSymtab(f *elf.File, s *elf.Section) bool {
+	return f.SymtabIndex > 0 && f.SymtabIndex < len(f.Sections) && s == &f.Sections[f.SymtabIndex]
 }
