@@ -246,9 +246,57 @@ func ParseSplit(body, shtab []byte, alloc func(int) []byte) (*File, error) {
 	return parse(body, shtab, alloc)
 }
 
+// ErrNotCompact is ParseCompact declining a file whose sections are not
+// laid out in index order without overlaps.
+var ErrNotCompact = errorf("sections out of order or overlapping")
+
+// ParseCompact is ParseInto for a file b that is only read while parsing:
+// the contents of the sections for which drop reports false are copied,
+// each 8-byte aligned, into one buffer from keep, which becomes File.Raw
+// and which those sections' Data and every name point into. The sections
+// drop reports keep Data pointing into b, for the caller to decode and
+// then clear before b is used again. A file whose sections are not laid
+// out in index order without overlaps (none that ptxas or nvlink write)
+// gets ErrNotCompact before anything is kept; callers parse it whole.
+func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc func(int) []byte) (*File, error) {
+	return parseWith(b, nil, alloc, func(secs []Section) ([]byte, error) {
+		var end, total uint64
+		for i := range secs {
+			s := &secs[i]
+			if len(s.Data) == 0 {
+				continue
+			}
+			if s.Offset < end {
+				return nil, ErrNotCompact
+			}
+			end = s.Offset + uint64(len(s.Data))
+			if !drop(s) {
+				total += (uint64(len(s.Data)) + 7) &^ 7
+			}
+		}
+		body := keep(int(total))
+		pos := 0
+		for i := range secs {
+			if s := &secs[i]; len(s.Data) > 0 && !drop(s) {
+				n := copy(body[pos:], s.Data)
+				s.Data = body[pos : pos+n : pos+n]
+				pos += (n + 7) &^ 7
+			}
+		}
+		return body, nil
+	})
+}
+
 // parse is ParseInto, reading the section headers from shtab when that is
 // not nil (ParseSplit).
 func parse(b, shtab []byte, alloc func(int) []byte) (*File, error) {
+	return parseWith(b, shtab, alloc, nil)
+}
+
+// parseWith is parse; place, when not nil, may move the sections'
+// contents once their headers are read (before any name is decoded from
+// them) and returns what becomes File.Raw (see ParseCompact).
+func parseWith(b, shtab []byte, alloc func(int) []byte, place func([]Section) ([]byte, error)) (*File, error) {
 	if !IsELF(b) {
 		return nil, errorf("not an ELF file")
 	}
@@ -337,6 +385,13 @@ func parse(b, shtab []byte, alloc func(int) []byte) (*File, error) {
 			}
 			s.Data = b[s.Offset : s.Offset+s.Size : s.Offset+s.Size]
 		}
+	}
+	if place != nil {
+		raw, err := place(f.Sections)
+		if err != nil {
+			return nil, err
+		}
+		f.Raw = raw
 	}
 	if shnum > 0 {
 		if uint64(shstrndx) >= shnum {

@@ -43,6 +43,15 @@ func FuzzParse(f *testing.F) {
 		// A file cut before its section header table parses, if at all,
 		// to the same tables (the bytes of the table are clobbered after
 		// parsing: nothing may alias them).
+		// A file parsed compact decodes to the same tables, and what it
+		// keeps does not depend on b afterwards.
+		if cf, cerr := parseCompactClobbered(b, alloc); cerr == nil {
+			if err != nil || !sameTables(ef, cf) {
+				t.Fatalf("ParseCompact differs from Parse (error %v)", err)
+			}
+		} else if cerr != ErrNotCompact && err == nil {
+			t.Fatalf("ParseCompact failed (%v) where Parse did not", cerr)
+		}
 		if shoff, ok := TableAtEnd(b); ok {
 			tab := bytes.Clone(b[shoff:])
 			sf, serr := ParseSplit(bytes.Clone(b[:shoff]), tab, alloc)
@@ -174,6 +183,9 @@ func TestParseSplitCorpus(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(ef.Sections, sf.Sections) || !reflect.DeepEqual(ef.Symbols, sf.Symbols) {
 			t.Fatalf("%s: ParseSplit differs from Parse (%v)", p, err)
 		}
+		if cf, err := parseCompactClobbered(b, nil); err != nil || !sameTables(ef, cf) || len(cf.Raw) >= shoff {
+			t.Fatalf("%s: ParseCompact differs from Parse (%v) or keeps as much as the cut file", p, err)
+		}
 		if _, ok := TableAtEnd(append(bytes.Clone(b), 0)); ok {
 			t.Errorf("%s: a byte after the table was accepted", p)
 		}
@@ -209,4 +221,49 @@ func TestWideFieldsRefused(t *testing.T) {
 			t.Errorf("field at %d: %v, want an error naming %q", c.field, err, c.want)
 		}
 	}
+}
+
+// droppedInTest is the drop predicate of the ParseCompact tests: what a
+// link decodes and does not keep.
+func droppedInTest(s *Section) bool {
+	return s.Type == SHTSymtab || s.Type == SHTSymtabShndx || s.Type == SHTRela || s.Type == SHTRel
+}
+
+// parseCompactClobbered parses a copy of b compact, then clobbers the copy
+// and clears the dropped sections' Data, as a caller reusing its buffer
+// does.
+func parseCompactClobbered(b []byte, alloc func(int) []byte) (*File, error) {
+	tmp := bytes.Clone(b)
+	f, err := ParseCompact(tmp, droppedInTest, func(n int) []byte { return make([]byte, n) }, alloc)
+	for i := range tmp {
+		tmp[i] = 0xA5
+	}
+	if err == nil {
+		for i := range f.Sections {
+			if droppedInTest(&f.Sections[i]) {
+				f.Sections[i].Data = nil
+			}
+		}
+	}
+	return f, err
+}
+
+// sameTables reports whether c (parsed compact, dropped sections cleared)
+// decodes as f: same headers, names, symbols, and contents of the kept
+// sections.
+func sameTables(f, c *File) bool {
+	if f.Header != c.Header || len(f.Sections) != len(c.Sections) || !reflect.DeepEqual(f.Symbols, c.Symbols) ||
+		f.SymtabIndex != c.SymtabIndex || f.StrtabIndex != c.StrtabIndex {
+		return false
+	}
+	for i := range f.Sections {
+		a, b := f.Sections[i], c.Sections[i]
+		if droppedInTest(&a) {
+			a.Data = nil
+		}
+		if !reflect.DeepEqual(a, b) {
+			return false
+		}
+	}
+	return true
 }

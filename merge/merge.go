@@ -228,7 +228,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			// (An empty relocation section names nothing: ptxas writes one
 			// when it resolved every reference itself, e.g. to
 			// %reserved_smem_offset_begin.)
-			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && (!o.Drop[t] || o.replacedLater(uint32(t))) && len(s.Data) > 0 {
+			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && (!o.Drop[t] || o.replacedLater(uint32(t))) && s.Size > 0 {
 				target := o.F.Sections[t].Name
 				own, other := ".rela", ".rel"
 				if s.Type == elf.SHTRel {

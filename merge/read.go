@@ -60,7 +60,10 @@ func read(ctx *Context) error {
 	errs := make([]error, len(paths))
 	perrs := make([]error, len(paths)) // the first bad cubin of each input
 	pbad := make([]int, len(paths))    // and its position among the input's cubins
-	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped}
+	// Only the sections the later passes read are kept; the symbol and
+	// relocation tables are decoded here, from the buffer the file was
+	// read into, and their bytes are not kept.
+	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Drop: decodedOnly}
 	// Reading is bound by system calls more than by CPU: use more workers.
 	parallelFor(len(paths), 4*workers(ctx.Opts.Threads), func(i int) error {
 		units, err := input.LoadInto(paths[i], arch, ctx.Diags, i, nil, mem)
@@ -68,6 +71,7 @@ func read(ctx *Context) error {
 			errs[i] = err
 			return nil
 		}
+		defer mem.Release(units)
 		objs[i] = make([]*Obj, len(units))
 		for k, u := range units {
 			sizes[i] += int64(u.Size)
@@ -119,6 +123,17 @@ func read(ctx *Context) error {
 		ctx.Header = defaultHeader(arch)
 	}
 	return nil
+}
+
+// decodedOnly reports the sections whose bytes no pass reads after read:
+// the symbol table and its extension (elf.File.Symbols) and the relocation
+// sections (Obj.relSecs).
+func decodedOnly(s *elf.Section) bool {
+	switch s.Type {
+	case elf.SHTSymtab, elf.SHTSymtabShndx, elf.SHTRel, elf.SHTRela:
+		return true
+	}
+	return false
 }
 
 // sectionsOverlap reports whether two sections with file contents share

@@ -45,6 +45,8 @@ type Unit struct {
 	ModuleID string
 	// ELF is the decoded cubin when classification already parsed it.
 	ELF *elf.File
+
+	scratch *[]byte // the buffer its dropped sections point into, until Memory.Release
 }
 
 // FatalError is returned when a fatal diagnostic was recorded: nvlink stops
@@ -55,8 +57,9 @@ func (e *FatalError) Error() string { return e.Msg }
 
 // expander carries the state of one Expand call.
 type expander struct {
-	alloc func(int) []byte // memory of parsed tables (nil: make; see elf.ParseInto)
-	keep  func(int) []byte // memory the kept cubins are copied to (nil: they alias the input)
+	alloc func(int) []byte        // memory of parsed tables (nil: make; see elf.ParseInto)
+	keep  func(int) []byte        // memory the kept cubins are copied to (nil: they alias the input)
+	drop  func(*elf.Section) bool // with keep: sections only decoded (see Memory.Drop)
 	arch  int
 	diags *diag.Bag
 	file  int
@@ -110,8 +113,35 @@ type Memory struct {
 	Keep func(int) []byte
 	// Tables places the cubins' parsed tables (see elf.ParseInto; nil: make).
 	Tables func(int) []byte
+	// Drop, with Keep, names the sections that are only decoded, not kept
+	// (elf.ParseCompact): until Release, their Data points into the
+	// scratch buffer the file was read into; Release clears it.
+	Drop func(*elf.Section) bool
 
 	scratch sync.Pool // *[]byte: the buffers files are read into with Keep
+}
+
+// Release ends the use of the sections mem.Drop names in units, which a
+// LoadInto with mem.Drop returned (their Data is cleared), and lets the
+// scratch buffer they pointed into be reused. Without it, a table outside
+// the Go heap could point into a buffer the collector has freed.
+func (mem *Memory) Release(units []Unit) {
+	if mem.Drop == nil {
+		return
+	}
+	for _, u := range units {
+		if u.ELF == nil {
+			continue
+		}
+		for i := range u.ELF.Sections {
+			if s := &u.ELF.Sections[i]; mem.Drop(s) {
+				s.Data = nil
+			}
+		}
+	}
+	if len(units) > 0 && units[0].scratch != nil {
+		mem.scratch.Put(units[0].scratch)
+	}
 }
 
 // LoadInto is Load with memory from mem. With mem.Keep, the file is read
@@ -129,7 +159,7 @@ func LoadInto(path string, arch int, diags *diag.Bag, fileID int, seen *Seen, me
 		if buf == nil {
 			buf = new([]byte)
 		}
-		defer mem.scratch.Put(buf)
+		x.drop = mem.Drop
 		read = func(n int) []byte {
 			if cap(*buf) < n {
 				*buf = make([]byte, n)
@@ -137,6 +167,18 @@ func LoadInto(path string, arch int, diags *diag.Bag, fileID int, seen *Seen, me
 			return (*buf)[:n]
 		}
 	}
+	units, err := x.load(path, read, seen)
+	switch {
+	case buf == nil:
+	case mem.Drop != nil && len(units) > 0:
+		units[0].scratch = buf // until Release
+	default:
+		mem.scratch.Put(buf)
+	}
+	return units, err
+}
+
+func (x *expander) load(path string, read func(int) []byte, seen *Seen) ([]Unit, error) {
 	data, err := ReadFileInto(path, read)
 	if err != nil {
 		return nil, x.fatal("Could not open input file '%s'", path)
@@ -244,6 +286,11 @@ func (x *expander) parse(data []byte) ([]byte, *elf.File, error) {
 	if x.keep == nil {
 		f, err := elf.ParseInto(data, x.alloc)
 		return data, f, err
+	}
+	if x.drop != nil {
+		if f, err := elf.ParseCompact(data, x.drop, x.keep, x.alloc); err == nil {
+			return f.Raw, f, nil
+		}
 	}
 	if shoff, ok := elf.TableAtEnd(data); ok {
 		body := x.keep(shoff)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -391,5 +392,51 @@ func TestLoadIntoKeep(t *testing.T) {
 	}
 	if kept == 0 {
 		t.Error("nothing was kept with mem.Keep")
+	}
+}
+
+// TestLoadIntoDrop checks LoadInto with sections to drop: the units keep
+// every other section's contents as Load has them (and parse to the same
+// symbols), the dropped ones are readable until Release and cleared by it,
+// and loading more files after Release leaves earlier units intact.
+func TestLoadIntoDrop(t *testing.T) {
+	drop := func(s *elf.Section) bool { return s.Type == elf.SHTSymtab || s.Type == elf.SHTRela || s.Type == elf.SHTRel }
+	mem := &Memory{Keep: func(n int) []byte { return make([]byte, n) }, Drop: drop}
+	paths := []string{arch("main.o"), arch("libdev.a"), arch("main.cubin"), devrtLib}
+	var all [][]Unit
+	for _, p := range paths {
+		var bag diag.Bag
+		us, err := LoadInto(p, 90, &bag, 0, nil, mem)
+		if err != nil || len(us) == 0 {
+			t.Fatalf("%s: %v, %d units", p, err, len(us))
+		}
+		for _, u := range us {
+			for i := range u.ELF.Sections {
+				if s := &u.ELF.Sections[i]; drop(s) && s.Size > 0 && len(s.Data) == 0 {
+					t.Errorf("%s: section %d (%s) cleared before Release", p, i, s.Name)
+				}
+			}
+		}
+		mem.Release(us)
+		all = append(all, us)
+	}
+	for k, us := range all {
+		var bag diag.Bag
+		want, err := Load(paths[k], 90, &bag, 0, nil)
+		if err != nil || len(want) != len(us) {
+			t.Fatalf("%s: Load: %v", paths[k], err)
+		}
+		for j, u := range us {
+			wf, _ := elf.Parse(want[j].Data)
+			if len(u.Data) >= len(want[j].Data) || u.Size != len(want[j].Data) || !reflect.DeepEqual(u.ELF.Symbols, wf.Symbols) {
+				t.Errorf("%s: unit %d: kept %d of %d bytes, or other symbols", paths[k], j, len(u.Data), len(want[j].Data))
+			}
+			for i := range wf.Sections {
+				s, w := &u.ELF.Sections[i], &wf.Sections[i]
+				if s.Name != w.Name || drop(w) && s.Data != nil || !drop(w) && !bytes.Equal(s.Data, w.Data) {
+					t.Errorf("%s: unit %d: section %d (%s) differs", paths[k], j, i, w.Name)
+				}
+			}
+		}
 	}
 }
