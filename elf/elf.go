@@ -128,7 +128,8 @@ func (h *Header) SM() int {
 
 // Section is a decoded section header plus its name and contents. (A link
 // holds one per input section: fields are ordered to leave no padding, and
-// the alignment and entry size, 64-bit in the file, must fit 32 bits.)
+// the alignment and entry size, 64-bit in the file, are kept in 32 bits: a
+// cubin with wider ones is refused, another ELF's saturate.)
 type Section struct {
 	Name      string
 	Data      []byte // aliases the file (nil for NOBITS and empty sections)
@@ -258,6 +259,8 @@ var ErrNotCompact = errorf("sections out of order or overlapping")
 // then clear before b is used again. A file whose sections are not laid
 // out in index order without overlaps (none that ptxas or nvlink write)
 // gets ErrNotCompact before anything is kept; callers parse it whole.
+// drop is asked before names are decoded: it sees each section's header
+// and contents, with Name still empty.
 func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc func(int) []byte) (*File, error) {
 	return parseWith(b, nil, alloc, func(secs []Section) ([]byte, error) {
 		var end, total uint64
@@ -369,16 +372,17 @@ func parseWith(b, shtab []byte, alloc func(int) []byte, place func([]Section) ([
 		s.Link = le.Uint32(p[40:])
 		s.Info = le.Uint32(p[44:])
 		align, entsize := le.Uint64(p[48:]), le.Uint64(p[56:])
-		if maxAlign := uint64(math.MaxUint32); align > maxAlign || h.Machine == EMCUDA && align > MaxAlign {
-			if h.Machine == EMCUDA {
-				maxAlign = MaxAlign
+		// A cubin's must fit 32 bits; another ELF's (host objects, read
+		// only for their device code) saturate.
+		if h.Machine == EMCUDA {
+			if align > MaxAlign {
+				return nil, errorf("section %d has alignment 0x%x, more than 0x%x", i, align, MaxAlign)
 			}
-			return nil, errorf("section %d has alignment 0x%x, more than 0x%x", i, align, maxAlign)
+			if entsize > math.MaxUint32 {
+				return nil, errorf("section %d has entry size 0x%x, more than 0x%x", i, entsize, uint64(math.MaxUint32))
+			}
 		}
-		if entsize > math.MaxUint32 {
-			return nil, errorf("section %d has entry size 0x%x, more than 0x%x", i, entsize, uint64(math.MaxUint32))
-		}
-		s.Addralign, s.Entsize = uint32(align), uint32(entsize)
+		s.Addralign, s.Entsize = uint32(min(align, math.MaxUint32)), uint32(min(entsize, math.MaxUint32))
 		if s.Type != SHTNobits && s.Type != SHTNull && s.Size > 0 && !cudaNoData(s.Type) {
 			if s.Offset > size || s.Size > size-s.Offset {
 				return nil, errorf("section %d (offset 0x%x, size 0x%x) goes past the end of the file (0x%x bytes)", i, s.Offset, s.Size, size)

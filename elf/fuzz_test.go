@@ -198,8 +198,9 @@ func TestParseSplitCorpus(t *testing.T) {
 	}
 }
 
-// TestWideFieldsRefused checks that a section whose entry size or
-// alignment does not fit the 32 bits Section keeps is refused, not cut.
+// TestWideFieldsRefused checks that a cubin section whose entry size or
+// alignment does not fit the 32 bits Section keeps is refused, not cut,
+// and that another ELF's (a host object's) saturate.
 func TestWideFieldsRefused(t *testing.T) {
 	paths, _ := filepath.Glob("../testdata/corpus/cuda11.8-sm_90/*/*.cubin")
 	b, err := os.ReadFile(paths[0])
@@ -219,6 +220,23 @@ func TestWideFieldsRefused(t *testing.T) {
 		le.PutUint64(p, le.Uint64(p)+1<<32)
 		if _, err := Parse(m); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("field at %d: %v, want an error naming %q", c.field, err, c.want)
+		}
+	}
+	host, err := os.ReadFile("../testdata/corpus/cuda11.8-sm_90/archive/main.o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hf, err := Parse(host)
+	if err != nil || hf.Header.Machine == EMCUDA || len(hf.Sections) < 2 {
+		t.Fatalf("main.o: %v", err)
+	}
+	for _, field := range []int{48, 56} {
+		m := bytes.Clone(host)
+		le.PutUint64(m[hf.Header.Shoff+ShdrSize+uint64(field):], 1<<40)
+		g, err := Parse(m)
+		if err != nil || g.Sections[1].Addralign != hf.Sections[1].Addralign && g.Sections[1].Addralign != 1<<32-1 ||
+			g.Sections[1].Entsize != hf.Sections[1].Entsize && g.Sections[1].Entsize != 1<<32-1 {
+			t.Errorf("host object, field at %d: %v, want the value saturated", field, err)
 		}
 	}
 }

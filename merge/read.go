@@ -75,13 +75,7 @@ func read(ctx *Context) error {
 		objs[i] = make([]*Obj, len(units))
 		for k, u := range units {
 			sizes[i] += int64(u.Size)
-			f := u.ELF
-			if f == nil {
-				if f, err = elf.ParseInto(u.Data, ctx.mem.AllocMapped); err != nil {
-					perrs[i], pbad[i] = fmt.Errorf("%v in '%s'", err, u.Name), k
-					return nil
-				}
-			}
+			f := u.ELF // (u.Data may be cut or compacted: not parsed again)
 			o := &Obj{Name: u.Name, Data: u.Data, F: f, System: u.System, ModuleID: u.ModuleID,
 				overlaps: sectionsOverlap(f)}
 			if err := o.decodeInfo(ctx.mem.AllocMapped); err != nil {

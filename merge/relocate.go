@@ -173,7 +173,8 @@ type relEvent struct {
 // it, as a serial pass would (the events before it stand).
 func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 	// Room for a kept relocation each and a note per section: one
-	// allocation in the usual case.
+	// allocation in the usual case (--preserve-relocs records up to three
+	// events per relocation; append grows the list then).
 	n := len(o.relSecs)
 	for _, d := range o.relSecs {
 		n += len(d.rels)

@@ -43,10 +43,16 @@ type Unit struct {
 	System bool
 	// ModuleID is the __nv_module_id of the host object the unit came from.
 	ModuleID string
-	// ELF is the decoded cubin when classification already parsed it.
+	// ELF is the decoded cubin (Data may hold only part of the file it
+	// came from: see LoadInto).
 	ELF *elf.File
 
-	scratch *[]byte // the buffer its dropped sections point into, until Memory.Release
+	scratch *[]byte // the scratch buffer, held until Memory.Release (first unit of a file only)
+	// src is what the cubin was parsed from (the scratch buffer, or a
+	// member decompressed or read on its own): its dropped sections point
+	// there until Memory.Release, from tables the collector may not scan,
+	// so this reference keeps it alive.
+	src []byte
 }
 
 // FatalError is returned when a fatal diagnostic was recorded: nvlink stops
@@ -129,18 +135,20 @@ func (mem *Memory) Release(units []Unit) {
 	if mem.Drop == nil {
 		return
 	}
-	for _, u := range units {
-		if u.ELF == nil {
-			continue
-		}
-		for i := range u.ELF.Sections {
-			if s := &u.ELF.Sections[i]; mem.Drop(s) {
-				s.Data = nil
+	for k := range units {
+		u := &units[k]
+		if u.ELF != nil {
+			for i := range u.ELF.Sections {
+				if s := &u.ELF.Sections[i]; mem.Drop(s) {
+					s.Data = nil
+				}
 			}
 		}
+		u.src = nil
 	}
 	if len(units) > 0 && units[0].scratch != nil {
 		mem.scratch.Put(units[0].scratch)
+		units[0].scratch = nil
 	}
 }
 
@@ -251,7 +259,7 @@ func isDeviceELF(b []byte) bool {
 // makes a wrong machine or SM fatal; otherwise such files are ignored.
 // Non-relocatable cubins are always ignored, as nvlink does.
 func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, error) {
-	size := len(data)
+	size, src := len(data), data
 	data, f, err := x.parse(data)
 	if err != nil {
 		if strict {
@@ -274,7 +282,7 @@ func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, e
 		}
 		return nil, nil
 	}
-	return []Unit{{Name: name, Data: data, Size: size, Path: path, ELF: f}}, nil
+	return []Unit{{Name: name, Data: data, Size: size, Path: path, ELF: f, src: src}}, nil
 }
 
 // parse decodes a device ELF where the link keeps it: in place without

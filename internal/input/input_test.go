@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/warplink/warplink/elf/fatbin"
 	"github.com/warplink/warplink/elf/hostobj"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/hugemem"
 )
 
 const (
@@ -438,5 +440,55 @@ func TestLoadIntoDrop(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLoadIntoDropSurvivesGC loads host objects, whose cubins are
+// decompressed into buffers of their own, with the tables outside the Go
+// heap (as a link places them), collects garbage and reuses the freed
+// memory, then checks the dropped sections still hold their bytes until
+// Release: what they point into must be kept alive from the heap (once it
+// was not, and relocations were decoded from freed memory).
+func TestLoadIntoDropSurvivesGC(t *testing.T) {
+	var arena hugemem.Arena
+	defer arena.Free()
+	drop := func(s *elf.Section) bool { return s.Type == elf.SHTSymtab || s.Type == elf.SHTRela || s.Type == elf.SHTRel }
+	mem := &Memory{Keep: arena.Alloc, Tables: arena.AllocMapped, Drop: drop}
+	paths := []string{arch("main.o"), arch("libdev.a")}
+	var loaded [][]Unit
+	for _, p := range paths {
+		var bag diag.Bag
+		us, err := LoadInto(p, 90, &bag, 0, nil, mem)
+		if err != nil || len(us) == 0 {
+			t.Fatalf("%s: %v, %d units", p, err, len(us))
+		}
+		loaded = append(loaded, us)
+	}
+	if !arena.OffHeap() {
+		t.Skip("no off-heap memory on this system: the tables are scanned")
+	}
+	var junk [][]byte
+	for range 4 {
+		runtime.GC()
+		for range 256 {
+			junk = append(junk, bytes.Repeat([]byte{0xA5}, 8<<10))
+		}
+	}
+	runtime.KeepAlive(junk)
+	for k, us := range loaded {
+		var bag diag.Bag
+		want, err := Load(paths[k], 90, &bag, 0, nil)
+		if err != nil || len(want) != len(us) {
+			t.Fatalf("%s: Load: %v", paths[k], err)
+		}
+		for j, u := range us {
+			wf, _ := elf.Parse(want[j].Data)
+			for i := range wf.Sections {
+				if w := &wf.Sections[i]; drop(w) && !bytes.Equal(u.ELF.Sections[i].Data, w.Data) {
+					t.Errorf("%s: unit %d: dropped section %d (%s) changed before Release", paths[k], j, i, w.Name)
+				}
+			}
+		}
+		mem.Release(us)
 	}
 }
