@@ -402,7 +402,9 @@ func TestLoadIntoKeep(t *testing.T) {
 // symbols), the dropped ones are readable until Release and cleared by it,
 // and loading more files after Release leaves earlier units intact.
 func TestLoadIntoDrop(t *testing.T) {
-	drop := func(s *elf.Section) bool { return s.Type == elf.SHTSymtab || s.Type == elf.SHTRela || s.Type == elf.SHTRel }
+	drop := func(s *elf.Section) bool {
+		return s.Type == elf.SHTSymtab || s.Type == elf.SHTRela || s.Type == elf.SHTRel
+	}
 	mem := &Memory{Keep: func(n int) []byte { return make([]byte, n) }, Drop: drop}
 	paths := []string{arch("main.o"), arch("libdev.a"), arch("main.cubin"), devrtLib}
 	var all [][]Unit
@@ -452,7 +454,9 @@ func TestLoadIntoDrop(t *testing.T) {
 func TestLoadIntoDropSurvivesGC(t *testing.T) {
 	var arena hugemem.Arena
 	defer arena.Free()
-	drop := func(s *elf.Section) bool { return s.Type == elf.SHTSymtab || s.Type == elf.SHTRela || s.Type == elf.SHTRel }
+	drop := func(s *elf.Section) bool {
+		return s.Type == elf.SHTSymtab || s.Type == elf.SHTRela || s.Type == elf.SHTRel
+	}
 	mem := &Memory{Keep: arena.Alloc, Tables: arena.AllocMapped, Drop: drop}
 	paths := []string{arch("main.o"), arch("libdev.a")}
 	var loaded [][]Unit
