@@ -718,7 +718,7 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 	}
 	s.Data = out
 	s.Size = uint64(len(out))
-	if s.Name != ".nv.info" { // (its records are read by the -v report)
+	if !ctx.Opts.Verbose || s.Name != ".nv.info" { // (-v reports from .nv.info's records)
 		s.info = nil // encoded: write's allocations may take the memory
 	}
 }

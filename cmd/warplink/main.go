@@ -41,7 +41,7 @@ func main() {
 }
 
 // setMemoryLimit gives the Go heap a soft limit of 1.15 times the size of
-// the cubins to link plus 10 MiB, unless GOMEMLIMIT is set. The cubins,
+// the cubins to link plus 8 MiB, unless GOMEMLIMIT is set. The cubins,
 // their parsed tables and the string tables live outside the Go heap
 // (internal/hugemem); what the heap keeps at the end of a link of
 // generated objects is about 0.9 times its input (10,000 objects: 39 MB
@@ -62,7 +62,7 @@ func setMemoryLimit(inputBytes int64, inputsOnHeap bool) {
 		// inputs and their tables are on the heap too.
 		inputBytes *= 3
 	}
-	debug.SetMemoryLimit(inputBytes*23/20 + 10<<20)
+	debug.SetMemoryLimit(inputBytes*23/20 + 8<<20)
 }
 
 // progName is the name diagnostics are printed under: "nvlink" when the
