@@ -154,10 +154,12 @@ func (mem *Memory) Release(units []Unit) {
 
 // LoadInto is Load with memory from mem. With mem.Keep, the file is read
 // into a reused scratch buffer and each cubin taken from it is copied to
-// memory from Keep, without its section header table when that ends the
-// cubin (about a fifth of a small cubin; it is only read while parsing):
-// the host code of host objects, the rest of archives and the headers do
-// not stay in memory for the whole link. The units alias that copy.
+// memory from Keep: with mem.Drop, only its sections Drop does not name
+// (elf.ParseCompact; the caller decodes the others, then calls
+// mem.Release); else without its section header table when that ends the
+// cubin (elf.ParseSplit), or whole. The host code of host objects, the
+// rest of archives and the headers do not stay in memory for the whole
+// link. The units alias that copy.
 func LoadInto(path string, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
 	x := &expander{arch: arch, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
 	var buf *[]byte
@@ -286,10 +288,11 @@ func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, e
 }
 
 // parse decodes a device ELF where the link keeps it: in place without
-// x.keep; else copied to memory from x.keep, cut before its section header
-// table when the table ends the file (elf.TableAtEnd). A cubin that does
-// not parse so is copied whole and parsed again, so that its diagnostic is
-// the same either way.
+// x.keep; else copied to memory from x.keep, only the sections x.drop does
+// not name (elf.ParseCompact), or cut before its section header table when
+// the table ends the file (elf.TableAtEnd). A cubin that does not parse so
+// is copied whole and parsed again, so that its diagnostic is the same
+// either way.
 func (x *expander) parse(data []byte) ([]byte, *elf.File, error) {
 	if x.keep == nil {
 		f, err := elf.ParseInto(data, x.alloc)
