@@ -8,6 +8,9 @@ package merge
 // and fatbin members in their order).
 // Invariants: positions are fixed before any goroutine starts; every
 // goroutine writes only its own slot; diagnostics are keyed by position.
+// Only the sections later passes read are kept (in the arena); the symbol
+// and relocation tables are decoded before their bytes are let go
+// (decodedOnly, input.Memory.Release), and no later pass reads them.
 
 import (
 	"errors"
