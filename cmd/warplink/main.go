@@ -21,6 +21,7 @@ import (
 	"github.com/warplink/warplink/internal/cli"
 	"github.com/warplink/warplink/internal/cmpelf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/hugemem"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -62,7 +63,16 @@ func setMemoryLimit(inputBytes int64, inputsOnHeap bool) {
 		// inputs and their tables are on the heap too.
 		inputBytes *= 3
 	}
-	debug.SetMemoryLimit(inputBytes*23/20 + 8<<20)
+	limit := inputBytes*23/20 + 8<<20
+	debug.SetMemoryLimit(limit)
+	if !inputsOnHeap {
+		// The heap the rest of the link grows into, advised for huge
+		// pages (10,000 objects: 0.40 -> 0.30 s; 100,000: 6.0 -> 4.5 s;
+		// up to 1-2 MB more peak RSS). Advising the heap before read
+		// too gave read 10 ms less at 10,000 objects but 2-3 MB more
+		// peak RSS at 4,000.
+		hugemem.AdviseHeap(int(limit))
+	}
 }
 
 // progName is the name diagnostics are printed under: "nvlink" when the
@@ -122,7 +132,8 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		return hostLinkerScript(cmd, stdout, prog, files, bag, stderr)
 	}
 	cmd.Opts.Files = files
-	// WARPLINK_HUGEPAGES=0 reads the inputs into the Go heap instead.
+	// WARPLINK_HUGEPAGES=0 reads the inputs into the Go heap instead, and
+	// leaves the heap's pages as the runtime has them.
 	cmd.Opts.PlainMemory = os.Getenv("WARPLINK_HUGEPAGES") == "0"
 	cmd.Opts.InputSize = setMemoryLimit
 	return merge.Link(&cmd.Opts, stdout, stderr, prog)

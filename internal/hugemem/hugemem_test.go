@@ -1,8 +1,10 @@
 package hugemem
 
 import (
+	"runtime"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 func TestAllocDisjointAndZeroed(t *testing.T) {
@@ -82,6 +84,34 @@ func TestConcurrentAlloc(t *testing.T) {
 		for _, c := range b {
 			if c != byte(g) {
 				t.Fatalf("buffer %d shared with another goroutine", g)
+			}
+		}
+	}
+}
+
+// TestAdviseHeap checks that AdviseHeap refuses less than two huge pages,
+// and that advising a range of the heap leaves the heap usable: memory
+// allocated afterwards reads back what was written.
+func TestAdviseHeap(t *testing.T) {
+	if AdviseHeap(hugePage) {
+		t.Error("advice given for a single huge page")
+	}
+	ok := AdviseHeap(16 << 20)
+	if runtime.GOOS == "linux" && unsafe.Sizeof(uintptr(0)) == 8 && !ok {
+		t.Log("no advice given (madvise refused): transparent huge pages unavailable here")
+	}
+	var bufs [][]byte
+	for i := range 64 {
+		b := make([]byte, 256<<10)
+		for j := range b {
+			b[j] = byte(i + j)
+		}
+		bufs = append(bufs, b)
+	}
+	for i, b := range bufs {
+		for j := 0; j < len(b); j += 4093 {
+			if b[j] != byte(i+j) {
+				t.Fatalf("buffer %d byte %d changed", i, j)
 			}
 		}
 	}

@@ -1,0 +1,37 @@
+package hugemem
+
+import (
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+// maxHeapAdvice bounds what AdviseHeap asks the heap to grow by at once:
+// 4 GiB (1 GiB where int has 32 bits, which AdviseHeap refuses anyway).
+const maxHeapAdvice = 1 << 30 << (^uint(0) >> 63 * 2)
+
+// AdviseHeap grows the Go heap by about n bytes that nothing has touched
+// yet and advises them for transparent huge pages, so that the allocations
+// that later land there fault 2 MiB at a time instead of 4 KiB (on the
+// measurement machine a fault costs 10-15 µs either way: at 10,000 objects
+// the heap's faults were a quarter of the link). The runtime maps its heap
+// in steps and advises only its own metadata; memory it takes fresh from
+// the system needs no zeroing, so the allocation below touches nothing,
+// and the advice outlives it: the pages go back to the heap at the next
+// collection, and the heap reuses them. It reports whether advice was
+// given (never on 32-bit systems, nor for less than two huge pages).
+func AdviseHeap(n int) bool {
+	if unsafe.Sizeof(uintptr(0)) < 8 || n < 2*hugePage {
+		return false
+	}
+	n = min(n, maxHeapAdvice)
+	b := make([]byte, n)
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo, hi := (p+hugePage-1)&^(hugePage-1), (p+uintptr(n))&^(hugePage-1)
+	ok := false
+	if hi > lo {
+		ok = syscall.Madvise(b[lo-p:hi-p], madvHugepage) == nil
+	}
+	runtime.KeepAlive(b)
+	return ok
+}

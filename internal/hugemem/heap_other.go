@@ -1,0 +1,6 @@
+//go:build !linux
+
+package hugemem
+
+// AdviseHeap does nothing where there are no transparent huge pages.
+func AdviseHeap(n int) bool { return false }
