@@ -1,6 +1,7 @@
 package hugemem
 
 import (
+	"os"
 	"runtime"
 	"syscall"
 	"unsafe"
@@ -20,8 +21,13 @@ const maxHeapAdvice = 1 << 30 << (^uint(0) >> 63 * 2)
 // and the advice outlives it: the pages go back to the heap at the next
 // collection, and the heap reuses them. It reports whether advice was
 // given (never on 32-bit systems, nor for less than two huge pages).
+//
+// It gives no advice where the extra address space could fail the link:
+// under a limit on the process's address space (ulimit -v), or with strict
+// overcommit (vm.overcommit_memory 2), where untouched memory is charged
+// too. (The runtime does not survive an allocation the system refuses.)
 func AdviseHeap(n int) bool {
-	if unsafe.Sizeof(uintptr(0)) < 8 || n < 2*hugePage {
+	if unsafe.Sizeof(uintptr(0)) < 8 || n < 2*hugePage || !roomy() {
 		return false
 	}
 	n = min(n, maxHeapAdvice)
@@ -34,4 +40,15 @@ func AdviseHeap(n int) bool {
 	}
 	runtime.KeepAlive(b)
 	return ok
+}
+
+// roomy reports whether the address space may grow freely: no RLIMIT_AS
+// and no strict overcommit.
+func roomy() bool {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil || rl.Cur != ^uint64(0) {
+		return false
+	}
+	b, err := os.ReadFile("/proc/sys/vm/overcommit_memory")
+	return err == nil && len(b) > 0 && b[0] != '2'
 }
