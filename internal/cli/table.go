@@ -127,7 +127,7 @@ func options() []option {
 			help: "warplink: use at most N threads (default: all cores); the output does not change.",
 			set:  func(c *Command, v string) { n, _ := strconv.ParseInt(v, 0, 64); c.Opts.Threads = int(n) }},
 		{long: "warplink-shards", kind: kNumber, arg: "<N>",
-			help: "warplink: resolve symbols in N shards (default 16); the output does not change.",
+			help: "warplink: resolve symbols in N shards (default: one per thread); the output does not change.",
 			set:  func(c *Command, v string) { n, _ := strconv.ParseInt(v, 0, 64); c.Opts.Shards = int(n) }},
 		{long: "time", short: "time", kind: kString, arg: "<file name>",
 			help: "Append a CSV table of the time taken per phase to the file ('-' = stdout).",
