@@ -351,6 +351,33 @@ func FuzzExpand(f *testing.F) {
 				t.Fatalf("unit %s is not a device ELF", u.Name)
 			}
 		}
+		// Keeping the cubins elsewhere, with or without dropping the
+		// decoded sections (a link's paths), gives the same units, the
+		// same diagnostics and the same tables, from a buffer clobbered
+		// afterwards.
+		drop := func(s *elf.Section) bool { return s.Type == elf.SHTSymtab || s.Type == elf.SHTRela }
+		for _, d := range []func(*elf.Section) bool{nil, drop} {
+			var kbag diag.Bag
+			tmp := bytes.Clone(b)
+			x := &expander{arch: 90, diags: &kbag, keep: func(n int) []byte { return make([]byte, n) }, drop: d}
+			ks, kerr := x.expand(filepath.Base(name), tmp)
+			clear(tmp)
+			if (err == nil) != (kerr == nil) || len(ks) != len(us) || !reflect.DeepEqual(bag.Sorted(), kbag.Sorted()) {
+				t.Fatalf("kept (drop %v): %d units, error %v, diagnostics %v; plain: %d, %v, %v", d != nil, len(ks), kerr, kbag.Sorted(), len(us), err, bag.Sorted())
+			}
+			for i, k := range ks {
+				u := us[i]
+				if k.Name != u.Name || k.Size != len(u.Data) || !reflect.DeepEqual(k.ELF.Symbols, u.ELF.Symbols) || len(k.ELF.Sections) != len(u.ELF.Sections) {
+					t.Fatalf("unit %d kept (drop %v) differs from plain", i, d != nil)
+				}
+				for j := range u.ELF.Sections {
+					ks, us := &k.ELF.Sections[j], &u.ELF.Sections[j]
+					if ks.Name != us.Name || (d == nil || !d(us)) && !bytes.Equal(ks.Data, us.Data) {
+						t.Fatalf("unit %d section %d kept (drop %v) differs from plain", i, j, d != nil)
+					}
+				}
+			}
+		}
 	})
 }
 
