@@ -207,44 +207,7 @@ func Parse(b []byte) (*File, error) { return ParseInto(b, nil) }
 // them. Their strings and slices point into b only, which File.Raw keeps
 // alive.
 func ParseInto(b []byte, alloc func(int) []byte) (*File, error) {
-	return parse(b, nil, alloc)
-}
-
-// TableAtEnd reports whether the section header table of the ELF64 file b
-// ends the file with nothing after it, as ptxas and nvlink write cubins
-// (program headers, if any, come before it), and where it starts: a caller
-// may then keep only b[:shoff] and hand the table to ParseSplit from a
-// transient copy.
-func TableAtEnd(b []byte) (shoff int, ok bool) {
-	if !IsELF(b) || len(b) < EhdrSize || b[4] != 2 || b[5] != 1 {
-		return 0, false
-	}
-	off, num := le.Uint64(b[40:]), uint64(le.Uint16(b[60:]))
-	phoff, phnum := le.Uint64(b[32:]), uint64(le.Uint16(b[56:]))
-	size := uint64(len(b))
-	if off < EhdrSize || off > size || le.Uint16(b[58:]) != ShdrSize {
-		return 0, false
-	}
-	if num == 0 && size-off >= ShdrSize {
-		num = le.Uint64(b[off+32:]) // extended numbering
-	}
-	if num == 0 || (size-off)%ShdrSize != 0 || (size-off)/ShdrSize != num {
-		return 0, false
-	}
-	if phoff != 0 && phnum != 0 && (phoff > off || (off-phoff)/PhdrSize < phnum) {
-		return 0, false
-	}
-	return int(off), true
-}
-
-// ParseSplit is ParseInto for a file cut at its section header table (see
-// TableAtEnd): body is the file up to e_shoff, which the File keeps, and
-// shtab the table, only read. Every check against the file's size is made
-// against body's, so a section that strays into the table is an error
-// here; callers fall back to ParseInto on the whole file then, to get its
-// diagnostics.
-func ParseSplit(body, shtab []byte, alloc func(int) []byte) (*File, error) {
-	return parse(body, shtab, alloc)
+	return parseWith(b, alloc, nil)
 }
 
 // ErrNotCompact is ParseCompact declining a file whose sections are not
@@ -252,17 +215,19 @@ func ParseSplit(body, shtab []byte, alloc func(int) []byte) (*File, error) {
 var ErrNotCompact = errorf("sections out of order or overlapping")
 
 // ParseCompact is ParseInto for a file b that is only read while parsing:
-// the contents of the sections for which drop reports false are copied,
-// each 8-byte aligned, into one buffer from keep, which becomes File.Raw
-// and which those sections' Data and every name point into. The sections
-// drop reports keep Data pointing into b, for the caller to decode and
-// then clear before b is used again. A file whose sections are not laid
-// out in index order without overlaps (none that ptxas or nvlink write)
-// gets ErrNotCompact before anything is kept; callers parse it whole.
-// drop is asked before names are decoded: it sees each section's header
-// and contents, with Name still empty.
+// the contents of the sections for which drop (nil: none) reports false
+// are copied, each 8-byte aligned, into one buffer from keep, which
+// becomes File.Raw and which those sections' Data and every name point
+// into; the section header table and the padding between sections are
+// left out. The sections drop reports keep Data pointing into b, for the
+// caller to decode and then clear before b is used again. A file whose
+// sections are not laid out in index order without overlaps (none that
+// ptxas or nvlink write) gets ErrNotCompact before anything is kept;
+// callers parse it whole. drop is asked before names are decoded: it sees
+// each section's header and contents, with Name still empty.
 func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc func(int) []byte) (*File, error) {
-	return parseWith(b, nil, alloc, func(secs []Section) ([]byte, error) {
+	kept := func(s *Section) bool { return len(s.Data) > 0 && (drop == nil || !drop(s)) }
+	return parseWith(b, alloc, func(secs []Section) ([]byte, error) {
 		var end, total uint64
 		for i := range secs {
 			s := &secs[i]
@@ -273,14 +238,14 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc func(int) []by
 				return nil, ErrNotCompact
 			}
 			end = s.Offset + uint64(len(s.Data))
-			if !drop(s) {
+			if kept(s) {
 				total += (uint64(len(s.Data)) + 7) &^ 7
 			}
 		}
 		body := keep(int(total))
 		pos := 0
 		for i := range secs {
-			if s := &secs[i]; len(s.Data) > 0 && !drop(s) {
+			if s := &secs[i]; kept(s) {
 				n := copy(body[pos:], s.Data)
 				s.Data = body[pos : pos+n : pos+n]
 				pos += (n + 7) &^ 7
@@ -290,16 +255,10 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc func(int) []by
 	})
 }
 
-// parse is ParseInto, reading the section headers from shtab when that is
-// not nil (ParseSplit).
-func parse(b, shtab []byte, alloc func(int) []byte) (*File, error) {
-	return parseWith(b, shtab, alloc, nil)
-}
-
-// parseWith is parse; place, when not nil, may move the sections'
+// parseWith is ParseInto; place, when not nil, may move the sections'
 // contents once their headers are read (before any name is decoded from
 // them) and returns what becomes File.Raw (see ParseCompact).
-func parseWith(b, shtab []byte, alloc func(int) []byte, place func([]Section) ([]byte, error)) (*File, error) {
+func parseWith(b []byte, alloc func(int) []byte, place func([]Section) ([]byte, error)) (*File, error) {
 	if !IsELF(b) {
 		return nil, errorf("not an ELF file")
 	}
@@ -332,20 +291,15 @@ func parseWith(b, shtab []byte, alloc func(int) []byte, place func([]Section) ([
 
 	shnum := uint64(h.Shnum)
 	shstrndx := uint32(h.Shstrndx)
-	split := shtab != nil
-	if split && (h.Shoff != size || h.Shentsize != ShdrSize || len(shtab) < ShdrSize) {
-		return nil, errorf("section header table is not where it was cut")
-	}
+	var shtab []byte
 	if h.Shoff != 0 {
 		if h.Shentsize != ShdrSize {
 			return nil, errorf("bad section header size %d", h.Shentsize)
 		}
-		if !split {
-			if h.Shoff > size || size-h.Shoff < ShdrSize {
-				return nil, errorf("section header table at 0x%x is outside the file", h.Shoff)
-			}
-			shtab = b[h.Shoff:]
+		if h.Shoff > size || size-h.Shoff < ShdrSize {
+			return nil, errorf("section header table at 0x%x is outside the file", h.Shoff)
 		}
+		shtab = b[h.Shoff:]
 		// Extended numbering: section 0 holds the real count and strndx.
 		if shnum == 0 {
 			shnum = le.Uint64(shtab[32:])

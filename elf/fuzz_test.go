@@ -25,8 +25,8 @@ func seedCubins(f *testing.F, add func(b []byte)) {
 }
 
 // FuzzParse checks that Parse never panics and that whatever it accepts is
-// consistent: ParseInto and ParseSplit decode the same, section data lies
-// inside the file, symbols name existing
+// consistent: ParseInto and ParseCompact decode the same, section data
+// lies inside the file, symbols name existing
 // sections, and the relocation and .nv.info decoders accept or reject the
 // accepted sections without panicking.
 func FuzzParse(f *testing.F) {
@@ -40,26 +40,16 @@ func FuzzParse(f *testing.F) {
 		if (err == nil) != (aerr == nil) || err == nil && (!reflect.DeepEqual(ef.Sections, af.Sections) || !reflect.DeepEqual(ef.Symbols, af.Symbols)) {
 			t.Fatalf("ParseInto with an allocator differs from Parse (errors %v, %v)", err, aerr)
 		}
-		// A file cut before its section header table parses, if at all,
-		// to the same tables (the bytes of the table are clobbered after
-		// parsing: nothing may alias them).
-		// A file parsed compact decodes to the same tables, and what it
-		// keeps does not depend on b afterwards.
-		if cf, cerr := parseCompactClobbered(b, alloc); cerr == nil {
-			if err != nil || !sameTables(ef, cf) {
-				t.Fatalf("ParseCompact differs from Parse (error %v)", err)
-			}
-		} else if cerr != ErrNotCompact && err == nil {
-			t.Fatalf("ParseCompact failed (%v) where Parse did not", cerr)
-		}
-		if shoff, ok := TableAtEnd(b); ok {
-			tab := bytes.Clone(b[shoff:])
-			sf, serr := ParseSplit(bytes.Clone(b[:shoff]), tab, alloc)
-			if serr == nil {
-				clear(tab)
-				if err != nil || !reflect.DeepEqual(ef.Sections, sf.Sections) || !reflect.DeepEqual(ef.Symbols, sf.Symbols) || ef.Header != sf.Header {
-					t.Fatalf("ParseSplit differs from Parse (error %v)", err)
+		// A file parsed compact decodes to the same tables, dropping
+		// sections or not, and what it keeps does not depend on b
+		// afterwards.
+		for _, drop := range []func(*Section) bool{nil, droppedInTest} {
+			if cf, cerr := parseCompactClobbered(b, drop, alloc); cerr == nil {
+				if err != nil || !sameTables(ef, cf, drop) {
+					t.Fatalf("ParseCompact (drop %v) differs from Parse (error %v)", drop != nil, err)
 				}
+			} else if cerr != ErrNotCompact && err == nil {
+				t.Fatalf("ParseCompact failed (%v) where Parse did not", cerr)
 			}
 		}
 		if err != nil {
@@ -159,12 +149,13 @@ func FuzzRelocs(f *testing.F) {
 	})
 }
 
-// TestParseSplitCorpus checks that every relocatable cubin of the corpus
-// ends with its section header table and parses cut before it to the same
-// tables, and that a table that does not end the file is refused.
-func TestParseSplitCorpus(t *testing.T) {
+// TestParseCompactCorpus checks that every relocatable cubin of the corpus
+// parses compact to the same tables, keeping less than the file up to its
+// section header table, and that a file with overlapping sections is
+// declined.
+func TestParseCompactCorpus(t *testing.T) {
 	paths, _ := filepath.Glob("../testdata/corpus/cuda11.8-sm_90/*/*.cubin")
-	n := 0
+	n, overlapping := 0, 0
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -175,26 +166,32 @@ func TestParseSplitCorpus(t *testing.T) {
 			continue
 		}
 		n++
-		shoff, ok := TableAtEnd(b)
-		if !ok || uint64(shoff) != ef.Header.Shoff {
-			t.Fatalf("%s: TableAtEnd = %d, %v; e_shoff 0x%x", p, shoff, ok, ef.Header.Shoff)
+		for _, drop := range []func(*Section) bool{nil, droppedInTest} {
+			if cf, err := parseCompactClobbered(b, drop, nil); err != nil || !sameTables(ef, cf, drop) || uint64(len(cf.Raw)) >= ef.Header.Shoff {
+				t.Fatalf("%s: ParseCompact (drop %v) differs from Parse (%v) or keeps the whole file", p, drop != nil, err)
+			}
 		}
-		sf, err := ParseSplit(b[:shoff:shoff], bytes.Clone(b[shoff:]), nil)
-		if err != nil || !reflect.DeepEqual(ef.Sections, sf.Sections) || !reflect.DeepEqual(ef.Symbols, sf.Symbols) {
-			t.Fatalf("%s: ParseSplit differs from Parse (%v)", p, err)
+		// The last section with contents moved onto the first one's.
+		m := bytes.Clone(b)
+		first, last := -1, -1
+		for i := range ef.Sections {
+			if len(ef.Sections[i].Data) > 0 {
+				if first < 0 {
+					first = i
+				}
+				last = i
+			}
 		}
-		if cf, err := parseCompactClobbered(b, nil); err != nil || !sameTables(ef, cf) || len(cf.Raw) >= shoff {
-			t.Fatalf("%s: ParseCompact differs from Parse (%v) or keeps as much as the cut file", p, err)
-		}
-		if _, ok := TableAtEnd(append(bytes.Clone(b), 0)); ok {
-			t.Errorf("%s: a byte after the table was accepted", p)
-		}
-		if _, err := ParseSplit(b[:shoff-8], b[shoff:], nil); err == nil {
-			t.Errorf("%s: a body shorter than e_shoff was accepted", p)
+		le.PutUint64(m[ef.Header.Shoff+uint64(last)*ShdrSize+24:], ef.Sections[first].Offset)
+		if _, err := Parse(m); err == nil {
+			overlapping++
+			if _, err := ParseCompact(m, nil, func(n int) []byte { return make([]byte, n) }, nil); err != ErrNotCompact {
+				t.Errorf("%s: overlapping sections: ParseCompact gave %v, want ErrNotCompact", p, err)
+			}
 		}
 	}
-	if n == 0 {
-		t.Fatal("no relocatable cubins in the corpus")
+	if n == 0 || overlapping == 0 {
+		t.Fatalf("%d relocatable cubins in the corpus, %d overlapping edits accepted by Parse", n, overlapping)
 	}
 }
 
@@ -250,15 +247,15 @@ func droppedInTest(s *Section) bool {
 // parseCompactClobbered parses a copy of b compact, then clobbers the copy
 // and clears the dropped sections' Data, as a caller reusing its buffer
 // does.
-func parseCompactClobbered(b []byte, alloc func(int) []byte) (*File, error) {
+func parseCompactClobbered(b []byte, drop func(*Section) bool, alloc func(int) []byte) (*File, error) {
 	tmp := bytes.Clone(b)
-	f, err := ParseCompact(tmp, droppedInTest, func(n int) []byte { return make([]byte, n) }, alloc)
+	f, err := ParseCompact(tmp, drop, func(n int) []byte { return make([]byte, n) }, alloc)
 	for i := range tmp {
 		tmp[i] = 0xA5
 	}
-	if err == nil {
+	if err == nil && drop != nil {
 		for i := range f.Sections {
-			if droppedInTest(&f.Sections[i]) {
+			if drop(&f.Sections[i]) {
 				f.Sections[i].Data = nil
 			}
 		}
@@ -266,17 +263,17 @@ func parseCompactClobbered(b []byte, alloc func(int) []byte) (*File, error) {
 	return f, err
 }
 
-// sameTables reports whether c (parsed compact, dropped sections cleared)
-// decodes as f: same headers, names, symbols, and contents of the kept
-// sections.
-func sameTables(f, c *File) bool {
+// sameTables reports whether c (parsed compact, the sections drop names
+// cleared) decodes as f: same headers, names, symbols, and contents of
+// the kept sections.
+func sameTables(f, c *File, drop func(*Section) bool) bool {
 	if f.Header != c.Header || len(f.Sections) != len(c.Sections) || !reflect.DeepEqual(f.Symbols, c.Symbols) ||
 		f.SymtabIndex != c.SymtabIndex || f.StrtabIndex != c.StrtabIndex {
 		return false
 	}
 	for i := range f.Sections {
 		a, b := f.Sections[i], c.Sections[i]
-		if droppedInTest(&a) {
+		if drop != nil && drop(&a) {
 			a.Data = nil
 		}
 		if !reflect.DeepEqual(a, b) {

@@ -29,9 +29,9 @@ type Unit struct {
 	// ("main.cubin", "dir/a.o") or "archive:member" ("libdev.a:lib.o").
 	Name string
 	// Data is the ET_REL cubin for the target SM (decompressed if needed),
-	// possibly without its section header table (see LoadInto).
+	// or with LoadInto's Memory.Keep only its sections' contents.
 	Data []byte
-	// Size is the cubin's whole size, table included.
+	// Size is the cubin's whole size.
 	Size int
 	// Path is the file the unit came from (the archive for its members, the
 	// member's own file for thin archives).
@@ -153,13 +153,13 @@ func (mem *Memory) Release(units []Unit) {
 }
 
 // LoadInto is Load with memory from mem. With mem.Keep, the file is read
-// into a reused scratch buffer and each cubin taken from it is copied to
-// memory from Keep: with mem.Drop, only its sections Drop does not name
-// (elf.ParseCompact; the caller decodes the others, then calls
-// mem.Release); else without its section header table when that ends the
-// cubin (elf.ParseSplit), or whole. The host code of host objects, the
-// rest of archives and the headers do not stay in memory for the whole
-// link. The units alias that copy.
+// into a reused scratch buffer and of each cubin taken from it only its
+// sections' contents are copied to memory from Keep (elf.ParseCompact;
+// whole when its sections are out of order), less those mem.Drop names,
+// which the caller decodes before calling mem.Release. The host code of
+// host objects, the rest of archives, the section headers and the
+// padding do not stay in memory for the whole link. The units alias that
+// copy.
 func LoadInto(path string, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
 	x := &expander{arch: arch, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
 	var buf *[]byte
@@ -262,6 +262,9 @@ func isDeviceELF(b []byte) bool {
 // Non-relocatable cubins are always ignored, as nvlink does.
 func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, error) {
 	size, src := len(data), data
+	if x.drop == nil {
+		src = nil // (nothing kept points into it)
+	}
 	data, f, err := x.parse(data)
 	if err != nil {
 		if strict {
@@ -288,27 +291,17 @@ func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, e
 }
 
 // parse decodes a device ELF where the link keeps it: in place without
-// x.keep; else copied to memory from x.keep, only the sections x.drop does
-// not name (elf.ParseCompact), or cut before its section header table when
-// the table ends the file (elf.TableAtEnd). A cubin that does not parse so
-// is copied whole and parsed again, so that its diagnostic is the same
-// either way.
+// x.keep; else copied to memory from x.keep, only the sections it holds
+// that x.drop does not name (elf.ParseCompact). A cubin that does not
+// parse so is copied whole and parsed again, so that its diagnostic is the
+// same either way.
 func (x *expander) parse(data []byte) ([]byte, *elf.File, error) {
 	if x.keep == nil {
 		f, err := elf.ParseInto(data, x.alloc)
 		return data, f, err
 	}
-	if x.drop != nil {
-		if f, err := elf.ParseCompact(data, x.drop, x.keep, x.alloc); err == nil {
-			return f.Raw, f, nil
-		}
-	}
-	if shoff, ok := elf.TableAtEnd(data); ok {
-		body := x.keep(shoff)
-		copy(body, data[:shoff])
-		if f, err := elf.ParseSplit(body, data[shoff:], x.alloc); err == nil {
-			return body, f, nil
-		}
+	if f, err := elf.ParseCompact(data, x.drop, x.keep, x.alloc); err == nil {
+		return f.Raw, f, nil
 	}
 	whole := x.keep(len(data))
 	copy(whole, data)

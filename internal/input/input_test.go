@@ -355,8 +355,7 @@ func FuzzExpand(f *testing.F) {
 		// decoded sections (a link's paths), gives the same units, the
 		// same diagnostics and the same tables, from a buffer clobbered
 		// afterwards.
-		drop := func(s *elf.Section) bool { return s.Type == elf.SHTSymtab || s.Type == elf.SHTRela }
-		for _, d := range []func(*elf.Section) bool{nil, drop} {
+		for _, d := range []func(*elf.Section) bool{nil, testDrop} {
 			var kbag diag.Bag
 			tmp := bytes.Clone(b)
 			x := &expander{arch: 90, diags: &kbag, keep: func(n int) []byte { return make([]byte, n) }, drop: d}
@@ -381,43 +380,66 @@ func FuzzExpand(f *testing.F) {
 	})
 }
 
-// TestLoadIntoKeep checks LoadInto with memory to keep the cubins in: every
-// unit is the cubin Load gives cut before its section header table, parsed
-// to the same tables, and none aliases the scratch buffer the next file is
-// read into (the units of earlier loads stay intact).
-func TestLoadIntoKeep(t *testing.T) {
-	var kept int
-	mem := &Memory{Keep: func(n int) []byte { kept += n; return make([]byte, n) }}
-	type loaded struct {
-		path string
-		us   []Unit
-	}
-	var all []loaded
-	for _, p := range []string{arch("main.o"), arch("libdev.a"), arch("main.cubin"), devrtLib} {
+// testDrop is what a link drops from the cubins it keeps: the symbol and
+// relocation tables, decoded before Release.
+func testDrop(s *elf.Section) bool {
+	return s.Type == elf.SHTSymtab || s.Type == elf.SHTRela || s.Type == elf.SHTRel
+}
+
+// loadAll loads every path with mem; each must give units.
+func loadAll(t *testing.T, paths []string, mem *Memory) [][]Unit {
+	t.Helper()
+	var all [][]Unit
+	for _, p := range paths {
 		var bag diag.Bag
 		us, err := LoadInto(p, 90, &bag, 0, nil, mem)
 		if err != nil || len(us) == 0 {
 			t.Fatalf("%s: %v, %d units", p, err, len(us))
 		}
-		all = append(all, loaded{p, us})
+		all = append(all, us)
 	}
-	for _, l := range all {
-		var bag diag.Bag
-		want, err := Load(l.path, 90, &bag, 0, nil)
-		if err != nil || len(want) != len(l.us) {
-			t.Fatalf("%s: Load: %v, %d units", l.path, err, len(want))
+	return all
+}
+
+// checkUnits compares the units LoadInto gave for path with Load's: same
+// names, module, whole size and symbols, less kept than the file, and every
+// section's contents, except that those drop names are nil once released
+// and Load's until then.
+func checkUnits(t *testing.T, path string, us []Unit, drop func(*elf.Section) bool, released bool) {
+	t.Helper()
+	var bag diag.Bag
+	want, err := Load(path, 90, &bag, 0, nil)
+	if err != nil || len(want) != len(us) {
+		t.Fatalf("%s: Load: %v, %d units for %d", path, err, len(want), len(us))
+	}
+	for j, u := range us {
+		w := want[j]
+		wf, err := elf.Parse(w.Data)
+		if err != nil || u.Name != w.Name || u.ModuleID != w.ModuleID || u.Size != len(w.Data) || len(u.Data) >= len(w.Data) ||
+			!reflect.DeepEqual(u.ELF.Symbols, wf.Symbols) || len(u.ELF.Sections) != len(wf.Sections) {
+			t.Errorf("%s: unit %d differs from Load's (kept %d of %d bytes)", path, j, len(u.Data), len(w.Data))
+			continue
 		}
-		for i, u := range l.us {
-			w := want[i]
-			shoff, ok := elf.TableAtEnd(w.Data)
-			if !ok || !bytes.Equal(u.Data, w.Data[:shoff]) || u.Size != len(w.Data) || u.Name != w.Name || u.ModuleID != w.ModuleID {
-				t.Errorf("%s: unit %d differs from Load's (cut at %d: %v; sizes %d, %d)", l.path, i, shoff, ok, len(u.Data), len(w.Data))
-				continue
-			}
-			if wf, _ := elf.Parse(w.Data); len(u.ELF.Sections) != len(wf.Sections) || len(u.ELF.Symbols) != len(wf.Symbols) || u.ELF.Symbols[len(wf.Symbols)-1] != wf.Symbols[len(wf.Symbols)-1] {
-				t.Errorf("%s: unit %d parses to other tables", l.path, i)
+		for i := range wf.Sections {
+			s, ws := &u.ELF.Sections[i], &wf.Sections[i]
+			dropped := drop != nil && drop(ws)
+			if s.Name != ws.Name || dropped && released && s.Data != nil || !(dropped && released) && !bytes.Equal(s.Data, ws.Data) {
+				t.Errorf("%s: unit %d: section %d (%s) differs (dropped %v, released %v)", path, j, i, ws.Name, dropped, released)
 			}
 		}
+	}
+}
+
+// TestLoadIntoKeep checks LoadInto with memory to keep the cubins in: every
+// unit keeps its sections' contents as Load has them but not the whole
+// file, parses to the same tables, and none aliases the scratch buffer the
+// next file is read into (the units of earlier loads stay intact).
+func TestLoadIntoKeep(t *testing.T) {
+	var kept int
+	mem := &Memory{Keep: func(n int) []byte { kept += n; return make([]byte, n) }}
+	paths := []string{arch("main.o"), arch("libdev.a"), arch("main.cubin"), devrtLib}
+	for k, us := range loadAll(t, paths, mem) {
+		checkUnits(t, paths[k], us, nil, false)
 	}
 	if kept == 0 {
 		t.Error("nothing was kept with mem.Keep")
@@ -429,46 +451,17 @@ func TestLoadIntoKeep(t *testing.T) {
 // symbols), the dropped ones are readable until Release and cleared by it,
 // and loading more files after Release leaves earlier units intact.
 func TestLoadIntoDrop(t *testing.T) {
-	drop := func(s *elf.Section) bool {
-		return s.Type == elf.SHTSymtab || s.Type == elf.SHTRela || s.Type == elf.SHTRel
-	}
-	mem := &Memory{Keep: func(n int) []byte { return make([]byte, n) }, Drop: drop}
+	mem := &Memory{Keep: func(n int) []byte { return make([]byte, n) }, Drop: testDrop}
 	paths := []string{arch("main.o"), arch("libdev.a"), arch("main.cubin"), devrtLib}
 	var all [][]Unit
 	for _, p := range paths {
-		var bag diag.Bag
-		us, err := LoadInto(p, 90, &bag, 0, nil, mem)
-		if err != nil || len(us) == 0 {
-			t.Fatalf("%s: %v, %d units", p, err, len(us))
-		}
-		for _, u := range us {
-			for i := range u.ELF.Sections {
-				if s := &u.ELF.Sections[i]; drop(s) && s.Size > 0 && len(s.Data) == 0 {
-					t.Errorf("%s: section %d (%s) cleared before Release", p, i, s.Name)
-				}
-			}
-		}
+		us := loadAll(t, []string{p}, mem)[0]
+		checkUnits(t, p, us, testDrop, false)
 		mem.Release(us)
 		all = append(all, us)
 	}
 	for k, us := range all {
-		var bag diag.Bag
-		want, err := Load(paths[k], 90, &bag, 0, nil)
-		if err != nil || len(want) != len(us) {
-			t.Fatalf("%s: Load: %v", paths[k], err)
-		}
-		for j, u := range us {
-			wf, _ := elf.Parse(want[j].Data)
-			if len(u.Data) >= len(want[j].Data) || u.Size != len(want[j].Data) || !reflect.DeepEqual(u.ELF.Symbols, wf.Symbols) {
-				t.Errorf("%s: unit %d: kept %d of %d bytes, or other symbols", paths[k], j, len(u.Data), len(want[j].Data))
-			}
-			for i := range wf.Sections {
-				s, w := &u.ELF.Sections[i], &wf.Sections[i]
-				if s.Name != w.Name || drop(w) && s.Data != nil || !drop(w) && !bytes.Equal(s.Data, w.Data) {
-					t.Errorf("%s: unit %d: section %d (%s) differs", paths[k], j, i, w.Name)
-				}
-			}
-		}
+		checkUnits(t, paths[k], us, testDrop, true)
 	}
 }
 
@@ -481,20 +474,9 @@ func TestLoadIntoDrop(t *testing.T) {
 func TestLoadIntoDropSurvivesGC(t *testing.T) {
 	var arena hugemem.Arena
 	defer arena.Free()
-	drop := func(s *elf.Section) bool {
-		return s.Type == elf.SHTSymtab || s.Type == elf.SHTRela || s.Type == elf.SHTRel
-	}
-	mem := &Memory{Keep: arena.Alloc, Tables: arena.AllocMapped, Drop: drop}
+	mem := &Memory{Keep: arena.Alloc, Tables: arena.AllocMapped, Drop: testDrop}
 	paths := []string{arch("main.o"), arch("libdev.a")}
-	var loaded [][]Unit
-	for _, p := range paths {
-		var bag diag.Bag
-		us, err := LoadInto(p, 90, &bag, 0, nil, mem)
-		if err != nil || len(us) == 0 {
-			t.Fatalf("%s: %v, %d units", p, err, len(us))
-		}
-		loaded = append(loaded, us)
-	}
+	loaded := loadAll(t, paths, mem)
 	if !arena.OffHeap() {
 		t.Skip("no off-heap memory on this system: the tables are scanned")
 	}
@@ -507,19 +489,7 @@ func TestLoadIntoDropSurvivesGC(t *testing.T) {
 	}
 	runtime.KeepAlive(junk)
 	for k, us := range loaded {
-		var bag diag.Bag
-		want, err := Load(paths[k], 90, &bag, 0, nil)
-		if err != nil || len(want) != len(us) {
-			t.Fatalf("%s: Load: %v", paths[k], err)
-		}
-		for j, u := range us {
-			wf, _ := elf.Parse(want[j].Data)
-			for i := range wf.Sections {
-				if w := &wf.Sections[i]; drop(w) && !bytes.Equal(u.ELF.Sections[i].Data, w.Data) {
-					t.Errorf("%s: unit %d: dropped section %d (%s) changed before Release", paths[k], j, i, w.Name)
-				}
-			}
-		}
+		checkUnits(t, paths[k], us, testDrop, false)
 		mem.Release(us)
 	}
 }
