@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/warplink/warplink/internal/hugemem"
 )
 
 // ELF constants used by cubins.
@@ -313,7 +315,7 @@ func parseWith(b []byte, alloc func(int) []byte, place func([]Section) ([]byte, 
 	} else {
 		shnum = 0
 	}
-	f.Sections = makeSlice[Section](int(shnum), alloc)
+	f.Sections = hugemem.SliceOf[Section](int(shnum), alloc)
 	for i := uint64(0); i < shnum; i++ {
 		p := shtab[i*ShdrSize:]
 		s := &f.Sections[i]
@@ -408,22 +410,6 @@ func cudaNoData(t uint32) bool {
 // IsNobits reports whether a section of this type has no file contents.
 func IsNobits(t uint32) bool { return t == SHTNobits || cudaNoData(t) }
 
-// makeSlice returns a zeroed []T of length n, from alloc when it is set
-// and gives memory (nil from alloc: make). T must be a struct whose
-// pointers only ever point into the parsed file, and alloc must not hand
-// out Go-heap []byte memory (the collector would not see the pointers).
-func makeSlice[T any](n int, alloc func(int) []byte) []T {
-	if alloc == nil || n == 0 {
-		return make([]T, n)
-	}
-	var zero T
-	b := alloc(n * int(unsafe.Sizeof(zero)))
-	if b == nil {
-		return make([]T, n)
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
-}
-
 func (f *File) parseSymbols(alloc func(int) []byte) error {
 	var symtab *Section
 	for i := range f.Sections {
@@ -451,7 +437,7 @@ func (f *File) parseSymbols(alloc func(int) []byte) error {
 		}
 	}
 	n := len(symtab.Data) / SymSize
-	f.Symbols = makeSlice[Symbol](n, alloc)
+	f.Symbols = hugemem.SliceOf[Symbol](n, alloc)
 	for i := 0; i < n; i++ {
 		p := symtab.Data[i*SymSize:]
 		s := &f.Symbols[i]
@@ -527,7 +513,7 @@ func RelocsInto(s *Section, nsyms int, alloc func(int) []byte) ([]Rela, error) {
 		return nil, errorf("relocation section %s size 0x%x is not a multiple of %d", s.Name, len(s.Data), ent)
 	}
 	n := uint64(len(s.Data)) / ent
-	out := makeSlice[Rela](int(n), alloc)
+	out := hugemem.SliceOf[Rela](int(n), alloc)
 	for i := uint64(0); i < n; i++ {
 		p := s.Data[i*ent:]
 		info := le.Uint64(p[8:])

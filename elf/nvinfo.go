@@ -1,5 +1,7 @@
 package elf
 
+import "github.com/warplink/warplink/internal/hugemem"
+
 // nv.info records: [format u8][attribute u8][u16 size-or-value][payload].
 // Only format EIFMT_SVAL (4) carries a payload of `size` bytes; the other
 // formats keep their value in the 16-bit field.
@@ -119,7 +121,7 @@ func ParseNvInfoInto(b []byte, alloc func(int) []byte) ([]Attr, error) {
 			off += int(le.Uint16(b[off-2:]))
 		}
 	}
-	out := makeSlice[Attr](n, alloc)[:0]
+	out := hugemem.SliceOf[Attr](n, alloc)[:0]
 	for off := 0; off < len(b); {
 		if len(b)-off < 4 {
 			return nil, errorf("truncated .nv.info record at offset 0x%x", off)

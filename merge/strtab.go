@@ -3,7 +3,8 @@ package merge
 import (
 	"hash/maphash"
 	"slices"
-	"unsafe"
+
+	"github.com/warplink/warplink/internal/hugemem"
 )
 
 // StrTab is a deduplicating ELF string table that keeps insertion order.
@@ -54,14 +55,12 @@ func (t *StrTab) Reserve(n int, alloc func(int) []byte) {
 	}
 	if want > len(t.slots) {
 		old := t.slots
-		b := alloc(want * int(unsafe.Sizeof(strSlot{})))
-		t.slots = unsafe.Slice((*strSlot)(unsafe.Pointer(unsafe.SliceData(b))), want)
+		t.slots = hugemem.SliceOf[strSlot](want, alloc)
 		t.rehash(old)
 	}
 	// firsts fills up to the load limit before the index grows.
 	if n := want / 2; n > cap(t.firsts) {
-		b := alloc(n * 4)
-		t.firsts = append(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), n)[:0], t.firsts...)
+		t.firsts = append(hugemem.SliceOf[uint32](n, alloc)[:0], t.firsts...)
 	}
 }
 

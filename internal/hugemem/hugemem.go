@@ -13,7 +13,10 @@
 // disabled), Alloc falls back to make.
 package hugemem
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // chunkSize is the size of one mapping; a request larger than that gets a
 // mapping of its own.
@@ -102,4 +105,21 @@ func (a *Arena) Free() {
 		unmap(m)
 	}
 	a.chunks, a.cur = nil, nil
+}
+
+// SliceOf returns n zeroed Ts in memory from alloc (an Arena's Alloc or
+// AllocMapped), or from make when alloc is nil or returns nil. A T that
+// holds pointers needs memory the collector is told nothing about to hold
+// only pointers kept alive elsewhere: take it from AllocMapped, never from
+// Alloc's Go-heap fallback (see AllocMapped).
+func SliceOf[T any](n int, alloc func(int) []byte) []T {
+	if alloc == nil || n == 0 {
+		return make([]T, n)
+	}
+	var zero T
+	b := alloc(n * int(unsafe.Sizeof(zero)))
+	if b == nil {
+		return make([]T, n)
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
