@@ -206,7 +206,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 		cur := pos
 		for k := i; k < j; k++ {
 			h := &hdrs[k]
-			if h.hasData() && !h.sec.Nobits && h.size > 0 {
+			if h.filled() {
 				clear(run[cur-pos : h.off-pos])
 				cur = h.end()
 			}
@@ -215,7 +215,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 		base, first := pos, i
 		parallelFor(j-first, ctx.Opts.Threads, func(k int) error {
 			h := &hdrs[first+k]
-			if h.hasData() && !h.sec.Nobits && h.size > 0 {
+			if h.filled() {
 				h.fill(ctx, run[h.off-base:h.off-base+h.size])
 			}
 			return nil
@@ -258,9 +258,9 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 	return finish()
 }
 
-// hasData reports whether the section's bytes are written (NOBITS
-// sections have none, unless they hold relocations).
-func (h *shdr) hasData() bool { return h.data != nil || h.sec.Relocs != nil || !h.sec.Nobits }
+// filled reports whether the section has bytes in the file for fill to
+// write (NOBITS and empty sections have none).
+func (h *shdr) filled() bool { return !h.sec.Nobits && h.size > 0 }
 
 // fill writes the section's bytes into b.
 func (h *shdr) fill(ctx *Context, b []byte) {
