@@ -693,15 +693,13 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 			return ctx.Syms[tail[i].sym].Index < ctx.Syms[tail[j].sym].Index
 		})
 	}
-	var scratch []byte // an EXTERNS payload, for one record at a time
 	size := 0
 	for i := range s.info {
 		if r := &s.info[i]; !r.dropped {
-			var a elf.Attr
-			a, scratch = r.outAttr(ctx, scratch)
-			size += a.Size()
+			size += r.size()
 		}
 	}
+	var scratch []byte // an EXTERNS payload, for one record at a time
 	out := ctx.mem.Alloc(size)[:0]
 	for i := range s.info {
 		r := &s.info[i]
@@ -721,6 +719,15 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 	if !ctx.Opts.Verbose || s.Name != ".nv.info" { // (-v reports from .nv.info's records)
 		s.info = nil // encoded: write's allocations may take the memory
 	}
+}
+
+// size is the record's size as written (an EXTERNS list takes 4 bytes an
+// entry), without encoding it.
+func (r *infoRec) size() int {
+	if r.externs != nil && r.a.Format == elf.EIFmtSVal {
+		return 4 + 4*len(*r.externs)
+	}
+	return r.a.Size()
 }
 
 // outAttr is the record as written: an EXTERNS list gets its payload of
