@@ -84,10 +84,9 @@ type Context struct {
 // Obj is one relocatable cubin taking part in the link.
 type Obj struct {
 	ID     int
-	Name   string // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")
-	Data   []byte
-	F      *elf.File
-	System bool // member of libcudadevrt
+	Name   string    // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")
+	F      *elf.File // its bytes: F.Raw (what the sections and names alias)
+	System bool      // member of libcudadevrt
 	// overlaps: two of its sections share file bytes (malformed input;
 	// relocate then patches copies).
 	overlaps bool

@@ -79,7 +79,7 @@ func read(ctx *Context) error {
 		for k, u := range units {
 			sizes[i] += int64(u.Size)
 			f := u.ELF // (u.Data may be cut or compacted: not parsed again)
-			o := &Obj{Name: u.Name, Data: u.Data, F: f, System: u.System, ModuleID: u.ModuleID,
+			o := &Obj{Name: u.Name, F: f, System: u.System, ModuleID: u.ModuleID,
 				overlaps: sectionsOverlap(f)}
 			if err := o.decodeInfo(ctx.mem.AllocMapped); err != nil {
 				perrs[i], pbad[i] = err, k

@@ -34,7 +34,6 @@ type shardState struct {
 }
 
 type shardRec struct {
-	name  string
 	sym   shard.Sym
 	first int32 // file of the name's first appearance
 	other uint8 // st_other bits gathered over every appearance
@@ -168,7 +167,7 @@ func resolve(ctx *Context) error {
 			if !ok {
 				resID[cd.c.Index] = int32(len(st.recs))
 				st.index[cd.name] = int32(len(st.recs))
-				st.recs = append(st.recs, shardRec{name: cd.name, sym: shard.NewSym(cd.c), first: int32(file), other: cd.c.Other & shard.OtherAddrTaken})
+				st.recs = append(st.recs, shardRec{sym: shard.NewSym(cd.c), first: int32(file), other: cd.c.Other & shard.OtherAddrTaken})
 				continue
 			}
 			resID[cd.c.Index] = k
