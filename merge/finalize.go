@@ -389,21 +389,26 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32, calls [][]int32) 
 		}
 	}
 	const unknown = ^uint64(0)
+	// Per function: its depth once known, and whether it is being walked
+	// (a call back to it is recursion: unknown) or done.
+	const (
+		walking = 1 + iota
+		done
+	)
 	memo := make([]uint64, len(ctx.Syms))
-	done := make([]bool, len(ctx.Syms))
-	onStack := make([]bool, len(ctx.Syms))
+	state := make([]uint8, len(ctx.Syms))
 	var depth func(f int32) uint64
 	depth = func(f int32) uint64 {
-		if f < 0 || int(f) >= len(done) {
+		if f < 0 || int(f) >= len(state) {
 			return 0 // (no such function: no frame, no callees)
 		}
-		if done[f] {
+		switch state[f] {
+		case done:
 			return memo[f]
-		}
-		if onStack[f] {
+		case walking:
 			return unknown
 		}
-		onStack[f] = true
+		state[f] = walking
 		var best uint64
 		for _, c := range calls[f] {
 			d := depth(c)
@@ -415,11 +420,10 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32, calls [][]int32) 
 				best = d
 			}
 		}
-		onStack[f] = false
 		if best != unknown {
 			best += uint64(frame[f])
 		}
-		memo[f], done[f] = best, true
+		memo[f], state[f] = best, done
 		return best
 	}
 	var out []infoRec
