@@ -63,9 +63,7 @@ func read(ctx *Context) error {
 	errs := make([]error, len(paths))
 	perrs := make([]error, len(paths)) // the first bad cubin of each input
 	pbad := make([]int, len(paths))    // and its position among the input's cubins
-	// Only the sections the later passes read are kept; the symbol and
-	// relocation tables are decoded here, from the buffer the file was
-	// read into, and their bytes are not kept.
+	// (What is kept: see the pass's header.)
 	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Drop: decodedOnly}
 	// Reading is bound by system calls more than by CPU: use more workers.
 	parallelFor(len(paths), 4*workers(ctx.Opts.Threads), func(i int) error {
