@@ -52,6 +52,9 @@ type Options struct {
 	// huge-page mappings (internal/hugemem); cmd/warplink sets it when
 	// WARPLINK_HUGEPAGES=0. It does not change the output.
 	PlainMemory bool
+	// NoRing reads the inputs one system call at a time, without io_uring
+	// (input.Ring); set by WARPLINK_IOURING=0. It does not change the output.
+	NoRing bool
 	// InputSize, when set, is told the total size of the cubins to link
 	// once read has loaded them, and whether they are on the Go heap
 	// (cmd/warplink sizes the heap's soft limit from it).

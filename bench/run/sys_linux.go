@@ -9,7 +9,7 @@ import (
 // (Linux reports ru_maxrss in KiB).
 func maxRSS(ps *os.ProcessState) int64 {
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss * 1024
+		return int64(ru.Maxrss) * 1024 // (int32 on 386)
 	}
 	return 0
 }

@@ -135,6 +135,8 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// WARPLINK_HUGEPAGES=0 reads the inputs into the Go heap instead, and
 	// leaves the heap's pages as the runtime has them.
 	cmd.Opts.PlainMemory = os.Getenv("WARPLINK_HUGEPAGES") == "0"
+	// WARPLINK_IOURING=0 reads the inputs without io_uring.
+	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"
 	cmd.Opts.InputSize = sizeHeap
 	return merge.Link(&cmd.Opts, stdout, stderr, prog)
 }

@@ -161,36 +161,14 @@ func (mem *Memory) Release(units []Unit) {
 // padding do not stay in memory for the whole link. The units alias that
 // copy.
 func LoadInto(path string, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
-	x := &expander{arch: arch, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
-	var buf *[]byte
-	var read func(int) []byte
-	if mem.Keep != nil {
-		buf, _ = mem.scratch.Get().(*[]byte)
-		if buf == nil {
-			buf = new([]byte)
-		}
-		x.drop = mem.Drop
-		read = func(n int) []byte {
-			if cap(*buf) < n {
-				*buf = make([]byte, n)
-			}
-			return (*buf)[:n]
-		}
-	}
-	units, err := x.load(path, read, seen)
-	switch {
-	case buf == nil:
-	case mem.Drop != nil && len(units) > 0:
-		units[0].scratch = buf // until Release
-	default:
-		mem.scratch.Put(buf)
-	}
-	return units, err
+	f := []File{{Path: path}}
+	mem.ReadBatch(nil, f)
+	return LoadFile(&f[0], arch, diags, fileID, seen, mem)
 }
 
-func (x *expander) load(path string, read func(int) []byte, seen *Seen) ([]Unit, error) {
-	data, err := ReadFileInto(path, read)
-	if err != nil {
+// load expands the file at path, read as data (or not, with readErr).
+func (x *expander) load(path string, data []byte, readErr error, seen *Seen) ([]Unit, error) {
+	if readErr != nil {
 		return nil, x.fatal("Could not open input file '%s'", path)
 	}
 	if seen != nil && isArchiveInput(path, data) && !seen.Add(path) {

@@ -1,0 +1,71 @@
+package input
+
+import (
+	"github.com/warplink/warplink/internal/diag"
+)
+
+// File is an input file to read with ReadBatch and load with LoadFile.
+type File struct {
+	Path string
+	// Data is the file's contents, or Err why they could not be read.
+	Data []byte
+	Err  error
+
+	buf *[]byte // the scratch buffer Data is in (with Memory.Keep)
+	fd  int     // (while a Ring reads it)
+	res int32
+}
+
+// ReadBatch reads the files (Path set) with the ring, a few system calls
+// for them all, or one file at a time when r is nil or fails. With
+// mem.Keep the contents are in scratch buffers that LoadFile passes on.
+func (mem *Memory) ReadBatch(r *Ring, files []File) {
+	if r != nil && r.readBatch(files, mem.scratchBuf) {
+		return
+	}
+	for k := range files {
+		f := &files[k]
+		var read func(int) []byte
+		if mem.Keep != nil {
+			buf := mem.scratchBuf()
+			f.buf = buf
+			read = func(n int) []byte {
+				if cap(*buf) < n {
+					*buf = make([]byte, n)
+				}
+				return (*buf)[:n]
+			}
+		}
+		f.Data, f.Err = ReadFileInto(f.Path, read)
+	}
+}
+
+// scratchBuf is a buffer to read a file into: from the pool with Keep
+// (see LoadInto), else a new one that the units will alias.
+func (mem *Memory) scratchBuf() *[]byte {
+	if mem.Keep != nil {
+		if buf, _ := mem.scratch.Get().(*[]byte); buf != nil {
+			return buf
+		}
+	}
+	return new([]byte)
+}
+
+// LoadFile is LoadInto for a file ReadBatch has read; f's contents are
+// then the units' (or back in the pool).
+func LoadFile(f *File, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
+	x := &expander{arch: arch, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
+	if mem.Keep != nil {
+		x.drop = mem.Drop
+	}
+	units, err := x.load(f.Path, f.Data, f.Err, seen)
+	switch buf := f.buf; {
+	case buf == nil || mem.Keep == nil:
+	case mem.Drop != nil && len(units) > 0:
+		units[0].scratch = buf // until Release
+	default:
+		mem.scratch.Put(buf)
+	}
+	f.Data, f.buf = nil, nil
+	return units, err
+}
