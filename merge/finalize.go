@@ -78,12 +78,15 @@ func finalize(ctx *Context) error {
 	// and the call graph dump, and still prints the -v summary: the
 	// passes below run either way, and run stops before write.
 	reportUndefined(ctx)
-	buildCallgraph(ctx)
+	// Translating the inputs' .nv.info records (parallel) and collecting
+	// the call edges (serial) only read the output so far: they overlap.
+	info := startObjectInfo(ctx)
+	buildCallgraph(ctx, info.wait)
 	ctx.calls, ctx.callers = calleesByCaller(ctx.cgEdges, len(ctx.Syms))
 	if ctx.hasExtern {
 		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
 	}
-	buildNvInfo(ctx)
+	buildNvInfo(ctx, info.per)
 	// The inputs' relocations and resolutions are not read after this
 	// point (the arena holds most of them: this matters without one).
 	ctx.Res = nil
@@ -230,19 +233,8 @@ type infoRec struct {
 // output section holds its records in reverse input order. The linker drops
 // the per-function MAX_STACK_SIZE and the EXTERNS lists (resolved by the
 // link). Every function gets a .nv.info.<f>, in code order.
-func buildNvInfo(ctx *Context) {
-	// Translate every object's records in parallel, then gather them in
-	// file order.
-	type objInfo struct {
-		global  []infoRec
-		perFunc []funcRecs
-	}
-	per := make([]objInfo, len(ctx.Objs))
-	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-		per[i].global, per[i].perFunc = objectInfo(ctx, ctx.Objs[i])
-		ctx.Objs[i].nvinfo = nil // translated: no later pass reads it
-		return nil
-	})
+func buildNvInfo(ctx *Context, per []objInfo) {
+	// Gather the objects' translated records in file order.
 	nglobal := 0
 	for i := range per {
 		nglobal += len(per[i].global)
@@ -464,6 +456,36 @@ func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
 	r := ctx.res(o, int(i))
 	return r != nil && (r.File != int32(o.ID) || r.Index != int32(i))
 }
+
+// objInfo is one object's .nv.info records, translated (objectInfo).
+type objInfo struct {
+	global  []infoRec
+	perFunc []funcRecs
+}
+
+// infoJob is objectInfo running over every object in the background.
+type infoJob struct {
+	per  []objInfo // by file ID, once wait returned
+	done chan struct{}
+}
+
+// startObjectInfo translates every object's records in parallel, while
+// the caller goes on; the caller must not change the output's symbols or
+// sections (the records name them) until wait returns.
+func startObjectInfo(ctx *Context) *infoJob {
+	j := &infoJob{per: make([]objInfo, len(ctx.Objs)), done: make(chan struct{})}
+	go func() {
+		defer close(j.done)
+		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i])
+			ctx.Objs[i].nvinfo = nil // translated: no later pass reads it
+			return nil
+		})
+	}()
+	return j
+}
+
+func (j *infoJob) wait() { <-j.done }
 
 // funcRecs are the records of one input .nv.info.<f> section, for output
 // code section text.
@@ -761,7 +783,10 @@ type cgEdge struct {
 // grouped by caller, callers in symbol order, each caller's callees in
 // reverse input order (nvlink prepends); the -2 and -3 lists keep file
 // order, their strings moved to the output .strtab.
-func buildCallgraph(ctx *Context) {
+//
+// The edges are collected while objectInfo runs (see finalize): until
+// infoDone returns, only the string table and the edge lists change.
+func buildCallgraph(ctx *Context, infoDone func()) {
 	var hasCG bool
 	cg := &callgraph{lists: map[int32][]cgEdge{}}
 	seen := map[cgEdge]bool{}
@@ -823,6 +848,7 @@ func buildCallgraph(ctx *Context) {
 			}
 		}
 	}
+	infoDone()
 	sec := ctx.newSection(".nv.callgraph", elf.SHTCudaCallgraph, 0, 4, 8)
 	sec.LinkSymtab = true
 	sec.gen = &genSec{callgraph: cg}
