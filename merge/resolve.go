@@ -133,19 +133,35 @@ func resolve(ctx *Context) error {
 		}
 	}
 	produce := func(file int, emit func(shard int, batch []candidate)) error {
+		// The file's batches share one array, filled shard by shard.
 		o := ctx.Objs[file]
-		batches := make([][]candidate, nshards)
+		at := make([]int, nshards+1) // per shard: its count, then where its next candidate goes
+		n := 0
 		for i := 1; i < len(o.F.Symbols); i++ {
 			s := &o.F.Symbols[i]
 			if s.Bind() == elf.STBLocal {
 				continue
 			}
 			k := shard.ShardOf(shard.Murmur3String(s.Name), nshards)
-			batches[k] = append(batches[k], candidate{s.Name, candidateOf(ctx, o, i)})
 			resShard[file][i] = uint16(k)
+			at[k+1]++
+			n++
 		}
-		for k, b := range batches {
-			emit(k, b)
+		for k := range nshards {
+			at[k+1] += at[k]
+		}
+		all := make([]candidate, n)
+		for i := 1; i < len(o.F.Symbols); i++ {
+			if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal {
+				k := resShard[file][i]
+				all[at[k]] = candidate{s.Name, candidateOf(ctx, o, i)}
+				at[k]++
+			}
+		}
+		start := 0
+		for k := range nshards {
+			emit(k, all[start:at[k]:at[k]])
+			start = at[k]
 		}
 		return nil
 	}
