@@ -24,6 +24,8 @@ package merge
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +43,17 @@ type cgReport struct {
 	raised  []regRaise
 	nodes   []cgNode // nil until functionNumbers runs
 	number  []int32  // output symbol ID -> function number (0: none)
+	// slots, when slotsDone is not nil, are the numbers' input symbols,
+	// found while merge runs (see startFunctionSlots); valid once
+	// slotsDone is closed (nil then if they were not wanted).
+	slots     []funcSlot
+	slotsDone chan struct{}
+}
+
+// funcSlot is the input symbol a function number goes to: symbol sym of
+// object obj, or (obj < 0) a number that prints blank.
+type funcSlot struct {
+	obj, sym int32
 }
 
 // numberOf is the function number of output symbol sym, if it has one.
@@ -76,10 +89,36 @@ func (ctx *Context) functionNumbers() ([]cgNode, []int32) {
 // comment) and returns the nodes, 1-based (nodes[0] is unused), and the
 // node of each output symbol (by symbol ID; 0: none).
 func callgraphNodes(ctx *Context) ([]cgNode, []int32) {
-	nodes := []cgNode{{sym: -1}}
-	byName := map[string]bool{} // global names numbered
+	ctx.waitFunctionSlots()
+	slots := ctx.cg.slots
+	if slots == nil {
+		slots = functionSlots(ctx.Objs)
+	}
+	nodes := make([]cgNode, 1, len(slots)+1)
+	nodes[0] = cgNode{sym: -1}
 	bySym := make([]int32, len(ctx.Syms))
-	for _, o := range ctx.Objs {
+	for _, f := range slots {
+		sym := int32(-1)
+		if f.obj >= 0 {
+			sym = ctx.liveSym(ctx.Objs[f.obj], uint32(f.sym))
+			if sym >= 0 && (int(sym) >= len(bySym) || bySym[sym] != 0) {
+				sym = -1
+			}
+		}
+		if sym >= 0 {
+			bySym[sym] = int32(len(nodes))
+		}
+		nodes = append(nodes, cgNode{sym: sym})
+	}
+	return nodes, bySym
+}
+
+// functionSlots lists the input symbols of nvlink's function numbers, in
+// number order (see the file comment): only the inputs decide them.
+func functionSlots(objs []*Obj) []funcSlot {
+	var slots []funcSlot
+	byName := map[string]bool{} // global names numbered
+	for k, o := range objs {
 		blank := false
 		for i := range o.F.Symbols {
 			s := &o.F.Symbols[i]
@@ -95,19 +134,51 @@ func callgraphNodes(ctx *Context) ([]cgNode, []int32) {
 			}
 			if s.Shndx == elf.SHNUndef && !blank {
 				blank = true
-				nodes = append(nodes, cgNode{sym: -1})
+				slots = append(slots, funcSlot{obj: -1})
 			}
-			sym := ctx.liveSym(o, uint32(i))
-			if sym >= 0 && (int(sym) >= len(bySym) || bySym[sym] != 0) {
-				sym = -1
-			}
-			if sym >= 0 {
-				bySym[sym] = int32(len(nodes))
-			}
-			nodes = append(nodes, cgNode{sym: sym})
+			slots = append(slots, funcSlot{obj: int32(k), sym: int32(i)})
 		}
 	}
-	return nodes, bySym
+	return slots
+}
+
+// startFunctionSlots finds the function numbers' input symbols in the
+// background, while merge runs on one core, when the link will need them:
+// for --dump-callgraph, or an EIATTR_EXTERNS list to merge (dynamic
+// parallelism). It only reads the inputs' symbol tables and decoded
+// .nv.info, which nothing changes before finalize.
+func startFunctionSlots(ctx *Context) {
+	if runtime.GOMAXPROCS(0) < 2 || workers(ctx.Opts.Threads) < 2 {
+		return // computed when needed
+	}
+	done := make(chan struct{})
+	ctx.cg.slotsDone = done
+	go func() {
+		defer close(done)
+		if ctx.Opts.DumpCallgraph || slices.ContainsFunc(ctx.Objs, (*Obj).hasExterns) {
+			ctx.cg.slots = functionSlots(ctx.Objs)
+		}
+	}()
+}
+
+// waitFunctionSlots waits for startFunctionSlots's goroutine, if any:
+// before anything changes or frees what it reads.
+func (ctx *Context) waitFunctionSlots() {
+	if ctx.cg.slotsDone != nil {
+		<-ctx.cg.slotsDone
+	}
+}
+
+// hasExterns reports an EIATTR_EXTERNS record among o's .nv.info.
+func (o *Obj) hasExterns() bool {
+	for _, sec := range o.nvinfo {
+		for k := range sec.attrs {
+			if sec.attrs[k].Code == elf.EIAttrExterns {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dumpCallgraph records the --dump-callgraph report.

@@ -77,6 +77,7 @@ func finalize(ctx *Context) error {
 	// nvlink reports undefined references after the stack-size warnings
 	// and the call graph dump, and still prints the -v summary: the
 	// passes below run either way, and run stops before write.
+	ctx.waitFunctionSlots() // (objectInfo lets the decoded .nv.info go)
 	reportUndefined(ctx)
 	// Translating the inputs' .nv.info records (parallel) and collecting
 	// the call edges (serial) only read the output so far: they overlap.

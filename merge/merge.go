@@ -78,6 +78,7 @@ func merge(ctx *Context) error {
 	}
 	offs := make([]uint64, nsec)
 	drops := make([]bool, nsec)
+	startFunctionSlots(ctx)
 	for _, o := range ctx.Objs {
 		n, m := len(o.F.Sections), len(o.F.Symbols)
 		o.SecMap, maps = maps[:n:n], maps[n:]
