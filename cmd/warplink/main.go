@@ -64,6 +64,15 @@ func sizeHeap(inputBytes int64, inputsOnHeap bool) {
 	limit := inputBytes*23/20 + 8<<20
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(limit)
+		if inputBytes < smallLink && os.Getenv("GOGC") == "" {
+			// A small link's heap stays near its limit anyway: let the
+			// limit alone run the collector (and its scavenger), which
+			// spares the collections of the heap's growth from nothing
+			// (2,000 objects: 76 -> 69 ms, 1,000: 50 -> 47; the same
+			// peak RSS). Larger links need GOGC's collections: at
+			// 100,000 objects the limit alone cost 0.6 s more.
+			debug.SetGCPercent(-1)
+		}
 	}
 	if !inputsOnHeap {
 		// The heap the rest of the link grows into, advised for huge
@@ -74,6 +83,11 @@ func sizeHeap(inputBytes int64, inputsOnHeap bool) {
 		hugemem.AdviseHeap(int(limit))
 	}
 }
+
+// smallLink is the input size (of the cubins, as sizeHeap counts it)
+// below which the heap's limit alone runs the collector: 16 MiB, about
+// 3,700 generated objects (4,000 objects gained nothing).
+const smallLink = 16 << 20
 
 // progName is the name diagnostics are printed under: "nvlink" when the
 // binary was invoked as nvlink, else "warplink".
