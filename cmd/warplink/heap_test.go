@@ -26,8 +26,8 @@ func TestSizeHeap(t *testing.T) {
 		limit     int64
 		gcPercent int
 	}{
-		{1 << 20, false, 1<<20*23/20 + 8<<20, -1},
-		{smallLink - 1, false, (smallLink-1)*23/20 + 8<<20, -1},
+		{1 << 20, false, 1<<20*23/20 + 16<<20, -1},
+		{smallLink - 1, false, (smallLink-1)*23/20 + 16<<20, -1},
 		{smallLink, false, smallLink*23/20 + 8<<20, 100},
 		{8 << 20, true, 3*(8<<20)*23/20 + 8<<20, 100}, // inputs on the heap count three times
 	} {
