@@ -95,7 +95,10 @@ func read(ctx *Context) error {
 	if !rings.ok() {
 		w *= 4
 	}
-	batch := min(max(len(paths)/(4*w), 1), readBatch)
+	// (A batch holds its files open at once: within a quarter of the
+	// descriptor limit for all workers. A file the ring cannot open is
+	// read again file by file, so this only keeps that path rare.)
+	batch := min(max(len(paths)/(4*w), 1), readBatch, max(input.OpenFileLimit()/(4*w), 1))
 	parallelFor((len(paths)+batch-1)/batch, w, func(b int) error {
 		files := make([]input.File, min(batch, len(paths)-b*batch))
 		for k := range files {
@@ -361,7 +364,7 @@ func (rs *rings) put(r *input.Ring) {
 // close releases every ring.
 func (rs *rings) close() {
 	for _, r := range rs.all {
-		r.Close()
+		r.Release()
 	}
 	rs.all, rs.free = nil, nil
 }

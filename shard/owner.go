@@ -238,8 +238,8 @@ func (r *foldRun[P]) produceGroup(g int, emitted []bool, produce func(int, func(
 	failed := false
 	for k := range n {
 		f := first + k
-		if int64(f) > r.errFile.Load() {
-			break // an earlier file failed: the rest need not run
+		if int64(f) > r.errFile.Load() || r.ctx.Err() != nil {
+			break // an earlier file failed, or the run is cancelled: the rest need not run
 		}
 		clear(emitted)
 		var misuse error

@@ -20,24 +20,42 @@ type File struct {
 // for them all, or one file at a time when r is nil or fails. With
 // mem.Keep the contents are in scratch buffers that LoadFile passes on.
 func (mem *Memory) ReadBatch(r *Ring, files []File) {
-	if r != nil && r.readBatch(files, mem.scratchBuf) {
+	// (Without Keep the units alias the buffers: no ring, whose buffers
+	// are at least 16 KiB.)
+	if r != nil && mem.Keep != nil && r.readBatch(files, mem.scratchBuf) {
+		// A file the ring could not read is read again the usual way: a
+		// descriptor limit the batch reached, or an operation this
+		// kernel refuses, gives it the same chance as before.
+		for k := range files {
+			if f := &files[k]; f.Err != nil {
+				if f.buf != nil {
+					mem.scratch.Put(f.buf)
+				}
+				*f = File{Path: f.Path}
+				mem.readOne(f)
+			}
+		}
 		return
 	}
 	for k := range files {
-		f := &files[k]
-		var read func(int) []byte
-		if mem.Keep != nil {
-			buf := mem.scratchBuf()
-			f.buf = buf
-			read = func(n int) []byte {
-				if cap(*buf) < n {
-					*buf = make([]byte, n)
-				}
-				return (*buf)[:n]
-			}
-		}
-		f.Data, f.Err = ReadFileInto(f.Path, read)
+		mem.readOne(&files[k])
 	}
+}
+
+// readOne reads f with system calls.
+func (mem *Memory) readOne(f *File) {
+	var read func(int) []byte
+	if mem.Keep != nil {
+		buf := mem.scratchBuf()
+		f.buf = buf
+		read = func(n int) []byte {
+			if cap(*buf) < n {
+				*buf = make([]byte, n)
+			}
+			return (*buf)[:n]
+		}
+	}
+	f.Data, f.Err = ReadFileInto(f.Path, read)
 }
 
 // scratchBuf is a buffer to read a file into: from the pool with Keep

@@ -140,3 +140,60 @@ func TestReadBatchPipe(t *testing.T) {
 		}
 	}
 }
+
+// TestReadBatchRingFails makes the ring fail at each of its rounds: the
+// files are read all the same (again, file by file, or complete when only
+// the closing failed) and the ring is not used again.
+func TestReadBatchRingFails(t *testing.T) {
+	paths, want := batchFiles(t)
+	for round := 1; round <= 4; round++ {
+		r := NewRing()
+		if r == nil {
+			t.Skip("no io_uring here")
+		}
+		r.failAt = round
+		checkBatch(t, r, &Memory{Keep: func(n int) []byte { return make([]byte, n) }}, paths, want)
+		if !r.broken {
+			t.Errorf("round %d: the ring is not marked broken", round)
+		}
+		r.Release()
+	}
+}
+
+// TestReadBatchFewDescriptors reads a batch with almost no file
+// descriptors to spare: what the ring cannot open is read again file by
+// file, which closes each before the next.
+func TestReadBatchFewDescriptors(t *testing.T) {
+	r := NewRing()
+	if r == nil {
+		t.Skip("no io_uring here")
+	}
+	defer r.Close()
+	dir := t.TempDir()
+	var paths []string
+	want := map[string][]byte{}
+	for i := range ringEntries / 2 {
+		p := filepath.Join(dir, fmt.Sprintf("f%d", i))
+		b := []byte(fmt.Sprintf("file %d", i))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		want[p] = b
+	}
+	open, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip(err)
+	}
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+		t.Skip(err)
+	}
+	lim := old
+	lim.Cur = uint64(len(open) + 4)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Skip(err)
+	}
+	defer syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old)
+	checkBatch(t, r, &Memory{Keep: func(n int) []byte { return make([]byte, n) }}, paths, want)
+}

@@ -49,3 +49,13 @@ func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
 	}
 	return buf[:n], nil
 }
+
+// OpenFileLimit is how many files the process may have open (its soft
+// RLIMIT_NOFILE; Go raises it to the hard limit at start).
+func OpenFileLimit() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur > 1<<30 {
+		return 1 << 30
+	}
+	return int(rl.Cur)
+}

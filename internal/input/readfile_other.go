@@ -32,3 +32,7 @@ func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
 	}
 	return buf[:n], nil // (a file that shrank: what is there)
 }
+
+// OpenFileLimit is how many files the process may have open: no limit
+// known here.
+func OpenFileLimit() int { return 1 << 30 }

@@ -4,6 +4,7 @@ package input
 
 import (
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -17,6 +18,7 @@ const (
 
 	ioringOffSQEs          = 0x10000000
 	ioringFeatSingleMmap   = 1 << 0
+	ioringFeatRWCurPos     = 1 << 3 // Linux 5.6, with the OPENAT, READ and CLOSE operations
 	ioringEnterGetevents   = 1 << 0
 	ioringOpOpenat         = 18
 	ioringOpClose          = 19
@@ -86,8 +88,20 @@ type Ring struct {
 	cqes           []uringCQE
 	paths          [][]byte // the batch's paths, NUL-terminated (the kernel reads them)
 	probe          []byte   // one byte per file: the read that must find the end
-	broken         bool     // the kernel refused a submission: not used again
-	lost           []*[]byte
+	broken         bool     // the kernel refused a submission, or closed: not used again
+	rounds         int      // run calls so far
+	failAt         int      // tests: the run call that fails (0: none)
+}
+
+// brokenRings keeps every ring the kernel stopped serving, and the
+// buffers its operations may still write, reachable for the life of the
+// process: the kernel writes them without the collector knowing. (The
+// package's one global, for a failure nothing short of exhausted kernel
+// memory should cause.)
+var brokenRings struct {
+	mu    sync.Mutex
+	rings []*Ring
+	bufs  []*[]byte
 }
 
 // NewRing returns a Ring, or nil where io_uring is missing, disabled or
@@ -100,7 +114,8 @@ func NewRing() *Ring {
 		return nil
 	}
 	r := &Ring{fd: int(fd)}
-	if p.features&ioringFeatSingleMmap == 0 || p.sqEntries < ringEntries || p.cqEntries < ringEntries {
+	if p.features&ioringFeatSingleMmap == 0 || p.features&ioringFeatRWCurPos == 0 ||
+		p.sqEntries < ringEntries || p.cqEntries < ringEntries {
 		r.Close()
 		return nil
 	}
@@ -137,6 +152,22 @@ func (r *Ring) Close() {
 	}
 	syscall.Close(r.fd)
 	r.ringMem, r.sqMem, r.sqes, r.cqes = nil, nil, nil, nil
+	r.broken = true
+}
+
+// Release closes the ring unless it is broken: then it stays open, and
+// reachable (see brokenRings).
+func (r *Ring) Release() {
+	if r == nil {
+		return
+	}
+	if r.broken {
+		brokenRings.mu.Lock()
+		brokenRings.rings = append(brokenRings.rings, r)
+		brokenRings.mu.Unlock()
+		return
+	}
+	r.Close()
 }
 
 // run submits one operation per index in ks (fill writes it) and waits for
@@ -146,6 +177,10 @@ func (r *Ring) Close() {
 func (r *Ring) run(ks []int, fill func(k int, e *uringSQE), done func(k int, res int32)) bool {
 	if len(ks) == 0 {
 		return true
+	}
+	r.rounds++
+	if r.rounds == r.failAt {
+		return false
 	}
 	tail := atomic.LoadUint32(r.sqTail)
 	mask := *r.sqMask
@@ -273,13 +308,16 @@ func (r *Ring) readBatch(files []File, get func() *[]byte) bool {
 	}
 	if !r.run(reading, func(k int, e *uringSQE) {
 		e.opcode, e.fd = ioringOpClose, int32(files[k].fd)
-	}, func(k int, res int32) { files[k].fd = -1 }) {
-		for _, k := range reading {
-			if files[k].fd >= 0 {
-				syscall.Close(files[k].fd)
-			}
+	}, func(k int, res int32) {
+		if res < 0 && res != -int32(syscall.EBADF) {
+			syscall.Close(files[k].fd) // (the operation failed: still ours)
 		}
-		r.broken = true // (the contents are complete)
+		files[k].fd = -1
+	}) {
+		// The contents are complete, but closes may have been made: a
+		// descriptor still listed may already be another file's, so
+		// none is closed again (they leak with the ring).
+		r.broken = true
 	}
 	for k := range files {
 		files[k].fd = -1
@@ -289,15 +327,18 @@ func (r *Ring) readBatch(files []File, get func() *[]byte) bool {
 
 // fail gives up on the ring after the kernel refused a submission, which
 // nothing short of exhausted kernel memory should cause. Operations of the
-// batch may still be under way: the buffers they write stay referenced by
-// the ring and are never reused, and the descriptors they opened leak. It
-// resets files so that the caller reads them afresh, and returns false.
+// batch may still be under way: the buffers they write stay reachable and
+// are never reused (brokenRings), and the descriptors they opened leak. It
+// resets files so that the caller reads them afresh (a pipe the ring has
+// read from then misses those bytes), and returns false.
 func (r *Ring) fail(files []File) bool {
 	r.broken = true
+	brokenRings.mu.Lock()
+	defer brokenRings.mu.Unlock()
 	for k := range files {
 		f := &files[k]
 		if f.buf != nil {
-			r.lost = append(r.lost, f.buf)
+			brokenRings.bufs = append(brokenRings.bufs, f.buf)
 		}
 		*f = File{Path: f.Path, fd: -1}
 	}

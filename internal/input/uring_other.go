@@ -12,4 +12,7 @@ func NewRing() *Ring { return nil }
 // Close does nothing.
 func (r *Ring) Close() {}
 
+// Release does nothing.
+func (r *Ring) Release() {}
+
 func (r *Ring) readBatch(files []File, get func() *[]byte) bool { return false }
