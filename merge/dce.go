@@ -20,29 +20,43 @@ import (
 )
 
 func dce(ctx *Context) error {
-	// refs[text section] = function symbols its relocations name.
-	refs := make([][]int32, len(ctx.Secs))
-	var dataRefs []int32
-	for _, o := range ctx.Objs {
+	// refs[text section] = function symbols its relocations name. Each
+	// object's references are found in parallel, then gathered in file
+	// order.
+	type ref struct{ from, fn int32 } // from -1: a data section's
+	per := make([][]ref, len(ctx.Objs))
+	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+		o := ctx.Objs[i]
 		o.eachRelocSection(func(t int, rels []elf.Rela) {
 			code := o.F.Sections[t].Flags&elf.SHFExecInstr != 0
 			from := o.SecMap[t]
 			if from < 0 && code && o.Drop[t] {
 				from = winnerCode(ctx, o, t)
 			}
-			if from < 0 {
+			if from < 0 || !code && o.F.Sections[t].Flags&elf.SHFAlloc == 0 {
 				return
+			}
+			if !code {
+				from = -1
 			}
 			for _, r := range rels {
 				if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].Type() == elf.STTFunc {
-					if code {
-						refs[from] = append(refs[from], m)
-					} else if o.F.Sections[t].Flags&elf.SHFAlloc != 0 {
-						dataRefs = append(dataRefs, m)
-					}
+					per[i] = append(per[i], ref{from, m})
 				}
 			}
 		})
+		return nil
+	})
+	refs := make([][]int32, len(ctx.Secs))
+	var dataRefs []int32
+	for _, rs := range per {
+		for _, r := range rs {
+			if r.from >= 0 {
+				refs[r.from] = append(refs[r.from], r.fn)
+			} else {
+				dataRefs = append(dataRefs, r.fn)
+			}
+		}
 	}
 	ctx.codeRefs = refs
 	live := make([]bool, len(ctx.Syms))
@@ -81,19 +95,28 @@ func dce(ctx *Context) error {
 			ctx.Secs[s.Sec].Dead = true
 		}
 	}
-	// Undefined references only removed code made go with it.
-	used := make([]bool, len(ctx.Syms))
-	for _, o := range ctx.Objs {
+	// Undefined references only removed code made go with it. (What each
+	// object names is found in parallel, then marked.)
+	named := make([][]int32, len(ctx.Objs))
+	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+		o := ctx.Objs[i]
 		o.eachRelocSection(func(t int, rels []elf.Rela) {
 			if o.SecMap[t] < 0 || ctx.Secs[o.SecMap[t]].Dead {
 				return
 			}
 			for _, r := range rels {
 				if m := remapSym(o, r.Sym); m >= 0 {
-					used[m] = true
+					named[i] = append(named[i], m)
 				}
 			}
 		})
+		return nil
+	})
+	used := make([]bool, len(ctx.Syms))
+	for _, ms := range named {
+		for _, m := range ms {
+			used[m] = true
+		}
 	}
 	ctx.liveRefs = used
 	for _, id := range ctx.Globals {
