@@ -269,32 +269,46 @@ func buildNvInfo(ctx *Context, per []objInfo) {
 			order = append(order, t)
 		}
 	}
+	// Each function's section: its records prepared in parallel, the
+	// sections made in order.
+	live := make([]int32, 0, len(order))
 	for _, t := range order {
-		if ctx.Secs[t].Dead {
-			continue
+		if !ctx.Secs[t].Dead {
+			live = append(live, t)
 		}
-		name := ".nv.info" + strings.TrimPrefix(ctx.Secs[t].Name, ".text")
-		s := ctx.newSection(name, elf.SHTCudaInfo, 0, 4, 0)
-		s.LinkSymtab = true
-		s.InfoSec = t
+	}
+	type funcInfo struct {
+		name string
+		recs []infoRec
+	}
+	made := make([]funcInfo, len(live))
+	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
+		t := live[k]
 		recs := perFunc[t]
 		if !hasAttr(recs, elf.EIAttrCudaApiVersion) {
 			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
 				Payload: le32(ctx.Header.Version)}, sym: -1})
 		}
 		slices.Reverse(recs) // perFunc is not used after this loop
-		s.info = recs
 		if unknown[ctx.Secs[t].InfoSym] {
 			// The entry's call stack size is unknown too: nvlink sets
 			// EIATTR_CRS_STACK_SIZE to -1, appending the record when the
 			// input had none.
-			if k := findAttr(s.info, elf.EIAttrCrsStackSize); k >= 0 {
-				s.info[k].a.Payload = le32(0xFFFFFFFF)
+			if k := findAttr(recs, elf.EIAttrCrsStackSize); k >= 0 {
+				recs[k].a.Payload = le32(0xFFFFFFFF)
 			} else {
-				s.info = append(s.info, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
+				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
 					Payload: le32(0xFFFFFFFF)}, sym: -1})
 			}
 		}
+		made[k] = funcInfo{".nv.info" + strings.TrimPrefix(ctx.Secs[t].Name, ".text"), recs}
+		return nil
+	})
+	for k, t := range live {
+		s := ctx.newSection(made[k].name, elf.SHTCudaInfo, 0, 4, 0)
+		s.LinkSymtab = true
+		s.InfoSec = t
+		s.info = made[k].recs
 	}
 }
 
