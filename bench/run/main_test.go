@@ -45,12 +45,13 @@ func TestParseInts(t *testing.T) {
 func TestReport(t *testing.T) {
 	rep := &report{cpus: 2, rows: []row{
 		{n: 1000, bytes: 4_300_000, nv: result{ran: true, wall: 3 * time.Second, maxRSS: 16e6}, wl: result{ran: true, wall: time.Second, maxRSS: 8e6}, outputs: "equivalent"},
-		{n: 2000, bytes: 8_600_000, nv: result{ran: true, err: "timeout (2m0s)"}, wl: result{ran: true, wall: 2 * time.Second}},
+		{n: 2000, bytes: 8_600_000, nv: result{ran: true, err: "timeout (2m0s)"}, wl: result{ran: true, wall: 3 * time.Second}},
 	}}
 	var txt, md bytes.Buffer
 	rep.text(&txt)
 	rep.markdown(&md)
-	for _, want := range []string{"3.0x", "equivalent", "> 2m0s", "16 MB"} {
+	// Per object: 1.0 and 1.5 ms.
+	for _, want := range []string{"3.0x", "equivalent", "> 2m0s", "16 MB", "time per object (spread 1.50x)", "1.5000", "1.50x"} {
 		if !strings.Contains(txt.String(), want) || !strings.Contains(md.String(), want) {
 			t.Errorf("report lacks %q:\n%s\n%s", want, txt.String(), md.String())
 		}

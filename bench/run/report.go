@@ -157,6 +157,9 @@ func (rep *report) tables() []table {
 		})
 	}
 	out := []table{main}
+	if t, ok := rep.perObject(); ok {
+		out = append(out, t)
+	}
 	if len(rep.scaling) > 0 {
 		t := table{
 			title:  fmt.Sprintf("warplink scaling at %d objects", rep.scaleN),
@@ -180,6 +183,35 @@ func (rep *report) tables() []table {
 		out = append(out, t)
 	}
 	return out
+}
+
+// perObject is warplink's wall time per object at each size, against the
+// fastest size's (the issue asks for a spread within 1.5x).
+func (rep *report) perObject() (table, bool) {
+	per := map[int]float64{}
+	fastest := 0.0
+	for _, r := range rep.rows {
+		if r.wl.ran && r.wl.err == "" && r.n > 0 && r.wl.wall > 0 {
+			ms := r.wl.wall.Seconds() * 1000 / float64(r.n)
+			per[r.n] = ms
+			if fastest == 0 || ms < fastest {
+				fastest = ms
+			}
+		}
+	}
+	if len(per) < 2 {
+		return table{}, false
+	}
+	t := table{title: "warplink time per object", header: []string{"objects", "wall time", "ms per object", "against the fastest"}}
+	worst := 0.0
+	for _, r := range rep.rows {
+		if ms, ok := per[r.n]; ok {
+			t.rows = append(t.rows, []string{fmt.Sprint(r.n), fmt.Sprintf("%.3f s", r.wl.wall.Seconds()), fmt.Sprintf("%.4f", ms), fmt.Sprintf("%.2fx", ms/fastest)})
+			worst = max(worst, ms/fastest)
+		}
+	}
+	t.title += fmt.Sprintf(" (spread %.2fx)", worst)
+	return t, true
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
