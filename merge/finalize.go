@@ -255,11 +255,11 @@ func buildNvInfo(ctx *Context, per []objInfo) {
 			}
 		}
 	}
-	closeExterns(ctx, perFunc, ctx.calls)
+	closeExterns(ctx, perFunc)
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
 	propagateRegCount(ctx, global)
-	stacks, unknown := stackSizes(ctx, global, texts, ctx.calls)
+	stacks, unknown := stackSizes(ctx, global, texts)
 	slices.Reverse(global)
 	gs.info = append(global, stacks...)
 	gs.gen = &genSec{minStack: len(global)}
@@ -386,7 +386,8 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 // stackSizes computes EIATTR_MIN_STACK_SIZE for every entry function: the
 // deepest sum of frame sizes along the call graph from the entry, or
 // 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
-func stackSizes(ctx *Context, global []infoRec, texts []int32, calls [][]int32) ([]infoRec, map[int32]bool) {
+func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[int32]bool) {
+	calls := ctx.calls
 	unknownAt := map[int32]bool{}
 	// By output symbol ID.
 	frame := make([]uint32, len(ctx.Syms))
@@ -581,7 +582,8 @@ func externKept(s *OutSym) bool {
 // already there. A list that is not itself in that order (libcudadevrt's
 // cudaMemsetAsync lists cnpSetLastError, cnpGetLastError,
 // cnpGetParameterBufferV2, cnpLaunchDeviceV2) keeps its order.
-func closeExterns(ctx *Context, perFunc [][]infoRec, calls [][]int32) {
+func closeExterns(ctx *Context, perFunc [][]infoRec) {
+	calls := ctx.calls
 	own := make([][]int32, len(ctx.Syms)) // function symbol -> surviving entries
 	for t, recs := range perFunc {
 		if recs == nil {
