@@ -13,9 +13,9 @@ package merge
 // negative (global) array, and .symtab's sh_info is the first global.
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -1066,16 +1066,12 @@ func (s *OutSec) empty() bool {
 // the buckets in order, each stable-sorted by section type (so writable
 // PROGBITS data precedes NOBITS data).
 func orderSections(ctx *Context) {
-	var live []*OutSec
-	for _, s := range ctx.Secs {
-		if !s.empty() {
-			live = append(live, s)
-		} else {
-			s.Dead = true
-		}
-	}
 	// A stable counting sort by (bucket, type); relocation sections
-	// (bucket 1) stay in creation order whatever their type.
+	// (bucket 1) stay in creation order whatever their type. The keys are
+	// few (a dozen): each section keeps the index of its key in a short
+	// list, and nothing is allocated per section but that index and the
+	// order. (This runs when the heap is near its limit, where every
+	// allocation helps the collector.)
 	key := func(s *OutSec) uint64 {
 		b := uint64(bucket(s))
 		if b == 1 {
@@ -1083,32 +1079,51 @@ func orderSections(ctx *Context) {
 		}
 		return b<<32 | uint64(s.Type)
 	}
-	keys := make([]uint64, len(live))
-	next := map[uint64]int{} // per key: its count, then where its next section goes
-	for i, s := range live {
-		keys[i] = key(s)
-		next[keys[i]]++
+	var keys []uint64
+	var count []int
+	keyOf := make([]int32, len(ctx.Secs)) // index into keys; -1: empty
+	live, last := 0, -1
+	for i, s := range ctx.Secs {
+		if s.empty() {
+			s.Dead = true
+			keyOf[i] = -1
+			continue
+		}
+		k := key(s)
+		if last < 0 || keys[last] != k {
+			if last = slices.Index(keys, k); last < 0 {
+				keys, count = append(keys, k), append(count, 0)
+				last = len(keys) - 1
+			}
+		}
+		keyOf[i] = int32(last)
+		count[last]++
+		live++
 	}
+	// Where each key's sections start, keys in ascending order.
+	byKey := make([]int, len(keys))
+	for j := range byKey {
+		byKey[j] = j
+	}
+	slices.SortFunc(byKey, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	next := make([]int, len(keys))
 	at := 0
-	for _, k := range slices.Sorted(maps.Keys(next)) {
-		next[k], at = at, at+next[k]
+	for _, j := range byKey {
+		next[j], at = at, at+count[j]
 	}
-	sorted := make([]*OutSec, len(live))
-	for i, s := range live {
-		sorted[next[keys[i]]] = s
-		next[keys[i]]++
-	}
-	live = sorted
 	// Past SHN_LORESERVE sections, symbols name their section through
 	// .symtab_shndx, which nvlink places right after .symtab.
 	ctx.fixed = 4
-	if 4+len(live) >= elf.SHNLoReserve {
+	if 4+live >= elf.SHNLoReserve {
 		ctx.fixed = 5
 	}
-	ctx.Order = ctx.Order[:0]
-	for i, s := range live {
-		s.Index = ctx.fixed + i
-		ctx.Order = append(ctx.Order, s.ID)
+	ctx.Order = slices.Grow(ctx.Order[:0], live)[:live]
+	for i, s := range ctx.Secs {
+		if j := keyOf[i]; j >= 0 {
+			s.Index = ctx.fixed + next[j]
+			ctx.Order[next[j]] = s.ID
+			next[j]++
+		}
 	}
 }
 
