@@ -60,7 +60,7 @@ type Context struct {
 	openOutput func() (io.Writer, error)
 
 	cgEdges      []cgEdge  // call edges (caller, callee) in file order
-	calls        [][]int32 // by caller symbol ID: its callees in edge order (finalize)
+	calls        callLists // by caller symbol ID: its callees in edge order (finalize)
 	callers      []int32   // callers in order of their first edge
 	cg           cgReport  // what --dump-callgraph prints besides the graph
 	infoOrder    []int32   // code sections in the order nvlink creates their .nv.info.<f>

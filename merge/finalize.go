@@ -357,7 +357,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 	for len(queue) > 0 {
 		f := queue[0]
 		queue = queue[1:]
-		for _, c := range callers[f] {
+		for _, c := range callers.of(f) {
 			if val[f].v > val[c].v {
 				val[c] = val[f]
 				queue = append(queue, c)
@@ -418,7 +418,7 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 		}
 		state[f] = walking
 		var best uint64
-		for _, c := range calls[f] {
+		for _, c := range calls.of(f) {
 			d := depth(c)
 			if d == unknown {
 				best = unknown
@@ -434,7 +434,8 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 		memo[f], state[f] = best, done
 		return best
 	}
-	var out []infoRec
+	out := make([]infoRec, 0, len(texts))
+	payloads := make([]byte, 8*len(texts))
 	for _, t := range texts {
 		f := ctx.Secs[t].InfoSym
 		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
@@ -449,7 +450,7 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 				ctx.Diags.Warnf([3]int{3, 0, int(t)}, "Stack size for entry function '%s' cannot be statically determined", ctx.Syms[f].Name)
 			}
 		}
-		p := make([]byte, 8)
+		p := payloads[8*len(out) : 8*len(out)+8 : 8*len(out)+8]
 		binary.LittleEndian.PutUint32(p[4:], v)
 		out = append(out, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrMinStackSize, Payload: p}, sym: f})
 	}
@@ -636,7 +637,7 @@ func closeExterns(ctx *Context, perFunc [][]infoRec) {
 					_, number = ctx.functionNumbers()
 				}
 				visited[f] = gen
-				queue := append([]int32(nil), calls[f]...)
+				queue := append([]int32(nil), calls.of(f)...)
 				for len(queue) > 0 {
 					g := queue[0]
 					queue = queue[1:]
@@ -645,7 +646,7 @@ func closeExterns(ctx *Context, perFunc [][]infoRec) {
 					}
 					visited[g] = gen
 					more = mergeByKey(more, own[g], key, func(m int32) bool { return seen[m] == gen || in[m] == gen }, func(m int32) { in[m] = gen })
-					queue = append(queue, calls[g]...)
+					queue = append(queue, calls.of(g)...)
 				}
 			}
 			*recs[k].externs = append(list, more...)
@@ -876,35 +877,47 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 // calleesOf is function f's callees in call edge order (none for a
 // symbol made after the grouping).
 func (ctx *Context) calleesOf(f int32) []int32 {
-	if f < 0 || int(f) >= len(ctx.calls) {
-		return nil
-	}
-	return ctx.calls[f]
+	return ctx.calls.of(f)
 }
 
-// calleesByCaller groups call edges by caller (indexed by symbol ID, nsyms
-// of them; nil: no callees), callees in edge order, and lists the callers
-// in order of their first edge. The lists share one array.
-func calleesByCaller(edges []cgEdge, nsyms int) ([][]int32, []int32) {
-	byCaller := make([][]int32, nsyms)
-	count := make([]int32, nsyms)
+// callLists are the functions' callees (or callers), in call edge order,
+// by symbol ID, in one array.
+type callLists struct {
+	start []int32 // by symbol ID: where its list starts in all (one more at the end)
+	all   []int32
+}
+
+// of is function f's list (none for a symbol made after the grouping).
+func (c callLists) of(f int32) []int32 {
+	if f < 0 || int(f)+1 >= len(c.start) {
+		return nil
+	}
+	return c.all[c.start[f]:c.start[f+1]:c.start[f+1]]
+}
+
+// calleesByCaller groups call edges by caller (nsyms symbols), callees in
+// edge order, and lists the callers in order of their first edge.
+func calleesByCaller(edges []cgEdge, nsyms int) (callLists, []int32) {
+	start := make([]int32, nsyms+1)
 	var callers []int32
 	for _, e := range edges {
-		if count[e.caller] == 0 {
+		if start[e.caller+1] == 0 {
 			callers = append(callers, e.caller)
 		}
-		count[e.caller]++
+		start[e.caller+1]++
 	}
-	all := make([]int32, 0, len(edges))
-	for _, c := range callers {
-		n := int(count[c])
-		byCaller[c] = all[len(all) : len(all) : len(all)+n]
-		all = all[:len(all)+n]
+	for i := 1; i <= nsyms; i++ {
+		start[i] += start[i-1]
 	}
+	// Filled by moving each caller's start to its end, then back.
+	all := make([]int32, len(edges))
 	for _, e := range edges {
-		byCaller[e.caller] = append(byCaller[e.caller], e.callee)
+		all[start[e.caller]] = e.callee
+		start[e.caller]++
 	}
-	return byCaller, callers
+	copy(start[1:], start[:nsyms])
+	start[0] = 0
+	return callLists{start, all}, callers
 }
 
 // addLaunchedKernels lists in the address-taken block (-2, with no
