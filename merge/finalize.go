@@ -585,17 +585,26 @@ func externKept(s *OutSym) bool {
 // cnpGetParameterBufferV2, cnpLaunchDeviceV2) keeps its order.
 func closeExterns(ctx *Context, perFunc [][]infoRec) {
 	calls := ctx.calls
-	own := make([][]int32, len(ctx.Syms)) // function symbol -> surviving entries
+	// Function symbol -> surviving entries (few functions have any: a
+	// map, not a slot per symbol).
+	own := map[int32][]int32{}
+	some := false
 	for t, recs := range perFunc {
 		if recs == nil {
 			continue
 		}
 		f := ctx.Secs[t].InfoSym
 		for _, r := range recs {
-			if r.externs != nil && f >= 0 {
-				own[f] = append(own[f], *r.externs...)
+			if r.externs != nil {
+				some = true
+				if f >= 0 {
+					own[f] = append(own[f], *r.externs...)
+				}
 			}
 		}
+	}
+	if !some {
+		return // (no record to close)
 	}
 	var number []int32 // nvlink's function numbers, when needed
 	key := func(m int32) int {

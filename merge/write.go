@@ -294,7 +294,7 @@ func (h *shdr) end() uint64 {
 // code and read-only data, a PT_LOAD over writable data (when any), and a
 // PT_LOAD over the program header table itself.
 func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
-	var code, data []int
+	code, data := make([]int, 0, len(hdrs)), make([]int, 0, len(hdrs)/4)
 	for i := 4; i < len(hdrs); i++ {
 		if hdrs[i].sec.Flags&elf.SHFAlloc == 0 {
 			continue
