@@ -172,13 +172,12 @@ type relEvent struct {
 // returns the rest as events. An error stops at the relocation that raised
 // it, as a serial pass would (the events before it stand).
 func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
-	// Room for half the relocations kept and a note per section: about
-	// the share of generated links (42,500 kept of 79,500 at 10,000
-	// objects), without reserving room for the ones applied; append grows
-	// the list past it.
+	// Room for a kept relocation each and a note per section: one
+	// allocation in the usual case (--preserve-relocs records up to three
+	// events per relocation; append grows the list then).
 	n := len(o.relSecs)
 	for _, d := range o.relSecs {
-		n += len(d.rels) / 2
+		n += len(d.rels)
 	}
 	evs := make([]relEvent, 0, n)
 	var privatized map[int]bool
