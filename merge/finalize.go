@@ -87,7 +87,7 @@ func finalize(ctx *Context) error {
 	if ctx.hasExtern {
 		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
 	}
-	buildNvInfo(ctx, info.per)
+	buildNvInfo(ctx, info)
 	// The inputs' relocations and resolutions are not read after this
 	// point (the arena holds most of them: this matters without one).
 	ctx.Res = nil
@@ -234,19 +234,17 @@ type infoRec struct {
 // output section holds its records in reverse input order. The linker drops
 // the per-function MAX_STACK_SIZE and the EXTERNS lists (resolved by the
 // link). Every function gets a .nv.info.<f>, in code order.
-func buildNvInfo(ctx *Context, per []objInfo) {
-	// Gather the objects' translated records in file order.
-	nglobal := 0
+func buildNvInfo(ctx *Context, job *infoJob) {
+	// Gather the objects' translated records in file order: the global
+	// ones, each object's in its part of one array, closed up.
+	per := job.per
+	global := job.global[:0]
 	for i := range per {
-		nglobal += len(per[i].global)
+		global = append(global, per[i].global...) // (moves within the array, to the left)
 	}
-	// (Room for the MIN_STACK_SIZE records appended below: one per
-	// entry at most.)
 	texts := ctx.textSections()
-	global := make([]infoRec, 0, nglobal+len(texts))
 	perFunc := make([][]infoRec, len(ctx.Secs)) // by output text section; nil: none
 	for i := range per {
-		global = append(global, per[i].global...)
 		for _, f := range per[i].perFunc {
 			if l := perFunc[f.text]; l != nil {
 				perFunc[f.text] = append(l[:len(l):len(l)], f.recs...)
@@ -482,8 +480,14 @@ type objInfo struct {
 
 // infoJob is objectInfo running over every object in the background.
 type infoJob struct {
-	per  []objInfo // by file ID, once wait returned
-	done chan struct{}
+	per []objInfo // by file ID, once wait returned
+	// global holds every object's global records: object i's part starts
+	// where the records of the objects before it could at most end (its
+	// per[i].global), with room after them for the MIN_STACK_SIZE records
+	// (one per code section at most). (One allocation: finalize runs with
+	// the heap at its limit, where each one makes the collector work.)
+	global []infoRec
+	done   chan struct{}
 }
 
 // startObjectInfo translates every object's records in parallel, while
@@ -491,15 +495,37 @@ type infoJob struct {
 // sections (the records name them) until wait returns.
 func startObjectInfo(ctx *Context) *infoJob {
 	j := &infoJob{per: make([]objInfo, len(ctx.Objs)), done: make(chan struct{})}
+	at := make([]int, len(ctx.Objs)+1)
+	for i, o := range ctx.Objs {
+		at[i+1] = at[i] + o.globalInfoCount()
+	}
+	ntext := 0
+	for _, s := range ctx.Secs {
+		if s.Flags&elf.SHFExecInstr != 0 {
+			ntext++
+		}
+	}
+	j.global = make([]infoRec, at[len(ctx.Objs)]+ntext)
 	go func() {
 		defer close(j.done)
 		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i])
+			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i], j.global[at[i]:at[i]:at[i+1]])
 			ctx.Objs[i].nvinfo = nil // translated: no later pass reads it
 			return nil
 		})
 	}()
 	return j
+}
+
+// globalInfoCount is how many records o's global .nv.info sections hold.
+func (o *Obj) globalInfoCount() int {
+	n := 0
+	for _, sec := range o.nvinfo {
+		if o.F.Sections[sec.si].Name == ".nv.info" {
+			n += len(sec.attrs)
+		}
+	}
+	return n
 }
 
 func (j *infoJob) wait() { <-j.done }
@@ -514,7 +540,9 @@ type funcRecs struct {
 // objectInfo translates the .nv.info records of one object to the output:
 // symbol indices become output symbols, records of dropped weak copies and
 // MAX_STACK_SIZE (recomputed) go, EXTERNS keep what may survive the link.
-func objectInfo(ctx *Context, o *Obj) (global []infoRec, perFunc []funcRecs) {
+// The global records are appended to global, which has room for them all.
+func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) {
+	var perFunc []funcRecs
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
 		if s.Type != elf.SHTCudaInfo {
@@ -528,7 +556,12 @@ func objectInfo(ctx *Context, o *Obj) (global []infoRec, perFunc []funcRecs) {
 			textSec = o.SecMap[s.Info]
 		}
 		attrs := o.info(si)
-		recs := make([]infoRec, 0, len(attrs))
+		var recs []infoRec
+		if textSec < 0 {
+			recs = global
+		} else {
+			recs = make([]infoRec, 0, len(attrs))
+		}
 		for _, a := range attrs {
 			if a.Code == elf.EIAttrMaxStackSize {
 				continue
@@ -556,7 +589,7 @@ func objectInfo(ctx *Context, o *Obj) (global []infoRec, perFunc []funcRecs) {
 			recs = append(recs, r)
 		}
 		if textSec < 0 {
-			global = append(global, recs...)
+			global = recs
 		} else {
 			perFunc = append(perFunc, funcRecs{textSec, recs})
 		}
