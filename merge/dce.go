@@ -11,7 +11,8 @@ package merge
 // function is live when a live function's code has a relocation naming it
 // (the code of a replaced weak function counts as the winner's).
 // --keep-system-libraries keeps all of libcudadevrt. The outcome depends
-// only on the inputs.
+// only on the inputs: each object's references are found in parallel and
+// gathered in file order.
 
 import (
 	"strings"

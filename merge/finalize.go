@@ -11,6 +11,12 @@ package merge
 // sections, read-only data, code, writable data), stable by creation order
 // inside a bucket; symbols are null, the positive (local) array, then the
 // negative (global) array, and .symtab's sh_info is the first global.
+// Work runs in parallel only where it reads the output without adding to
+// it: the inputs' .nv.info records are translated (startObjectInfo) while
+// the call edges are collected, and both finish before the call graph's
+// section is made; what each function's section holds is prepared in
+// parallel, the sections made in order. This pass runs with the Go heap at
+// its limit, where allocations cost collections: tables are sized once.
 
 import (
 	"cmp"

@@ -10,6 +10,9 @@ package merge
 // symbols and sections inside each file, so it is the same for any thread
 // count. Per file, nvlink handles symbols in .symtab order, but data
 // objects (STT_OBJECT and the CUDA object type 13) after everything else.
+// Meanwhile the function numbers finalize may need are found from the
+// inputs alone on another goroutine (startFunctionSlots), joined at
+// finalize's start.
 
 import (
 	"strings"
