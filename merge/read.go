@@ -11,6 +11,9 @@ package merge
 // Only the sections later passes read are kept (in the arena); the symbol
 // and relocation tables are decoded before their bytes are let go
 // (decodedOnly, input.Memory.Release), and no later pass reads them.
+// Workers take batches of consecutive inputs, each read with a few system
+// calls through an io_uring where there is one (input.Ring); what a ring
+// cannot read is read file by file, so the outcome is the same.
 
 import (
 	"errors"
