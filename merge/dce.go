@@ -48,17 +48,23 @@ func dce(ctx *Context) error {
 		})
 		return nil
 	})
-	refs := make([][]int32, len(ctx.Secs))
+	// (As call lists: one array, with starts by section.)
+	n := 0
+	for _, rs := range per {
+		n += len(rs)
+	}
+	code := make([]cgEdge, 0, n)
 	var dataRefs []int32
 	for _, rs := range per {
 		for _, r := range rs {
 			if r.from >= 0 {
-				refs[r.from] = append(refs[r.from], r.fn)
+				code = append(code, cgEdge{r.from, r.fn})
 			} else {
 				dataRefs = append(dataRefs, r.fn)
 			}
 		}
 	}
+	refs, _ := calleesByCaller(code, len(ctx.Secs))
 	ctx.codeRefs = refs
 	live := make([]bool, len(ctx.Syms))
 	var work []int32
@@ -83,7 +89,7 @@ func dce(ctx *Context) error {
 		f := work[len(work)-1]
 		work = work[:len(work)-1]
 		if sec := ctx.Syms[f].Sec; sec >= 0 {
-			for _, g := range refs[sec] {
+			for _, g := range refs.of(sec) {
 				mark(g)
 			}
 		}

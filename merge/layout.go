@@ -242,10 +242,7 @@ func (ctx *Context) reachableCode(t int32) map[int32]bool {
 	for len(work) > 0 {
 		c := work[len(work)-1]
 		work = work[:len(work)-1]
-		if int(c) >= len(ctx.codeRefs) {
-			continue // (a section made after dce names nothing)
-		}
-		for _, f := range ctx.codeRefs[c] {
+		for _, f := range ctx.codeRefs.of(c) { // (none for a section made after dce)
 			if g := ctx.Syms[f].Sec; g >= 0 && !ctx.Secs[g].Dead && !seen[g] {
 				seen[g] = true
 				work = append(work, g)
