@@ -25,12 +25,11 @@ import (
 
 // shdr is a section header being written: where the section goes, and
 // the output section whose other fields it takes (for the null section
-// and the fixed ones, a stand-in holding them).
+// and the fixed ones, a stand-in holding them, the bytes in its Data).
 type shdr struct {
 	off, size  uint64
 	link, info uint32
 	sec        *OutSec
-	data       func([]byte) // fills the section's bytes (the fixed sections)
 }
 
 func write(ctx *Context) error {
@@ -42,15 +41,13 @@ func write(ctx *Context) error {
 
 	hdrs := make([]shdr, ctx.fixed+len(ctx.Order))
 	hdrs[0].sec = &OutSec{}
-	hdrs[1] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1}, size: uint64(len(shstr)),
-		data: func(b []byte) { copy(b, shstr) }}
-	hdrs[2] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".strtab"), Type: elf.SHTStrtab, Align: 1}, size: uint64(len(str)),
-		data: func(b []byte) { copy(b, str) }}
-	hdrs[3] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, Entsize: elf.SymSize}, size: uint64(len(symtab)),
-		link: 2, info: uint32(ctx.firstGlobal), data: func(b []byte) { copy(b, symtab) }}
+	hdrs[1] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1, Data: shstr}, size: uint64(len(shstr))}
+	hdrs[2] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".strtab"), Type: elf.SHTStrtab, Align: 1, Data: str}, size: uint64(len(str))}
+	hdrs[3] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, Entsize: elf.SymSize, Data: symtab}, size: uint64(len(symtab)),
+		link: 2, info: uint32(ctx.firstGlobal)}
 	if ctx.fixed == 5 {
-		hdrs[4] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, Entsize: 4}, size: uint64(len(shndx)),
-			link: 3, data: func(b []byte) { copy(b, shndx) }}
+		hdrs[4] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, Entsize: 4, Data: shndx}, size: uint64(len(shndx)),
+			link: 3}
 	}
 	for i, id := range ctx.Order {
 		s := ctx.Secs[id]
@@ -265,8 +262,6 @@ func (h *shdr) filled() bool { return !h.sec.Nobits && h.size > 0 }
 // fill writes the section's bytes into b.
 func (h *shdr) fill(ctx *Context, b []byte) {
 	switch s := h.sec; {
-	case h.data != nil:
-		h.data(b)
 	case s.Relocs != nil:
 		isRel := s.Type == elf.SHTRel
 		for k, r := range s.Relocs {
