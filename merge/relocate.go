@@ -94,7 +94,7 @@ func relocate(ctx *Context) error {
 		start[i] += start[i-1]
 	}
 	all := make([]OutRel, start[len(start)-1])
-	fill := slices.Clone(start[:len(start)-1]) // the next free place of each list
+	// Filled by moving each list's start to its end, then back.
 	for i, evs := range events {
 		for _, ev := range evs {
 			k := ev.sec
@@ -105,16 +105,18 @@ func relocate(ctx *Context) error {
 				}
 				continue
 			}
-			all[fill[k.slot(nsec)]] = ev.rel
-			fill[k.slot(nsec)]++
+			all[start[k.slot(nsec)]] = ev.rel
+			start[k.slot(nsec)]++
 		}
 		if errs[i] != nil {
 			return errs[i]
 		}
 	}
+	copy(start[1:], start[:len(start)-1])
+	start[0] = 0
 	for _, k := range relSecOrder {
 		at := k.slot(nsec)
-		l, kind := all[start[at]:fill[at]:fill[at]], relKinds[k.kind]
+		l, kind := all[start[at]:start[at+1]:start[at+1]], relKinds[k.kind]
 		if len(l) == 0 {
 			continue
 		}
