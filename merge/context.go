@@ -59,14 +59,14 @@ type Context struct {
 	// Out).
 	openOutput func() (io.Writer, error)
 
-	cgEdges      []cgEdge  // call edges (caller, callee) in file order
-	calls        callLists // by caller symbol ID: its callees in edge order (finalize)
-	callers      []int32   // callers in order of their first edge
-	cg           cgReport  // what --dump-callgraph prints besides the graph
-	infoOrder    []int32   // code sections in the order nvlink creates their .nv.info.<f>
+	cgEdges      []cgEdge     // call edges (caller, callee) in file order
+	calls        lists[int32] // by caller symbol ID: its callees in edge order (finalize)
+	callers      []int32      // callers in order of their first edge
+	cg           cgReport     // what --dump-callgraph prints besides the graph
+	infoOrder    []int32      // code sections in the order nvlink creates their .nv.info.<f>
 	infoSeen     map[int32]bool
 	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
-	codeRefs     callLists          // code section ID -> function symbols its relocations name (dce)
+	codeRefs     lists[int32]       // code section ID -> function symbols its relocations name (dce)
 	externOff    map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
 	hasExtern    bool               // some input references extern __shared__ memory
 	directEdges  int                // cgEdges[:directEdges] came from the inputs' call lists

@@ -48,23 +48,26 @@ func dce(ctx *Context) error {
 		})
 		return nil
 	})
-	// (As call lists: one array, with starts by section.)
-	n := 0
-	for _, rs := range per {
-		n += len(rs)
-	}
-	code := make([]cgEdge, 0, n)
+	refs := newLists[int32](len(ctx.Secs))
 	var dataRefs []int32
 	for _, rs := range per {
 		for _, r := range rs {
 			if r.from >= 0 {
-				code = append(code, cgEdge{r.from, r.fn})
+				refs.count(r.from)
 			} else {
 				dataRefs = append(dataRefs, r.fn)
 			}
 		}
 	}
-	refs, _ := calleesByCaller(code, len(ctx.Secs))
+	refs.place()
+	for _, rs := range per {
+		for _, r := range rs {
+			if r.from >= 0 {
+				refs.put(r.from, r.fn)
+			}
+		}
+	}
+	refs.done()
 	ctx.codeRefs = refs
 	live := make([]bool, len(ctx.Syms))
 	var work []int32

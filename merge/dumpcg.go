@@ -222,7 +222,7 @@ func dumpCallgraph(ctx *Context) {
 			fmt.Fprintf(&b, " [%d]", r)
 		}
 		b.WriteString(" ->")
-		calls := ctx.calleesOf(id)
+		calls := ctx.calls.of(id)
 		for k := len(calls) - 1; k >= 0; k-- { // latest first, as .nv.callgraph
 			if m, ok := numberOf(bySym, calls[k]); ok {
 				fmt.Fprintf(&b, " %d", m)

@@ -922,50 +922,23 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	buildPrototype(ctx)
 }
 
-// calleesOf is function f's callees in call edge order (none for a
-// symbol made after the grouping).
-func (ctx *Context) calleesOf(f int32) []int32 {
-	return ctx.calls.of(f)
-}
-
-// callLists are the functions' callees (or callers), in call edge order,
-// by symbol ID, in one array.
-type callLists struct {
-	start []int32 // by symbol ID: where its list starts in all (one more at the end)
-	all   []int32
-}
-
-// of is function f's list (none for a symbol made after the grouping).
-func (c callLists) of(f int32) []int32 {
-	if f < 0 || int(f)+1 >= len(c.start) {
-		return nil
-	}
-	return c.all[c.start[f]:c.start[f+1]:c.start[f+1]]
-}
-
 // calleesByCaller groups call edges by caller (nsyms symbols), callees in
 // edge order, and lists the callers in order of their first edge.
-func calleesByCaller(edges []cgEdge, nsyms int) (callLists, []int32) {
-	start := make([]int32, nsyms+1)
+func calleesByCaller(edges []cgEdge, nsyms int) (lists[int32], []int32) {
+	l := newLists[int32](nsyms)
 	var callers []int32
 	for _, e := range edges {
-		if start[e.caller+1] == 0 {
+		if !l.counted(e.caller) {
 			callers = append(callers, e.caller)
 		}
-		start[e.caller+1]++
+		l.count(e.caller)
 	}
-	for i := 1; i <= nsyms; i++ {
-		start[i] += start[i-1]
-	}
-	// Filled by moving each caller's start to its end, then back.
-	all := make([]int32, len(edges))
+	l.place()
 	for _, e := range edges {
-		all[start[e.caller]] = e.callee
-		start[e.caller]++
+		l.put(e.caller, e.callee)
 	}
-	copy(start[1:], start[:nsyms])
-	start[0] = 0
-	return callLists{start, all}, callers
+	l.done()
+	return l, callers
 }
 
 // addLaunchedKernels lists in the address-taken block (-2, with no
@@ -1067,7 +1040,7 @@ func encodeCallgraph(ctx *Context) {
 			out := le.AppendUint32(nil, 0)
 			out = le.AppendUint32(out, ^uint32(0))
 			for _, c := range callers {
-				calls := ctx.calleesOf(c)
+				calls := ctx.calls.of(c)
 				for k := len(calls) - 1; k >= 0; k-- {
 					out = le.AppendUint32(out, uint32(ctx.Syms[c].Index))
 					out = le.AppendUint32(out, uint32(ctx.Syms[calls[k]].Index))

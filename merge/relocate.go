@@ -80,21 +80,16 @@ func relocate(ctx *Context) error {
 	})
 	// Per output section and kind (slot kind*nsec + target section ID:
 	// every target exists by now), relocations in input order (file
-	// order, then the input section's order), reversed at the end: each
-	// list is a range of one array, counted first.
-	start := make([]int32, nRelKinds*nsec+1)
+	// order, then the input section's order), reversed at the end.
+	kept := newLists[OutRel](nRelKinds * nsec)
 	for _, evs := range events {
 		for _, ev := range evs {
 			if !ev.note {
-				start[ev.sec.slot(nsec)+1]++
+				kept.count(ev.sec.slot(nsec))
 			}
 		}
 	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
-	}
-	all := make([]OutRel, start[len(start)-1])
-	// Filled by moving each list's start to its end, then back.
+	kept.place()
 	for i, evs := range events {
 		for _, ev := range evs {
 			k := ev.sec
@@ -105,18 +100,15 @@ func relocate(ctx *Context) error {
 				}
 				continue
 			}
-			all[start[k.slot(nsec)]] = ev.rel
-			start[k.slot(nsec)]++
+			kept.put(k.slot(nsec), ev.rel)
 		}
 		if errs[i] != nil {
 			return errs[i]
 		}
 	}
-	copy(start[1:], start[:len(start)-1])
-	start[0] = 0
+	kept.done()
 	for _, k := range relSecOrder {
-		at := k.slot(nsec)
-		l, kind := all[start[at]:start[at+1]:start[at+1]], relKinds[k.kind]
+		l, kind := kept.of(k.slot(nsec)), relKinds[k.kind]
 		if len(l) == 0 {
 			continue
 		}
@@ -159,7 +151,7 @@ type relSec struct {
 }
 
 // slot is where the section's list is counted among nsec output sections.
-func (k relSec) slot(nsec int) int { return int(k.kind)*nsec + int(k.tgt) }
+func (k relSec) slot(nsec int) int32 { return int32(k.kind)*int32(nsec) + k.tgt }
 
 // relEvent is what relocating one object tells the serial replay, in the
 // object's order: a relocation section now needed (note), or a relocation
