@@ -81,7 +81,7 @@ func read(ctx *Context) error {
 			sizes[i] += int64(u.Size)
 			f := u.ELF // (u.Data may be cut or compacted: not parsed again)
 			o := &Obj{Name: u.Name, F: f, System: u.System, ModuleID: u.ModuleID,
-				overlaps: sectionsOverlap(f)}
+				overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
 			if err := o.decodeInfo(ctx.mem.AllocMapped); err != nil {
 				perrs[i], pbad[i] = err, k
 				return

@@ -58,13 +58,11 @@ func (mem *Memory) readOne(f *File) {
 	f.Data, f.Err = ReadFileInto(f.Path, read)
 }
 
-// scratchBuf is a buffer to read a file into: from the pool with Keep
-// (see LoadInto), else a new one that the units will alias.
+// scratchBuf is a buffer to read a file into, with Keep (see LoadInto):
+// from the pool, or new.
 func (mem *Memory) scratchBuf() *[]byte {
-	if mem.Keep != nil {
-		if buf, _ := mem.scratch.Get().(*[]byte); buf != nil {
-			return buf
-		}
+	if buf, _ := mem.scratch.Get().(*[]byte); buf != nil {
+		return buf
 	}
 	return new([]byte)
 }

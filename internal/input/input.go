@@ -46,6 +46,9 @@ type Unit struct {
 	// ELF is the decoded cubin (Data may hold only part of the file it
 	// came from: see LoadInto).
 	ELF *elf.File
+	// InOrder: the cubin's sections were found laid out in index order
+	// without overlaps (elf.ParseCompact checks it; false: not known).
+	InOrder bool
 
 	scratch *[]byte // the scratch buffer, held until Memory.Release (first unit of a file only)
 	// src is what the cubin was parsed from (the scratch buffer, or a
@@ -243,7 +246,7 @@ func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, e
 	if x.drop == nil {
 		src = nil // (nothing kept points into it)
 	}
-	data, f, err := x.parse(data)
+	data, f, inOrder, err := x.parse(data)
 	if err != nil {
 		if strict {
 			return nil, x.fatal("'%s': %v", name, err)
@@ -265,26 +268,27 @@ func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, e
 		}
 		return nil, nil
 	}
-	return []Unit{{Name: name, Data: data, Size: size, Path: path, ELF: f, src: src}}, nil
+	return []Unit{{Name: name, Data: data, Size: size, Path: path, ELF: f, InOrder: inOrder, src: src}}, nil
 }
 
 // parse decodes a device ELF where the link keeps it: in place without
 // x.keep; else copied to memory from x.keep, only the sections it holds
 // that x.drop does not name (elf.ParseCompact). A cubin that does not
 // parse so is copied whole and parsed again, so that its diagnostic is the
-// same either way.
-func (x *expander) parse(data []byte) ([]byte, *elf.File, error) {
+// same either way. It reports whether the compact parse took the cubin,
+// which shows its sections in order without overlaps.
+func (x *expander) parse(data []byte) ([]byte, *elf.File, bool, error) {
 	if x.keep == nil {
 		f, err := elf.ParseInto(data, x.alloc)
-		return data, f, err
+		return data, f, false, err
 	}
 	if f, err := elf.ParseCompact(data, x.drop, x.keep, x.alloc); err == nil {
-		return f.Raw, f, nil
+		return f.Raw, f, true, nil
 	}
 	whole := x.keep(len(data))
 	copy(whole, data)
 	f, err := elf.ParseInto(whole, x.alloc)
-	return whole, f, err
+	return whole, f, false, err
 }
 
 // ptx handles a .ptx input: nvlink hands it to its fatbinary reader, which

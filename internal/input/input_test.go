@@ -440,9 +440,20 @@ func TestLoadIntoKeep(t *testing.T) {
 	paths := []string{arch("main.o"), arch("libdev.a"), arch("main.cubin"), devrtLib}
 	for k, us := range loadAll(t, paths, mem) {
 		checkUnits(t, paths[k], us, nil, false)
+		for _, u := range us {
+			// ptxas lays sections out in order: the compact parse takes
+			// every cubin of the corpus.
+			if !u.InOrder {
+				t.Errorf("%s: not parsed compact", u.Name)
+			}
+		}
 	}
 	if kept == 0 {
 		t.Error("nothing was kept with mem.Keep")
+	}
+	// Without Keep nothing checks the layout.
+	if us, err := Load(arch("main.cubin"), 90, &diag.Bag{}, 0, nil); err != nil || len(us) != 1 || us[0].InOrder {
+		t.Errorf("Load: %v, %d units, InOrder %v", err, len(us), len(us) > 0 && us[0].InOrder)
 	}
 }
 
