@@ -133,10 +133,9 @@ func resolve(ctx *Context) error {
 		}
 	}
 	produce := func(file int, emit func(shard int, batch []candidate)) error {
-		// The file's batches share one array, filled shard by shard.
+		// The file's batches share one array, grouped by shard.
 		o := ctx.Objs[file]
-		at := make([]int, nshards+1) // per shard: its count, then where its next candidate goes
-		n := 0
+		batches := newLists[candidate](nshards)
 		for i := 1; i < len(o.F.Symbols); i++ {
 			s := &o.F.Symbols[i]
 			if s.Bind() == elf.STBLocal {
@@ -144,24 +143,17 @@ func resolve(ctx *Context) error {
 			}
 			k := shard.ShardOf(shard.Murmur3String(s.Name), nshards)
 			resShard[file][i] = uint16(k)
-			at[k+1]++
-			n++
+			batches.count(int32(k))
 		}
-		for k := range nshards {
-			at[k+1] += at[k]
-		}
-		all := make([]candidate, n)
+		batches.place()
 		for i := 1; i < len(o.F.Symbols); i++ {
 			if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal {
-				k := resShard[file][i]
-				all[at[k]] = candidate{s.Name, candidateOf(ctx, o, i)}
-				at[k]++
+				batches.put(int32(resShard[file][i]), candidate{s.Name, candidateOf(ctx, o, i)})
 			}
 		}
-		start := 0
+		batches.done()
 		for k := range nshards {
-			emit(k, all[start:at[k]:at[k]])
-			start = at[k]
+			emit(k, batches.of(int32(k)))
 		}
 		return nil
 	}
