@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestSizeHeap checks the heap settings sizeHeap makes: a soft limit from
+// TestSizeHeap checks the heap settings heapSizer.size makes: a soft limit from
 // the input size, and for small links the limit alone running the
 // collector.
 func TestSizeHeap(t *testing.T) {
@@ -33,12 +33,31 @@ func TestSizeHeap(t *testing.T) {
 	} {
 		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(math.MaxInt64)
-		sizeHeap(c.input, c.onHeap)
+		(&heapSizer{}).size(c.input, c.onHeap)
 		if got := debug.SetMemoryLimit(-1); got != c.limit {
 			t.Errorf("input %d (on heap %v): limit %d, want %d", c.input, c.onHeap, got, c.limit)
 		}
 		if got := debug.SetGCPercent(100); got != c.gcPercent {
 			t.Errorf("input %d (on heap %v): GOGC %d, want %d", c.input, c.onHeap, got, c.gcPercent)
+		}
+	}
+}
+
+// TestLaterAdvice checks that the advice after read tops the early advice
+// up to the limit, and gives none when the early advice covers it.
+func TestLaterAdvice(t *testing.T) {
+	for _, c := range []struct {
+		limit   int64
+		advised int
+		want    int
+	}{
+		{30 << 20, earlyAdvice, 0},
+		{earlyAdvice, earlyAdvice, 0},
+		{100 << 20, earlyAdvice, 100<<20 - earlyAdvice},
+		{30 << 20, 0, 30 << 20}, // no early advice: the whole limit
+	} {
+		if got := laterAdvice(c.limit, c.advised); got != c.want {
+			t.Errorf("laterAdvice(%d, %d) = %d, want %d", c.limit, c.advised, got, c.want)
 		}
 	}
 }
