@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -28,15 +27,9 @@ import (
 func main() {
 	files := atomicfile.NewRegistry()
 	stop := files.HandleSignals(os.Interrupt, syscall.SIGTERM)
-	// WARPLINK_CPUPROFILE=FILE writes a pprof CPU profile of the run.
-	if path := os.Getenv("WARPLINK_CPUPROFILE"); path != "" {
-		if f, err := os.Create(path); err == nil {
-			pprof.StartCPUProfile(f)
-			defer f.Close()
-		}
-	}
+	stopProfile := startProfile()
 	code := run(os.Args, os.Stdout, os.Stderr, files)
-	pprof.StopCPUProfile()
+	stopProfile()
 	stop()
 	os.Exit(code)
 }
