@@ -1,0 +1,215 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/merge"
+)
+
+// corpus13 is the corpus built with CUDA 13.0 for sm_90 (build.sh on the
+// GPU machine), with nvlink 13.0's outputs. warplink links as nvlink 11.8
+// does; nvlink 13.0 writes its metadata differently (see
+// docs/inputs.md, "nvlink 13.0"), so these links are checked for what the
+// GPU runs rather than for bytes: the same sections, the code and data in
+// them byte for byte, the same functions. On the GPU machine every kernel
+// of these outputs gave the same result as nvlink 13.0's (cubinrun).
+const corpus13 = "../../testdata/corpus/cuda13.0-sm_90"
+
+// libdir13 holds CUDA 13.0's libcudadevrt.a when it is bundled; the
+// programs that link it are skipped without it.
+var libdir13, _ = filepath.Abs("../../testdata/cudalib13")
+
+// metadata13 are the sections whose bytes differ from nvlink 13.0's by
+// design: symbol and string tables (nvlink 13.0 no longer defines the
+// __UFT/__UDT symbols and orders sections' symbols otherwise), what
+// refers to symbols by index (relocations, the call graph and prototypes;
+// .nv.info sections are compared with symbol names for the indices, see
+// infoRecords), and the notes and tables nvlink 13.0 writes anew
+// (.note.nv.tkinfo, .note.nv.cuinfo, .nv.compat, .nv.rel.action).
+func metadata13(name string) bool {
+	switch name {
+	case ".symtab", ".strtab", ".shstrtab", ".nv.callgraph", ".nv.prototype",
+		".note.nv.tkinfo", ".note.nv.cuinfo", ".nv.compat", ".nv.rel.action":
+		return true
+	}
+	return strings.HasPrefix(name, ".rela") || strings.HasPrefix(name, ".rel.")
+}
+
+// differs13 lists the links where nvlink 13.0's outcome itself differs
+// from nvlink 11.8's, which warplink follows.
+var differs13 = map[string]string{
+	// nvlink 13.0 takes no members from an archive of cubins made with ar
+	// ("Undefined reference to '_Z6lib_fnf' in 'main.cubin'", exit 255);
+	// nvlink 11.8 and warplink link it. The archive of host objects
+	// (nvcc -lib, link_dc.args) links with both.
+	"archive/link.args": "nvlink 13.0 refuses the cubin archive",
+}
+
+// flags13 are the pairs of ELF header flags (warplink's, nvlink 13.0's)
+// seen to differ, with the inputs' flags, which warplink keeps as nvlink
+// 11.8 does. The kernels of both outputs ran alike on the GPU.
+var flags13 = map[[2]uint32]string{
+	{0x0e005a04, 0x11005a04}: "program debug (nvcc -G): the inputs' flags are 0x0e005a04",
+}
+
+// TestCorpusNvlink13Equivalent links the CUDA 13.0 corpus and checks each
+// output against nvlink 13.0's for everything the GPU loads and runs.
+func TestCorpusNvlink13Equivalent(t *testing.T) {
+	progs, _ := os.ReadDir(corpus13)
+	if len(progs) == 0 {
+		t.Fatalf("no corpus in %s", corpus13)
+	}
+	checked := 0
+	for _, p := range progs {
+		if !p.IsDir() {
+			continue
+		}
+		for _, c := range []struct{ args, ref string }{{"link.args", "ref"}, {"link_dc.args", "ref_dc"}} {
+			t.Run(p.Name()+"/"+c.ref, func(t *testing.T) {
+				dir, _ := filepath.Abs(filepath.Join(corpus13, p.Name()))
+				t.Chdir(dir)
+				args, _ := os.ReadFile(c.args)
+				if strings.Contains(string(args), "-lcudadevrt") {
+					if _, err := os.Stat(filepath.Join(libdir13, "libcudadevrt.a")); err != nil {
+						t.Skip("CUDA 13.0's libcudadevrt.a is not bundled")
+					}
+				}
+				out := filepath.Join(t.TempDir(), "out.cubin")
+				opts := linkArgs(t, dir, c.args, out)
+				for i, d := range opts.LibDirs {
+					if d == libdir {
+						opts.LibDirs[i] = libdir13
+					}
+				}
+				var stderr bytes.Buffer
+				rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
+				nvrc, _ := os.ReadFile(c.ref + ".rc")
+				if why, ok := differs13[p.Name()+"/"+c.args]; ok {
+					if rc != 0 || strings.TrimSpace(string(nvrc)) == "0" {
+						t.Errorf("%s: no longer so (warplink %d, nvlink 13.0 %s): update differs13", why, rc, strings.TrimSpace(string(nvrc)))
+					}
+					return
+				}
+				if strings.TrimSpace(string(nvrc)) != "0" || rc != 0 {
+					t.Fatalf("exit status %d, nvlink 13.0 %s: %s", rc, strings.TrimSpace(string(nvrc)), stderr.String())
+				}
+				ours, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, _ := os.ReadFile(c.ref + ".cubin")
+				for _, d := range equivalent13(t, ours, want) {
+					t.Error(d)
+				}
+				checked++
+			})
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no link checked")
+	}
+}
+
+// equivalent13 lists how ours differs from nvlink 13.0's output (ref) in
+// what the GPU runs: the header's machine and flags, the section names,
+// every section's bytes but metadata13's, and the functions' names,
+// values, sizes and st_other.
+func equivalent13(t *testing.T, ours, ref []byte) []string {
+	a, err := elf.Parse(ours)
+	if err != nil {
+		t.Fatalf("ours: %v", err)
+	}
+	b, err := elf.Parse(ref)
+	if err != nil {
+		t.Fatalf("nvlink 13.0's: %v", err)
+	}
+	var diffs []string
+	if a.Header.Machine != b.Header.Machine || a.Header.Type != b.Header.Type {
+		diffs = append(diffs, "ELF header: machine or type differs")
+	}
+	if fa, fb := a.Header.Flags, b.Header.Flags; fa != fb && flags13[[2]uint32{fa, fb}] == "" {
+		diffs = append(diffs, fmt.Sprintf("ELF header: flags %#x, nvlink 13.0 %#x", fa, fb))
+	}
+	secs := func(f *elf.File) map[string]*elf.Section {
+		m := map[string]*elf.Section{}
+		for i := range f.Sections {
+			m[f.Sections[i].Name] = &f.Sections[i]
+		}
+		return m
+	}
+	sa, sb := secs(a), secs(b)
+	names := func(m map[string]*elf.Section) []string {
+		var l []string
+		for n := range m {
+			l = append(l, n)
+		}
+		slices.Sort(l)
+		return l
+	}
+	if na, nb := names(sa), names(sb); !slices.Equal(na, nb) {
+		diffs = append(diffs, "section names differ:\n ours "+strings.Join(na, " ")+"\n  ref "+strings.Join(nb, " "))
+	}
+	for name, x := range sb {
+		y, ok := sa[name]
+		if !ok || metadata13(name) {
+			continue
+		}
+		if x.Type == elf.SHTCudaInfo {
+			ra, rb := infoRecords(t, a, y), infoRecords(t, b, x)
+			if !slices.Equal(ra, rb) {
+				diffs = append(diffs, "section "+name+": records differ:\n ours "+strings.Join(ra, " ")+"\n  ref "+strings.Join(rb, " "))
+			}
+			continue
+		}
+		if x.Type != y.Type || x.Size != y.Size || !bytes.Equal(x.Data, y.Data) || x.Addralign != y.Addralign {
+			diffs = append(diffs, "section "+name+": type, size, alignment or bytes differ")
+		}
+	}
+	funcs := func(f *elf.File) []string {
+		var l []string
+		for _, s := range f.Symbols {
+			if s.Type() == elf.STTFunc {
+				l = append(l, s.Name+" "+strings.Join([]string{hex(s.Value), hex(s.Size), hex(uint64(s.Other))}, " "))
+			}
+		}
+		slices.Sort(l)
+		return l
+	}
+	if fa, fb := funcs(a), funcs(b); !slices.Equal(fa, fb) {
+		diffs = append(diffs, "functions differ:\n ours "+strings.Join(fa, ", ")+"\n  ref "+strings.Join(fb, ", "))
+	}
+	return diffs
+}
+
+// infoRecords is a .nv.info section's records, one string each, with the
+// symbols they name by index (elf.Attr.SymbolRefs) written as names.
+func infoRecords(t *testing.T, f *elf.File, s *elf.Section) []string {
+	attrs, err := elf.ParseNvInfo(s.Data)
+	if err != nil {
+		t.Fatalf("%s: %v", s.Name, err)
+	}
+	l := make([]string, len(attrs))
+	for i, a := range attrs {
+		p := slices.Clone(a.Payload)
+		var names []string
+		for _, off := range a.SymbolRefs() {
+			if off+4 <= len(p) {
+				idx := uint32(p[off]) | uint32(p[off+1])<<8 | uint32(p[off+2])<<16 | uint32(p[off+3])<<24
+				names = append(names, f.SymbolName(idx))
+				copy(p[off:off+4], []byte{0, 0, 0, 0})
+			}
+		}
+		l[i] = fmt.Sprintf("%#x/%d/%d/%x%v", a.Code, a.Format, a.Value, p, names)
+	}
+	return l
+}
+
+func hex(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }
