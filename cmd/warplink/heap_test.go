@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 	"testing"
 )
 
@@ -33,7 +34,7 @@ func TestSizeHeap(t *testing.T) {
 	} {
 		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(math.MaxInt64)
-		(&heapSizer{}).size(c.input, c.onHeap)
+		(&heapSizer{adviseHeap: func(int) bool { return true }}).size(c.input, c.onHeap)
 		if got := debug.SetMemoryLimit(-1); got != c.limit {
 			t.Errorf("input %d (on heap %v): limit %d, want %d", c.input, c.onHeap, got, c.limit)
 		}
@@ -58,6 +59,44 @@ func TestLaterAdvice(t *testing.T) {
 	} {
 		if got := laterAdvice(c.limit, c.advised); got != c.want {
 			t.Errorf("laterAdvice(%d, %d) = %d, want %d", c.limit, c.advised, got, c.want)
+		}
+	}
+}
+
+// TestHeapAdvice checks what heapSizer asks hugemem.AdviseHeap for: the
+// early range unless the inputs go onto the heap, then the rest of the
+// limit, or all of it when the early advice was refused, and nothing when
+// the inputs are on the heap.
+func TestHeapAdvice(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT set")
+	}
+	oldPercent := debug.SetGCPercent(100)
+	oldLimit := debug.SetMemoryLimit(math.MaxInt64)
+	defer func() {
+		debug.SetGCPercent(oldPercent)
+		debug.SetMemoryLimit(oldLimit)
+	}()
+	big := int64(200 << 20) // limit past the early range
+	bigLimit := int(big*23/20 + 8<<20)
+	for _, c := range []struct {
+		name     string
+		plain    bool // inputs read onto the heap
+		refuse   bool // AdviseHeap refuses
+		input    int64
+		wantAsks []int
+	}{
+		{"small link", false, false, 4 << 20, []int{earlyAdvice}},
+		{"large link", false, false, big, []int{earlyAdvice, bigLimit - earlyAdvice}},
+		{"refused early advice", false, true, big, []int{earlyAdvice, bigLimit}},
+		{"inputs on the heap", true, false, big, nil},
+	} {
+		var asks []int
+		h := &heapSizer{adviseHeap: func(n int) bool { asks = append(asks, n); return !c.refuse }}
+		h.advise(c.plain)
+		h.size(c.input, c.plain)
+		if !slices.Equal(asks, c.wantAsks) {
+			t.Errorf("%s: advised %v, want %v", c.name, asks, c.wantAsks)
 		}
 	}
 }

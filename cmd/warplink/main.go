@@ -38,7 +38,12 @@ func main() {
 // before read (advise), then a soft limit from the input size (size).
 type heapSizer struct {
 	advised int // bytes advised before read (0: none)
+	// adviseHeap is hugemem.AdviseHeap (tests record the requests).
+	adviseHeap func(n int) bool
 }
+
+// newHeapSizer returns a heapSizer that advises with hugemem.AdviseHeap.
+func newHeapSizer() *heapSizer { return &heapSizer{adviseHeap: hugemem.AdviseHeap} }
 
 // earlyAdvice is how much of the heap advise asks huge pages for before
 // read: 64 MiB, more than the limit size sets for links of up to about
@@ -54,7 +59,7 @@ const earlyAdvice = 64 << 20
 // advise advises the heap's next earlyAdvice bytes for huge pages (see
 // hugemem.AdviseHeap), unless the inputs are to be read onto the heap.
 func (h *heapSizer) advise(plainMemory bool) {
-	if !plainMemory && hugemem.AdviseHeap(earlyAdvice) {
+	if !plainMemory && h.adviseHeap(earlyAdvice) {
 		h.advised = earlyAdvice
 	}
 }
@@ -74,7 +79,7 @@ func (h *heapSizer) advise(plainMemory bool) {
 // 140) but took 0.8 s more at 100,000 (38 collections). A link that needs
 // more than the limit still runs; the collector then works harder. The
 // heap then grows into ranges advised for huge pages: the one advise
-// gave, and past it as much more as the limit exceeds it (laterAdvice).
+// gave, and as much more as the limit exceeds it (laterAdvice).
 func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 	if inputsOnHeap {
 		// WARPLINK_HUGEPAGES=0, or no mappings on this system: the
@@ -83,8 +88,9 @@ func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 	}
 	limit := inputBytes*23/20 + 8<<20
 	if inputBytes < smallLink {
-		// The limit counts the runtime's own memory and the advised range
-		// not yet returned (below), about 8 MB, which leaves a small
+		// The limit counts the runtime's own memory and the heap's free
+		// pages not yet returned to the system (the advised range's,
+		// which the scavenger returns in part), which left a small
 		// link's heap little room: at 1,000 objects it was collected
 		// seven times in 40 ms. 8 MiB more: 1,000 objects 51 -> 36-38 ms,
 		// 2,000 76 -> 60 ms, for 3 and 5 MB more peak RSS (4,000 objects,
@@ -105,8 +111,14 @@ func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 	}
 	if !inputsOnHeap {
 		// (10,000 objects: 0.40 -> 0.30 s; 100,000: 6.0 -> 4.5 s; up to
-		// 1-2 MB more peak RSS.)
-		hugemem.AdviseHeap(laterAdvice(limit, h.advised))
+		// 1-2 MB more peak RSS.) The runtime places the allocation where
+		// it finds room: usually past the early range, which the heap
+		// fills by then, but it may reuse free pages of that range, and
+		// then part of the heap's later growth goes unadvised (slower,
+		// not wrong).
+		if n := laterAdvice(limit, h.advised); n > 0 {
+			h.adviseHeap(n)
+		}
 	}
 }
 
@@ -184,7 +196,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	cmd.Opts.PlainMemory = os.Getenv("WARPLINK_HUGEPAGES") == "0"
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
 	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"
-	heap := &heapSizer{}
+	heap := newHeapSizer()
 	heap.advise(cmd.Opts.PlainMemory)
 	cmd.Opts.InputSize = heap.size
 	return merge.Link(&cmd.Opts, stdout, stderr, prog)
