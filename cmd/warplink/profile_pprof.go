@@ -21,6 +21,7 @@ func startProfile() (stop func()) {
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
+		os.Remove(path)
 		return func() {}
 	}
 	return func() {
