@@ -27,6 +27,7 @@ const (
 	SHTSymtab      = 2
 	SHTStrtab      = 3
 	SHTRela        = 4
+	SHTNote        = 7
 	SHTNobits      = 8
 	SHTRel         = 9
 	SHTSymtabShndx = 18

@@ -487,6 +487,12 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	in := &o.F.Sections[i]
 	id := newOutSection(ctx, o, i, viaSection)
 	sec := ctx.Secs[id]
+	if len(sec.Pieces) > 0 && isCUInfoNote(in) {
+		// One note stands for all (see isCUInfoNote).
+		o.SecMap[i] = id
+		o.SecOff[i] = 0
+		return id
+	}
 	align := uint64(in.Addralign)
 	if align == 0 {
 		align = 1
@@ -552,6 +558,16 @@ func newOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 		ctx.Str.Add(in.Name)
 	}
 	return id
+}
+
+// isCUInfoNote reports the note on the CUDA version and architecture
+// that objects of CUDA 12 and later carry (.note.nv.cuinfo, one 32-byte
+// note). The output keeps the first object's: nvlink 13.0 writes one note
+// for all its inputs (the corpus built with CUDA 13.0), and nvdisasm 13.0
+// refuses a section of several ("Invalid note section"), as warplink wrote
+// when it concatenated them. Objects of CUDA 11.8 have none.
+func isCUInfoNote(s *elf.Section) bool {
+	return s.Type == elf.SHTNote && s.Name == ".note.nv.cuinfo"
 }
 
 // isOverlapSection reports global-scope data sections whose contributions
