@@ -845,7 +845,8 @@ type cgEdge struct {
 // buildCallgraph merges the inputs' .nv.callgraph lists. Each input holds
 // a marker (0, -1) followed by call edges (caller, callee), then markers -2
 // (address-taken functions) and -3 (indirect call sites), each followed by
-// (function, prototype string) pairs. The output lists the call edges
+// (function, prototype string) pairs, and, in objects of CUDA 13.0, -4
+// (indirect call site, possible callee) pairs of symbols. The output lists the call edges
 // grouped by caller, callers in symbol order, each caller's callees in
 // reverse input order (nvlink prepends); the -2 and -3 lists keep file
 // order, their strings moved to the output .strtab.
@@ -885,6 +886,14 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 					}
 					seen[e] = true
 					ctx.cgEdges = append(ctx.cgEdges, e)
+					continue
+				}
+				if list == -4 {
+					// (caller, possible callee) of an indirect call, by
+					// symbol: objects of CUDA 13.0 (virtual) write this list.
+					if cb := ctx.liveSym(o, uint32(b)); cb >= 0 {
+						cg.lists[-4] = append(cg.lists[-4], cgEdge{ca, cb})
+					}
 					continue
 				}
 				str, ok := elf.CString(strs, uint32(b))
@@ -1055,7 +1064,11 @@ func encodeCallgraph(ctx *Context) {
 				out = le.AppendUint32(out, uint32(m))
 				for _, e := range l {
 					out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
-					out = le.AppendUint32(out, uint32(e.callee))
+					if m == -4 {
+						out = le.AppendUint32(out, uint32(ctx.Syms[e.callee].Index))
+					} else {
+						out = le.AppendUint32(out, uint32(e.callee)) // a .strtab offset
+					}
 				}
 			}
 			s.Data, s.Size = out, uint64(len(out))

@@ -223,7 +223,7 @@ func mergeFile(ctx *Context, o *Obj) {
 				a, b := le32at(s.Data, off), int32(le32at(s.Data, off+4))
 				if a == 0 && b < 0 {
 					list = b
-				} else if list < -1 {
+				} else if list == -2 || list == -3 {
 					if str, ok := elf.CString(strs, uint32(b)); ok {
 						ctx.Str.Add(str)
 					}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,14 +31,14 @@ var libdir13, _ = filepath.Abs("../../testdata/cudalib13")
 // metadata13 are the sections whose bytes differ from nvlink 13.0's by
 // design: symbol and string tables (nvlink 13.0 no longer defines the
 // __UFT/__UDT symbols and orders sections' symbols otherwise), what
-// refers to symbols by index (relocations, the call graph and prototypes;
-// .nv.info sections are compared with symbol names for the indices, see
-// infoRecords), and the note and tables nvlink 13.0 writes anew
+// refers to symbols by index (relocations and prototypes; .nv.info and
+// .nv.callgraph are compared with names for the indices, see infoRecords
+// and callgraphEntries), and the note and tables nvlink 13.0 writes anew
 // (.note.nv.tkinfo, which starts with a note of its own, .nv.compat,
 // .nv.rel.action). .note.nv.cuinfo is compared: one note, the same bytes.
 func metadata13(name string) bool {
 	switch name {
-	case ".symtab", ".strtab", ".shstrtab", ".nv.callgraph", ".nv.prototype",
+	case ".symtab", ".strtab", ".shstrtab", ".nv.prototype",
 		".note.nv.tkinfo", ".nv.compat", ".nv.rel.action":
 		return true
 	}
@@ -192,6 +193,30 @@ func equivalent13(t *testing.T, ours, ref []byte) []string {
 		} else if secName(a, y.Info) != secName(b, x.Info) {
 			diffs = append(diffs, "section "+name+": sh_info names another section")
 		}
+		if x.Type == elf.SHTCudaCallgraph {
+			// warplink also lists, as nvlink 11.8 does, a call edge from
+			// each indirect call site to every address-taken function of
+			// its prototype; nvlink 13.0 lists none: of the call edges
+			// (-1), nvlink 13.0's must be among warplink's.
+			ga, gb := callgraphEntries(a, y), callgraphEntries(b, x)
+			edges := func(l []string) (calls, rest []string) {
+				for _, e := range l {
+					if strings.HasPrefix(e, "-1 ") {
+						calls = append(calls, e)
+					} else {
+						rest = append(rest, e)
+					}
+				}
+				return calls, rest
+			}
+			ca, ra := edges(ga)
+			cb, rb := edges(gb)
+			missing := slices.ContainsFunc(cb, func(e string) bool { return !slices.Contains(ca, e) })
+			if missing || !slices.Equal(ra, rb) {
+				diffs = append(diffs, "section "+name+": entries differ:\n ours "+strings.Join(ga, " ")+"\n  ref "+strings.Join(gb, " "))
+			}
+			continue
+		}
 		if x.Type == elf.SHTCudaInfo {
 			ra, rb := infoRecords(t, a, y), infoRecords(t, b, x)
 			if name == ".nv.info" {
@@ -227,6 +252,35 @@ func equivalent13(t *testing.T, ours, ref []byte) []string {
 		diffs = append(diffs, "functions differ:\n ours "+strings.Join(fa, ", ")+"\n  ref "+strings.Join(fb, ", "))
 	}
 	return diffs
+}
+
+// callgraphEntries is a .nv.callgraph section's entries, sorted, each as
+// its list and two names: symbols for the call edges (-1) and the indirect
+// calls' possible callees (-4), a symbol and its prototype string (from
+// .strtab) for the address-taken functions (-2) and indirect call sites
+// (-3).
+func callgraphEntries(f *elf.File, s *elf.Section) []string {
+	var strtab []byte
+	if f.StrtabIndex > 0 {
+		strtab = f.Sections[f.StrtabIndex].Data
+	}
+	var l []string
+	list := int32(-1)
+	for off := 0; off+8 <= len(s.Data); off += 8 {
+		a := binary.LittleEndian.Uint32(s.Data[off:])
+		b := int32(binary.LittleEndian.Uint32(s.Data[off+4:]))
+		if a == 0 && b < 0 {
+			list = b
+			continue
+		}
+		second := f.SymbolName(uint32(b))
+		if list == -2 || list == -3 {
+			second, _ = elf.CString(strtab, uint32(b))
+		}
+		l = append(l, fmt.Sprint(list, " ", f.SymbolName(a), " ", second))
+	}
+	slices.Sort(l)
+	return l
 }
 
 // infoRecords is a .nv.info section's records, one string each, with the
