@@ -311,9 +311,11 @@ func (f *File) FormatAttr(a *Attr) string {
 
 // CallgraphEntry is one 8-byte record of .nv.callgraph. A record with
 // Caller 0 and a negative Callee is a marker that starts a block: -1 direct
-// calls (caller, callee symbols); in the corpus -2 lists address-taken
-// functions and -3 indirect call sites, each as (symbol, prototype string
-// offset in .strtab).
+// calls (caller, callee symbols); -2 address-taken functions and -3
+// indirect call sites, each as (symbol, prototype string offset in
+// .strtab); in objects of CUDA 13.0, -4 the possible callees of indirect
+// call sites (call site, callee symbols). Records before any marker are
+// direct calls.
 type CallgraphEntry struct {
 	Caller uint32
 	Callee int32
@@ -321,6 +323,11 @@ type CallgraphEntry struct {
 
 // IsMarker reports whether e starts a block.
 func (e CallgraphEntry) IsMarker() bool { return e.Caller == 0 && e.Callee < 0 }
+
+// CallgraphProtoBlock reports whether the records of callgraph block b pair
+// a symbol with a prototype string offset (-2, -3); the others pair two
+// symbols (-1, -4).
+func CallgraphProtoBlock(b int32) bool { return b == -2 || b == -3 }
 
 // ParseCallgraph decodes a .nv.callgraph (or, with the same layout of
 // 32-bit pairs, .nv.prototype) section.
@@ -350,7 +357,7 @@ func (d *dumper) callgraph(s *Section) {
 		case e.IsMarker():
 			block = e.Callee
 			d.printf("  marker %d\n", e.Callee)
-		case block == -1:
+		case !CallgraphProtoBlock(block):
 			d.printf("  %s -> %s\n", f.symRef(e.Caller), f.symRef(uint32(e.Callee)))
 		default:
 			d.printf("  %s %s\n", f.symRef(e.Caller), f.protoRef(uint32(e.Callee)))

@@ -868,35 +868,31 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 			strs := o.strtab()
 			list := int32(-1)
 			for off := 0; off+8 <= len(s.Data); off += 8 {
-				a := binary.LittleEndian.Uint32(s.Data[off:])
-				b := int32(binary.LittleEndian.Uint32(s.Data[off+4:]))
-				if a == 0 && b < 0 {
-					list = b
+				r := elf.CallgraphEntry{Caller: binary.LittleEndian.Uint32(s.Data[off:]), Callee: int32(binary.LittleEndian.Uint32(s.Data[off+4:]))}
+				if r.IsMarker() {
+					list = r.Callee
 					continue
 				}
-				ca := ctx.liveSym(o, a)
+				ca := ctx.liveSym(o, r.Caller)
 				if ca < 0 {
 					continue
 				}
-				if list == -1 {
-					cb := ctx.liveSym(o, uint32(b))
+				if !elf.CallgraphProtoBlock(list) {
+					// Two symbols: a call edge (-1), or an indirect call
+					// site and a possible callee (-4, CUDA 13.0: virtual).
+					cb := ctx.liveSym(o, uint32(r.Callee))
 					e := cgEdge{ca, cb}
-					if cb < 0 || seen[e] {
-						continue
-					}
-					seen[e] = true
-					ctx.cgEdges = append(ctx.cgEdges, e)
-					continue
-				}
-				if list == -4 {
-					// (caller, possible callee) of an indirect call, by
-					// symbol: objects of CUDA 13.0 (virtual) write this list.
-					if cb := ctx.liveSym(o, uint32(b)); cb >= 0 {
-						cg.lists[-4] = append(cg.lists[-4], cgEdge{ca, cb})
+					switch {
+					case cb < 0:
+					case list != -1:
+						cg.lists[list] = append(cg.lists[list], e)
+					case !seen[e]:
+						seen[e] = true
+						ctx.cgEdges = append(ctx.cgEdges, e)
 					}
 					continue
 				}
-				str, ok := elf.CString(strs, uint32(b))
+				str, ok := elf.CString(strs, uint32(r.Callee))
 				if !ok {
 					continue
 				}
@@ -1064,10 +1060,10 @@ func encodeCallgraph(ctx *Context) {
 				out = le.AppendUint32(out, uint32(m))
 				for _, e := range l {
 					out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
-					if m == -4 {
-						out = le.AppendUint32(out, uint32(ctx.Syms[e.callee].Index))
-					} else {
+					if elf.CallgraphProtoBlock(m) {
 						out = le.AppendUint32(out, uint32(e.callee)) // a .strtab offset
+					} else {
+						out = le.AppendUint32(out, uint32(ctx.Syms[e.callee].Index))
 					}
 				}
 			}

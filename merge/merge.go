@@ -220,11 +220,11 @@ func mergeFile(ctx *Context, o *Obj) {
 			strs := o.strtab()
 			list := int32(-1)
 			for off := 0; off+8 <= len(s.Data); off += 8 {
-				a, b := le32at(s.Data, off), int32(le32at(s.Data, off+4))
-				if a == 0 && b < 0 {
-					list = b
-				} else if list == -2 || list == -3 {
-					if str, ok := elf.CString(strs, uint32(b)); ok {
+				e := elf.CallgraphEntry{Caller: le32at(s.Data, off), Callee: int32(le32at(s.Data, off+4))}
+				if e.IsMarker() {
+					list = e.Callee
+				} else if elf.CallgraphProtoBlock(list) {
+					if str, ok := elf.CString(strs, uint32(e.Callee)); ok {
 						ctx.Str.Add(str)
 					}
 				}

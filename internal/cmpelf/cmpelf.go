@@ -491,13 +491,13 @@ func (s *side) callgraph(sec *elf.Section, blocks bool) ([]string, error) {
 		return fmt.Sprintf("proto %#x", off)
 	}
 	out := make([]string, len(es))
-	block := int32(0)
+	block := int32(-1)
 	for i, e := range es {
 		switch {
 		case blocks && e.IsMarker():
 			block = e.Callee
 			out[i] = fmt.Sprintf("(marker %d)", e.Callee)
-		case blocks && block == -1:
+		case blocks && !elf.CallgraphProtoBlock(block):
 			out[i] = fmt.Sprintf("(%s -> %s)", s.symName(e.Caller), s.symName(uint32(e.Callee)))
 		default:
 			out[i] = fmt.Sprintf("(%s %s)", s.symName(e.Caller), proto(uint32(e.Callee)))

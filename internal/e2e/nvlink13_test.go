@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -198,7 +197,7 @@ func equivalent13(t *testing.T, ours, ref []byte) []string {
 			// each indirect call site to every address-taken function of
 			// its prototype; nvlink 13.0 lists none: of the call edges
 			// (-1), nvlink 13.0's must be among warplink's.
-			ga, gb := callgraphEntries(a, y), callgraphEntries(b, x)
+			ga, gb := callgraphEntries(t, a, y), callgraphEntries(t, b, x)
 			edges := func(l []string) (calls, rest []string) {
 				for _, e := range l {
 					if strings.HasPrefix(e, "-1 ") {
@@ -255,29 +254,25 @@ func equivalent13(t *testing.T, ours, ref []byte) []string {
 }
 
 // callgraphEntries is a .nv.callgraph section's entries, sorted, each as
-// its list and two names: symbols for the call edges (-1) and the indirect
-// calls' possible callees (-4), a symbol and its prototype string (from
-// .strtab) for the address-taken functions (-2) and indirect call sites
-// (-3).
-func callgraphEntries(f *elf.File, s *elf.Section) []string {
-	var strtab []byte
-	if f.StrtabIndex > 0 {
-		strtab = f.Sections[f.StrtabIndex].Data
+// its block and two names: symbols, or a symbol and its prototype string
+// (from .strtab) in the blocks that pair them (elf.CallgraphProtoBlock).
+func callgraphEntries(t *testing.T, f *elf.File, s *elf.Section) []string {
+	es, err := elf.ParseCallgraph(s.Data)
+	if err != nil {
+		t.Fatalf("%s: %v", s.Name, err)
 	}
 	var l []string
-	list := int32(-1)
-	for off := 0; off+8 <= len(s.Data); off += 8 {
-		a := binary.LittleEndian.Uint32(s.Data[off:])
-		b := int32(binary.LittleEndian.Uint32(s.Data[off+4:]))
-		if a == 0 && b < 0 {
-			list = b
+	block := int32(-1)
+	for _, e := range es {
+		if e.IsMarker() {
+			block = e.Callee
 			continue
 		}
-		second := f.SymbolName(uint32(b))
-		if list == -2 || list == -3 {
-			second, _ = elf.CString(strtab, uint32(b))
+		second := f.SymbolName(uint32(e.Callee))
+		if elf.CallgraphProtoBlock(block) {
+			second, _ = f.StrtabString(uint32(e.Callee))
 		}
-		l = append(l, fmt.Sprint(list, " ", f.SymbolName(a), " ", second))
+		l = append(l, fmt.Sprint(block, " ", f.SymbolName(e.Caller), " ", second))
 	}
 	slices.Sort(l)
 	return l
