@@ -12,15 +12,7 @@ import (
 // the input size, and for small links the limit alone running the
 // collector.
 func TestSizeHeap(t *testing.T) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOGC or GOMEMLIMIT set")
-	}
-	oldPercent := debug.SetGCPercent(100)
-	oldLimit := debug.SetMemoryLimit(math.MaxInt64)
-	defer func() {
-		debug.SetGCPercent(oldPercent)
-		debug.SetMemoryLimit(oldLimit)
-	}()
+	defaultHeapSettings(t)
 	for _, c := range []struct {
 		input     int64
 		onHeap    bool
@@ -68,15 +60,7 @@ func TestLaterAdvice(t *testing.T) {
 // limit, or all of it when the early advice was refused, and nothing when
 // the inputs are on the heap.
 func TestHeapAdvice(t *testing.T) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOGC or GOMEMLIMIT set")
-	}
-	oldPercent := debug.SetGCPercent(100)
-	oldLimit := debug.SetMemoryLimit(math.MaxInt64)
-	defer func() {
-		debug.SetGCPercent(oldPercent)
-		debug.SetMemoryLimit(oldLimit)
-	}()
+	defaultHeapSettings(t)
 	big := int64(200 << 20) // limit past the early range
 	bigLimit := int(big*23/20 + 8<<20)
 	for _, c := range []struct {
@@ -99,4 +83,19 @@ func TestHeapAdvice(t *testing.T) {
 			t.Errorf("%s: advised %v, want %v", c.name, asks, c.wantAsks)
 		}
 	}
+}
+
+// defaultHeapSettings skips the test when GOGC or GOMEMLIMIT is set (the
+// heap settings then follow them), else starts it from the runtime's
+// defaults and restores the settings afterwards.
+func defaultHeapSettings(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT set")
+	}
+	oldPercent := debug.SetGCPercent(100)
+	oldLimit := debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() {
+		debug.SetGCPercent(oldPercent)
+		debug.SetMemoryLimit(oldLimit)
+	})
 }

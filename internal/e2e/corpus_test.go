@@ -94,18 +94,28 @@ func testCorpus(t *testing.T, argsFile, ref string) {
 	}
 }
 
-func testCorpusDir(t *testing.T, corpusDir, argsFile, ref string) {
-	progs, _ := os.ReadDir(corpusDir)
-	if len(progs) == 0 {
+// corpusPrograms is the programs of a corpus, by name, with their absolute
+// folders; a corpus without any fails the test.
+func corpusPrograms(t *testing.T, corpusDir string) (names, dirs []string) {
+	ents, _ := os.ReadDir(corpusDir)
+	for _, e := range ents {
+		if e.IsDir() {
+			dir, _ := filepath.Abs(filepath.Join(corpusDir, e.Name()))
+			names, dirs = append(names, e.Name()), append(dirs, dir)
+		}
+	}
+	if len(names) == 0 {
 		t.Fatalf("no corpus in %s", corpusDir)
 	}
+	return names, dirs
+}
+
+func testCorpusDir(t *testing.T, corpusDir, argsFile, ref string) {
+	names, dirs := corpusPrograms(t, corpusDir)
 	identical, equivalent, total := 0, 0, 0
-	for _, p := range progs {
-		if !p.IsDir() {
-			continue
-		}
-		dir, _ := filepath.Abs(filepath.Join(corpusDir, p.Name()))
-		t.Run(p.Name(), func(t *testing.T) {
+	for k, name := range names {
+		dir := dirs[k]
+		t.Run(name, func(t *testing.T) {
 			t.Chdir(dir)
 			rc, _ := os.ReadFile(ref + ".rc")
 			out := filepath.Join(t.TempDir(), "out.cubin")
@@ -134,7 +144,7 @@ func testCorpusDir(t *testing.T, corpusDir, argsFile, ref string) {
 			}
 			ours, _ := os.ReadFile(out)
 			if keep := os.Getenv("WARPLINK_KEEP"); keep != "" {
-				os.WriteFile(filepath.Join(keep, p.Name()+"_"+ref+".cubin"), ours, 0o644)
+				os.WriteFile(filepath.Join(keep, name+"_"+ref+".cubin"), ours, 0o644)
 			}
 			// NVIDIA's own tools must accept the output (when installed).
 			for _, tool := range []string{"cuobjdump", "nvdisasm"} {
@@ -165,10 +175,10 @@ func testCorpusDir(t *testing.T, corpusDir, argsFile, ref string) {
 				// architecture, say) need only be equivalent.
 				t.Errorf("equivalent to nvlink but not byte-identical:\n%s", strings.Join(firstN(rep.Diffs, 10), "\n"))
 			}
-			gap, isGap := knownGaps[p.Name()]
+			gap, isGap := knownGaps[name]
 			switch {
 			case rep.Equivalent && isGap:
-				t.Errorf("now equivalent to nvlink: remove %q from knownGaps", p.Name())
+				t.Errorf("now equivalent to nvlink: remove %q from knownGaps", name)
 			case !rep.Equivalent && isGap:
 				t.Logf("known gap (%s):\n%s", gap, strings.Join(firstN(rep.Diffs, 8), "\n"))
 			case !rep.Equivalent:

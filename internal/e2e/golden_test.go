@@ -21,13 +21,13 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from the curren
 // or bytes shows up as a readable diff.
 func TestGoldenDumps(t *testing.T) {
 	golden, _ := filepath.Abs("../../testdata/golden")
-	progs, _ := os.ReadDir(corpusDir)
-	for _, p := range progs {
-		if !p.IsDir() || p.Name() == "archive" {
+	names, dirs := corpusPrograms(t, corpusDir)
+	for k, name := range names {
+		if name == "archive" {
 			continue
 		}
-		dir, _ := filepath.Abs(filepath.Join(corpusDir, p.Name()))
-		t.Run(p.Name(), func(t *testing.T) {
+		dir := dirs[k]
+		t.Run(name, func(t *testing.T) {
 			t.Chdir(dir)
 			out := filepath.Join(t.TempDir(), "out.cubin")
 			opts := linkArgs(t, dir, "link_dc.args", out)
@@ -44,7 +44,7 @@ func TestGoldenDumps(t *testing.T) {
 			if err := elf.Dump(&got, f); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(golden, p.Name()+".dump")
+			path := filepath.Join(golden, name+".dump")
 			if *update {
 				os.MkdirAll(golden, 0o755)
 				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {

@@ -64,19 +64,12 @@ var flags13 = map[[2]uint32]string{
 // TestCorpusNvlink13Equivalent links the CUDA 13.0 corpus and checks each
 // output against nvlink 13.0's for everything the GPU loads and runs.
 func TestCorpusNvlink13Equivalent(t *testing.T) {
-	progs, _ := os.ReadDir(corpus13)
-	if len(progs) == 0 {
-		t.Fatalf("no corpus in %s", corpus13)
-	}
-	checked, links, skipped := 0, 0, 0
-	for _, p := range progs {
-		if !p.IsDir() {
-			continue
-		}
-		links++
+	names, dirs := corpusPrograms(t, corpus13)
+	checked, skipped := 0, 0
+	for k, name := range names {
+		dir := dirs[k]
 		for _, c := range []struct{ args, ref string }{{"link.args", "ref"}, {"link_dc.args", "ref_dc"}} {
-			t.Run(p.Name()+"/"+c.ref, func(t *testing.T) {
-				dir, _ := filepath.Abs(filepath.Join(corpus13, p.Name()))
+			t.Run(name+"/"+c.ref, func(t *testing.T) {
 				t.Chdir(dir)
 				args, _ := os.ReadFile(c.args)
 				if strings.Contains(string(args), "-lcudadevrt") {
@@ -95,7 +88,7 @@ func TestCorpusNvlink13Equivalent(t *testing.T) {
 				var stderr bytes.Buffer
 				rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
 				nvrc, _ := os.ReadFile(c.ref + ".rc")
-				if why, ok := differs13[p.Name()+"/"+c.args]; ok {
+				if why, ok := differs13[name+"/"+c.args]; ok {
 					if rc != 0 || strings.TrimSpace(string(nvrc)) == "0" {
 						t.Errorf("%s: no longer so (warplink %d, nvlink 13.0 %s): update differs13", why, rc, strings.TrimSpace(string(nvrc)))
 					}
@@ -116,7 +109,7 @@ func TestCorpusNvlink13Equivalent(t *testing.T) {
 			})
 		}
 	}
-	if want := 2*links - len(differs13) - skipped; checked != want {
+	if want := 2*len(names) - len(differs13) - skipped; checked != want {
 		t.Fatalf("%d links checked, want %d", checked, want)
 	}
 }
