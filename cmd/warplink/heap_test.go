@@ -58,31 +58,68 @@ func TestLaterAdvice(t *testing.T) {
 // TestHeapAdvice checks what heapSizer asks hugemem.AdviseHeap for: the
 // early range unless the inputs go onto the heap, then the rest of the
 // limit, or all of it when the early advice was refused, and nothing when
-// the inputs are on the heap.
+// the inputs are on the heap. It also checks the collector: one collection
+// right after the early advice (to hand the range back), off from advise
+// to size, then GOGC again (off for a small link), or after release when
+// size never ran; with more than pauseInputs inputs, the collector stays on.
 func TestHeapAdvice(t *testing.T) {
 	defaultHeapSettings(t)
 	big := int64(200 << 20) // limit past the early range
 	bigLimit := int(big*23/20 + 8<<20)
 	for _, c := range []struct {
-		name     string
-		plain    bool // inputs read onto the heap
-		refuse   bool // AdviseHeap refuses
-		input    int64
-		wantAsks []int
+		name      string
+		plain     bool // inputs read onto the heap
+		refuse    bool // AdviseHeap refuses
+		input     int64
+		inputs    int  // files on the command line
+		noSize    bool // the link stops in read: no size, only release
+		wantAsks  []int
+		wantGCs   int // collections advise asked for
+		wantAfter int // GOGC after size (or release)
 	}{
-		{"small link", false, false, 4 << 20, []int{earlyAdvice}},
-		{"large link", false, false, big, []int{earlyAdvice, bigLimit - earlyAdvice}},
-		{"refused early advice", false, true, big, []int{earlyAdvice, bigLimit}},
-		{"inputs on the heap", true, false, big, nil},
+		{"small link", false, false, 4 << 20, 1000, false, []int{earlyAdvice}, 1, -1},
+		{"large link", false, false, big, 1000, false, []int{earlyAdvice, bigLimit - earlyAdvice}, 1, 100},
+		{"refused early advice", false, true, big, 1000, false, []int{earlyAdvice, bigLimit}, 0, 100},
+		{"inputs on the heap", true, false, big, 1000, false, nil, 0, 100},
+		{"stopped in read", false, false, 0, 1000, true, []int{earlyAdvice}, 1, 100},
+		{"many inputs", false, false, big, pauseInputs + 1, false, []int{earlyAdvice, bigLimit - earlyAdvice}, 0, 100},
 	} {
+		debug.SetGCPercent(100)
 		var asks []int
-		h := &heapSizer{adviseHeap: func(n int) bool { asks = append(asks, n); return !c.refuse }}
-		h.advise(c.plain)
-		h.size(c.input, c.plain)
+		gcs := 0
+		h := &heapSizer{
+			adviseHeap: func(n int) bool { asks = append(asks, n); return !c.refuse },
+			collect:    func() { gcs++ },
+		}
+		h.advise(c.plain, c.inputs)
+		wantDuring := -1
+		if c.plain || c.inputs > pauseInputs {
+			wantDuring = 100
+		}
+		if got := gcPercent(); got != wantDuring {
+			t.Errorf("%s: GOGC %d during read, want %d", c.name, got, wantDuring)
+		}
+		if !c.noSize {
+			h.size(c.input, c.plain)
+		}
+		h.release()
 		if !slices.Equal(asks, c.wantAsks) {
 			t.Errorf("%s: advised %v, want %v", c.name, asks, c.wantAsks)
 		}
+		if gcs != c.wantGCs {
+			t.Errorf("%s: %d collections, want %d", c.name, gcs, c.wantGCs)
+		}
+		if got := gcPercent(); got != c.wantAfter {
+			t.Errorf("%s: GOGC %d after read, want %d", c.name, got, c.wantAfter)
+		}
 	}
+}
+
+// gcPercent is the collector's GOGC setting (-1: off).
+func gcPercent() int {
+	v := debug.SetGCPercent(100)
+	debug.SetGCPercent(v)
+	return v
 }
 
 // defaultHeapSettings skips the test when GOGC or GOMEMLIMIT is set (the
