@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/warplink/warplink/elf"
@@ -79,5 +80,34 @@ func TestOverlapCopySurvivesGC(t *testing.T) {
 	}
 	if !bytes.Equal(outs[0], outs[1]) {
 		t.Fatal("the link with the arena and the one without differ")
+	}
+}
+
+// TestReadingReportsLoadedBytes checks Options.Reading: read reports what
+// it has loaded after each batch, growing, and the last report is the
+// input size InputSize is then told.
+func TestReadingReportsLoadedBytes(t *testing.T) {
+	dir := "../testdata/corpus/cuda11.8-sm_90/xcall"
+	var mu sync.Mutex
+	var reports []int64
+	var size int64 = -1
+	opts := &Options{Arch: "sm_90", Output: filepath.Join(t.TempDir(), "out.cubin"),
+		Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin"), filepath.Join(dir, "c.cubin")}, Threads: 1,
+		Reading:   func(n int64) { mu.Lock(); reports = append(reports, n); mu.Unlock() },
+		InputSize: func(n int64, _ bool) { size = n }}
+	var stderr bytes.Buffer
+	if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, stderr.String())
+	}
+	if len(reports) == 0 || size <= 0 {
+		t.Fatalf("reports %v, input size %d", reports, size)
+	}
+	for i := 1; i < len(reports); i++ {
+		if reports[i] < reports[i-1] {
+			t.Errorf("reports shrink: %v", reports)
+		}
+	}
+	if last := reports[len(reports)-1]; last != size {
+		t.Errorf("last report %d, input size %d", last, size)
 	}
 }

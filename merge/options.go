@@ -59,4 +59,8 @@ type Options struct {
 	// once read has loaded them, and whether they are on the Go heap
 	// (cmd/warplink sizes the heap's soft limit from it).
 	InputSize func(bytes int64, onHeap bool)
+	// Reading, when set, is told the total size of the cubins read so far
+	// after each batch of inputs, from read's goroutines (concurrently);
+	// cmd/warplink turns the collector back on once a link is large.
+	Reading func(bytes int64)
 }

@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/elf/ar"
@@ -102,6 +103,7 @@ func read(ctx *Context) error {
 	// descriptor limit for all workers. A file the ring cannot open is
 	// read again file by file, so this only keeps that path rare.)
 	batch := min(max(len(paths)/(4*w), 1), readBatch, max(input.OpenFileLimit()/(4*w), 1))
+	var loaded atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
 	parallelFor((len(paths)+batch-1)/batch, w, func(b int) error {
 		files := make([]input.File, min(batch, len(paths)-b*batch))
 		for k := range files {
@@ -110,8 +112,13 @@ func read(ctx *Context) error {
 		r := rings.get()
 		mem.ReadBatch(r, files)
 		rings.put(r)
+		var n int64
 		for k := range files {
 			load(b*batch+k, &files[k])
+			n += sizes[b*batch+k]
+		}
+		if ctx.Opts.Reading != nil {
+			ctx.Opts.Reading(loaded.Add(n))
 		}
 		return nil
 	})

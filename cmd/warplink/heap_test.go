@@ -60,46 +60,51 @@ func TestLaterAdvice(t *testing.T) {
 // limit, or all of it when the early advice was refused, and nothing when
 // the inputs are on the heap. It also checks the collector: one collection
 // right after the early advice (to hand the range back), off from advise
-// to size, then GOGC again (off for a small link), or after release when
-// size never ran; with more than pauseInputs inputs, the collector stays on.
+// until read has loaded pauseBytes or allocated pauseAlloc, or until size,
+// then GOGC again (off for a small link), or after release when size
+// never ran.
 func TestHeapAdvice(t *testing.T) {
 	defaultHeapSettings(t)
 	big := int64(200 << 20) // limit past the early range
 	bigLimit := int(big*23/20 + 8<<20)
 	for _, c := range []struct {
-		name      string
-		plain     bool // inputs read onto the heap
-		refuse    bool // AdviseHeap refuses
-		input     int64
-		inputs    int  // files on the command line
-		noSize    bool // the link stops in read: no size, only release
-		wantAsks  []int
-		wantGCs   int // collections advise asked for
-		wantAfter int // GOGC after size (or release)
+		name       string
+		plain      bool  // inputs read onto the heap
+		refuse     bool  // AdviseHeap refuses
+		loaded     int64 // what read reports loaded, with allocs allocated
+		allocs     uint64
+		input      int64 // what size is told (-1: the link stops in read)
+		wantAsks   []int
+		wantGCs    int // collections advise asked for
+		wantInRead int // GOGC after read's report
+		wantAfter  int // GOGC after size (or release)
 	}{
-		{"small link", false, false, 4 << 20, 1000, false, []int{earlyAdvice}, 1, -1},
-		{"large link", false, false, big, 1000, false, []int{earlyAdvice, bigLimit - earlyAdvice}, 1, 100},
-		{"refused early advice", false, true, big, 1000, false, []int{earlyAdvice, bigLimit}, 0, 100},
-		{"inputs on the heap", true, false, big, 1000, false, nil, 0, 100},
-		{"stopped in read", false, false, 0, 1000, true, []int{earlyAdvice}, 1, 100},
-		{"many inputs", false, false, big, pauseInputs + 1, false, []int{earlyAdvice, bigLimit - earlyAdvice}, 0, 100},
+		{"small link", false, false, 4 << 20, 1 << 20, 4 << 20, []int{earlyAdvice}, 1, -1, -1},
+		{"large link", false, false, 40 << 20, 10 << 20, big, []int{earlyAdvice, bigLimit - earlyAdvice}, 1, -1, 100},
+		{"large read", false, false, pauseBytes + 1, 10 << 20, big, []int{earlyAdvice, bigLimit - earlyAdvice}, 1, 100, 100},
+		{"read allocating much", false, false, 40 << 20, pauseAlloc + 1, big, []int{earlyAdvice, bigLimit - earlyAdvice}, 1, 100, 100},
+		{"refused early advice", false, true, 40 << 20, 10 << 20, big, []int{earlyAdvice, bigLimit}, 0, -1, 100},
+		{"inputs on the heap", true, false, 40 << 20, 10 << 20, big, nil, 0, 100, 100},
+		{"stopped in read", false, false, 1 << 20, 1 << 20, -1, []int{earlyAdvice}, 1, -1, 100},
 	} {
 		debug.SetGCPercent(100)
 		var asks []int
 		gcs := 0
+		allocs := uint64(1000)
 		h := &heapSizer{
 			adviseHeap: func(n int) bool { asks = append(asks, n); return !c.refuse },
 			collect:    func() { gcs++ },
+			allocs:     func() uint64 { return allocs },
 		}
-		h.advise(c.plain, c.inputs)
-		wantDuring := -1
-		if c.plain || c.inputs > pauseInputs {
-			wantDuring = 100
+		h.advise(c.plain)
+		allocs += c.allocs
+		for k := int64(1); k <= 4; k++ { // read's batches, in four reports
+			h.reading(c.loaded * k / 4)
 		}
-		if got := gcPercent(); got != wantDuring {
-			t.Errorf("%s: GOGC %d during read, want %d", c.name, got, wantDuring)
+		if got := gcPercent(); got != c.wantInRead {
+			t.Errorf("%s: GOGC %d after read's reports, want %d", c.name, got, c.wantInRead)
 		}
-		if !c.noSize {
+		if c.input >= 0 {
 			h.size(c.input, c.plain)
 		}
 		h.release()

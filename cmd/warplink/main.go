@@ -14,7 +14,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/warplink/warplink/internal/atomicfile"
@@ -40,18 +42,24 @@ func main() {
 // soft limit from the input size (size), and the collector restored
 // (release).
 type heapSizer struct {
-	advised   int  // bytes advised before read (0: none)
-	paused    bool // advise turned the collector off; size or release turns it back on
-	gcPercent int  // the GOGC setting advise found
-	// adviseHeap is hugemem.AdviseHeap and collect runtime.GC (tests
-	// record the calls).
+	advised   int         // bytes advised before read (0: none)
+	paused    atomic.Bool // advise turned the collector off; reading, size or release turn it back on
+	gcPercent int         // the GOGC setting advise found
+	// allocsAtPause is the heap's total allocation when advise turned
+	// the collector off; nextCheck is the input size at which reading
+	// looks at it again.
+	allocsAtPause uint64
+	nextCheck     atomic.Int64
+	// adviseHeap is hugemem.AdviseHeap, collect runtime.GC and allocs
+	// heapAllocs (tests record the calls, and fake the allocations).
 	adviseHeap func(n int) bool
 	collect    func()
+	allocs     func() uint64
 }
 
 // newHeapSizer returns a heapSizer that advises with hugemem.AdviseHeap.
 func newHeapSizer() *heapSizer {
-	return &heapSizer{adviseHeap: hugemem.AdviseHeap, collect: runtime.GC}
+	return &heapSizer{adviseHeap: hugemem.AdviseHeap, collect: runtime.GC, allocs: heapAllocs}
 }
 
 // earlyAdvice is how much of the heap advise asks huge pages for before
@@ -65,49 +73,81 @@ func newHeapSizer() *heapSizer {
 const earlyAdvice = 64 << 20
 
 // advise advises the heap's next earlyAdvice bytes for huge pages (see
-// hugemem.AdviseHeap), unless the inputs are to be read onto the heap.
+// hugemem.AdviseHeap), unless the inputs are to be read onto the heap,
+// hands them back to the heap at once, with one collection of the nearly
+// empty heap, and leaves the collector off while read loads the first
+// pauseBytes of input (reading): read's allocations land in the advised
+// range, uncollected.
 //
-// For a link of up to pauseInputs inputs it also hands the range back to
-// the heap at once, with one collection of the nearly empty heap, and
-// leaves the collector off until size: read's allocations then land in
-// the advised range, uncollected. Before, the allocation that makes the
-// range started a collection that found it alive, and the range stayed
-// taken until the next one, after read: read's allocations went past it,
-// to memory nobody had advised (10,000 objects: 0.245 -> 0.229 s; 2,000:
-// 53.8 -> 45.5 ms; 4,000: 102 -> 96 ms, medians; 1,000 unchanged). With
-// the collector left on through read instead, the heap, growing from
-// nothing, was collected over and over (nine collections instead of
-// seven at 10,000 objects), and 2,000 objects gained nothing. A larger
-// link's read outgrows the range: uncollected, it went on into memory
-// not advised (50,000 objects: read 0.30 -> 0.78 s), so there the
-// collector keeps running.
-func (h *heapSizer) advise(plainMemory bool, inputs int) {
+// Before, the allocation that makes the range started a collection that
+// found it alive, and the range stayed taken until the next one, after
+// read: read's allocations went past it, to memory nobody had advised
+// (medians: 10,000 objects 213 -> 189 ms, 2,000 56.1 -> 49.9, 4,000
+// 98.9 -> 92.3, 1,000 36.8 -> 33.3). With the collector left on through
+// read instead, the heap, growing from nothing, was collected over and
+// over (nine collections instead of seven at 10,000 objects), and 2,000
+// objects gained nothing. With it off through a larger read, the heap
+// went on past the range, and the later advice (size) then took memory
+// the heap had used, which the runtime zeroes: 0.5 s for 188 MiB at
+// 50,000 objects.
+func (h *heapSizer) advise(plainMemory bool) {
 	if plainMemory {
 		return
 	}
-	pause := inputs <= pauseInputs
-	if pause {
-		h.gcPercent, h.paused = debug.SetGCPercent(-1), true
-	}
+	h.gcPercent = debug.SetGCPercent(-1)
+	h.paused.Store(true)
 	if h.adviseHeap(earlyAdvice) {
 		h.advised = earlyAdvice
-		if pause {
-			h.collect()
+		h.collect()
+	}
+	h.allocsAtPause = h.allocs()
+	h.nextCheck.Store(checkEvery)
+}
+
+// reading turns the collector back on once read has loaded pauseBytes of
+// input, or allocated pauseAlloc bytes (looked at every checkEvery bytes
+// of input), whichever comes first. It may be called concurrently.
+func (h *heapSizer) reading(loaded int64) {
+	if !h.paused.Load() {
+		return
+	}
+	if loaded > pauseBytes {
+		h.release()
+		return
+	}
+	if next := h.nextCheck.Load(); loaded >= next && h.nextCheck.CompareAndSwap(next, loaded+checkEvery) {
+		if h.allocs()-h.allocsAtPause > pauseAlloc {
+			h.release()
 		}
 	}
 }
 
-// pauseInputs is the most inputs a link may have for advise to pause the
-// collector through read: about what generated objects need to fill the
-// early range (10,000 of them: 10 MB of heap by the end of read).
-const pauseInputs = 20000
+// pauseBytes is the input size past which size's limit outgrows the early
+// range, so that a later advice follows (about 48.7 MiB, 11,000 generated
+// objects); pauseAlloc bounds what read may allocate with the collector
+// off (half the early range; generated objects take about a quarter of
+// their input: 11 MiB at 10,000 objects), for inputs that take more.
+const (
+	pauseBytes = (earlyAdvice - 8<<20) * 20 / 23
+	pauseAlloc = earlyAdvice / 2
+	checkEvery = 4 << 20
+)
+
+// heapAllocs is the heap's total allocation so far (0 if unknown).
+func heapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
 
 // release turns the collector back on if advise turned it off and size
 // did not run (a link that stopped in read).
 func (h *heapSizer) release() {
-	if h.paused {
+	if h.paused.CompareAndSwap(true, false) {
 		debug.SetGCPercent(h.gcPercent)
-		h.paused = false
 	}
 }
 
@@ -154,8 +194,8 @@ func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 			// (2,000 objects: 76 -> 69 ms, 1,000: 50 -> 47; the same
 			// peak RSS). Larger links need GOGC's collections: at
 			// 100,000 objects the limit alone cost 0.6 s more.
+			h.paused.Store(false)
 			debug.SetGCPercent(-1)
-			h.paused = false
 		}
 	}
 	if !inputsOnHeap {
@@ -249,9 +289,10 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
 	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"
 	heap := newHeapSizer()
-	heap.advise(cmd.Opts.PlainMemory, len(cmd.Opts.Inputs))
+	heap.advise(cmd.Opts.PlainMemory)
 	defer heap.release()
 	cmd.Opts.InputSize = heap.size
+	cmd.Opts.Reading = heap.reading
 	return merge.Link(&cmd.Opts, stdout, stderr, prog)
 }
 
