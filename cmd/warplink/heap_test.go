@@ -44,9 +44,9 @@ func TestLaterAdvice(t *testing.T) {
 		advised int
 		want    int
 	}{
-		{30 << 20, earlyAdvice, 0},
-		{earlyAdvice, earlyAdvice, 0},
-		{100 << 20, earlyAdvice, 100<<20 - earlyAdvice},
+		{30 << 20, minEarlyAdvice, 0},
+		{minEarlyAdvice, minEarlyAdvice, 0},
+		{100 << 20, minEarlyAdvice, 100<<20 - minEarlyAdvice},
 		{30 << 20, 0, 30 << 20}, // no early advice: the whole limit
 	} {
 		if got := laterAdvice(c.limit, c.advised); got != c.want {
@@ -58,34 +58,43 @@ func TestLaterAdvice(t *testing.T) {
 // TestHeapAdvice checks what heapSizer asks hugemem.AdviseHeap for: the
 // early range unless the inputs go onto the heap, then the rest of the
 // limit, or all of it when the early advice was refused, and nothing when
-// the inputs are on the heap. It also checks the collector: one collection
-// right after the early advice (to hand the range back), off from advise
-// until read has loaded pauseBytes or allocated pauseAlloc, or until size,
-// then GOGC again (off for a small link), or after release when size
-// never ran.
+// the inputs are on the heap; the early range grows with the input
+// count. It also checks the collector: one collection right after the
+// early advice (to hand the range back), off from advise until read has
+// loaded the input the range covers or allocated half of it, or until
+// size, then GOGC again (off for a small link), or after release when
+// size never ran; on at once when the advice is refused.
 func TestHeapAdvice(t *testing.T) {
 	defaultHeapSettings(t)
 	big := int64(200 << 20) // limit past the early range
 	bigLimit := int(big*23/20 + 8<<20)
+	const early = minEarlyAdvice // the early advice for 1,000 inputs
+	many := earlyAdvice(50000)   // and for 50,000
+	if early != earlyAdvice(1000) || many != int(limitFor(50000*inputGuess)) || many <= early || many >= bigLimit {
+		t.Fatalf("early advice %d for 1,000 inputs, %d for 50,000", earlyAdvice(1000), many)
+	}
+	covered := int64(early-8<<20) * 20 / 23 // the input the early range covers
 	for _, c := range []struct {
 		name       string
-		plain      bool  // inputs read onto the heap
-		refuse     bool  // AdviseHeap refuses
-		loaded     int64 // what read reports loaded, with allocs allocated
-		allocs     uint64
-		input      int64 // what size is told (-1: the link stops in read)
+		plain      bool // inputs read onto the heap
+		refuse     bool // AdviseHeap refuses
+		inputs     int
+		loaded     int64  // what read reports loaded,
+		allocs     uint64 // with this much allocated
+		input      int64  // what size is told (-1: the link stops in read)
 		wantAsks   []int
 		wantGCs    int // collections advise asked for
-		wantInRead int // GOGC after read's report
+		wantInRead int // GOGC after read's reports
 		wantAfter  int // GOGC after size (or release)
 	}{
-		{"small link", false, false, 4 << 20, 1 << 20, 4 << 20, []int{earlyAdvice}, 1, -1, -1},
-		{"large link", false, false, 40 << 20, 10 << 20, big, []int{earlyAdvice, bigLimit - earlyAdvice}, 1, -1, 100},
-		{"large read", false, false, pauseBytes + 1, 10 << 20, big, []int{earlyAdvice, bigLimit - earlyAdvice}, 1, 100, 100},
-		{"read allocating much", false, false, 40 << 20, pauseAlloc + 1, big, []int{earlyAdvice, bigLimit - earlyAdvice}, 1, 100, 100},
-		{"refused early advice", false, true, 40 << 20, 10 << 20, big, []int{earlyAdvice, bigLimit}, 0, -1, 100},
-		{"inputs on the heap", true, false, 40 << 20, 10 << 20, big, nil, 0, 100, 100},
-		{"stopped in read", false, false, 1 << 20, 1 << 20, -1, []int{earlyAdvice}, 1, -1, 100},
+		{"small link", false, false, 1000, 4 << 20, 1 << 20, 4 << 20, []int{early}, 1, -1, -1},
+		{"large link", false, false, 1000, 40 << 20, 10 << 20, big, []int{early, bigLimit - early}, 1, -1, 100},
+		{"read past the range", false, false, 1000, covered + 1, 10 << 20, big, []int{early, bigLimit - early}, 1, 100, 100},
+		{"read allocating much", false, false, 1000, 40 << 20, early/2 + 1, big, []int{early, bigLimit - early}, 1, 100, 100},
+		{"many inputs", false, false, 50000, covered + 1, 10 << 20, big, []int{many, bigLimit - many}, 1, -1, 100},
+		{"refused early advice", false, true, 1000, 40 << 20, 10 << 20, big, []int{early, bigLimit}, 0, 100, 100},
+		{"inputs on the heap", true, false, 1000, 40 << 20, 10 << 20, big, nil, 0, 100, 100},
+		{"stopped in read", false, false, 1000, 1 << 20, 1 << 20, -1, []int{early}, 1, -1, 100},
 	} {
 		debug.SetGCPercent(100)
 		var asks []int
@@ -96,7 +105,7 @@ func TestHeapAdvice(t *testing.T) {
 			collect:    func() { gcs++ },
 			allocs:     func() uint64 { return allocs },
 		}
-		h.advise(c.plain)
+		h.advise(c.plain, c.inputs)
 		allocs += c.allocs
 		for k := int64(1); k <= 4; k++ { // read's batches, in four reports
 			h.reading(c.loaded * k / 4)

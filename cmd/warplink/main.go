@@ -50,6 +50,10 @@ type heapSizer struct {
 	// looks at it again.
 	allocsAtPause uint64
 	nextCheck     atomic.Int64
+	// pauseBytes and pauseAlloc are the input and the allocation past
+	// which reading turns the collector back on.
+	pauseBytes int64
+	pauseAlloc uint64
 	// adviseHeap is hugemem.AdviseHeap, collect runtime.GC and allocs
 	// heapAllocs (tests record the calls, and fake the allocations).
 	adviseHeap func(n int) bool
@@ -63,21 +67,38 @@ func newHeapSizer() *heapSizer {
 }
 
 // earlyAdvice is how much of the heap advise asks huge pages for before
-// read: 64 MiB, more than the limit size sets for links of up to about
-// 10,000 generated objects (58 MB there), so that those are advised once.
-// Advice costs no memory until touched; what it costs is one collection
-// to hand the range back to the heap. Advising after read alone, and
-// advising before and again after, were both slower (a second range,
-// mapped on top of the first, counts against the limit: 2,000 objects
-// then peaked 7 MB higher).
-const earlyAdvice = 64 << 20
+// read: the limit size would set for inputs of inputGuess bytes each, and
+// at least 64 MiB (more than the limit of links of up to about 10,000
+// generated objects: 58 MB there). Advice costs no memory until touched;
+// what it costs is one collection to hand the range back to the heap.
+// Advising after read alone, and advising before and again after, were
+// both slower (a second range, mapped on top of the first, counts against
+// the limit: 2,000 objects then peaked 7 MB higher). A range short of the
+// limit is topped up after read (laterAdvice), but that allocation may
+// take memory the heap has used, which the runtime zeroes first: 4-78 ms
+// for 40 MiB at 20,000 objects (0.5 s for 188 MiB at 50,000 where read
+// ran uncollected), hence a range sized from the input count up front
+// (20,000 objects: 0.65-0.98 -> 0.58-0.70 s).
+func earlyAdvice(inputs int) int {
+	return int(max(limitFor(int64(inputs)*inputGuess), minEarlyAdvice))
+}
 
-// advise advises the heap's next earlyAdvice bytes for huge pages (see
-// hugemem.AdviseHeap), unless the inputs are to be read onto the heap,
-// hands them back to the heap at once, with one collection of the nearly
-// empty heap, and leaves the collector off while read loads the first
-// pauseBytes of input (reading): read's allocations land in the advised
-// range, uncollected.
+// minEarlyAdvice is the least early advice (less gained nothing at 1,000
+// objects: 24 MiB took as long, 16 MiB longer); inputGuess is the size
+// the early advice assumes of each input: the corpus's median cubin is
+// 3.4 KB, the benchmark's 4.4 KB (a larger input only makes the later
+// advice larger).
+const (
+	minEarlyAdvice = 64 << 20
+	inputGuess     = 4 << 10
+)
+
+// advise advises the heap's next earlyAdvice(inputs) bytes for huge pages
+// (see hugemem.AdviseHeap), unless the inputs are to be read onto the
+// heap, hands them back to the heap at once, with one collection of the
+// nearly empty heap, and leaves the collector off while read loads the
+// input that the range covers (reading): read's allocations land in the
+// advised range, uncollected.
 //
 // Before, the allocation that makes the range started a collection that
 // found it alive, and the range stayed taken until the next one, after
@@ -86,52 +107,51 @@ const earlyAdvice = 64 << 20
 // 98.9 -> 92.3, 1,000 36.8 -> 33.3). With the collector left on through
 // read instead, the heap, growing from nothing, was collected over and
 // over (nine collections instead of seven at 10,000 objects), and 2,000
-// objects gained nothing. With it off through a larger read, the heap
-// went on past the range, and the later advice (size) then took memory
-// the heap had used, which the runtime zeroes: 0.5 s for 188 MiB at
-// 50,000 objects.
-func (h *heapSizer) advise(plainMemory bool) {
+// objects gained nothing.
+func (h *heapSizer) advise(plainMemory bool, inputs int) {
 	if plainMemory {
 		return
 	}
 	h.gcPercent = debug.SetGCPercent(-1)
 	h.paused.Store(true)
-	if h.adviseHeap(earlyAdvice) {
-		h.advised = earlyAdvice
-		h.collect()
+	n := earlyAdvice(inputs)
+	if !h.adviseHeap(n) {
+		h.release()
+		return
 	}
+	h.advised = n
+	h.collect()
+	// The input whose limit the range covers, and half the range.
+	h.pauseBytes = int64(n-8<<20) * 20 / 23
+	h.pauseAlloc = uint64(n / 2)
 	h.allocsAtPause = h.allocs()
 	h.nextCheck.Store(checkEvery)
 }
 
-// reading turns the collector back on once read has loaded pauseBytes of
-// input, or allocated pauseAlloc bytes (looked at every checkEvery bytes
-// of input), whichever comes first. It may be called concurrently.
+// reading turns the collector back on once read has loaded more input
+// than the advised range covers (a later advice follows), or allocated
+// half the range (looked at every checkEvery bytes of input; generated
+// objects allocate about a quarter of their size: 11 MiB at 10,000), so
+// that read's heap does not outgrow the range uncollected. It may be
+// called concurrently.
 func (h *heapSizer) reading(loaded int64) {
 	if !h.paused.Load() {
 		return
 	}
-	if loaded > pauseBytes {
+	if loaded > h.pauseBytes {
 		h.release()
 		return
 	}
 	if next := h.nextCheck.Load(); loaded >= next && h.nextCheck.CompareAndSwap(next, loaded+checkEvery) {
-		if h.allocs()-h.allocsAtPause > pauseAlloc {
+		if h.allocs()-h.allocsAtPause > h.pauseAlloc {
 			h.release()
 		}
 	}
 }
 
-// pauseBytes is the input size past which size's limit outgrows the early
-// range, so that a later advice follows (about 48.7 MiB, 11,000 generated
-// objects); pauseAlloc bounds what read may allocate with the collector
-// off (half the early range; generated objects take about a quarter of
-// their input: 11 MiB at 10,000 objects), for inputs that take more.
-const (
-	pauseBytes = (earlyAdvice - 8<<20) * 20 / 23
-	pauseAlloc = earlyAdvice / 2
-	checkEvery = 4 << 20
-)
+// checkEvery is how much input reading lets pass between looks at the
+// heap's allocations.
+const checkEvery = 4 << 20
 
 // heapAllocs is the heap's total allocation so far (0 if unknown).
 func heapAllocs() uint64 {
@@ -174,17 +194,7 @@ func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 		// inputs and their tables are on the heap too.
 		inputBytes *= 3
 	}
-	limit := inputBytes*23/20 + 8<<20
-	if inputBytes < smallLink {
-		// The limit counts the runtime's own memory and the heap's free
-		// pages not yet returned to the system (the advised range's,
-		// which the scavenger returns in part), which left a small
-		// link's heap little room: at 1,000 objects it was collected
-		// seven times in 40 ms. 8 MiB more: 1,000 objects 51 -> 36-38 ms,
-		// 2,000 76 -> 60 ms, for 3 and 5 MB more peak RSS (4,000 objects,
-		// above the threshold, would pay 4.5 MB for 10 %).
-		limit += 8 << 20
-	}
+	limit := limitFor(inputBytes)
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(limit)
 		if inputBytes < smallLink && os.Getenv("GOGC") == "" {
@@ -212,6 +222,21 @@ func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 	// (After the later advice: the collection the collector's return
 	// starts then finds that range dead, and hands it to the heap.)
 	h.release()
+}
+
+// limitFor is the heap's soft limit for inputBytes of cubins: 1.15 times
+// them plus 8 MiB, 8 MiB more below smallLink. (Below smallLink the limit
+// counts the runtime's own memory and the heap's free pages not yet
+// returned to the system, which left a small link's heap little room: at
+// 1,000 objects it was collected seven times in 40 ms. 8 MiB more: 1,000
+// objects 51 -> 36-38 ms, 2,000 76 -> 60 ms, for 3 and 5 MB more peak
+// RSS; 4,000 objects, above the threshold, would pay 4.5 MB for 10 %.)
+func limitFor(inputBytes int64) int64 {
+	limit := inputBytes*23/20 + 8<<20
+	if inputBytes < smallLink {
+		limit += 8 << 20
+	}
+	return limit
 }
 
 // laterAdvice is how much more of the heap to advise once the limit is
@@ -289,7 +314,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
 	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"
 	heap := newHeapSizer()
-	heap.advise(cmd.Opts.PlainMemory)
+	heap.advise(cmd.Opts.PlainMemory, len(cmd.Opts.Inputs))
 	defer heap.release()
 	cmd.Opts.InputSize = heap.size
 	cmd.Opts.Reading = heap.reading
