@@ -61,9 +61,10 @@ func TestLaterAdvice(t *testing.T) {
 // the inputs are on the heap; the early range grows with the input
 // count. It also checks the collector: one collection right after the
 // early advice (to hand the range back), off from advise until read has
-// loaded the input the range covers or allocated half of it, or until
-// size, then GOGC again (off for a small link), or after release when
-// size never ran; on at once when the advice is refused.
+// loaded the input the range covers, or until size, then GOGC again (off
+// for a small link), or after release when size never ran; on at once
+// when the advice is refused. While it is off, a memory limit guards the
+// range; size sets its own.
 func TestHeapAdvice(t *testing.T) {
 	defaultHeapSettings(t)
 	big := int64(200 << 20) // limit past the early range
@@ -74,49 +75,61 @@ func TestHeapAdvice(t *testing.T) {
 		t.Fatalf("early advice %d for 1,000 inputs, %d for 50,000", earlyAdvice(1000), many)
 	}
 	covered := int64(early-8<<20) * 20 / 23 // the input the early range covers
+	guard := int64(early)*5/4 + 8<<20       // the memory limit while paused
 	for _, c := range []struct {
 		name       string
 		plain      bool // inputs read onto the heap
 		refuse     bool // AdviseHeap refuses
 		inputs     int
-		loaded     int64  // what read reports loaded,
-		allocs     uint64 // with this much allocated
-		input      int64  // what size is told (-1: the link stops in read)
+		loaded     int64 // what read reports loaded
+		input      int64 // what size is told (-1: the link stops in read)
 		wantAsks   []int
-		wantGCs    int // collections advise asked for
-		wantInRead int // GOGC after read's reports
-		wantAfter  int // GOGC after size (or release)
+		wantGCs    int   // collections advise asked for
+		wantInRead int   // GOGC after read's reports
+		wantLimit  int64 // the memory limit then
+		wantAfter  int   // GOGC after size (or release)
 	}{
-		{"small link", false, false, 1000, 4 << 20, 1 << 20, 4 << 20, []int{early}, 1, -1, -1},
-		{"large link", false, false, 1000, 40 << 20, 10 << 20, big, []int{early, bigLimit - early}, 1, -1, 100},
-		{"read past the range", false, false, 1000, covered + 1, 10 << 20, big, []int{early, bigLimit - early}, 1, 100, 100},
-		{"read allocating much", false, false, 1000, 40 << 20, early/2 + 1, big, []int{early, bigLimit - early}, 1, 100, 100},
-		{"many inputs", false, false, 50000, covered + 1, 10 << 20, big, []int{many, bigLimit - many}, 1, -1, 100},
-		{"refused early advice", false, true, 1000, 40 << 20, 10 << 20, big, []int{early, bigLimit}, 0, 100, 100},
-		{"inputs on the heap", true, false, 1000, 40 << 20, 10 << 20, big, nil, 0, 100, 100},
-		{"stopped in read", false, false, 1000, 1 << 20, 1 << 20, -1, []int{early}, 1, -1, 100},
+		{"small link", false, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, -1, guard, -1},
+		{"large link", false, false, 1000, 40 << 20, big, []int{early, bigLimit - early}, 1, -1, guard, 100},
+		{"read past the range", false, false, 1000, covered + 1, big, []int{early, bigLimit - early}, 1, 100, math.MaxInt64, 100},
+		{"many inputs", false, false, 50000, covered + 1, big, []int{many, bigLimit - many}, 1, -1, int64(many)*5/4 + 8<<20, 100},
+		{"refused early advice", false, true, 1000, 40 << 20, big, []int{early, bigLimit}, 0, 100, math.MaxInt64, 100},
+		{"inputs on the heap", true, false, 1000, 40 << 20, big, nil, 0, 100, math.MaxInt64, 100},
+		{"stopped in read", false, false, 1000, 1 << 20, -1, []int{early}, 1, -1, guard, 100},
 	} {
 		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
 		var asks []int
 		gcs := 0
-		allocs := uint64(1000)
 		h := &heapSizer{
 			adviseHeap: func(n int) bool { asks = append(asks, n); return !c.refuse },
 			collect:    func() { gcs++ },
-			allocs:     func() uint64 { return allocs },
+			memLimit:   -1,
 		}
 		h.advise(c.plain, c.inputs)
-		allocs += c.allocs
 		for k := int64(1); k <= 4; k++ { // read's batches, in four reports
 			h.reading(c.loaded * k / 4)
 		}
 		if got := gcPercent(); got != c.wantInRead {
 			t.Errorf("%s: GOGC %d after read's reports, want %d", c.name, got, c.wantInRead)
 		}
+		if got := debug.SetMemoryLimit(-1); got != c.wantLimit {
+			t.Errorf("%s: memory limit %d after read's reports, want %d", c.name, got, c.wantLimit)
+		}
 		if c.input >= 0 {
 			h.size(c.input, c.plain)
+			counted := c.input // (inputs on the heap count three times)
+			if c.plain {
+				counted *= 3
+			}
+			if got, want := debug.SetMemoryLimit(-1), limitFor(counted); got != want {
+				t.Errorf("%s: memory limit %d after size, want %d", c.name, got, want)
+			}
 		}
 		h.release()
+		if got := debug.SetMemoryLimit(-1); c.input < 0 && got != math.MaxInt64 {
+			t.Errorf("%s: memory limit %d after release, want none", c.name, got)
+		}
 		if !slices.Equal(asks, c.wantAsks) {
 			t.Errorf("%s: advised %v, want %v", c.name, asks, c.wantAsks)
 		}

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -45,25 +44,21 @@ type heapSizer struct {
 	advised   int         // bytes advised before read (0: none)
 	paused    atomic.Bool // advise turned the collector off; reading, size or release turn it back on
 	gcPercent int         // the GOGC setting advise found
-	// allocsAtPause is the heap's total allocation when advise turned
-	// the collector off; nextCheck is the input size at which reading
-	// looks at it again.
-	allocsAtPause uint64
-	nextCheck     atomic.Int64
-	// pauseBytes and pauseAlloc are the input and the allocation past
-	// which reading turns the collector back on.
+	// memLimit is the memory limit advise found, when it set one for
+	// the pause (-1: none set).
+	memLimit int64
+	// pauseBytes is the input past which reading turns the collector
+	// back on.
 	pauseBytes int64
-	pauseAlloc uint64
-	// adviseHeap is hugemem.AdviseHeap, collect runtime.GC and allocs
-	// heapAllocs (tests record the calls, and fake the allocations).
+	// adviseHeap is hugemem.AdviseHeap and collect runtime.GC (tests
+	// record the calls).
 	adviseHeap func(n int) bool
 	collect    func()
-	allocs     func() uint64
 }
 
 // newHeapSizer returns a heapSizer that advises with hugemem.AdviseHeap.
 func newHeapSizer() *heapSizer {
-	return &heapSizer{adviseHeap: hugemem.AdviseHeap, collect: runtime.GC, allocs: heapAllocs}
+	return &heapSizer{adviseHeap: hugemem.AdviseHeap, collect: runtime.GC, memLimit: -1}
 }
 
 // earlyAdvice is how much of the heap advise asks huge pages for before
@@ -121,53 +116,44 @@ func (h *heapSizer) advise(plainMemory bool, inputs int) {
 	}
 	h.advised = n
 	h.collect()
-	// The input whose limit the range covers, and half the range.
+	// The input whose limit the range covers.
 	h.pauseBytes = int64(n-8<<20) * 20 / 23
-	h.pauseAlloc = uint64(n / 2)
-	h.allocsAtPause = h.allocs()
-	h.nextCheck.Store(checkEvery)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A guard for inputs whose read allocates far more than
+		// generated objects (a quarter of their size: 11 MiB at 10,000):
+		// the limit runs the collector before the heap outgrows the
+		// range by much. (It counts the range's free pages too. Polling
+		// the heap's size instead needed runtime/metrics, whose
+		// initialization costs every run 0.5-0.7 ms.)
+		h.memLimit = debug.SetMemoryLimit(int64(n)*5/4 + 8<<20)
+	}
 }
 
 // reading turns the collector back on once read has loaded more input
-// than the advised range covers (a later advice follows), or allocated
-// half the range (looked at every checkEvery bytes of input; generated
-// objects allocate about a quarter of their size: 11 MiB at 10,000), so
-// that read's heap does not outgrow the range uncollected. It may be
-// called concurrently.
+// than the advised range covers (a later advice follows), so that read's
+// heap does not outgrow the range uncollected. It may be called
+// concurrently.
 func (h *heapSizer) reading(loaded int64) {
-	if !h.paused.Load() {
-		return
-	}
-	if loaded > h.pauseBytes {
+	if loaded > h.pauseBytes && h.paused.Load() {
 		h.release()
-		return
-	}
-	if next := h.nextCheck.Load(); loaded >= next && h.nextCheck.CompareAndSwap(next, loaded+checkEvery) {
-		if h.allocs()-h.allocsAtPause > h.pauseAlloc {
-			h.release()
-		}
 	}
 }
 
-// checkEvery is how much input reading lets pass between looks at the
-// heap's allocations.
-const checkEvery = 4 << 20
-
-// heapAllocs is the heap's total allocation so far (0 if unknown).
-func heapAllocs() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
-}
-
-// release turns the collector back on if advise turned it off and size
-// did not run (a link that stopped in read).
+// release turns the collector back on if advise turned it off, and puts
+// back the memory limit advise found.
 func (h *heapSizer) release() {
 	if h.paused.CompareAndSwap(true, false) {
 		debug.SetGCPercent(h.gcPercent)
+		h.restoreLimit()
+	}
+}
+
+// restoreLimit puts back the memory limit advise found, if it set one
+// (not concurrently: release calls it once).
+func (h *heapSizer) restoreLimit() {
+	if h.memLimit >= 0 {
+		debug.SetMemoryLimit(h.memLimit)
+		h.memLimit = -1
 	}
 }
 
@@ -195,6 +181,7 @@ func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 		inputBytes *= 3
 	}
 	limit := limitFor(inputBytes)
+	h.restoreLimit() // (read is over: the pause's guard goes)
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(limit)
 		if inputBytes < smallLink && os.Getenv("GOGC") == "" {
