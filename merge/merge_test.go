@@ -35,7 +35,7 @@ func TestPatchBitField(t *testing.T) {
 // 11.8 writes 0x0d for the 0x34th byte of .nv.constant3, generated sm_80
 // workloads), with the implicit addend of a REL input already in it.
 func TestConstField1940(t *testing.T) {
-	f := relocFields[rConstField1940]
+	f, _ := relocField(rConstField1940)
 	b := make([]byte, 16)
 	patch(b, f, 0x34)
 	if got := extract(le64(b[0:8]), le64(b[8:16]), 40, 14); got != 0x0d {

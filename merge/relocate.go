@@ -46,18 +46,33 @@ const (
 // value shifted right by shift first.
 type field struct{ pos, width, shift uint }
 
-var relocFields = map[uint32]field{
-	r32:             {0, 32, 0},
-	r64:             {0, 64, 0},
-	rABS32_32:       {32, 32, 0},
-	rABS32_LO_32:    {32, 32, 0},
-	rABS32_HI_32:    {32, 32, 32},
-	rABS16_32:       {32, 16, 0},
-	rConstField2138: {38, 21, 0},
-	rABS47_34:       {34, 47, 0}, // calls before sm_90
-	rConstField1940: {40, 14, 2}, // offset in words; the bank number follows at bit 54
-	rABS24_40:       {40, 24, 0}, // shared memory before sm_90
-	rABS55_16_34:    {16, 55, 0},
+// relocField is the field relocation type t writes (false: a type
+// warplink does not apply). (A switch: a map built at start cost every
+// run its initialization, and a lookup per relocation.)
+func relocField(t uint32) (field, bool) {
+	switch t {
+	case r32:
+		return field{0, 32, 0}, true
+	case r64:
+		return field{0, 64, 0}, true
+	case rABS32_32, rABS32_LO_32:
+		return field{32, 32, 0}, true
+	case rABS32_HI_32:
+		return field{32, 32, 32}, true
+	case rABS16_32:
+		return field{32, 16, 0}, true
+	case rConstField2138:
+		return field{38, 21, 0}, true
+	case rABS47_34:
+		return field{34, 47, 0}, true // calls before sm_90
+	case rConstField1940:
+		return field{40, 14, 2}, true // offset in words; the bank number follows at bit 54
+	case rABS24_40:
+		return field{40, 24, 0}, true // shared memory before sm_90
+	case rABS55_16_34:
+		return field{16, 55, 0}, true
+	}
+	return field{}, false
 }
 
 func relocate(ctx *Context) error {
@@ -238,7 +253,7 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				}
 				continue
 			}
-			f, known := relocFields[r.Type]
+			f, known := relocField(r.Type)
 			if !known {
 				return evs, fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, rs.Name)
 			}

@@ -20,6 +20,7 @@ package demangle
 import (
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Demangle returns the demangled form of name and true, or name and false
@@ -29,7 +30,7 @@ func Demangle(name string) (string, bool) {
 		return name, false
 	}
 	p := &parser{s: name, i: 2, budget: maxOutput}
-	for code, text := range specialNames {
+	for code, text := range specialNames() {
 		if p.eat(code) {
 			t, ok := p.typ()
 			if !ok || p.i != len(p.s) {
@@ -49,11 +50,13 @@ func Demangle(name string) (string, bool) {
 }
 
 // specialNames are the data names cu++filt spells out.
-var specialNames = map[string]string{
-	"TV": "Virtual function table for ",
-	"TI": "Typeinfo for ",
-	"TS": "Typeinfo name for ",
-}
+var specialNames = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"TV": "Virtual function table for ",
+		"TI": "Typeinfo for ",
+		"TS": "Typeinfo name for ",
+	}
+})
 
 // maxDepth bounds recursion on hostile input.
 const maxDepth = 200
@@ -278,7 +281,7 @@ func (p *parser) unqualified(class string) (text string, k unqualKind, suffix st
 		id, ok := p.sourceName()
 		return id, plainName, "", ok
 	case (c == 'C' || c == 'D') && p.i+1 < len(p.s) && class != "":
-		sfx, ok := structors[p.s[p.i:p.i+2]]
+		sfx, ok := structors()[p.s[p.i:p.i+2]]
 		if !ok {
 			return "", 0, "", false
 		}
@@ -295,7 +298,7 @@ func (p *parser) unqualified(class string) (text string, k unqualKind, suffix st
 		}
 		return "operator " + p.render(t, ""), conversion, "", true
 	case c >= 'a' && c <= 'z' && p.i+1 < len(p.s):
-		op, ok := operators[p.s[p.i:p.i+2]]
+		op, ok := operators()[p.s[p.i:p.i+2]]
 		if !ok {
 			return "", 0, "", false
 		}
@@ -315,21 +318,25 @@ const (
 
 // structors are the constructor and destructor codes with the suffix
 // cu++filt prints after the parameters.
-var structors = map[string]string{
-	"C1": "", "C2": " [subobject]", "C3": "",
-	"D0": " [deleting]", "D1": "", "D2": " [subobject]",
-}
+var structors = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"C1": "", "C2": " [subobject]", "C3": "",
+		"D0": " [deleting]", "D1": "", "D2": " [subobject]",
+	}
+})
 
 // operators are the operator codes cu++filt prints as "operator <sym>".
-var operators = map[string]string{
-	"ps": "+", "ng": "-", "ad": "&", "de": "*", "co": "~", "pl": "+", "mi": "-",
-	"ml": "*", "dv": "/", "rm": "%", "an": "&", "or": "|", "eo": "^", "aS": "=",
-	"pL": "+=", "mI": "-=", "mL": "*=", "dV": "/=", "rM": "%=", "aN": "&=",
-	"oR": "|=", "eO": "^=", "ls": "<<", "rs": ">>", "lS": "<<=", "rS": ">>=",
-	"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">=",
-	"nt": "!", "aa": "&&", "oo": "||", "pp": "++", "mm": "--", "cm": ",",
-	"pm": "->*", "pt": "->", "cl": "()", "ix": "[]",
-}
+var operators = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"ps": "+", "ng": "-", "ad": "&", "de": "*", "co": "~", "pl": "+", "mi": "-",
+		"ml": "*", "dv": "/", "rm": "%", "an": "&", "or": "|", "eo": "^", "aS": "=",
+		"pL": "+=", "mI": "-=", "mL": "*=", "dV": "/=", "rM": "%=", "aN": "&=",
+		"oR": "|=", "eO": "^=", "ls": "<<", "rs": ">>", "lS": "<<=", "rS": ">>=",
+		"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">=",
+		"nt": "!", "aa": "&&", "oo": "||", "pp": "++", "mm": "--", "cm": ",",
+		"pm": "->*", "pt": "->", "cl": "()", "ix": "[]",
+	}
+})
 
 func (p *parser) number() (int, bool) {
 	j := p.i
@@ -457,13 +464,15 @@ func (p *parser) templateArg() (*node, bool) {
 }
 
 // builtins are the one-letter builtin types.
-var builtins = map[byte]string{
-	'v': "void", 'w': "wchar_t", 'b': "bool", 'c': "char", 'a': "signed char",
-	'h': "unsigned char", 's': "short", 't': "unsigned short", 'i': "int",
-	'j': "unsigned int", 'l': "long", 'm': "unsigned long", 'x': "long long",
-	'y': "unsigned long long", 'n': "__int128", 'o': "unsigned __int128",
-	'f': "float", 'd': "double", 'e': "long double", 'g': "__float128", 'z': "...",
-}
+var builtins = sync.OnceValue(func() map[byte]string {
+	return map[byte]string{
+		'v': "void", 'w': "wchar_t", 'b': "bool", 'c': "char", 'a': "signed char",
+		'h': "unsigned char", 's': "short", 't': "unsigned short", 'i': "int",
+		'j': "unsigned int", 'l': "long", 'm': "unsigned long", 'x': "long long",
+		'y': "unsigned long long", 'n': "__int128", 'o': "unsigned __int128",
+		'f': "float", 'd': "double", 'e': "long double", 'g': "__float128", 'z': "...",
+	}
+})
 
 func (p *parser) typ() (*node, bool) {
 	p.depth++
@@ -472,7 +481,7 @@ func (p *parser) typ() (*node, bool) {
 		return nil, false
 	}
 	c := p.peek()
-	if b, ok := builtins[c]; ok {
+	if b, ok := builtins()[c]; ok {
 		p.i++
 		return &node{text: b}, true
 	}
@@ -617,21 +626,23 @@ func (p *parser) className(prefix string) (*node, bool) {
 }
 
 // standard are the abbreviations cu++filt expands.
-var standard = map[byte]string{
-	'a': "std::allocator",
-	'b': "std::basic_string",
-	's': "std::basic_string<char, std::char_traits<char>, std::allocator<char>>",
-	'i': "std::basic_istream<char, std::char_traits<char>>",
-	'o': "std::basic_ostream<char, std::char_traits<char>>",
-	'd': "std::basic_iostream<char, std::char_traits<char>>",
-}
+var standard = sync.OnceValue(func() map[byte]string {
+	return map[byte]string{
+		'a': "std::allocator",
+		'b': "std::basic_string",
+		's': "std::basic_string<char, std::char_traits<char>, std::allocator<char>>",
+		'i': "std::basic_istream<char, std::char_traits<char>>",
+		'o': "std::basic_ostream<char, std::char_traits<char>>",
+		'd': "std::basic_iostream<char, std::char_traits<char>>",
+	}
+})
 
 func (p *parser) substitution() (*node, bool) {
 	if !p.eat("S") || p.i >= len(p.s) {
 		return nil, false
 	}
 	c := p.peek()
-	if s, ok := standard[c]; ok {
+	if s, ok := standard()[c]; ok {
 		p.i++
 		return &node{text: s}, true
 	}
