@@ -60,7 +60,9 @@ type Options struct {
 	// (cmd/warplink sizes the heap's soft limit from it).
 	InputSize func(bytes int64, onHeap bool)
 	// Reading, when set, is told the total size of the cubins read so far
-	// after each batch of inputs, from read's goroutines (concurrently);
-	// cmd/warplink turns the collector back on once a link is large.
+	// after each batch of inputs, from read's goroutines (concurrently,
+	// so not necessarily in increasing order); cmd/warplink turns the
+	// collector back on once read has loaded more than the heap's early
+	// advised range covers.
 	Reading func(bytes int64)
 }

@@ -5,7 +5,10 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"testing"
+
+	"github.com/warplink/warplink/internal/hugemem"
 )
 
 // TestSizeHeap checks the heap settings heapSizer.size makes: a soft limit from
@@ -63,8 +66,9 @@ func TestLaterAdvice(t *testing.T) {
 // early advice (to hand the range back), off from advise until read has
 // loaded the input the range covers, or until size, then GOGC again (off
 // for a small link), or after release when size never ran; on at once
-// when the advice is refused. While it is off, a memory limit guards the
-// range; size sets its own.
+// when the advice is refused or GOGC is set. While it is off, a memory
+// limit guards the range (unless a lower one is set); afterwards the
+// limit is the one found, or size's.
 func TestHeapAdvice(t *testing.T) {
 	defaultHeapSettings(t)
 	big := int64(200 << 20) // limit past the early range
@@ -74,14 +78,20 @@ func TestHeapAdvice(t *testing.T) {
 	if early != earlyAdvice(1000) || many != int(limitFor(50000*inputGuess)) || many <= early || many >= bigLimit {
 		t.Fatalf("early advice %d for 1,000 inputs, %d for 50,000", earlyAdvice(1000), many)
 	}
+	if got := earlyAdvice(1 << 30); got != hugemem.MaxHeapAdvice {
+		t.Errorf("early advice %d for 2^30 inputs, want the cap %d", got, hugemem.MaxHeapAdvice)
+	}
 	covered := int64(early-8<<20) * 20 / 23 // the input the early range covers
 	guard := int64(early)*5/4 + 8<<20       // the memory limit while paused
+	const found = int64(1 << 40)            // the memory limit before advise
 	for _, c := range []struct {
 		name       string
 		plain      bool // inputs read onto the heap
 		refuse     bool // AdviseHeap refuses
+		gogc       bool // GOGC is set
+		lowLimit   bool // a memory limit below the guard is set
 		inputs     int
-		loaded     int64 // what read reports loaded
+		loaded     int64 // what read reports loaded (by 8 goroutines at once)
 		input      int64 // what size is told (-1: the link stops in read)
 		wantAsks   []int
 		wantGCs    int   // collections advise asked for
@@ -89,56 +99,69 @@ func TestHeapAdvice(t *testing.T) {
 		wantLimit  int64 // the memory limit then
 		wantAfter  int   // GOGC after size (or release)
 	}{
-		{"small link", false, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, -1, guard, -1},
-		{"large link", false, false, 1000, 40 << 20, big, []int{early, bigLimit - early}, 1, -1, guard, 100},
-		{"read past the range", false, false, 1000, covered + 1, big, []int{early, bigLimit - early}, 1, 100, math.MaxInt64, 100},
-		{"many inputs", false, false, 50000, covered + 1, big, []int{many, bigLimit - many}, 1, -1, int64(many)*5/4 + 8<<20, 100},
-		{"refused early advice", false, true, 1000, 40 << 20, big, []int{early, bigLimit}, 0, 100, math.MaxInt64, 100},
-		{"inputs on the heap", true, false, 1000, 40 << 20, big, nil, 0, 100, math.MaxInt64, 100},
-		{"stopped in read", false, false, 1000, 1 << 20, -1, []int{early}, 1, -1, guard, 100},
+		{"small link", false, false, false, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, -1, guard, -1},
+		{"large link", false, false, false, false, 1000, 40 << 20, big, []int{early, bigLimit - early}, 1, -1, guard, 100},
+		{"read past the range", false, false, false, false, 1000, covered + 1, big, []int{early, bigLimit - early}, 1, 100, found, 100},
+		{"many inputs", false, false, false, false, 50000, covered + 1, big, []int{many, bigLimit - many}, 1, -1, int64(many)*5/4 + 8<<20, 100},
+		{"refused early advice", false, true, false, false, 1000, 40 << 20, big, []int{early, bigLimit}, 0, 100, found, 100},
+		{"inputs on the heap", true, false, false, false, 1000, 40 << 20, big, nil, 0, 100, found, 100},
+		{"GOGC set", false, false, true, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, 100, found, 100},
+		{"lower limit set", false, false, false, true, 1000, 4 << 20, -1, []int{early}, 1, -1, guard - 1, 100},
+		{"stopped in read", false, false, false, false, 1000, 1 << 20, -1, []int{early}, 1, -1, guard, 100},
 	} {
-		debug.SetGCPercent(100)
-		debug.SetMemoryLimit(math.MaxInt64)
-		var asks []int
-		gcs := 0
-		h := &heapSizer{
-			adviseHeap: func(n int) bool { asks = append(asks, n); return !c.refuse },
-			collect:    func() { gcs++ },
-			memLimit:   -1,
-		}
-		h.advise(c.plain, c.inputs)
-		for k := int64(1); k <= 4; k++ { // read's batches, in four reports
-			h.reading(c.loaded * k / 4)
-		}
-		if got := gcPercent(); got != c.wantInRead {
-			t.Errorf("%s: GOGC %d after read's reports, want %d", c.name, got, c.wantInRead)
-		}
-		if got := debug.SetMemoryLimit(-1); got != c.wantLimit {
-			t.Errorf("%s: memory limit %d after read's reports, want %d", c.name, got, c.wantLimit)
-		}
-		if c.input >= 0 {
-			h.size(c.input, c.plain)
-			counted := c.input // (inputs on the heap count three times)
-			if c.plain {
-				counted *= 3
+		t.Run(c.name, func(t *testing.T) {
+			if c.gogc {
+				t.Setenv("GOGC", "100")
 			}
-			if got, want := debug.SetMemoryLimit(-1), limitFor(counted); got != want {
-				t.Errorf("%s: memory limit %d after size, want %d", c.name, got, want)
+			before := found
+			if c.lowLimit {
+				before = guard - 1
 			}
-		}
-		h.release()
-		if got := debug.SetMemoryLimit(-1); c.input < 0 && got != math.MaxInt64 {
-			t.Errorf("%s: memory limit %d after release, want none", c.name, got)
-		}
-		if !slices.Equal(asks, c.wantAsks) {
-			t.Errorf("%s: advised %v, want %v", c.name, asks, c.wantAsks)
-		}
-		if gcs != c.wantGCs {
-			t.Errorf("%s: %d collections, want %d", c.name, gcs, c.wantGCs)
-		}
-		if got := gcPercent(); got != c.wantAfter {
-			t.Errorf("%s: GOGC %d after read, want %d", c.name, got, c.wantAfter)
-		}
+			debug.SetGCPercent(100)
+			debug.SetMemoryLimit(before)
+			var asks []int
+			gcs := 0
+			h := &heapSizer{
+				adviseHeap: func(n int) bool { asks = append(asks, n); return !c.refuse },
+				collect:    func() { gcs++ },
+			}
+			h.advise(c.plain, c.inputs)
+			var wg sync.WaitGroup
+			for range 8 { // read's goroutines report at once (run under -race)
+				wg.Add(1)
+				go func() { defer wg.Done(); h.reading(c.loaded) }()
+			}
+			wg.Wait()
+			if got := gcPercent(); got != c.wantInRead {
+				t.Errorf("GOGC %d after read's reports, want %d", got, c.wantInRead)
+			}
+			if got := debug.SetMemoryLimit(-1); got != c.wantLimit {
+				t.Errorf("memory limit %d after read's reports, want %d", got, c.wantLimit)
+			}
+			if c.input >= 0 {
+				h.size(c.input, c.plain)
+				counted := c.input // (inputs on the heap count three times)
+				if c.plain {
+					counted *= 3
+				}
+				if got, want := debug.SetMemoryLimit(-1), limitFor(counted); got != want {
+					t.Errorf("memory limit %d after size, want %d", got, want)
+				}
+			}
+			h.release()
+			if got := debug.SetMemoryLimit(-1); c.input < 0 && got != before {
+				t.Errorf("memory limit %d after release, want %d", got, before)
+			}
+			if !slices.Equal(asks, c.wantAsks) {
+				t.Errorf("advised %v, want %v", asks, c.wantAsks)
+			}
+			if gcs != c.wantGCs {
+				t.Errorf("%d collections, want %d", gcs, c.wantGCs)
+			}
+			if got := gcPercent(); got != c.wantAfter {
+				t.Errorf("GOGC %d after read, want %d", got, c.wantAfter)
+			}
+		})
 	}
 }
 

@@ -7,10 +7,6 @@ import (
 	"unsafe"
 )
 
-// maxHeapAdvice bounds what AdviseHeap asks the heap to grow by at once:
-// 4 GiB (1 GiB where int has 32 bits, which AdviseHeap refuses anyway).
-const maxHeapAdvice = 1 << 30 << (^uint(0) >> 63 * 2)
-
 // AdviseHeap grows the Go heap by about n bytes that nothing has touched
 // yet and advises them for transparent huge pages, so that the allocations
 // that later land there fault 2 MiB at a time instead of 4 KiB (on the
@@ -30,7 +26,7 @@ func AdviseHeap(n int) bool {
 	if unsafe.Sizeof(uintptr(0)) < 8 || n < 2*hugePage || !roomy() {
 		return false
 	}
-	n = min(n, maxHeapAdvice)
+	n = min(n, MaxHeapAdvice)
 	b := make([]byte, n)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	lo, hi := (p+hugePage-1)&^(hugePage-1), (p+uintptr(n))&^(hugePage-1)

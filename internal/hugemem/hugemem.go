@@ -22,6 +22,10 @@ import (
 // mapping of its own.
 const chunkSize = 64 << 20
 
+// MaxHeapAdvice bounds what AdviseHeap asks the heap to grow by at once:
+// 4 GiB (1 GiB where int has 32 bits, where AdviseHeap refuses anyway).
+const MaxHeapAdvice = 1 << 30 << (^uint(0) >> 63 * 2)
+
 // hugePage is the huge page size chunks are rounded to.
 const hugePage = 2 << 20
 
