@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -185,4 +187,56 @@ func defaultHeapSettings(t *testing.T) {
 		debug.SetGCPercent(oldPercent)
 		debug.SetMemoryLimit(oldLimit)
 	})
+}
+
+// TestLinkHeapSettings links a corpus program through run, as the command
+// does (early advice, read's pause, size, release), under the heap
+// settings a user may set, and checks the output is nvlink's, byte for
+// byte, and that the collector and memory limit are left as they were
+// found (run may be called more than once in a process).
+func TestLinkHeapSettings(t *testing.T) {
+	defaultHeapSettings(t)
+	dir := filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90", "xcall")
+	ref, err := os.ReadFile(filepath.Join(dir, "ref.cubin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, env := range [][2]string{{"", ""}, {"GOGC", "50"}, {"GOMEMLIMIT", "32MiB"}, {"WARPLINK_HUGEPAGES", "0"}} {
+		t.Run(env[0]+"="+env[1], func(t *testing.T) {
+			if env[0] != "" {
+				t.Setenv(env[0], env[1])
+			}
+			debug.SetGCPercent(100)
+			debug.SetMemoryLimit(1 << 40)
+			out := filepath.Join(t.TempDir(), "out.cubin")
+			args := []string{"warplink", "-arch=sm_90", "-o", out}
+			for _, n := range []string{"a.cubin", "b.cubin", "c.cubin"} {
+				args = append(args, filepath.Join(dir, n))
+			}
+			if _, errs, code := runArgs(args...); code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if got, _ := os.ReadFile(out); !bytes.Equal(got, ref) {
+				t.Errorf("output differs from nvlink's (%d bytes against %d)", len(got), len(ref))
+			}
+			// size leaves its limit for the rest of the process (and a
+			// small link's collector off, unless GOGC is set); nothing of
+			// read's pause may remain.
+			limit := debug.SetMemoryLimit(-1)
+			if env[0] == "GOMEMLIMIT" {
+				if limit != 1<<40 {
+					t.Errorf("memory limit %d, want the one set before (%d)", limit, int64(1<<40))
+				}
+			} else if limit == 1<<40 || limit > 64<<20 {
+				t.Errorf("memory limit %d, want size's", limit)
+			}
+			wantGC := -1 // (a small link: the limit alone runs the collector)
+			if env[0] == "GOGC" || env[0] == "GOMEMLIMIT" {
+				wantGC = 100 // the user's settings rule
+			}
+			if got := gcPercent(); got != wantGC {
+				t.Errorf("GOGC %d after the link, want %d", got, wantGC)
+			}
+		})
+	}
 }
