@@ -10,7 +10,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/warplink/warplink/bench/gen"
 	"github.com/warplink/warplink/internal/hugemem"
+	"github.com/warplink/warplink/merge"
 )
 
 // TestSizeHeap checks the heap settings heapSizer.size makes: a soft limit from
@@ -189,18 +191,31 @@ func defaultHeapSettings(t *testing.T) {
 	})
 }
 
-// TestLinkHeapSettings links a corpus program through run, as the command
-// does (early advice, read's pause, size, release), under the heap
-// settings a user may set, and checks the output is nvlink's, byte for
-// byte, and that the collector and memory limit are left as they were
-// found (run may be called more than once in a process).
+// TestLinkHeapSettings links 100 generated objects (430 KB: not a tiny
+// link) through run, as the command does (early advice, read's pause,
+// size, release), under the heap settings a user may set, and checks the
+// outputs are the same bytes whatever the settings, and that the
+// collector and memory limit are left as size sets them (run may be
+// called more than once in a process).
 func TestLinkHeapSettings(t *testing.T) {
 	defaultHeapSettings(t)
-	dir := filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90", "xcall")
-	ref, err := os.ReadFile(filepath.Join(dir, "ref.cubin"))
+	tm, err := gen.LoadTemplates(filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir := t.TempDir()
+	names, size, err := tm.WriteDir(dir, gen.Config{N: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []string
+	for _, n := range names {
+		inputs = append(inputs, filepath.Join(dir, n))
+	}
+	if size <= tinyBytes || tinyLink(&merge.Options{Inputs: inputs}) {
+		t.Fatalf("%d bytes: want a link past tinyBytes", size)
+	}
+	var first []byte
 	for _, env := range [][2]string{{"", ""}, {"GOGC", "50"}, {"GOMEMLIMIT", "32MiB"}, {"WARPLINK_HUGEPAGES", "0"}} {
 		t.Run(env[0]+"="+env[1], func(t *testing.T) {
 			if env[0] != "" {
@@ -209,15 +224,17 @@ func TestLinkHeapSettings(t *testing.T) {
 			debug.SetGCPercent(100)
 			debug.SetMemoryLimit(1 << 40)
 			out := filepath.Join(t.TempDir(), "out.cubin")
-			args := []string{"warplink", "-arch=sm_90", "-o", out}
-			for _, n := range []string{"a.cubin", "b.cubin", "c.cubin"} {
-				args = append(args, filepath.Join(dir, n))
-			}
-			if _, errs, code := runArgs(args...); code != 0 {
+			if _, errs, code := runArgs(append([]string{"warplink", "-arch=" + gen.Arch, "-o", out}, inputs...)...); code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			if got, _ := os.ReadFile(out); !bytes.Equal(got, ref) {
-				t.Errorf("output differs from nvlink's (%d bytes against %d)", len(got), len(ref))
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = got
+			} else if !bytes.Equal(got, first) {
+				t.Errorf("output differs from the default settings' (%d bytes against %d)", len(got), len(first))
 			}
 			// size leaves its limit for the rest of the process (and a
 			// small link's collector off, unless GOGC is set); nothing of
@@ -238,5 +255,45 @@ func TestLinkHeapSettings(t *testing.T) {
 				t.Errorf("GOGC %d after the link, want %d", got, wantGC)
 			}
 		})
+	}
+}
+
+// TestTinyLink checks which links count as tiny: few inputs (libraries
+// looked up in the -L folders, or skipped when not found, as read does)
+// that add up to at most tinyBytes; not when an input is missing.
+func TestTinyLink(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name string, n int) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	small, big := file("small.cubin", 4<<10), file("big.cubin", tinyBytes)
+	file("libsmall.a", 4<<10)
+	file("libbig.a", tinyBytes)
+	many := make([]string, tinyInputs+1)
+	for i := range many {
+		many[i] = small
+	}
+	for _, c := range []struct {
+		name   string
+		inputs []string
+		want   bool
+	}{
+		{"three small", []string{small, small, small}, true},
+		{"past tinyBytes", []string{small, big}, false},
+		{"just tinyBytes", []string{big}, true},
+		{"too many inputs", many, false},
+		{"a missing input", []string{small, filepath.Join(dir, "missing.cubin")}, false},
+		{"a small library", []string{small, "-lsmall"}, true},
+		{"a library not found", []string{small, "-lnone"}, true},
+		{"a large library", []string{small, "-lbig"}, false},
+	} {
+		o := &merge.Options{Inputs: c.inputs, LibDirs: []string{dir}}
+		if got := tinyLink(o); got != c.want {
+			t.Errorf("%s: tinyLink %v, want %v", c.name, got, c.want)
+		}
 	}
 }
