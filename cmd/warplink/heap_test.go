@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -295,5 +296,37 @@ func TestTinyLink(t *testing.T) {
 		if got := tinyLink(o); got != c.want {
 			t.Errorf("%s: tinyLink %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestTinyLinkRun links the corpus's xcall (three objects: a tiny link,
+// in the Go heap's own pages, on one thread) through run: nvlink's bytes,
+// and GOMAXPROCS as it was.
+func TestTinyLinkRun(t *testing.T) {
+	defaultHeapSettings(t)
+	if os.Getenv("GOMAXPROCS") != "" {
+		t.Skip("GOMAXPROCS set")
+	}
+	dir := filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90", "xcall")
+	ref, err := os.ReadFile(filepath.Join(dir, "ref.cubin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"warplink", "-arch=sm_90", "-o", filepath.Join(t.TempDir(), "out.cubin")}
+	for _, n := range []string{"a.cubin", "b.cubin", "c.cubin"} {
+		args = append(args, filepath.Join(dir, n))
+	}
+	if !tinyLink(&merge.Options{Inputs: args[4:]}) {
+		t.Fatal("xcall should be a tiny link")
+	}
+	procs := runtime.GOMAXPROCS(0)
+	if _, errs, code := runArgs(args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if got, _ := os.ReadFile(args[3]); !bytes.Equal(got, ref) {
+		t.Errorf("output differs from nvlink's (%d bytes against %d)", len(got), len(ref))
+	}
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Errorf("GOMAXPROCS %d after the link, want %d", got, procs)
 	}
 }

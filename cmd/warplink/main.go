@@ -342,8 +342,18 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	}
 	cmd.Opts.Files = files
 	// WARPLINK_HUGEPAGES=0 reads the inputs into the Go heap instead, and
-	// leaves the heap's pages as the runtime has them; so does a tiny link.
-	cmd.Opts.PlainMemory = os.Getenv("WARPLINK_HUGEPAGES") == "0" || tinyLink(&cmd.Opts)
+	// leaves the heap's pages as the runtime has them; so does a tiny
+	// link, on one thread unless told otherwise (waking a second costs
+	// more than it saves there: a three-object link 10.3-10.6 -> 9.8-10.1
+	// ms; 8.6-9.4 with GOMAXPROCS=1 from the start, which a process
+	// cannot give itself).
+	cmd.Opts.PlainMemory = os.Getenv("WARPLINK_HUGEPAGES") == "0"
+	if tinyLink(&cmd.Opts) {
+		cmd.Opts.PlainMemory = true
+		if cmd.Opts.Threads == 0 && os.Getenv("GOMAXPROCS") == "" {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		}
+	}
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
 	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"
 	heap := newHeapSizer()
