@@ -4,7 +4,7 @@
 //
 //	go run ./bench/run [-sizes 1000,2000,4000,10000] [-large] [-seed 1]
 //	    [-cache DIR] [-nvlink PATH] [-nvlink-max 20000] [-timeout 120s]
-//	    [-warplink PATH] [-procs 1,2,4] [-runs 1] [-md FILE]
+//	    [-warplink PATH] [-procs 1,2,4] [-runs 3] [-md FILE]
 //	go run ./bench/run -gen DIR -n N [-seed 1]
 //
 // For each size it generates the workload once (cached under -cache), times
@@ -63,7 +63,7 @@ func main() {
 	flag.DurationVar(&c.timeout, "timeout", 120*time.Second, "time limit of one link")
 	flag.StringVar(&c.warplink, "warplink", "", "warplink binary (default: go build ./cmd/warplink)")
 	procs := flag.String("procs", "", "GOMAXPROCS values for the scaling run (default 1,2,4,... up to the CPU count)")
-	flag.IntVar(&c.runs, "runs", 1, "links per measurement; the fastest is reported")
+	flag.IntVar(&c.runs, "runs", 3, "links per measurement; the fastest is reported (a first link after another process's often finds its memory cold)")
 	flag.StringVar(&c.md, "md", "", "also write the tables as Markdown to this file (- for stdout)")
 	genDir := flag.String("gen", "", "only generate a workload of -n objects into this directory")
 	n := flag.Int("n", 1000, "object count for -gen")
