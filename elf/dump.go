@@ -329,6 +329,12 @@ func (e CallgraphEntry) IsMarker() bool { return e.Caller == 0 && e.Callee < 0 }
 // symbols (-1, -4).
 func CallgraphProtoBlock(b int32) bool { return b == -2 || b == -3 }
 
+// CallgraphEntryAt decodes the record at byte offset off of a
+// .nv.callgraph section's bytes b (off+8 <= len(b)).
+func CallgraphEntryAt(b []byte, off int) CallgraphEntry {
+	return CallgraphEntry{Caller: le.Uint32(b[off:]), Callee: int32(le.Uint32(b[off+4:]))}
+}
+
 // ParseCallgraph decodes a .nv.callgraph (or, with the same layout of
 // 32-bit pairs, .nv.prototype) section.
 func ParseCallgraph(b []byte) ([]CallgraphEntry, error) {
@@ -337,7 +343,7 @@ func ParseCallgraph(b []byte) ([]CallgraphEntry, error) {
 	}
 	out := make([]CallgraphEntry, len(b)/8)
 	for i := range out {
-		out[i] = CallgraphEntry{Caller: le.Uint32(b[8*i:]), Callee: int32(le.Uint32(b[8*i+4:]))}
+		out[i] = CallgraphEntryAt(b, 8*i)
 	}
 	return out, nil
 }

@@ -868,7 +868,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 			strs := o.strtab()
 			list := int32(-1)
 			for off := 0; off+8 <= len(s.Data); off += 8 {
-				r := elf.CallgraphEntry{Caller: binary.LittleEndian.Uint32(s.Data[off:]), Callee: int32(binary.LittleEndian.Uint32(s.Data[off+4:]))}
+				r := elf.CallgraphEntryAt(s.Data, off)
 				if r.IsMarker() {
 					list = r.Callee
 					continue

@@ -220,7 +220,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			strs := o.strtab()
 			list := int32(-1)
 			for off := 0; off+8 <= len(s.Data); off += 8 {
-				e := elf.CallgraphEntry{Caller: le32at(s.Data, off), Callee: int32(le32at(s.Data, off+4))}
+				e := elf.CallgraphEntryAt(s.Data, off)
 				if e.IsMarker() {
 					list = e.Callee
 				} else if elf.CallgraphProtoBlock(list) {
