@@ -86,7 +86,11 @@ func TestHeapAdvice(t *testing.T) {
 	if got := earlyAdvice(1 << 30); got != hugemem.MaxHeapAdvice {
 		t.Errorf("early advice %d for 2^30 inputs, want the cap %d", got, hugemem.MaxHeapAdvice)
 	}
-	covered := int64(early-8<<20) * 20 / 23 // the input the early range covers
+	covered := int64(early-8<<20) * 20 / 23 // about the input the early range covers
+	if limitFor(covered) > early || limitFor(covered+1<<10) <= early {
+		t.Fatalf("limitFor(%d) = %d: the early range should cover about that", covered, limitFor(covered))
+	}
+	covered += 1 << 10 // (just past it)
 	guard := int64(early)*5/4 + 8<<20       // the memory limit while paused
 	const found = int64(1 << 40)            // the memory limit before advise
 	for _, c := range []struct {
@@ -106,8 +110,8 @@ func TestHeapAdvice(t *testing.T) {
 	}{
 		{"small link", false, false, false, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, -1, guard, -1},
 		{"large link", false, false, false, false, 1000, 40 << 20, big, []int{early, bigLimit - early}, 1, -1, guard, 100},
-		{"read past the range", false, false, false, false, 1000, covered + 1, big, []int{early, bigLimit - early}, 1, 100, found, 100},
-		{"many inputs", false, false, false, false, 50000, covered + 1, big, []int{many, bigLimit - many}, 1, -1, int64(many)*5/4 + 8<<20, 100},
+		{"read past the range", false, false, false, false, 1000, covered, big, []int{early, bigLimit - early}, 1, 100, found, 100},
+		{"many inputs", false, false, false, false, 50000, covered, big, []int{many, bigLimit - many}, 1, -1, int64(many)*5/4 + 8<<20, 100},
 		{"refused early advice", false, true, false, false, 1000, 40 << 20, big, []int{early, bigLimit}, 0, 100, found, 100},
 		{"inputs on the heap", true, false, false, false, 1000, 40 << 20, big, nil, 0, 100, found, 100},
 		{"GOGC set", false, false, true, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, 100, found, 100},

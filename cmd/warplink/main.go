@@ -49,9 +49,6 @@ type heapSizer struct {
 	// pause; memLimit is the limit it found then.
 	guarded  bool
 	memLimit int64
-	// pauseBytes is the input past which reading turns the collector
-	// back on.
-	pauseBytes int64
 	// adviseHeap is hugemem.AdviseHeap and collect runtime.GC (tests
 	// record the calls).
 	adviseHeap func(n int) bool
@@ -125,8 +122,6 @@ func (h *heapSizer) advise(plainMemory bool, inputs int) {
 		h.release()
 		return
 	}
-	// The input whose limit the range covers.
-	h.pauseBytes = int64(n-8<<20) * 20 / 23
 	// A guard for inputs whose read allocates far more than generated
 	// objects (a quarter of their size: 11 MiB at 10,000): a memory limit
 	// runs the collector before the heap outgrows the range by much (it
@@ -143,7 +138,7 @@ func (h *heapSizer) advise(plainMemory bool, inputs int) {
 // heap does not outgrow the range uncollected. It may be called
 // concurrently.
 func (h *heapSizer) reading(loaded int64) {
-	if loaded > h.pauseBytes && h.paused.Load() {
+	if h.paused.Load() && limitFor(loaded) > int64(h.advised) {
 		h.release()
 	}
 }
