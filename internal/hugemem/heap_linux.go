@@ -15,8 +15,10 @@ import (
 // in steps and advises only its own metadata; memory it takes fresh from
 // the system needs no zeroing, so the allocation below touches nothing,
 // and the advice outlives it: the pages go back to the heap at the next
-// collection, and the heap reuses them. It reports whether advice was
-// given (never on 32-bit systems, nor for less than two huge pages).
+// collection, and the heap reuses them. The heap's first memory, below
+// the range, is advised and collapsed too (adviseBelow). It reports
+// whether advice was given (never on 32-bit systems, nor for less than two
+// huge pages).
 //
 // It gives no advice where the extra address space could fail the link:
 // under a limit on the process's address space (ulimit -v), or with strict
@@ -34,9 +36,47 @@ func AdviseHeap(n int) bool {
 	if hi > lo {
 		ok = syscall.Madvise(b[lo-p:hi-p], madvHugepage) == nil
 	}
+	if ok {
+		adviseBelow(lo)
+	}
 	runtime.KeepAlive(b)
 	return ok
 }
+
+// adviseBelow advises the heap's mapping that ends at lo, where the range
+// AdviseHeap advised begins (the advice split the mapping there): the
+// memory the heap had before. The runtime's page allocator hands out the
+// lowest free addresses first, so once the range is back in the heap,
+// allocations fill the rest of that older memory before they reach the
+// range. Advice alone does not help there: a 2 MiB region that runtime
+// initialization has touched at all keeps small pages, and the older
+// memory rarely has a region it has not (the heap's base is randomized).
+// So each region is also collapsed (MADV_COLLAPSE, Linux 6.1): its pages
+// are copied into one huge page, and the rest of it costs no more faults.
+// On the measurement machine, where every 4 KiB fault costs 12-14 µs
+// (the hypervisor traps page-table updates), this took a 1,000-object
+// link from 770-870 faults to about 510 (medians: 34.1 -> 29.8 ms).
+// Only a mapping of at most maxBelow is taken for the heap's first memory:
+// below a range advised later lies memory the link has used and the
+// runtime may have partly returned, which collapsing would fill again.
+func adviseBelow(lo uintptr) {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return
+	}
+	if start, ok := heapMappingBelow(maps, lo); ok && lo-start <= maxBelow {
+		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, start, lo-start, madvHugepage)
+		// One region at a time: a call over several stops collapsing
+		// at a region with nothing in it yet.
+		for r := (start + hugePage - 1) &^ (hugePage - 1); r < lo; r += hugePage {
+			_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, r, hugePage, madvCollapse)
+		}
+	}
+}
+
+// maxBelow bounds the older memory adviseBelow advises: the runtime maps
+// its first heap memory in 4 MiB chunks (2-6 MiB were seen below the range).
+const maxBelow = 16 << 20
 
 // roomy reports whether the address space may grow freely: no RLIMIT_AS
 // and no strict overcommit.

@@ -116,3 +116,42 @@ func TestAdviseHeap(t *testing.T) {
 		}
 	}
 }
+
+// TestHeapMappingBelow checks how adviseBelow finds the heap's older
+// memory in /proc/self/maps: the private anonymous read-write mapping that
+// ends where the advised range begins, and nothing else.
+func TestHeapMappingBelow(t *testing.T) {
+	maps := []byte(`00400000-00543000 r-xp 00000000 fe:00 10290047                           /tmp/warplink
+006dd000-02715000 rw-p 00000000 00:00 0 
+2d70f0000000-2d70f2400000 ---p 00000000 00:00 0 
+2d70f2400000-2d70f2a00000 rw-p 00000000 00:00 0 
+2d70f2a00000-2d70f6c00000 rw-p 00000000 00:00 0 
+7fd6d6960000-7fd6d6b00000 rw-p 00000000 00:00 0 
+7fd71d600000-7fd71d602000 r-xp 00000000 00:00 0                          [vdso]
+7ffe7faa6000-7ffe7fac7000 rw-p 00000000 00:00 0                          [stack]
+7ffe7fac7000-7ffe7fac8000 rw-p 00000000 00:00 0`)
+	for _, c := range []struct {
+		lo    uintptr
+		start uintptr
+		ok    bool
+	}{
+		{0x2d70f2a00000, 0x2d70f2400000, true}, // the heap below the range
+		{0x2d70f6c00000, 0x2d70f2a00000, true},
+		{0x2d70f2400000, 0, false},             // reserved, not mapped read-write
+		{0x00543000, 0, false},                 // the program's text
+		{0x7fd71d602000, 0, false},             // [vdso]
+		{0x7ffe7fac7000, 0, false},             // [stack]
+		{0x7ffe7fac8000, 0x7ffe7fac7000, true}, // the last line, with no newline
+		{0x2d70f2500000, 0, false},             // inside a mapping, not at its end
+	} {
+		start, ok := heapMappingBelow(maps, c.lo)
+		if start != c.start || ok != c.ok {
+			t.Errorf("heapMappingBelow(%#x) = %#x, %v; want %#x, %v", c.lo, start, ok, c.start, c.ok)
+		}
+	}
+	for _, bad := range []string{"", "\n\n", "zz-2d70f2a00000 rw-p 0 00:00 0", "2d70f2400000-2d70f2a00000", "12345678901234567-2d70f2a00000 rw-p 00000000 00:00 0"} {
+		if start, ok := heapMappingBelow([]byte(bad), 0x2d70f2a00000); ok {
+			t.Errorf("heapMappingBelow(%q) = %#x, true; want not ok", bad, start)
+		}
+	}
+}

@@ -2,8 +2,12 @@ package hugemem
 
 import "syscall"
 
-// madvHugepage is MADV_HUGEPAGE (not in package syscall).
-const madvHugepage = 14
+// madvHugepage is MADV_HUGEPAGE and madvCollapse MADV_COLLAPSE (Linux
+// 6.1; not in package syscall).
+const (
+	madvHugepage = 14
+	madvCollapse = 25
+)
 
 // mapAnon maps size bytes of private anonymous memory, reserved lazily
 // (pages are only committed when touched), and asks for huge pages.
