@@ -127,6 +127,8 @@ func TestHeapMappingBelow(t *testing.T) {
 2d70f2400000-2d70f2a00000 rw-p 00000000 00:00 0 
 2d70f2a00000-2d70f6c00000 rw-p 00000000 00:00 0 
 7fd6d6960000-7fd6d6b00000 rw-p 00000000 00:00 0 
+7fd6d6c00000-7fd6d7000000 rw-p 00000000 00:00 0                          [anon: Go: heap]
+7fd6d7000000-7fd6d7400000 rw-p 00000000 00:00 0                          [anon: Go: page alloc]
 7fd71d600000-7fd71d602000 r-xp 00000000 00:00 0                          [vdso]
 7ffe7faa6000-7ffe7fac7000 rw-p 00000000 00:00 0                          [stack]
 7ffe7fac7000-7ffe7fac8000 rw-p 00000000 00:00 0`)

@@ -4,8 +4,9 @@ import "bytes"
 
 // heapMappingBelow finds, in the text of /proc/self/maps, the mapping that
 // ends exactly at lo, and returns its start when it is private anonymous
-// read-write memory, as the Go heap's is (a file, a named region such as
-// [stack], or other permissions: not ok).
+// read-write memory, as the Go heap's is: unnamed, or named by the runtime
+// "[anon: Go: heap]" (Go 1.25 on, where the kernel names mappings). A
+// file, another name such as [stack], or other permissions: not ok.
 func heapMappingBelow(maps []byte, lo uintptr) (start uintptr, ok bool) {
 	for len(maps) > 0 {
 		line := maps
@@ -28,7 +29,10 @@ func heapMappingBelow(maps []byte, lo uintptr) (start uintptr, ok bool) {
 		if !okA || !okE || e != lo {
 			continue
 		}
-		if len(f) != 5 || string(f[1]) != "rw-p" || string(f[4]) != "0" || a >= e {
+		if string(f[1]) != "rw-p" || string(f[4]) != "0" || a >= e {
+			return 0, false
+		}
+		if name := bytes.Join(f[5:], []byte{' '}); len(name) > 0 && string(name) != "[anon: Go: heap]" {
 			return 0, false
 		}
 		return a, true
