@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -90,9 +91,9 @@ func TestHeapAdvice(t *testing.T) {
 	if limitFor(covered) > early || limitFor(covered+1<<10) <= early {
 		t.Fatalf("limitFor(%d) = %d: the early range should cover about that", covered, limitFor(covered))
 	}
-	covered += 1 << 10 // (just past it)
-	guard := int64(early)*5/4 + 8<<20       // the memory limit while paused
-	const found = int64(1 << 40)            // the memory limit before advise
+	covered += 1 << 10                // (just past it)
+	guard := int64(early)*5/4 + 8<<20 // the memory limit while paused
+	const found = int64(1 << 40)      // the memory limit before advise
 	for _, c := range []struct {
 		name       string
 		plain      bool // inputs read onto the heap
@@ -197,69 +198,77 @@ func defaultHeapSettings(t *testing.T) {
 }
 
 // TestLinkHeapSettings links 100 generated objects (430 KB: not a tiny
-// link) through run, as the command does (early advice, read's pause,
-// size, release), under the heap settings a user may set, and checks the
-// outputs are the same bytes whatever the settings, and that the
-// collector and memory limit are left as size sets them (run may be
-// called more than once in a process).
+// link), and 300 (more than earlyArgs arguments: the heap is advised
+// before the command line is parsed), through run, as the command does
+// (early advice, read's pause, size, release), under the heap settings a
+// user may set, and checks the outputs are the same bytes whatever the
+// settings, and that the collector and memory limit are left as size sets
+// them (run may be called more than once in a process).
 func TestLinkHeapSettings(t *testing.T) {
 	defaultHeapSettings(t)
 	tm, err := gen.LoadTemplates(filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	names, size, err := tm.WriteDir(dir, gen.Config{N: 100, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inputs []string
-	for _, n := range names {
-		inputs = append(inputs, filepath.Join(dir, n))
-	}
-	if size <= tinyBytes || tinyLink(&merge.Options{Inputs: inputs}) {
-		t.Fatalf("%d bytes: want a link past tinyBytes", size)
-	}
-	var first []byte
-	for _, env := range [][2]string{{"", ""}, {"GOGC", "50"}, {"GOMEMLIMIT", "32MiB"}, {"WARPLINK_HUGEPAGES", "0"}} {
-		t.Run(env[0]+"="+env[1], func(t *testing.T) {
-			if env[0] != "" {
-				t.Setenv(env[0], env[1])
-			}
-			debug.SetGCPercent(100)
-			debug.SetMemoryLimit(1 << 40)
-			out := filepath.Join(t.TempDir(), "out.cubin")
-			if _, errs, code := runArgs(append([]string{"warplink", "-arch=" + gen.Arch, "-o", out}, inputs...)...); code != 0 {
-				t.Fatalf("exit %d: %s", code, errs)
-			}
-			got, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if first == nil {
-				first = got
-			} else if !bytes.Equal(got, first) {
-				t.Errorf("output differs from the default settings' (%d bytes against %d)", len(got), len(first))
-			}
-			// size leaves its limit for the rest of the process (and a
-			// small link's collector off, unless GOGC is set); nothing of
-			// read's pause may remain.
-			limit := debug.SetMemoryLimit(-1)
-			if env[0] == "GOMEMLIMIT" {
-				if limit != 1<<40 {
-					t.Errorf("memory limit %d, want the one set before (%d)", limit, int64(1<<40))
+	for _, n := range []int{100, 300} {
+		dir := t.TempDir()
+		names, size, err := tm.WriteDir(dir, gen.Config{N: n, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var inputs []string
+		for _, n := range names {
+			inputs = append(inputs, filepath.Join(dir, n))
+		}
+		if size <= tinyBytes || tinyLink(&merge.Options{Inputs: inputs}) {
+			t.Fatalf("%d bytes: want a link past tinyBytes", size)
+		}
+		args := append([]string{"warplink", "-arch=" + gen.Arch, "-o", ""}, inputs...)
+		if early := len(args)-1 > earlyArgs; early != (n == 300) {
+			t.Fatalf("%d objects: early advice %v", n, early)
+		}
+		var first []byte
+		for _, env := range [][2]string{{"", ""}, {"GOGC", "50"}, {"GOMEMLIMIT", "32MiB"}, {"WARPLINK_HUGEPAGES", "0"}} {
+			t.Run(fmt.Sprintf("%d/%s=%s", n, env[0], env[1]), func(t *testing.T) {
+				if env[0] != "" {
+					t.Setenv(env[0], env[1])
 				}
-			} else if limit == 1<<40 || limit > 64<<20 {
-				t.Errorf("memory limit %d, want size's", limit)
-			}
-			wantGC := -1 // (a small link: the limit alone runs the collector)
-			if env[0] == "GOGC" || env[0] == "GOMEMLIMIT" {
-				wantGC = 100 // the user's settings rule
-			}
-			if got := gcPercent(); got != wantGC {
-				t.Errorf("GOGC %d after the link, want %d", got, wantGC)
-			}
-		})
+				debug.SetGCPercent(100)
+				debug.SetMemoryLimit(1 << 40)
+				out := filepath.Join(t.TempDir(), "out.cubin")
+				args[3] = out
+				if _, errs, code := runArgs(args...); code != 0 {
+					t.Fatalf("exit %d: %s", code, errs)
+				}
+				got, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if first == nil {
+					first = got
+				} else if !bytes.Equal(got, first) {
+					t.Errorf("output differs from the default settings' (%d bytes against %d)", len(got), len(first))
+				}
+				// size leaves its limit for the rest of the process (and a
+				// small link's collector off, unless GOGC is set); nothing
+				// of read's pause may remain.
+				limit := debug.SetMemoryLimit(-1)
+				if env[0] == "GOMEMLIMIT" {
+					if limit != 1<<40 {
+						t.Errorf("memory limit %d, want the one set before (%d)", limit, int64(1<<40))
+					}
+				} else if limit == 1<<40 || limit > 64<<20 {
+					t.Errorf("memory limit %d, want size's", limit)
+				}
+				wantGC := -1 // (a small link: the limit alone runs the collector)
+				if env[0] == "GOGC" || env[0] == "GOMEMLIMIT" {
+					wantGC = 100 // the user's settings rule
+				}
+				if got := gcPercent(); got != wantGC {
+					t.Errorf("GOGC %d after the link, want %d", got, wantGC)
+				}
+			})
+		}
 	}
 }
 
