@@ -26,8 +26,8 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	if opts.PreserveRelocs {
 		diags.Warnf([3]int{0, -1, 0}, "Option '--preserve-relocs' is not fully implemented for gpu archtecture '%s' and may not work as expected", opts.Arch)
 	}
-	// The write pass streams the file into a temporary beside the target,
-	// renamed into place only when the link succeeds.
+	// The write pass streams the file into an unnamed or temporary file
+	// (atomicfile), named or renamed into place only when the link succeeds.
 	var outFile *atomicfile.File
 	ctx.openOutput = func() (io.Writer, error) {
 		f, err := createOutput(opts.Files, opts.output())

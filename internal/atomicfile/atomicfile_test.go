@@ -93,20 +93,144 @@ func TestAbortNoTarget(t *testing.T) {
 	}
 }
 
+// TestRemovePending checks that RemovePending removes the named temporary
+// files of files not yet committed (targets that exist get those), whose
+// Commit then fails, and leaves committed ones alone.
 func TestRemovePending(t *testing.T) {
 	dir := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	r := NewRegistry()
 	a, _ := r.Create(filepath.Join(dir, "a"))
 	b, _ := r.Create(filepath.Join(dir, "b"))
+	if a.tmp == "" || b.tmp == "" {
+		t.Fatal("no named temporary files over existing targets")
+	}
+	b.Write([]byte("new"))
 	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	r.RemovePending()
-	if names := entries(t, dir); len(names) != 1 || names[0] != "b" {
+	if names := entries(t, dir); len(names) != 2 || names[0] != "a" || names[1] != "b" {
 		t.Fatalf("after RemovePending: %v", names)
 	}
 	if a.Commit() == nil {
 		t.Fatal("Commit after RemovePending succeeded")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a")); string(got) != "old" {
+		t.Fatalf("a holds %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "b")); string(got) != "new" {
+		t.Fatalf("b holds %q", got)
+	}
+}
+
+// TestUnnamed checks, where there are unnamed files (Linux), that a new
+// target is written with no name at all until Commit, gets the
+// permissions a created file gets, and that Abort leaves nothing; and that
+// such a file needs no signal handler.
+func TestUnnamed(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("unnamed files are Linux's")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.cubin")
+	r := NewRegistry()
+	stop := r.HandleSignals(syscall.SIGTERM)
+	defer stop()
+	f, err := r.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.unnamed {
+		t.Skip("no O_TMPFILE on this file system")
+	}
+	f.Write([]byte("new"))
+	if names := entries(t, dir); len(names) != 0 {
+		t.Fatalf("visible before Commit: %v", names)
+	}
+	if r.stopper != nil {
+		t.Error("a signal handler was installed for an unnamed file")
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(out); string(got) != "new" {
+		t.Fatalf("after Commit: %q", got)
+	}
+	plain := filepath.Join(t.TempDir(), "plain")
+	if err := os.WriteFile(plain, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.Stat(plain)
+	if got, _ := os.Stat(out); got.Mode() != want.Mode() {
+		t.Errorf("mode %v, want %v (as os.WriteFile with 0666)", got.Mode(), want.Mode())
+	}
+	g, err := r.Create(filepath.Join(dir, "aborted"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Write([]byte("partial"))
+	g.Abort()
+	if names := entries(t, dir); len(names) != 1 || names[0] != "out.cubin" {
+		t.Fatalf("after Abort: %v", names)
+	}
+}
+
+// TestUnnamedTargetAppears checks that a target created by someone else
+// between Create and Commit is replaced, as an existing one would be, and
+// that no temporary name is left behind.
+func TestUnnamedTargetAppears(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.cubin")
+	f, err := NewRegistry().Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("new"))
+	if err := os.WriteFile(out, []byte("other"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(out); string(got) != "new" {
+		t.Fatalf("after Commit: %q", got)
+	}
+	if names := entries(t, dir); len(names) != 1 {
+		t.Fatalf("left behind: %v", names)
+	}
+}
+
+// TestUnnamedCopied checks the way out when an unnamed file cannot be
+// linked (no /proc): its bytes are copied into a named temporary file,
+// renamed into place. (A file removed after it was opened cannot be
+// linked either, which stands in for it here.)
+func TestUnnamedCopied(t *testing.T) {
+	dir := t.TempDir()
+	gone := filepath.Join(t.TempDir(), "gone")
+	h, err := os.Create(gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(gone)
+	out := filepath.Join(dir, "out.cubin")
+	f := &File{File: h, path: out, unnamed: true, reg: NewRegistry()}
+	f.Write([]byte("copied bytes"))
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(out); string(got) != "copied bytes" {
+		t.Fatalf("after Commit: %q", got)
+	}
+	if names := entries(t, dir); len(names) != 1 {
+		t.Fatalf("left behind: %v", names)
+	}
+	if len(f.reg.pending) != 0 {
+		t.Fatal("temporary file still registered")
 	}
 }
 
@@ -133,8 +257,11 @@ func TestDevNull(t *testing.T) {
 	}
 }
 
-// TestSignal runs a child that starts writing over an existing file and
-// waits; SIGTERM must leave the old file and no temporary behind.
+// TestSignal runs a child that starts writing over an existing file (a
+// named temporary file, and the handler installed with it), or a new one
+// (unnamed where the system allows, and no handler), and waits; SIGTERM
+// must leave the old file or none, and no temporary behind, and the child
+// must die of the signal.
 func TestSignal(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("unix only")
@@ -150,37 +277,46 @@ func TestSignal(t *testing.T) {
 		os.Stdout.WriteString("ready\n")
 		select {}
 	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out.cubin")
-	os.WriteFile(out, []byte("old"), 0o644)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSignal$")
-	cmd.Env = append(os.Environ(), "ATOMICFILE_CHILD="+out)
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || line != "ready\n" {
-		cmd.Process.Kill()
-		t.Fatalf("child: %q %v", line, err)
-	}
-	if n := len(entries(t, dir)); n != 2 {
-		t.Fatalf("child should have a temporary file: %d entries", n)
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	err = cmd.Wait()
-	ee, ok := err.(*exec.ExitError)
-	if !ok {
-		t.Fatalf("child exit: %v", err)
-	}
-	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
-		t.Errorf("child did not die of SIGTERM: %v", err)
-	}
-	if names := entries(t, dir); len(names) != 1 {
-		t.Fatalf("left behind: %v", names)
-	}
-	if got, _ := os.ReadFile(out); string(got) != "old" {
-		t.Fatalf("target changed: %q", got)
+	for _, existing := range []bool{true, false} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out.cubin")
+		if existing {
+			os.WriteFile(out, []byte("old"), 0o644)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSignal$")
+		cmd.Env = append(os.Environ(), "ATOMICFILE_CHILD="+out)
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil || line != "ready\n" {
+			cmd.Process.Kill()
+			t.Fatalf("child: %q %v", line, err)
+		}
+		if n := len(entries(t, dir)); existing && n != 2 {
+			t.Fatalf("child should have a temporary file: %d entries", n)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		err = cmd.Wait()
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("child exit: %v", err)
+		}
+		if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+			t.Errorf("child did not die of SIGTERM: %v", err)
+		}
+		names := entries(t, dir)
+		if existing {
+			if len(names) != 1 {
+				t.Fatalf("left behind: %v", names)
+			}
+			if got, _ := os.ReadFile(out); string(got) != "old" {
+				t.Fatalf("target changed: %q", got)
+			}
+		} else if len(names) != 0 {
+			t.Fatalf("left behind: %v", names)
+		}
 	}
 }
 
