@@ -44,19 +44,46 @@ func TestParseInts(t *testing.T) {
 // row.
 func TestReport(t *testing.T) {
 	rep := &report{cpus: 2, rows: []row{
-		{n: 1000, bytes: 4_300_000, nv: result{ran: true, wall: 3 * time.Second, maxRSS: 16e6}, wl: result{ran: true, wall: time.Second, maxRSS: 8e6}, outputs: "equivalent"},
+		{n: 1000, bytes: 4_300_000, nv: result{ran: true, wall: 3 * time.Second, maxRSS: 16e6, runs: 3}, wl: result{ran: true, wall: time.Second, maxRSS: 8e6, runs: 17}, outputs: "equivalent"},
 		{n: 2000, bytes: 8_600_000, nv: result{ran: true, err: "timeout (2m0s)"}, wl: result{ran: true, wall: 3 * time.Second}},
 	}}
 	var txt, md bytes.Buffer
 	rep.text(&txt)
 	rep.markdown(&md)
 	// Per object: 1.0 and 1.5 ms.
-	for _, want := range []string{"3.0x", "equivalent", "> 2m0s", "16 MB", "time per object (spread 1.50x)", "1.5000", "1.50x"} {
+	for _, want := range []string{"3.0x", "equivalent", "> 2m0s", "16 MB", "time per object (spread 1.50x)", "1.5000", "1.50x", "3/17"} {
 		if !strings.Contains(txt.String(), want) || !strings.Contains(md.String(), want) {
 			t.Errorf("report lacks %q:\n%s\n%s", want, txt.String(), md.String())
 		}
 	}
 	if !strings.Contains(md.String(), "| 1000 | 4.3 |") {
 		t.Errorf("markdown row missing:\n%s", md.String())
+	}
+}
+
+// TestAnother checks how many links a measurement makes: -runs at least,
+// then more while they add up to less than -min-time, never more than
+// maxRuns past -runs.
+func TestAnother(t *testing.T) {
+	c := config{runs: 3, minTime: time.Second}
+	for _, tc := range []struct {
+		n     int
+		total time.Duration
+		want  bool
+	}{
+		{0, 0, true},
+		{2, 10 * time.Second, true}, // -runs first
+		{3, 10 * time.Second, false},
+		{3, 90 * time.Millisecond, true}, // short links: on
+		{19, 900 * time.Millisecond, true},
+		{maxRuns, 900 * time.Millisecond, false},
+		{5, time.Second, false},
+	} {
+		if got := c.another(tc.n, tc.total); got != tc.want {
+			t.Errorf("another(%d, %v) = %v, want %v", tc.n, tc.total, got, tc.want)
+		}
+	}
+	if c := (config{runs: 25, minTime: time.Hour}); !c.another(24, 0) || c.another(25, 0) {
+		t.Error("-runs above maxRuns must be made, and no more")
 	}
 }

@@ -141,10 +141,18 @@ type table struct {
 	rows   [][]string
 }
 
+// runsCell is how many links a measurement made ("-" when it did not run).
+func runsCell(r result) string {
+	if !r.ran {
+		return "-"
+	}
+	return fmt.Sprint(r.runs)
+}
+
 func (rep *report) tables() []table {
 	main := table{
 		title:  fmt.Sprintf("Link wall time, CPU time (user+sys) and peak RSS (%d CPUs)", rep.cpus),
-		header: []string{"objects", "input MB", "I/O floor", "nvlink", "nvlink CPU", "nvlink RSS", "warplink", "warplink CPU", "warplink RSS", "speedup", "outputs"},
+		header: []string{"objects", "input MB", "I/O floor", "nvlink", "nvlink CPU", "nvlink RSS", "warplink", "warplink CPU", "warplink RSS", "speedup", "outputs", "links"},
 	}
 	for _, r := range rep.rows {
 		speedup := "-"
@@ -154,6 +162,7 @@ func (rep *report) tables() []table {
 		main.rows = append(main.rows, []string{
 			fmt.Sprint(r.n), fmt.Sprintf("%.1f", float64(r.bytes)/1e6), secs(r.io),
 			timeCell(r.nv), cpuCell(r.nv), rssCell(r.nv), timeCell(r.wl), cpuCell(r.wl), rssCell(r.wl), speedup, r.outputs,
+			runsCell(r.nv) + "/" + runsCell(r.wl),
 		})
 	}
 	out := []table{main}
