@@ -35,7 +35,7 @@ func TestSizeHeap(t *testing.T) {
 	} {
 		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(math.MaxInt64)
-		(&heapSizer{adviseHeap: func(int) bool { return true }}).size(c.input, c.onHeap)
+		(&heapSizer{adviseHeap: func(int, bool) bool { return true }}).size(c.input, c.onHeap)
 		if got := debug.SetMemoryLimit(-1); got != c.limit {
 			t.Errorf("input %d (on heap %v): limit %d, want %d", c.input, c.onHeap, got, c.limit)
 		}
@@ -68,7 +68,7 @@ func TestLaterAdvice(t *testing.T) {
 // early range unless the inputs go onto the heap, then the rest of the
 // limit, or all of it when the early advice was refused, and nothing when
 // the inputs are on the heap; the early range grows with the input
-// count. It also checks the collector: one collection right after the
+// count; only the early advice takes the heap's memory below the range. It also checks the collector: one collection right after the
 // early advice (to hand the range back), off from advise until read has
 // loaded the input the range covers, or until size, then GOGC again (off
 // for a small link), or after release when size never ran; on at once
@@ -132,8 +132,14 @@ func TestHeapAdvice(t *testing.T) {
 			var asks []int
 			gcs := 0
 			h := &heapSizer{
-				adviseHeap: func(n int) bool { asks = append(asks, n); return !c.refuse },
-				collect:    func() { gcs++ },
+				adviseHeap: func(n int, below bool) bool {
+					asks = append(asks, n)
+					if below != (len(asks) == 1) {
+						t.Errorf("advice %d asks below %v: only the first may", len(asks), below)
+					}
+					return !c.refuse
+				},
+				collect: func() { gcs++ },
 			}
 			h.advise(c.plain, c.inputs)
 			var wg sync.WaitGroup

@@ -51,7 +51,7 @@ type heapSizer struct {
 	memLimit int64
 	// adviseHeap is hugemem.AdviseHeap and collect runtime.GC (tests
 	// record the calls).
-	adviseHeap func(n int) bool
+	adviseHeap func(n int, below bool) bool
 	collect    func()
 }
 
@@ -111,7 +111,7 @@ func (h *heapSizer) advise(plainMemory bool, inputs int) {
 	h.gcPercent = debug.SetGCPercent(-1)
 	h.paused.Store(true)
 	n := earlyAdvice(inputs)
-	if !h.adviseHeap(n) {
+	if !h.adviseHeap(n, true) { // (the first advice: the heap's first memory too)
 		h.release()
 		return
 	}
@@ -208,7 +208,7 @@ func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 		// then part of the heap's later growth goes unadvised (slower,
 		// not wrong).
 		if n := laterAdvice(limit, h.advised); n > 0 {
-			h.adviseHeap(n)
+			h.adviseHeap(n, false)
 		}
 	}
 	// (A pause still on here means the input did not outgrow the early

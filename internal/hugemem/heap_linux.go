@@ -15,16 +15,17 @@ import (
 // in steps and advises only its own metadata; memory it takes fresh from
 // the system needs no zeroing, so the allocation below touches nothing,
 // and the advice outlives it: the pages go back to the heap at the next
-// collection, and the heap reuses them. The heap's first memory, below
-// the range, is advised and collapsed too (adviseBelow). It reports
-// whether advice was given (never on 32-bit systems, nor for less than two
-// huge pages).
+// collection, and the heap reuses them. With below, the heap's memory
+// below the range is advised and collapsed too (adviseBelow): for the
+// first advice of a process, where that is the heap's first memory. It
+// reports whether advice was given (never on 32-bit systems, nor for less
+// than two huge pages).
 //
 // It gives no advice where the extra address space could fail the link:
 // under a limit on the process's address space (ulimit -v), or with strict
 // overcommit (vm.overcommit_memory 2), where untouched memory is charged
 // too. (The runtime does not survive an allocation the system refuses.)
-func AdviseHeap(n int) bool {
+func AdviseHeap(n int, below bool) bool {
 	if unsafe.Sizeof(uintptr(0)) < 8 || n < 2*hugePage || !roomy() {
 		return false
 	}
@@ -36,7 +37,7 @@ func AdviseHeap(n int) bool {
 	if hi > lo {
 		ok = syscall.Madvise(b[lo-p:hi-p], madvHugepage) == nil
 	}
-	if ok {
+	if ok && below {
 		adviseBelow(lo)
 	}
 	runtime.KeepAlive(b)
@@ -56,9 +57,10 @@ func AdviseHeap(n int) bool {
 // On the measurement machine, where every 4 KiB fault costs 12-14 µs
 // (the hypervisor traps page-table updates), this took a 1,000-object
 // link from 770-870 faults to about 510 (medians: 34.1 -> 29.8 ms).
-// Only a mapping of at most maxBelow is taken for the heap's first memory:
-// below a range advised later lies memory the link has used and the
-// runtime may have partly returned, which collapsing would fill again.
+// Only a mapping of at most maxBelow is taken. (Not below a range advised
+// later: there lies memory the link has used and the runtime may have
+// partly returned, which collapsing would fill again; at 20,000 objects
+// that cost 10-25 ms, and up to 2 MB.)
 func adviseBelow(lo uintptr) {
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {

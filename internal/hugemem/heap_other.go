@@ -3,4 +3,4 @@
 package hugemem
 
 // AdviseHeap does nothing where there are no transparent huge pages.
-func AdviseHeap(n int) bool { return false }
+func AdviseHeap(n int, below bool) bool { return false }

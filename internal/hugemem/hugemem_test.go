@@ -93,10 +93,10 @@ func TestConcurrentAlloc(t *testing.T) {
 // and that advising a range of the heap leaves the heap usable: memory
 // allocated afterwards reads back what was written.
 func TestAdviseHeap(t *testing.T) {
-	if AdviseHeap(hugePage) {
+	if AdviseHeap(hugePage, true) {
 		t.Error("advice given for a single huge page")
 	}
-	ok := AdviseHeap(16 << 20)
+	ok := AdviseHeap(16<<20, true)
 	if runtime.GOOS == "linux" && unsafe.Sizeof(uintptr(0)) == 8 && !ok {
 		t.Log("no advice given (madvise refused): transparent huge pages unavailable here")
 	}
