@@ -1005,8 +1005,9 @@ func buildPrototype(ctx *Context) {
 			}
 			strs := o.strtab()
 			for off := 0; off+8 <= len(s.Data); off += 8 {
-				sym := ctx.liveSym(o, binary.LittleEndian.Uint32(s.Data[off:]))
-				str, ok := elf.CString(strs, binary.LittleEndian.Uint32(s.Data[off+4:]))
+				r := elf.CallgraphEntryAt(s.Data, off) // (a .nv.prototype record has the same layout)
+				sym := ctx.liveSym(o, r.Caller)
+				str, ok := elf.CString(strs, uint32(r.Callee))
 				// (--preserve-relocs also keeps the entries of the device
 				// runtime's functions, which it keeps whole: corpus cdp;
 				// a user's address-taken functions still go: virtual.)

@@ -231,8 +231,8 @@ func mergeFile(ctx *Context, o *Obj) {
 			}
 		case s.Type == elf.SHTCudaPrototype:
 			strs := o.strtab()
-			for off := 4; off+4 <= len(s.Data); off += 8 {
-				if str, ok := elf.CString(strs, le32at(s.Data, off)); ok {
+			for off := 0; off+8 <= len(s.Data); off += 8 {
+				if str, ok := elf.CString(strs, uint32(elf.CallgraphEntryAt(s.Data, off).Callee)); ok {
 					ctx.Str.Add(str)
 				}
 			}
@@ -356,10 +356,6 @@ func otherRefs(o *Obj, t int, rels []elf.Rela) int {
 // isGlobalMemoryName reports the sections of global memory.
 func isGlobalMemoryName(name string) bool {
 	return name == ".nv.global" || name == ".nv.global.init"
-}
-
-func le32at(b []byte, off int) uint32 {
-	return uint32(b[off]) | uint32(b[off+1])<<8 | uint32(b[off+2])<<16 | uint32(b[off+3])<<24
 }
 
 // noteFunctionInfo records the names of the .nv.info.<f> sections nvlink
