@@ -121,6 +121,9 @@ func TestAdviseHeap(t *testing.T) {
 // memory in /proc/self/maps: the private anonymous read-write mapping that
 // ends where the advised range begins, and nothing else.
 func TestHeapMappingBelow(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) < 8 {
+		t.Skip("64-bit addresses")
+	}
 	maps := []byte(`00400000-00543000 r-xp 00000000 fe:00 10290047                           /tmp/warplink
 006dd000-02715000 rw-p 00000000 00:00 0 
 2d70f0000000-2d70f2400000 ---p 00000000 00:00 0 
@@ -133,8 +136,8 @@ func TestHeapMappingBelow(t *testing.T) {
 7ffe7faa6000-7ffe7fac7000 rw-p 00000000 00:00 0                          [stack]
 7ffe7fac7000-7ffe7fac8000 rw-p 00000000 00:00 0`)
 	for _, c := range []struct {
-		lo    uintptr
-		start uintptr
+		lo    uint64
+		start uint64
 		ok    bool
 	}{
 		{0x2d70f2a00000, 0x2d70f2400000, true}, // the heap below the range
@@ -146,13 +149,14 @@ func TestHeapMappingBelow(t *testing.T) {
 		{0x7ffe7fac8000, 0x7ffe7fac7000, true}, // the last line, with no newline
 		{0x2d70f2500000, 0, false},             // inside a mapping, not at its end
 	} {
-		start, ok := heapMappingBelow(maps, c.lo)
-		if start != c.start || ok != c.ok {
+		start, ok := heapMappingBelow(maps, uintptr(c.lo))
+		if uint64(start) != c.start || ok != c.ok {
 			t.Errorf("heapMappingBelow(%#x) = %#x, %v; want %#x, %v", c.lo, start, ok, c.start, c.ok)
 		}
 	}
+	heapLo := uint64(0x2d70f2a00000)
 	for _, bad := range []string{"", "\n\n", "zz-2d70f2a00000 rw-p 0 00:00 0", "2d70f2400000-2d70f2a00000", "12345678901234567-2d70f2a00000 rw-p 00000000 00:00 0"} {
-		if start, ok := heapMappingBelow([]byte(bad), 0x2d70f2a00000); ok {
+		if start, ok := heapMappingBelow([]byte(bad), uintptr(heapLo)); ok {
 			t.Errorf("heapMappingBelow(%q) = %#x, true; want not ok", bad, start)
 		}
 	}
