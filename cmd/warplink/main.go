@@ -319,7 +319,10 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// lands in huge pages too (10,000 objects: about 190 faults fewer).
 	heap := newHeapSizer()
 	defer heap.release()
-	early := len(args) > earlyArgs && os.Getenv("WARPLINK_HUGEPAGES") != "0"
+	// WARPLINK_HUGEPAGES=0 reads the inputs into the Go heap instead, and
+	// leaves the heap's pages as the runtime has them.
+	plainMemory := os.Getenv("WARPLINK_HUGEPAGES") == "0"
+	early := len(args) > earlyArgs && !plainMemory
 	if early {
 		heap.advise(false, len(args))
 	}
@@ -348,13 +351,11 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		return hostLinkerScript(cmd, stdout, prog, files, bag, stderr)
 	}
 	cmd.Opts.Files = files
-	// WARPLINK_HUGEPAGES=0 reads the inputs into the Go heap instead, and
-	// leaves the heap's pages as the runtime has them; so does a tiny
-	// link, on one thread unless told otherwise (waking a second costs
-	// more than it saves there: a three-object link 10.3-10.6 -> 9.8-10.1
-	// ms; 8.6-9.4 with GOMAXPROCS=1 from the start, which a process
-	// cannot give itself).
-	cmd.Opts.PlainMemory = os.Getenv("WARPLINK_HUGEPAGES") == "0"
+	// A tiny link's inputs go to the Go heap too, on one thread unless
+	// told otherwise (waking a second costs more than it saves there: a
+	// three-object link 10.3-10.6 -> 9.8-10.1 ms; 8.6-9.4 with
+	// GOMAXPROCS=1 from the start, which a process cannot give itself).
+	cmd.Opts.PlainMemory = plainMemory
 	if tinyLink(&cmd.Opts) {
 		cmd.Opts.PlainMemory = true
 		if cmd.Opts.Threads == 0 && os.Getenv("GOMAXPROCS") == "" {
