@@ -10,6 +10,22 @@ import (
 	"testing"
 )
 
+// holds fails the test unless the file at path holds want.
+func holds(t *testing.T, path, want string) {
+	t.Helper()
+	if got, err := os.ReadFile(path); err != nil || string(got) != want {
+		t.Fatalf("%s holds %q (%v), want %q", path, got, err, want)
+	}
+}
+
+// leaves fails the test unless dir holds n names.
+func leaves(t *testing.T, dir string, n int) {
+	t.Helper()
+	if names := entries(t, dir); len(names) != n {
+		t.Fatalf("%d names left in %s, want %d: %v", len(names), dir, n, names)
+	}
+}
+
 // entries lists dir's names.
 func entries(t *testing.T, dir string) []string {
 	t.Helper()
@@ -37,21 +53,15 @@ func TestCommitReplaces(t *testing.T) {
 	if _, err := f.Write([]byte("new")); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(out); string(got) != "old" {
-		t.Fatalf("target changed before Commit: %q", got)
-	}
+	holds(t, out, "old")
 	if err := f.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(out); string(got) != "new" {
-		t.Fatalf("after Commit: %q", got)
-	}
+	holds(t, out, "new")
 	if err := f.Abort(); err != nil {
 		t.Fatalf("Abort after Commit: %v", err)
 	}
-	if names := entries(t, dir); len(names) != 1 {
-		t.Fatalf("left behind: %v", names)
-	}
+	leaves(t, dir, 1)
 	if f.Commit() == nil {
 		t.Fatal("second Commit succeeded")
 	}
@@ -70,12 +80,8 @@ func TestAbortKeepsTarget(t *testing.T) {
 	if err := f.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(out); string(got) != "old" {
-		t.Fatalf("target changed: %q", got)
-	}
-	if names := entries(t, dir); len(names) != 1 {
-		t.Fatalf("left behind: %v", names)
-	}
+	holds(t, out, "old")
+	leaves(t, dir, 1)
 	if len(r.pending) != 0 {
 		t.Fatal("aborted file still registered")
 	}
@@ -88,9 +94,7 @@ func TestAbortNoTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Abort()
-	if names := entries(t, dir); len(names) != 0 {
-		t.Fatalf("left behind: %v", names)
-	}
+	leaves(t, dir, 0)
 }
 
 // TestRemovePending checks that RemovePending removes the named temporary
@@ -120,12 +124,8 @@ func TestRemovePending(t *testing.T) {
 	if a.Commit() == nil {
 		t.Fatal("Commit after RemovePending succeeded")
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "a")); string(got) != "old" {
-		t.Fatalf("a holds %q", got)
-	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "b")); string(got) != "new" {
-		t.Fatalf("b holds %q", got)
-	}
+	holds(t, filepath.Join(dir, "a"), "old")
+	holds(t, filepath.Join(dir, "b"), "new")
 }
 
 // TestUnnamed checks, where there are unnamed files (Linux), that a new
@@ -149,18 +149,14 @@ func TestUnnamed(t *testing.T) {
 		t.Skip("no O_TMPFILE on this file system")
 	}
 	f.Write([]byte("new"))
-	if names := entries(t, dir); len(names) != 0 {
-		t.Fatalf("visible before Commit: %v", names)
-	}
+	leaves(t, dir, 0)
 	if r.stopper != nil {
 		t.Error("a signal handler was installed for an unnamed file")
 	}
 	if err := f.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(out); string(got) != "new" {
-		t.Fatalf("after Commit: %q", got)
-	}
+	holds(t, out, "new")
 	plain := filepath.Join(t.TempDir(), "plain")
 	if err := os.WriteFile(plain, nil, 0o666); err != nil {
 		t.Fatal(err)
@@ -197,12 +193,8 @@ func TestUnnamedTargetAppears(t *testing.T) {
 	if err := f.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(out); string(got) != "new" {
-		t.Fatalf("after Commit: %q", got)
-	}
-	if names := entries(t, dir); len(names) != 1 {
-		t.Fatalf("left behind: %v", names)
-	}
+	holds(t, out, "new")
+	leaves(t, dir, 1)
 }
 
 // TestUnnamedCopied checks the way out when an unnamed file cannot be
@@ -223,12 +215,8 @@ func TestUnnamedCopied(t *testing.T) {
 	if err := f.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(out); string(got) != "copied bytes" {
-		t.Fatalf("after Commit: %q", got)
-	}
-	if names := entries(t, dir); len(names) != 1 {
-		t.Fatalf("left behind: %v", names)
-	}
+	holds(t, out, "copied bytes")
+	leaves(t, dir, 1)
 	if len(f.reg.pending) != 0 {
 		t.Fatal("temporary file still registered")
 	}
@@ -306,16 +294,11 @@ func TestSignal(t *testing.T) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
 			t.Errorf("child did not die of SIGTERM: %v", err)
 		}
-		names := entries(t, dir)
 		if existing {
-			if len(names) != 1 {
-				t.Fatalf("left behind: %v", names)
-			}
-			if got, _ := os.ReadFile(out); string(got) != "old" {
-				t.Fatalf("target changed: %q", got)
-			}
-		} else if len(names) != 0 {
-			t.Fatalf("left behind: %v", names)
+			leaves(t, dir, 1)
+			holds(t, out, "old")
+		} else {
+			leaves(t, dir, 0)
 		}
 	}
 }
@@ -341,7 +324,5 @@ func TestCreateThroughSymlink(t *testing.T) {
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the link was replaced: %v %v", st, err)
 	}
-	if b, _ := os.ReadFile(real); string(b) != "new" {
-		t.Fatalf("target holds %q", b)
-	}
+	holds(t, real, "new")
 }
