@@ -138,13 +138,32 @@ func emitChunk(total uint64) int {
 	return int(min(max(total/16, 256<<10), 2<<20))
 }
 
+// runBuffer returns a buffer of n bytes for a run of a file of total
+// bytes. A file under heapRunsBelow gets its two buffers from the Go heap,
+// which by write holds the pages finalize's garbage left (resident, and
+// already faulted); a larger one from the arena, where they cost the heap
+// no collections (10,000 objects: 7-14 ms more from the heap, for 1.8 MB
+// less peak RSS).
+func runBuffer(ctx *Context, n int, total uint64) []byte {
+	if total < heapRunsBelow {
+		return make([]byte, n)
+	}
+	return ctx.mem.Alloc(n)
+}
+
+// heapRunsBelow is the output size under which the run buffers come from
+// the Go heap: 16 MiB, about 5,700 generated objects. (1,000 / 2,000 /
+// 4,000 objects: 0.5 / 1.6 / 1.5 MB less peak RSS, in the same time.)
+const heapRunsBelow = 16 << 20
+
 // emit writes the file to w in offset order: the ELF header, the section
 // contents with their alignment padding, then at shoff the section headers
 // (put by putHeaders) and the program headers. Two run buffers alternate:
 // one is filled while the other is being written out.
 func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 	putHeaders func(b []byte, i, j int), phdrs []elf.Prog) error {
-	chunk := emitChunk(shoff + uint64(len(hdrs))*elf.ShdrSize)
+	total := shoff + uint64(len(hdrs))*elf.ShdrSize
+	chunk := emitChunk(total)
 	var ehdr [elf.EhdrSize]byte
 	elf.PutHeader(ehdr[:], h)
 	if _, err := w.Write(ehdr[:]); err != nil {
@@ -195,7 +214,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
 		}
 		buf := <-free
 		if uint64(cap(buf)) < end-pos {
-			buf = ctx.mem.Alloc(int(max(end-pos, uint64(chunk))))
+			buf = runBuffer(ctx, int(max(end-pos, uint64(chunk))), total)
 		}
 		run := buf[:end-pos]
 		// Only the bytes no section fills need clearing: alignment
