@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +86,24 @@ func TestAnother(t *testing.T) {
 	}
 	if c := (config{runs: 25, minTime: time.Hour}); !c.another(24, 0) || c.another(25, 0) {
 		t.Error("-runs above maxRuns must be made, and no more")
+	}
+}
+
+// TestMedian checks the RSS a measurement reports: the middle link's, the
+// upper middle of an even count, 0 for none.
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []int64
+		want int64
+	}{
+		{nil, 0},
+		{[]int64{7}, 7},
+		{[]int64{9, 1, 5}, 5},
+		{[]int64{4, 1, 3, 2}, 3},
+		{[]int64{58, 53, 53, 54, 57}, 54},
+	} {
+		if got := median(slices.Clone(c.in)); got != c.want {
+			t.Errorf("median(%v) = %d, want %d", c.in, got, c.want)
+		}
 	}
 }

@@ -151,7 +151,7 @@ func runsCell(r result) string {
 
 func (rep *report) tables() []table {
 	main := table{
-		title:  fmt.Sprintf("Link wall time, CPU time (user+sys) and peak RSS (%d CPUs)", rep.cpus),
+		title:  fmt.Sprintf("Link wall time, CPU time (user+sys) and peak RSS (median of the links; %d CPUs)", rep.cpus),
 		header: []string{"objects", "input MB", "I/O floor", "nvlink", "nvlink CPU", "nvlink RSS", "warplink", "warplink CPU", "warplink RSS", "speedup", "outputs", "links"},
 	}
 	for _, r := range rep.rows {
