@@ -194,7 +194,21 @@ func (r *Ring) run(ks []int, fill func(k int, e *uringSQE), done func(k int, res
 	atomic.StoreUint32(r.sqTail, tail+uint32(len(ks))) // publishes the entries
 	submit, got := len(ks), 0
 	for got < len(ks) {
-		n, _, errno := syscall.Syscall6(sysIOUringEnter, uintptr(r.fd), uintptr(submit), uintptr(len(ks)-got), ioringEnterGetevents, 0, 0)
+		var n uintptr
+		var errno syscall.Errno
+		if submit > 0 {
+			// Submitting does not wait: the kernel completes inline what
+			// needs no waiting (reads from the page cache, path lookups
+			// in the dentry cache, closes) and hands the rest to its own
+			// workers. So it is a raw system call: the runtime does not
+			// count this goroutine as blocked and hand its P to another
+			// thread meanwhile (a thread wake-up and more work for sysmon,
+			// at every round). Only waiting for what the kernel handed on
+			// is a blocking call.
+			n, _, errno = syscall.RawSyscall6(sysIOUringEnter, uintptr(r.fd), uintptr(submit), 0, 0, 0, 0)
+		} else {
+			n, _, errno = syscall.Syscall6(sysIOUringEnter, uintptr(r.fd), 0, uintptr(len(ks)-got), ioringEnterGetevents, 0, 0)
+		}
 		if errno != 0 && errno != syscall.EINTR {
 			return false
 		}
