@@ -60,27 +60,34 @@ func ParallelFor(ctx context.Context, n, workers int, fn func(i int) error) erro
 			failErr = err
 		}
 	}
-	for range workers {
+	work := func() {
+		for ctx.Err() == nil {
+			lo := int(next.Add(int64(chunk))) - chunk
+			if lo >= n || int64(lo) > failAt.Load() {
+				return
+			}
+			for i := lo; i < min(lo+chunk, n); i++ {
+				if int64(i) > failAt.Load() {
+					return
+				}
+				if err := fn(i); err != nil {
+					fail(i, err)
+					return
+				}
+			}
+		}
+	}
+	// The calling goroutine is one of the workers: it starts at once,
+	// where a goroutine of its own would wait to be scheduled while the
+	// caller parked.
+	for range workers - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= n || int64(lo) > failAt.Load() {
-					return
-				}
-				for i := lo; i < min(lo+chunk, n); i++ {
-					if int64(i) > failAt.Load() {
-						return
-					}
-					if err := fn(i); err != nil {
-						fail(i, err)
-						return
-					}
-				}
-			}
+			work()
 		}()
 	}
+	work()
 	wg.Wait()
 	if failErr != nil {
 		return failErr

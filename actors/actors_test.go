@@ -121,3 +121,15 @@ func BenchmarkParallelFor(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParallelForSmall measures what one call costs besides its work:
+// a few hundred items, as a pass of a small link hands out.
+func BenchmarkParallelForSmall(b *testing.B) {
+	data := make([]uint64, 256)
+	for b.Loop() {
+		_ = ParallelFor(context.Background(), len(data), 0, func(i int) error {
+			data[i] = uint64(i) * 0x9E3779B97F4A7C15
+			return nil
+		})
+	}
+}
