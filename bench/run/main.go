@@ -10,8 +10,9 @@
 // For each size it generates the workload once (cached under -cache), times
 // reading every input (the I/O floor), then links it with nvlink (when found
 // and the size is at most -nvlink-max) and with warplink, recording wall
-// time (the fastest link's) and peak RSS (the median link's). At the largest size it also runs warplink under each
-// GOMAXPROCS of -procs and reports its per-pass times (--time).
+// time (the fastest link's) and peak RSS (the median link's). At the
+// largest size it also runs warplink under each GOMAXPROCS of -procs and
+// reports its per-pass times (--time).
 package main
 
 import (
