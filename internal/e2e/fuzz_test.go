@@ -27,7 +27,10 @@ func FuzzLinkSM80(f *testing.F) {
 // call graphs with the list of possible callees, the new ELF ABI). Its
 // seeds run with every `go test`; under -fuzz (Go 1.26) the coordinator
 // stopped handing out inputs after a few hundred runs, while no run took
-// over a second, so `make fuzz` leaves it out.
+// over a second, so `make fuzz` leaves it out. (FuzzLink's count too can
+// stand still for the rest of a run while both workers go on linking new
+// inputs every few milliseconds, as checked by having each input written
+// to a file: golang/go#51484.)
 func FuzzLink13(f *testing.F) { fuzzLink(f, corpus13, "sm_90", corpus13+"/xcall/b.cubin") }
 
 func fuzzLink(f *testing.F, corpusDir, arch, goodCubin string) {
