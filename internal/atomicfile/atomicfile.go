@@ -80,33 +80,43 @@ func create(path string, r *Registry, unnamed bool) (*File, error) {
 		}
 		return &File{File: f, path: path}, nil
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
 	if unnamed && errors.Is(err, fs.ErrNotExist) {
-		if f, err := openUnnamed(dir, path); err == nil {
+		if f, err := openUnnamed(dirOf(path), path); err == nil {
 			return &File{File: f, path: path, unnamed: true, reg: r}, nil
 		}
 		// (No O_TMPFILE here, or not on this file system: a named one.)
 	}
-	for try := 0; ; try++ {
-		tmp := tempName(dir, base)
-		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) && try < 100 {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		r.track(tmp)
-		return &File{File: f, path: path, tmp: tmp, reg: r}, nil
+	var f *os.File
+	tmp, err := withTempName(path, func(tmp string) (err error) {
+		f, err = os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	r.track(tmp)
+	return &File{File: f, path: path, tmp: tmp, reg: r}, nil
 }
 
-// tempName is a fresh name for a temporary file beside dir/base.
-func tempName(dir, base string) string {
-	return filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(rand.Uint64()%1e12, 36))
+// dirOf is the directory path is in ("." for a bare name).
+func dirOf(path string) string {
+	if dir, _ := filepath.Split(path); dir != "" {
+		return dir
+	}
+	return "."
+}
+
+// withTempName calls use with fresh names for a temporary file beside
+// path until use does not fail with fs.ErrExist (at most 101 names), and
+// returns the last name and use's error.
+func withTempName(path string, use func(tmp string) error) (string, error) {
+	dir, base := dirOf(path), filepath.Base(path)
+	for try := 0; ; try++ {
+		tmp := filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(rand.Uint64()%1e12, 36))
+		if err := use(tmp); !errors.Is(err, fs.ErrExist) || try == 100 {
+			return tmp, err
+		}
+	}
 }
 
 // Path is the target path.
@@ -160,27 +170,22 @@ func (f *File) name() error {
 	if err == nil {
 		return nil
 	}
-	dir, base := filepath.Split(f.path)
-	if dir == "" {
-		dir = "."
-	}
 	if errors.Is(err, fs.ErrExist) {
-		for try := 0; ; try++ {
-			tmp := tempName(dir, base)
+		tmp, err := withTempName(f.path, func(tmp string) error {
 			f.reg.track(tmp)
 			err := linkUnnamed(f.File, tmp)
-			if errors.Is(err, fs.ErrExist) && try < 100 {
+			if err != nil {
 				f.reg.untrack(tmp)
-				continue
 			}
-			if err == nil {
-				if err = os.Rename(tmp, f.path); err != nil {
-					os.Remove(tmp)
-				}
+			return err
+		})
+		if err == nil {
+			if err = os.Rename(tmp, f.path); err != nil {
+				os.Remove(tmp)
 			}
 			f.reg.untrack(tmp)
-			return err
 		}
+		return err
 	}
 	g, err := create(f.path, f.reg, false)
 	if err != nil {
