@@ -120,7 +120,7 @@ func write(ctx *Context) error {
 			sink = io.MultiWriter(sink, mem)
 		}
 	}
-	if err := emit(ctx, sink, &h, hdrs, shoff, putHeaders, phdrs); err != nil {
+	if err := emit(ctx, sink, &h, hdrs, shoff, total, putHeaders, phdrs); err != nil {
 		return err
 	}
 	if mem != nil {
@@ -158,11 +158,11 @@ const heapRunsBelow = 16 << 20
 
 // emit writes the file to w in offset order: the ELF header, the section
 // contents with their alignment padding, then at shoff the section headers
-// (put by putHeaders) and the program headers. Two run buffers alternate:
-// one is filled while the other is being written out.
-func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff uint64,
+// (put by putHeaders) and the program headers, total bytes in all. Two
+// run buffers alternate: one is filled while the other is being written
+// out.
+func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total uint64,
 	putHeaders func(b []byte, i, j int), phdrs []elf.Prog) error {
-	total := shoff + uint64(len(hdrs))*elf.ShdrSize
 	chunk := emitChunk(total)
 	var ehdr [elf.EhdrSize]byte
 	elf.PutHeader(ehdr[:], h)

@@ -152,6 +152,14 @@ func (h *heapSizer) release() {
 	}
 }
 
+// leaveToLimit ends the pause, if any, without turning GOGC's collector
+// back on: from here only the memory limit runs the collector, and
+// release has nothing left to do.
+func (h *heapSizer) leaveToLimit() {
+	h.paused.Store(false)
+	debug.SetGCPercent(-1)
+}
+
 // restoreLimit puts back the memory limit advise found, if it lowered it
 // for the pause. Not concurrently: from release's winner, or from size
 // once read is over.
@@ -196,8 +204,7 @@ func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 			// (2,000 objects: 76 -> 69 ms, 1,000: 50 -> 47; the same
 			// peak RSS). Larger links need GOGC's collections: at
 			// 100,000 objects the limit alone cost 0.6 s more.
-			h.paused.Store(false)
-			debug.SetGCPercent(-1)
+			h.leaveToLimit()
 		}
 	}
 	if !inputsOnHeap {
