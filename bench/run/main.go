@@ -12,7 +12,9 @@
 // and the size is at most -nvlink-max) and with warplink, recording wall
 // time (the fastest link's) and peak RSS (the median link's). At the
 // largest size it also runs warplink under each GOMAXPROCS of -procs and
-// reports its per-pass times (--time).
+// reports the median time of each pass (--time) under each, with the
+// pass's speedup from the fewest cores to the most: a pass that does not
+// speed up is serial.
 package main
 
 import (
@@ -340,11 +342,37 @@ type phase struct {
 }
 
 // parsePhases reads pass,seconds rows, skipping a header and blank lines;
-// --time appends a header and rows per run, so only the rows after the
-// last header count (the last run's). It reports false when some row is
-// not in that format.
+// --time appends a header and rows per run, so a pass's time is its median
+// over the runs (the upper one of an even count). It reports false when
+// some row is not in that format.
 func parsePhases(csv string) ([]phase, bool) {
-	var out []phase
+	runs, ok := parsePhaseRuns(csv)
+	if !ok {
+		return nil, false
+	}
+	out := slices.Clone(runs[len(runs)-1])
+	for i := range out {
+		var vs []float64
+		for _, run := range runs {
+			for _, p := range run {
+				if p.pass == out[i].pass {
+					vs = append(vs, p.seconds)
+					break
+				}
+			}
+		}
+		slices.Sort(vs)
+		out[i].seconds = vs[len(vs)/2]
+	}
+	return out, true
+}
+
+// parsePhaseRuns reads the rows of each run that --time appended (a
+// header starts a run); it reports false when some row is not pass,seconds
+// nor nvlink's --time columns, or there is none.
+func parsePhaseRuns(csv string) ([][]phase, bool) {
+	var runs [][]phase
+	var cur []phase
 	sc := bufio.NewScanner(strings.NewReader(csv))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -363,15 +391,21 @@ func parsePhases(csv string) ([]phase, bool) {
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
 		if err != nil {
-			if len(out) == 0 || strings.TrimSpace(name) == "phase name" {
-				out = out[:0] // a header: a new run starts
+			if len(cur) == 0 || strings.TrimSpace(name) == "phase name" {
+				if len(cur) > 0 {
+					runs = append(runs, cur)
+				}
+				cur = nil // a header: a new run starts
 				continue
 			}
 			return nil, false
 		}
-		out = append(out, phase{strings.TrimSpace(name), v * scale})
+		cur = append(cur, phase{strings.TrimSpace(name), v * scale})
 	}
-	return out, len(out) > 0
+	if len(cur) > 0 {
+		runs = append(runs, cur)
+	}
+	return runs, len(runs) > 0
 }
 
 // buildWarplink compiles ./cmd/warplink into the cache directory.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -16,11 +17,19 @@ func TestParsePhases(t *testing.T) {
 	if !ok || len(ph) != 2 || ph[0] != (phase{"read", 0.25}) || ph[1] != (phase{"resolve", 1.5}) {
 		t.Errorf("parsePhases = %v, %v", ph, ok)
 	}
-	// --time appends a header and the rows of each run: the last run counts.
+	// --time appends a header and the rows of each run: a pass's median
+	// counts (the upper one of two).
 	hdr := "source file name , phase name , phase input files , phase output file , arch , tool, metric , unit\n"
-	two := hdr + " , read , 3 , o , sm_90 , warplink , 250 , ms\n" + hdr + " , read , 3 , o , sm_90 , warplink , 100 , ms\n"
-	if ph, ok := parsePhases(two); !ok || len(ph) != 1 || ph[0].seconds != 0.1 {
-		t.Errorf("two runs: %v %v, want the second run's read only", ph, ok)
+	row := func(pass string, ms int) string {
+		return fmt.Sprintf(" , %s , 3 , o , sm_90 , warplink , %d , ms\n", pass, ms)
+	}
+	two := hdr + row("read", 250) + hdr + row("read", 100)
+	if ph, ok := parsePhases(two); !ok || len(ph) != 1 || ph[0].seconds != 0.25 {
+		t.Errorf("two runs: %v %v, want one read of 0.25 s", ph, ok)
+	}
+	three := hdr + row("read", 250) + row("write", 9) + hdr + row("read", 100) + row("write", 7) + hdr + row("read", 120) + row("write", 8)
+	if ph, ok := parsePhases(three); !ok || !slices.Equal(ph, []phase{{"read", 0.12}, {"write", 0.008}}) {
+		t.Errorf("three runs: %v %v, want the medians read 0.12, write 0.008", ph, ok)
 	}
 	for _, bad := range []string{"", "a,b,c\n", "read,1\nwrite,x\n"} {
 		if _, ok := parsePhases(bad); ok {
@@ -105,5 +114,44 @@ func TestMedian(t *testing.T) {
 		if got := median(slices.Clone(c.in)); got != c.want {
 			t.Errorf("median(%v) = %d, want %d", c.in, got, c.want)
 		}
+	}
+}
+
+// TestPassScaling checks the table of pass times by GOMAXPROCS: one row per
+// pass in the first link's order, a column per GOMAXPROCS and the speedup
+// from the first to the last; it replaces the one-column passes table, and
+// is left out when a scaling link gave no passes.
+func TestPassScaling(t *testing.T) {
+	rep := &report{cpus: 2, scaleN: 10000, phases: []phase{{"read", 0.03}},
+		scaling: []scaleRow{
+			{procs: 1, r: result{ran: true, wall: 300 * time.Millisecond}, phases: []phase{{"read", 0.04}, {"merge", 0.05}}},
+			{procs: 2, r: result{ran: true, wall: 200 * time.Millisecond}, phases: []phase{{"read", 0.02}, {"merge", 0.05}}},
+		}}
+	tab, ok := rep.passScaling()
+	if !ok {
+		t.Fatal("passScaling: no table")
+	}
+	want := [][]string{{"read", "0.040", "0.020", "2.00x"}, {"merge", "0.050", "0.050", "1.00x"}}
+	if !slices.Equal(tab.header, []string{"pass", "1", "2", "speedup 1 -> 2"}) || len(tab.rows) != len(want) {
+		t.Fatalf("passScaling = %v %v", tab.header, tab.rows)
+	}
+	for i := range want {
+		if !slices.Equal(tab.rows[i], want[i]) {
+			t.Errorf("row %d = %v, want %v", i, tab.rows[i], want[i])
+		}
+	}
+	var txt bytes.Buffer
+	rep.text(&txt)
+	if !strings.Contains(txt.String(), "by GOMAXPROCS") || strings.Contains(txt.String(), "warplink passes at 10000 objects (median of the links, --time)") {
+		t.Errorf("report:\n%s", txt.String())
+	}
+	rep.scaling[1].phases = nil
+	if _, ok := rep.passScaling(); ok {
+		t.Error("passScaling with a link without passes: want no table")
+	}
+	txt.Reset()
+	rep.text(&txt)
+	if !strings.Contains(txt.String(), "warplink passes at 10000 objects (median of the links, --time)") {
+		t.Errorf("report without pass scaling lacks the passes table:\n%s", txt.String())
 	}
 }

@@ -35,8 +35,9 @@ type row struct {
 }
 
 type scaleRow struct {
-	procs int
-	r     result
+	procs  int
+	r      result
+	phases []phase // each pass's median time over the links (nil when unreadable)
 }
 
 // bench measures every size of c and returns the report; progress goes to
@@ -122,7 +123,13 @@ func bench(c config, log io.Writer) (*report, error) {
 	for _, p := range c.procs {
 		fmt.Fprintf(log, "bench: %d objects: warplink, GOMAXPROCS=%d\n", last.n, p)
 		out := filepath.Join(outDir, fmt.Sprintf("warplink-%d-p%d.cubin", last.n, p))
-		rep.scaling = append(rep.scaling, scaleRow{p, link(c, warplink, w, out, []string{fmt.Sprintf("GOMAXPROCS=%d", p)})})
+		timeFile := filepath.Join(outDir, fmt.Sprintf("warplink-%d-p%d.time.csv", last.n, p))
+		os.Remove(timeFile)
+		row := scaleRow{procs: p, r: link(c, warplink, w, out, []string{fmt.Sprintf("GOMAXPROCS=%d", p)}, "--time", timeFile)}
+		if b, err := os.ReadFile(timeFile); err == nil {
+			row.phases, _ = parsePhases(string(b))
+		}
+		rep.scaling = append(rep.scaling, row)
 	}
 	return rep, nil
 }
@@ -184,14 +191,65 @@ func (rep *report) tables() []table {
 		}
 		out = append(out, t)
 	}
-	if len(rep.phases) > 0 {
-		t := table{title: fmt.Sprintf("warplink passes at %d objects (--time)", rep.scaleN), header: []string{"pass", "seconds"}}
+	if t, ok := rep.passScaling(); ok {
+		out = append(out, t)
+	} else if len(rep.phases) > 0 {
+		t := table{title: fmt.Sprintf("warplink passes at %d objects (median of the links, --time)", rep.scaleN), header: []string{"pass", "seconds"}}
 		for _, p := range rep.phases {
 			t.rows = append(t.rows, []string{p.pass, fmt.Sprintf("%.3f", p.seconds)})
 		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// passScaling is the time of each pass under each GOMAXPROCS of the
+// scaling run, and its speedup from the first to the last: a pass that
+// does not speed up is serial. It reports false unless every scaling link
+// gave its passes.
+func (rep *report) passScaling() (table, bool) {
+	if len(rep.scaling) < 2 {
+		return table{}, false
+	}
+	t := table{
+		title:  fmt.Sprintf("warplink passes at %d objects by GOMAXPROCS (seconds, median of each measurement's links, --time)", rep.scaleN),
+		header: []string{"pass"},
+	}
+	times := make([]map[string]float64, len(rep.scaling))
+	for i, s := range rep.scaling {
+		if len(s.phases) == 0 {
+			return table{}, false
+		}
+		t.header = append(t.header, fmt.Sprint(s.procs))
+		times[i] = map[string]float64{}
+		for _, p := range s.phases {
+			times[i][p.pass] += p.seconds
+		}
+	}
+	first, last := rep.scaling[0].procs, rep.scaling[len(rep.scaling)-1].procs
+	t.header = append(t.header, fmt.Sprintf("speedup %d -> %d", first, last))
+	seen := map[string]bool{}
+	for _, p := range rep.scaling[0].phases {
+		if seen[p.pass] {
+			continue
+		}
+		seen[p.pass] = true
+		cells := []string{p.pass}
+		for i := range rep.scaling {
+			v, ok := times[i][p.pass]
+			if !ok {
+				cells = append(cells, "-")
+				continue
+			}
+			cells = append(cells, fmt.Sprintf("%.3f", v))
+		}
+		sp := "-"
+		if a, b := times[0][p.pass], times[len(times)-1][p.pass]; a > 0 && b > 0 {
+			sp = fmt.Sprintf("%.2fx", a/b)
+		}
+		t.rows = append(t.rows, append(cells, sp))
+	}
+	return t, true
 }
 
 // perObject is warplink's wall time per object at each size, against the
