@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -153,5 +155,26 @@ func TestPassScaling(t *testing.T) {
 	rep.text(&txt)
 	if !strings.Contains(txt.String(), "warplink passes at 10000 objects (median of the links, --time)") {
 		t.Errorf("report without pass scaling lacks the passes table:\n%s", txt.String())
+	}
+}
+
+// TestIOFloor reads a small workload in parallel and reports a missing
+// input as an error.
+func TestIOFloor(t *testing.T) {
+	dir := t.TempDir()
+	w := &workload{dir: dir}
+	for i := range 9 {
+		name := fmt.Sprintf("o%d.cubin", i)
+		if err := os.WriteFile(filepath.Join(dir, name), bytes.Repeat([]byte{byte(i)}, 3000+i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w.names = append(w.names, name)
+	}
+	if d, err := ioFloor(w); err != nil || d <= 0 {
+		t.Errorf("ioFloor = %v, %v; want a positive time", d, err)
+	}
+	w.names = append(w.names, "missing.cubin")
+	if _, err := ioFloor(w); err == nil {
+		t.Error("ioFloor with a missing input: no error")
 	}
 }
