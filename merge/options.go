@@ -36,6 +36,11 @@ type Options struct {
 	// symbol shard owners (0 = default). Neither changes the output.
 	Threads int
 	Shards  int
+	// WriteChunk is the size in bytes of the runs the write pass
+	// assembles the file in (0: by the file's size, see emitChunk); it
+	// does not change the output either (tests make it tiny, so that
+	// every run reuses a buffer).
+	WriteChunk int
 	// WeakRule selects weak-function selection: "" (nvlink 11.8: the first
 	// definition stays) or "regcount" (nvlink 13.0 per the seeds: fewer
 	// registers, then newer PTX, else the first).

@@ -337,16 +337,37 @@ func (ctx *Context) isGlobalMemory(sec int32) bool {
 	return n == ".nv.global" || n == ".nv.global.init"
 }
 
-// fillSection copies a section's pieces into b.
-func (ctx *Context) fillSection(s *OutSec, b []byte) {
+// fillSection writes bytes [lo, lo+len(b)) of section s into b: its
+// generated contents, or its pieces, and zeros wherever neither reaches
+// (alignment gaps between pieces, a tail past the last). b may hold
+// anything before: the writer reuses its buffers. (Pieces come in offset
+// order, or all at offset 0 in sections whose pieces overlap; a gap is
+// cleared only past every byte written so far, so a later piece that
+// covers it still wins, as before.)
+func (ctx *Context) fillSection(s *OutSec, b []byte, lo uint64) {
+	hi := lo + uint64(len(b))
 	if s.Data != nil {
-		copy(b, s.Data)
+		n := 0
+		if lo < uint64(len(s.Data)) {
+			n = copy(b, s.Data[lo:])
+		}
+		clear(b[n:])
 		return
 	}
+	cur := lo // b holds the section's bytes up to cur
 	for _, p := range s.Pieces {
-		o := ctx.Objs[p.Obj]
-		copy(b[p.Offset:], o.F.Sections[p.Sec].Data)
+		data := ctx.Objs[p.Obj].F.Sections[p.Sec].Data
+		from, to := max(p.Offset, lo), min(p.Offset+uint64(len(data)), hi)
+		if from >= to {
+			continue
+		}
+		if from > cur {
+			clear(b[cur-lo : from-lo])
+		}
+		copy(b[from-lo:to-lo], data[from-p.Offset:])
+		cur = max(cur, to)
 	}
+	clear(b[cur-lo:])
 }
 
 // patch adds v into the bit field f of the little-endian bytes at b.

@@ -164,6 +164,9 @@ const heapRunsBelow = 16 << 20
 func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total uint64,
 	putHeaders func(b []byte, i, j int), phdrs []elf.Prog) error {
 	chunk := emitChunk(total)
+	if ctx.Opts.WriteChunk > 0 {
+		chunk = ctx.Opts.WriteChunk
+	}
 	var ehdr [elf.EhdrSize]byte
 	elf.PutHeader(ehdr[:], h)
 	if _, err := w.Write(ehdr[:]); err != nil {
@@ -232,7 +235,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 		parallelFor(j-first, ctx.Opts.Threads, func(k int) error {
 			h := &hdrs[first+k]
 			if h.filled() {
-				h.fill(ctx, run[h.off-base:h.off-base+h.size])
+				h.fill(ctx, run[h.off-base:h.off-base+h.size], 0)
 			}
 			return nil
 		})
@@ -242,7 +245,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 	// The headers, in runs of whole entries; the program headers end the
 	// last run, after the padding that aligns the table (in the first).
 	pad := int(shoff - pos)
-	per := chunk / elf.ShdrSize
+	per := max(chunk/elf.ShdrSize, 1)
 	for i := 0; i < len(hdrs) && !failed.Load(); i += per {
 		j := min(i+per, len(hdrs))
 		n := (j - i) * elf.ShdrSize
@@ -278,12 +281,17 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 // write (NOBITS and empty sections have none).
 func (h *shdr) filled() bool { return !h.sec.Nobits && h.size > 0 }
 
-// fill writes the section's bytes into b.
-func (h *shdr) fill(ctx *Context, b []byte) {
+// fill writes the section's bytes [lo, lo+len(b)) into b, every one of
+// them (b may hold anything before). For a relocation section lo and
+// len(b) are whole entries (entrySize).
+func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 	switch s := h.sec; {
 	case s.Relocs != nil:
 		isRel := s.Type == elf.SHTRel
-		for k, r := range s.Relocs {
+		es := h.entrySize()
+		first := int(lo / es)
+		n := min(len(b)/int(es), len(s.Relocs)-first)
+		for k, r := range s.Relocs[first : first+n] {
 			e := elf.Rela{Offset: r.Offset, Sym: uint32(ctx.Syms[r.Sym].Index), Type: r.Type, Addend: r.Addend}
 			if isRel {
 				elf.PutRel(b[k*elf.RelSize:], &e)
@@ -291,9 +299,22 @@ func (h *shdr) fill(ctx *Context, b []byte) {
 				elf.PutRela(b[k*elf.RelaSize:], &e)
 			}
 		}
+		clear(b[n*int(es):])
 	default:
-		ctx.fillSection(s, b)
+		ctx.fillSection(s, b, lo)
 	}
+}
+
+// entrySize is the unit a run may split the section at: a relocation
+// entry for relocation sections, else a byte.
+func (h *shdr) entrySize() uint64 {
+	switch s := h.sec; {
+	case s.Relocs == nil:
+		return 1
+	case s.Type == elf.SHTRel:
+		return elf.RelSize
+	}
+	return elf.RelaSize
 }
 
 // end is where the section's bytes end in the file.

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/warplink/warplink/internal/cmpelf"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -40,6 +41,47 @@ func TestDeterminism(t *testing.T) {
 						first = got
 					} else if !bytes.Equal(first, got) {
 						t.Fatalf("GOMAXPROCS=%d shards=%d: output differs from GOMAXPROCS=1 shards=1", procs, shards)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestWriteChunk links corpus programs with the write pass's runs made
+// tiny, so that every run reuses a buffer that held earlier bytes of the
+// file, and requires the bytes of the default. With libcudadevrt kept,
+// .nv.global.init has alignment gaps between its pieces, which the fill
+// must clear.
+func TestWriteChunk(t *testing.T) {
+	for _, prog := range []string{"globals", "managed", "printf", "cdp", "weakregs", "debug"} {
+		dir, _ := filepath.Abs(filepath.Join(corpusDir, prog))
+		t.Run(prog, func(t *testing.T) {
+			t.Chdir(dir)
+			for _, keep := range []bool{false, true} {
+				var first []byte
+				for _, chunk := range []int{0, 64, 100, 4096} {
+					out := filepath.Join(t.TempDir(), "out.cubin")
+					opts := linkArgs(t, dir, "link_dc.args", out)
+					if keep {
+						opts.LibDirs = append(opts.LibDirs, libdir)
+						opts.Inputs = append(opts.Inputs, "-lcudadevrt")
+						opts.KeepSystemLibraries = true
+					}
+					opts.WriteChunk = chunk
+					var stderr bytes.Buffer
+					if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 0 {
+						t.Fatalf("keep=%v chunk=%d: exit %d: %s", keep, chunk, rc, stderr.String())
+					}
+					got, err := os.ReadFile(out)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if first == nil {
+						first = got
+					} else if !bytes.Equal(first, got) {
+						rep, _ := cmpelf.Compare(got, first)
+						t.Errorf("keep=%v chunk=%d: output differs from the default chunk's: %v", keep, chunk, firstN(rep.Diffs, 3))
 					}
 				}
 			}
