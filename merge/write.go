@@ -173,21 +173,23 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 		return err
 	}
 	// The writer goroutine writes runs in the order sent and hands each
-	// buffer back; after a failed write it only hands them back. It has
-	// ended whenever emit returns, even by a panic (the buffers may be
+	// run buffer back; after a failed write it only hands them back. It
+	// has ended whenever emit returns, even by a panic (the buffers may be
 	// unmapped after that).
-	full, free := make(chan []byte, 1), make(chan []byte, 2)
+	full, free := make(chan emitRun, 1), make(chan []byte, 2)
 	done := make(chan error, 1)
 	var failed atomic.Bool
 	go func() {
 		var err error
 		for run := range full {
 			if err == nil {
-				if _, err = w.Write(run); err != nil {
+				if _, err = w.Write(run.b); err != nil {
 					failed.Store(true)
 				}
 			}
-			free <- run
+			if !run.direct {
+				free <- run.b
+			}
 		}
 		done <- err
 	}()
@@ -203,8 +205,21 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 	defer finish()
 	free <- nil
 	free <- nil
+	// next is a run buffer of n bytes.
+	next := func(n uint64) []byte {
+		buf := <-free
+		if uint64(cap(buf)) < n {
+			buf = runBuffer(ctx, int(max(n, uint64(chunk))), total)
+		}
+		return buf[:n]
+	}
 	pos := uint64(elf.EhdrSize)
 	for i := 1; i < len(hdrs) && !failed.Load(); {
+		if h := &hdrs[i]; h.filled() && h.size > uint64(chunk) {
+			emitLarge(ctx, h, pos, chunk, next, full, &failed)
+			pos, i = h.end(), i+1
+			continue
+		}
 		// The run [i, j): sections until about chunk bytes of file.
 		j := i + 1
 		end := hdrs[i].end()
@@ -215,11 +230,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 		if end < pos {
 			end = pos
 		}
-		buf := <-free
-		if uint64(cap(buf)) < end-pos {
-			buf = runBuffer(ctx, int(max(end-pos, uint64(chunk))), total)
-		}
-		run := buf[:end-pos]
+		run := next(end - pos)
 		// Only the bytes no section fills need clearing: alignment
 		// padding, and sections without contents.
 		cur := pos
@@ -239,7 +250,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 			}
 			return nil
 		})
-		full <- run
+		full <- emitRun{b: run}
 		pos, i = end, j
 	}
 	// The headers, in runs of whole entries; the program headers end the
@@ -255,11 +266,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 		if j == len(hdrs) {
 			n += len(phdrs) * elf.PhdrSize
 		}
-		buf := <-free
-		if cap(buf) < n {
-			buf = ctx.mem.Alloc(max(n, chunk))
-		}
-		run := buf[:n]
+		run := next(uint64(n))
 		off := 0
 		if i == 0 {
 			clear(run[:pad])
@@ -272,9 +279,48 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 				elf.PutProg(run[off+k*elf.PhdrSize:], &phdrs[k])
 			}
 		}
-		full <- run
+		full <- emitRun{b: run}
 	}
 	return finish()
+}
+
+// emitRun is a run of the file for emit's writer: in a run buffer, which
+// the writer hands back, or, direct, bytes a section already holds.
+type emitRun struct {
+	b      []byte
+	direct bool
+}
+
+// emitLarge sends a section larger than a run, from pos (the end of what
+// was sent before it): the padding that aligns it, then its bytes, written
+// straight from the memory that holds them when the section has them in
+// one piece (the string and symbol tables, generated contents), else
+// filled into run buffers a run at a time (on this goroutine: the writer
+// is the slower side, and it needs a core of its own). Run buffers then
+// stay at the run's size: at 100,000 objects the two had grown to the
+// largest sections, 48 MB.
+func emitLarge(ctx *Context, h *shdr, pos uint64, chunk int, next func(uint64) []byte,
+	full chan<- emitRun, failed *atomic.Bool) {
+	pad := h.off - pos
+	if s := h.sec; s.Relocs == nil && uint64(len(s.Data)) == h.size {
+		if pad > 0 {
+			run := next(pad)
+			clear(run)
+			full <- emitRun{b: run}
+		}
+		full <- emitRun{b: s.Data, direct: true}
+		return
+	}
+	es := h.entrySize()
+	part := max(uint64(chunk)/es, 1) * es
+	for lo := uint64(0); lo < h.size && !failed.Load(); lo += part {
+		n := min(part, h.size-lo)
+		run := next(pad + n)
+		clear(run[:pad])
+		h.fill(ctx, run[pad:], lo)
+		full <- emitRun{b: run}
+		pad = 0
+	}
 }
 
 // filled reports whether the section has bytes in the file for fill to
