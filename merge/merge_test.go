@@ -80,9 +80,10 @@ func TestDumpAfterMerge(t *testing.T) {
 
 // TestStrTabIndex checks the open-addressing index through growth: every
 // string keeps its first offset and its ordinal, duplicates appended with
-// AddDup do not change lookups, and Reserve changes nothing visible.
+// AddDup do not change lookups, and Reserve changes nothing visible (the
+// index takes any length: 64 slots, 80 then doubled, 3,111, 41,943).
 func TestStrTabIndex(t *testing.T) {
-	for _, reserve := range []int{0, 100, 1 << 20} {
+	for _, reserve := range []int{0, 100, 2000, 77777, 1 << 20} {
 		s := NewStrTab()
 		s.Reserve(reserve, nil)
 		var want []uint32
