@@ -15,16 +15,28 @@ bench:
 	$(GO) run ./bench/run
 
 # Bounded fuzz runs of every reader and of the whole link, one target after
-# another (FUZZTIME each; e.g. make fuzz FUZZTIME=5m).
+# another (FUZZTIME each; e.g. make fuzz FUZZTIME=5m). A target that fails
+# with only "context deadline exceeded" and writes no failing input hit the
+# race of Go's fuzzing coordinator at the end of -fuzztime (golang/go#75804,
+# fixed in Go 1.27; seen here once in twelve 20 s targets): it is reported
+# and the run goes on. Any other failure stops it.
 FUZZTIME ?= 30s
 FUZZ_TARGETS = ./elf:FuzzParse ./elf:FuzzNvInfo ./elf:FuzzRelocs ./elf:FuzzDump \
 	./elf/hostobj:FuzzHostObj ./elf/fatbin:FuzzFatbin ./elf/ar:FuzzArchive \
 	./internal/input:FuzzExpand ./internal/cmpelf:FuzzCompare \
 	./internal/demangle:FuzzDemangle ./internal/e2e:FuzzLink ./internal/e2e:FuzzLinkSM80
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@set -e; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
+	for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \
-		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 3s; \
+		dir=$$pkg/testdata/fuzz/$$fn; before=$$(ls "$$dir" 2>/dev/null | wc -l); \
+		if $(GO) test $$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 3s >"$$log" 2>&1; then \
+			cat "$$log"; continue; \
+		fi; \
+		cat "$$log"; \
+		if [ "$$(ls "$$dir" 2>/dev/null | wc -l)" -eq "$$before" ] && grep -qx '    context deadline exceeded' "$$log"; then \
+			echo "== $$fn: stopped by the fuzzing coordinator's deadline race (golang/go#75804), no failing input written: not a failure"; \
+		else exit 1; fi; \
 	done
 
 # Installs $(PREFIX)/bin/warplink and $(PREFIX)/bin/nvlink -> warplink.
