@@ -9,7 +9,10 @@ package merge
 // .symtab, then the sections in index order, each at its alignment (NOBITS
 // take no space), the section header table at the next multiple of 8 and the
 // program headers right after it. Section bytes are copied in parallel into
-// disjoint ranges of a bounded buffer and streamed out in file order.
+// disjoint ranges of a bounded buffer and streamed out in file order; a
+// section larger than a run goes out from its own memory when it is in one
+// piece, else in run-sized parts. Every byte of a run is written (the
+// buffers are reused).
 
 import (
 	"bytes"
@@ -295,8 +298,9 @@ type emitRun struct {
 // was sent before it): the padding that aligns it, then its bytes, written
 // straight from the memory that holds them when the section has them in
 // one piece (the string and symbol tables, generated contents), else
-// filled into run buffers a run at a time (on this goroutine: the writer
-// is the slower side, and it needs a core of its own). Run buffers then
+// filled into run buffers a run at a time (on this goroutine: filling
+// each part over all threads was no faster, the writer being bound by the
+// kernel's copies). Run buffers then
 // stay at the run's size: at 100,000 objects the two had grown to the
 // largest sections, 48 MB.
 func emitLarge(ctx *Context, h *shdr, pos uint64, chunk int, next func(uint64) []byte,
@@ -335,7 +339,7 @@ func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 	case s.Relocs != nil:
 		isRel := s.Type == elf.SHTRel
 		es := h.entrySize()
-		first := int(lo / es)
+		first := min(int(lo/es), len(s.Relocs))
 		n := min(len(b)/int(es), len(s.Relocs)-first)
 		for k, r := range s.Relocs[first : first+n] {
 			e := elf.Rela{Offset: r.Offset, Sym: uint32(ctx.Syms[r.Sym].Index), Type: r.Type, Addend: r.Addend}
