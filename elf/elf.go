@@ -340,6 +340,12 @@ func parseWith(b []byte, alloc func(int) []byte, place func([]Section) ([]byte, 
 			}
 		}
 		s.Addralign, s.Entsize = uint32(min(align, math.MaxUint32)), uint32(min(entsize, math.MaxUint32))
+		if h.Machine == EMCUDA && i > 0 && s.Type == SHTNull && s.Size > 0 {
+			// An inactive section has no contents; one that claims a size
+			// would link as that many bytes of nothing (a fuzzed input of
+			// 0x900000000000260; nvlink 11.8 dies of SIGFPE on it).
+			return nil, errorf("section %d is SHT_NULL but has size 0x%x", i, s.Size)
+		}
 		if s.Type != SHTNobits && s.Type != SHTNull && s.Size > 0 && !cudaNoData(s.Type) {
 			if s.Offset > size || s.Size > size-s.Offset {
 				return nil, errorf("section %d (offset 0x%x, size 0x%x) goes past the end of the file (0x%x bytes)", i, s.Offset, s.Size, size)

@@ -2,7 +2,9 @@ package elf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +64,28 @@ func TestEncodeRoundTrip(t *testing.T) {
 				t.Fatalf("%s entry %d differs", sec.Name, k)
 			}
 		}
+	}
+}
+
+// TestParseNullSectionWithSize rejects an inactive (SHT_NULL) section that
+// claims a size, and accepts one that claims none.
+func TestParseNullSectionWithSize(t *testing.T) {
+	b, err := os.ReadFile("../testdata/corpus/cuda11.8-sm_90/globals/b.cubin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := len(f.Sections) - 1
+	hdr := b[int(f.Header.Shoff)+k*ShdrSize:]
+	binary.LittleEndian.PutUint32(hdr[4:], SHTNull)
+	if _, err := Parse(b); err == nil || !strings.Contains(err.Error(), "is SHT_NULL but has size") {
+		t.Errorf("SHT_NULL section %d of size %#x: err = %v", k, f.Sections[k].Size, err)
+	}
+	binary.LittleEndian.PutUint64(hdr[32:], 0)
+	if _, err := Parse(b); err != nil {
+		t.Errorf("SHT_NULL section %d of size 0: %v", k, err)
 	}
 }

@@ -80,6 +80,14 @@ func write(ctx *Context) error {
 		if !h.sec.Nobits {
 			pos += h.size
 		}
+		if pos > maxOutputSize || pos < h.off {
+			// Only contents without bytes behind them can get here
+			// (sections of NOBITS inputs merged by name into one with
+			// contents): refuse before writing that many zeros.
+			ctx.Diags.Fatalf([3]int{9, 2, 0}, "output file '%s' would take more than 0x%x bytes (section %s)",
+				ctx.Opts.output(), uint64(maxOutputSize), h.sec.Name)
+			return errFatal
+		}
 	}
 	shoff := alignUp(pos, 8)
 	shnum := len(hdrs)
@@ -153,6 +161,10 @@ func runBuffer(ctx *Context, n int, total uint64) []byte {
 	}
 	return ctx.mem.Alloc(n)
 }
+
+// maxOutputSize bounds the executable's size: 1 TiB, past any link's
+// real contents (100,000 generated objects write 286 MB).
+const maxOutputSize = 1 << 40
 
 // heapRunsBelow is the output size under which the run buffers come from
 // the Go heap: 16 MiB, about 5,700 generated objects. (1,000 / 2,000 /

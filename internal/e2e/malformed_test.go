@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/merge"
 )
 
 const (
@@ -281,4 +283,51 @@ func nvlinkOutcome(nvlink, dir, name, good, out string) nvOutcome {
 		return nvOutcome{"ok", msg}
 	}
 	return nvOutcome{"error", msg}
+}
+
+// TestOutputSizeGuard links an object whose NOBITS .nv.global, renamed
+// .nv.global.init and given 2 TiB, merges by name into the .nv.global.init
+// that has contents: the output would be 2 TiB of zeros. warplink refuses
+// before writing (nvlink 11.8 dies of SIGSEGV, leaving 4 KB of output).
+func TestOutputSizeGuard(t *testing.T) {
+	dir, _ := filepath.Abs(filepath.Join(corpusDir, "globals"))
+	b, err := os.ReadFile(filepath.Join(dir, "b.cubin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	init, global := -1, -1
+	for i, s := range f.Sections {
+		switch s.Name {
+		case ".nv.global.init":
+			init = i
+		case ".nv.global":
+			global = i
+		}
+	}
+	if init < 0 || global < 0 {
+		t.Fatalf("globals/b.cubin: .nv.global.init %d, .nv.global %d", init, global)
+	}
+	hdr := func(i int) []byte { return b[int(f.Header.Shoff)+i*elf.ShdrSize:] }
+	binary.LittleEndian.PutUint32(hdr(global), f.Sections[init].NameOff)
+	binary.LittleEndian.PutUint64(hdr(global)[32:], 1<<41)
+	tmp := t.TempDir()
+	in, out := filepath.Join(tmp, "b.cubin"), filepath.Join(tmp, "out.cubin")
+	if err := os.WriteFile(in, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin"), in}, Output: out}
+	var stderr bytes.Buffer
+	if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 1 {
+		t.Fatalf("exit %d, want 1: %s", rc, stderr.String())
+	}
+	if want := "would take more than 0x10000000000 bytes (section .nv.global.init)"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q lacks %q", stderr.String(), want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output file left behind: %v", err)
+	}
 }
