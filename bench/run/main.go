@@ -21,6 +21,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -306,11 +307,12 @@ func link(c config, bin string, w *workload, out string, env []string, extra ...
 	return best
 }
 
-// median returns the median of vs (the upper one of an even count; 0 for
-// none). It sorts vs.
-func median(vs []int64) int64 {
+// median returns the median of vs (the upper one of an even count; zero
+// for none). It sorts vs.
+func median[T cmp.Ordered](vs []T) T {
 	if len(vs) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	slices.Sort(vs)
 	return vs[len(vs)/2]
@@ -399,8 +401,7 @@ func parsePhases(csv string) ([]phase, bool) {
 				}
 			}
 		}
-		slices.Sort(vs)
-		out[i].seconds = vs[len(vs)/2]
+		out[i].seconds = median(vs)
 	}
 	return out, true
 }

@@ -90,12 +90,7 @@ func bench(c config, log io.Writer) (*report, error) {
 		}
 		if warplink != "" {
 			fmt.Fprintf(log, "bench: %d objects: warplink\n", n)
-			timeFile := filepath.Join(outDir, fmt.Sprintf("warplink-%d.time.csv", n))
-			os.Remove(timeFile)
-			r.wl = link(c, warplink, w, ours, nil, "--time", timeFile)
-			if b, err := os.ReadFile(timeFile); err == nil {
-				r.wl.timeCSV = string(b)
-			}
+			r.wl = timedLink(c, warplink, w, ours, nil)
 			if r.nv.ran && r.nv.err == "" && r.wl.err == "" {
 				var detail string
 				if r.outputs, detail = compare(warplink, ours, ref); detail != "" {
@@ -123,15 +118,23 @@ func bench(c config, log io.Writer) (*report, error) {
 	for _, p := range c.procs {
 		fmt.Fprintf(log, "bench: %d objects: warplink, GOMAXPROCS=%d\n", last.n, p)
 		out := filepath.Join(outDir, fmt.Sprintf("warplink-%d-p%d.cubin", last.n, p))
-		timeFile := filepath.Join(outDir, fmt.Sprintf("warplink-%d-p%d.time.csv", last.n, p))
-		os.Remove(timeFile)
-		row := scaleRow{procs: p, r: link(c, warplink, w, out, []string{fmt.Sprintf("GOMAXPROCS=%d", p)}, "--time", timeFile)}
-		if b, err := os.ReadFile(timeFile); err == nil {
-			row.phases, _ = parsePhases(string(b))
-		}
+		row := scaleRow{procs: p, r: timedLink(c, warplink, w, out, []string{fmt.Sprintf("GOMAXPROCS=%d", p)})}
+		row.phases, _ = parsePhases(row.r.timeCSV)
 		rep.scaling = append(rep.scaling, row)
 	}
 	return rep, nil
+}
+
+// timedLink is link with --time into a file beside out, whose rows (one
+// set per link) it keeps in the result's timeCSV.
+func timedLink(c config, warplink string, w *workload, out string, env []string) result {
+	timeFile := strings.TrimSuffix(out, ".cubin") + ".time.csv"
+	os.Remove(timeFile)
+	r := link(c, warplink, w, out, env, "--time", timeFile)
+	if b, err := os.ReadFile(timeFile); err == nil {
+		r.timeCSV = string(b)
+	}
+	return r
 }
 
 func firstLine(s string) string {
