@@ -25,7 +25,16 @@ func corpusCubins(t testing.TB) []string {
 	return paths
 }
 
+// parseFile is readAndParse's File.
 func parseFile(t testing.TB, path string) *File {
+	t.Helper()
+	_, f := readAndParse(t, path)
+	return f
+}
+
+// readAndParse reads and parses the file at path, failing the test if
+// either fails; the File aliases the bytes returned.
+func readAndParse(t testing.TB, path string) ([]byte, *File) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -35,7 +44,7 @@ func parseFile(t testing.TB, path string) *File {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return f
+	return b, f
 }
 
 func dumpString(t testing.TB, f *File, opt DumpOptions) string {

@@ -3,7 +3,6 @@ package elf
 import (
 	"bytes"
 	"encoding/binary"
-	"os"
 	"strings"
 	"testing"
 )
@@ -11,14 +10,7 @@ import (
 // TestEncodeRoundTrip re-encodes every header, section header, symbol and
 // relocation of a real cubin and requires the original bytes back.
 func TestEncodeRoundTrip(t *testing.T) {
-	b, err := os.ReadFile("../testdata/corpus/cuda11.8-sm_90/xcall/ref.cubin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Parse(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, f := readAndParse(t, corpusDir+"/xcall/ref.cubin")
 	var h [EhdrSize]byte
 	PutHeader(h[:], &f.Header)
 	if !bytes.Equal(h[:], b[:EhdrSize]) {
@@ -70,14 +62,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 // TestParseNullSectionWithSize rejects an inactive (SHT_NULL) section that
 // claims a size, and accepts one that claims none.
 func TestParseNullSectionWithSize(t *testing.T) {
-	b, err := os.ReadFile("../testdata/corpus/cuda11.8-sm_90/globals/b.cubin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Parse(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, f := readAndParse(t, corpusDir+"/globals/b.cubin")
 	k := len(f.Sections) - 1
 	hdr := b[int(f.Header.Shoff)+k*ShdrSize:]
 	binary.LittleEndian.PutUint32(hdr[4:], SHTNull)

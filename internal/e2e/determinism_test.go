@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,14 +30,7 @@ func TestDeterminism(t *testing.T) {
 					opts := linkArgs(t, dir, "link_dc.args", out)
 					opts.Shards = shards
 					opts.NoRing = shards%2 == 1 // (input.Ring where there is one)
-					var stderr bytes.Buffer
-					if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 0 {
-						t.Fatalf("GOMAXPROCS=%d shards=%d: exit %d: %s", procs, shards, rc, stderr.String())
-					}
-					got, err := os.ReadFile(out)
-					if err != nil {
-						t.Fatal(err)
-					}
+					got := linkedBytes(t, opts, fmt.Sprintf("GOMAXPROCS=%d shards=%d", procs, shards))
 					if first == nil {
 						first = got
 					} else if !bytes.Equal(first, got) {
@@ -69,14 +63,7 @@ func TestWriteChunk(t *testing.T) {
 						opts.KeepSystemLibraries = true
 					}
 					opts.WriteChunk = chunk
-					var stderr bytes.Buffer
-					if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 0 {
-						t.Fatalf("keep=%v chunk=%d: exit %d: %s", keep, chunk, rc, stderr.String())
-					}
-					got, err := os.ReadFile(out)
-					if err != nil {
-						t.Fatal(err)
-					}
+					got := linkedBytes(t, opts, fmt.Sprintf("keep=%v chunk=%d", keep, chunk))
 					if first == nil {
 						first = got
 					} else if !bytes.Equal(first, got) {
@@ -87,4 +74,19 @@ func TestWriteChunk(t *testing.T) {
 			}
 		})
 	}
+}
+
+// linkedBytes links opts with merge.Link, failing the test (named by what)
+// unless it succeeds, and returns the output file's bytes.
+func linkedBytes(t *testing.T, opts *merge.Options, what string) []byte {
+	t.Helper()
+	var stderr bytes.Buffer
+	if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 0 {
+		t.Fatalf("%s: exit %d: %s", what, rc, stderr.String())
+	}
+	b, err := os.ReadFile(opts.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
