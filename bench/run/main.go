@@ -4,14 +4,20 @@
 //
 //	go run ./bench/run [-sizes 1000,2000,4000,10000] [-large] [-seed 1]
 //	    [-cache DIR] [-nvlink PATH] [-nvlink-max 20000] [-timeout 120s]
-//	    [-warplink PATH] [-procs 1,2,4] [-runs 3] [-min-time 1s] [-md FILE]
+//	    [-warplink PATH] [-procs 1,2,4] [-runs 3] [-min-time 1s] [-rounds 3]
+//	    [-md FILE]
 //	go run ./bench/run -gen DIR -n N [-seed 1]
 //
 // For each size it generates the workload once (cached under -cache),
 // times reading every input (the I/O floor: in parallel, the fastest of
 // three), then links it with nvlink (when found and the size is at most
 // -nvlink-max) and with warplink, recording wall time (the fastest
-// link's) and peak RSS (the median link's). At the
+// link's) and peak RSS (the median link's). Then it measures warplink
+// again at every size, -rounds times in all, and keeps the fastest link
+// and the median RSS over every round, and checks that each round's
+// output is byte-identical to the first's: a slow spell of the machine
+// (a few seconds in which every process runs slower) then has to cover
+// the same size in every round to show in its figures. At the
 // largest size it also runs warplink under each GOMAXPROCS of -procs and
 // reports the median time of each pass (--time) under each, with the
 // pass's speedup from the fewest cores to the most: a pass that does not
@@ -57,6 +63,7 @@ type config struct {
 	procs     []int
 	runs      int
 	minTime   time.Duration
+	rounds    int
 	md        string
 }
 
@@ -74,6 +81,7 @@ func main() {
 	procs := flag.String("procs", "", "GOMAXPROCS values for the scaling run (default 1,2,4,... up to the CPU count)")
 	flag.IntVar(&c.runs, "runs", 3, "links per measurement at least; the fastest is reported (a first link after another process's often finds its memory cold)")
 	flag.DurationVar(&c.minTime, "min-time", time.Second, "links per measurement: more than -runs while they add up to less than this (at most 20)")
+	flag.IntVar(&c.rounds, "rounds", 3, "rounds of warplink links over all sizes; the first beside nvlink's")
 	flag.StringVar(&c.md, "md", "", "also write the tables as Markdown to this file (- for stdout)")
 	genDir := flag.String("gen", "", "only generate a workload of -n objects into this directory")
 	n := flag.Int("n", 1000, "object count for -gen")
@@ -102,9 +110,7 @@ func main() {
 	} else if c.procs, err = parseInts(*procs); err != nil {
 		fatal(fmt.Errorf("-procs: %v", err))
 	}
-	if c.runs < 1 {
-		c.runs = 1
-	}
+	c.runs, c.rounds = max(c.runs, 1), max(c.rounds, 1)
 	raiseStackLimit()
 	rep, err := bench(c, os.Stderr)
 	if err != nil {
@@ -258,8 +264,11 @@ type result struct {
 	ran     bool
 	err     string // "" on exit status 0, else what went wrong
 	wall    time.Duration
-	cpu     time.Duration // user + system
-	maxRSS  int64         // peak RSS in bytes: of one link, then the median of a measurement's (see link)
+	cpu     time.Duration   // user + system
+	maxRSS  int64           // peak RSS in bytes: of one link, then the median of a measurement's (see link)
+	walls   []time.Duration // every link's wall time, in the order made
+	rsses   []int64         // every successful link's peak RSS
+	rounds  []time.Duration // the fastest link of each round (see addRound)
 	out     string
 	timeCSV string
 	runs    int // links made for this result (the fastest is kept)
@@ -286,6 +295,7 @@ func (c config) another(n int, total time.Duration) bool {
 func link(c config, bin string, w *workload, out string, env []string, extra ...string) result {
 	var best result
 	var total time.Duration
+	var walls []time.Duration
 	var rss []int64
 	n := 0
 	for c.another(n, total) {
@@ -295,16 +305,47 @@ func link(c config, bin string, w *workload, out string, env []string, extra ...
 			best = r
 		}
 		n++
+		walls = append(walls, r.wall)
 		if r.err != "" {
 			break
 		}
 		rss = append(rss, r.maxRSS)
 	}
-	best.runs = n
+	best.runs, best.walls, best.rsses = n, walls, rss
 	if best.err == "" {
-		best.maxRSS = median(rss)
+		best.maxRSS = median(slices.Clone(rss))
+		best.rounds = []time.Duration{best.wall}
 	}
 	return best
+}
+
+// addRound folds another round's measurement of the same link into r: the
+// fastest link of all (with its CPU time), the median peak RSS of all, a
+// failure if either failed.
+func (r *result) addRound(o result) {
+	if !o.ran {
+		return
+	}
+	r.ran = true
+	r.runs += o.runs
+	r.walls = append(r.walls, o.walls...)
+	r.rsses = append(r.rsses, o.rsses...)
+	if o.err != "" {
+		if r.err == "" {
+			r.err = o.err
+		}
+		return
+	}
+	r.rounds = append(r.rounds, o.wall)
+	if r.err == "" && o.wall < r.wall {
+		r.wall, r.cpu = o.wall, o.cpu
+	}
+	r.maxRSS = median(slices.Clone(r.rsses))
+}
+
+// medianWall is the median wall time of all of r's links.
+func (r result) medianWall() time.Duration {
+	return median(slices.Clone(r.walls))
 }
 
 // median returns the median of vs (the upper one of an even count; zero

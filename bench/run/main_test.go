@@ -52,24 +52,49 @@ func TestParseInts(t *testing.T) {
 	}
 }
 
-// TestReport checks the speedup column and that both renderings carry every
-// row.
+// TestReport checks the speedup column, the time per object from the
+// fastest and the median links, and that both renderings carry every row.
 func TestReport(t *testing.T) {
+	s := time.Second
 	rep := &report{cpus: 2, rows: []row{
-		{n: 1000, bytes: 4_300_000, nv: result{ran: true, wall: 3 * time.Second, maxRSS: 16e6, runs: 3}, wl: result{ran: true, wall: time.Second, maxRSS: 8e6, runs: 17}, outputs: "equivalent"},
-		{n: 2000, bytes: 8_600_000, nv: result{ran: true, err: "timeout (2m0s)"}, wl: result{ran: true, wall: 3 * time.Second}},
+		{n: 1000, bytes: 4_300_000, nv: result{ran: true, wall: 3 * s, maxRSS: 16e6, runs: 3}, wl: result{ran: true, wall: s, maxRSS: 8e6, runs: 17, walls: []time.Duration{s, 1400 * time.Millisecond, 1200 * time.Millisecond}, rounds: []time.Duration{s, 1100 * time.Millisecond}}, outputs: "equivalent"},
+		{n: 2000, bytes: 8_600_000, nv: result{ran: true, err: "timeout (2m0s)"}, wl: result{ran: true, wall: 3 * s, walls: []time.Duration{5 * s, 3 * s, 4 * s}, rounds: []time.Duration{3 * s}}},
 	}}
 	var txt, md bytes.Buffer
 	rep.text(&txt)
 	rep.markdown(&md)
-	// Per object: 1.0 and 1.5 ms.
-	for _, want := range []string{"3.0x", "equivalent", "> 2m0s", "16 MB", "time per object (spread 1.50x)", "1.5000", "1.50x", "3/17"} {
+	// Per object, fastest links: 1.0 and 1.5 ms; median links: 1.2 and 2.0.
+	for _, want := range []string{"3.0x", "equivalent", "> 2m0s", "16 MB", "time per object (spread 1.50x; of the median links 1.67x)", "1.5000", "1.50x", "3/17", "1.2000", "2.0000", "1.000 / 1.100 s"} {
 		if !strings.Contains(txt.String(), want) || !strings.Contains(md.String(), want) {
 			t.Errorf("report lacks %q:\n%s\n%s", want, txt.String(), md.String())
 		}
 	}
 	if !strings.Contains(md.String(), "| 1000 | 4.3 |") {
 		t.Errorf("markdown row missing:\n%s", md.String())
+	}
+}
+
+// TestAddRound checks how a later round folds into a measurement: the
+// fastest link with its CPU time, the median RSS of all links, each round's
+// fastest, and a failure in any round.
+func TestAddRound(t *testing.T) {
+	s := time.Second
+	r := result{ran: true, wall: 2 * s, cpu: 3 * s, runs: 2, walls: []time.Duration{2 * s, 3 * s}, rsses: []int64{10, 30}, maxRSS: 30, rounds: []time.Duration{2 * s}}
+	r.addRound(result{ran: true, wall: s, cpu: 4 * s, runs: 1, walls: []time.Duration{s}, rsses: []int64{20}, rounds: []time.Duration{s}})
+	if r.wall != s || r.cpu != 4*s || r.runs != 3 || r.maxRSS != 20 || len(r.rounds) != 2 || r.rounds[1] != s || r.medianWall() != 2*s {
+		t.Errorf("after a faster round: %+v", r)
+	}
+	r.addRound(result{ran: true, wall: 3 * s, cpu: 9 * s, runs: 1, walls: []time.Duration{3 * s}, rsses: []int64{40}})
+	if r.wall != s || r.cpu != 4*s || r.maxRSS != 30 || len(r.rounds) != 3 {
+		t.Errorf("after a slower round: %+v", r)
+	}
+	r.addRound(result{ran: true, err: "boom", runs: 1, walls: []time.Duration{5 * s}})
+	if r.err != "boom" || r.runs != 5 || r.wall != s || len(r.walls) != 5 {
+		t.Errorf("after a failed round: %+v", r)
+	}
+	r.addRound(result{})
+	if r.runs != 5 {
+		t.Errorf("a round that did not run counted: %+v", r)
 	}
 }
 
