@@ -203,3 +203,33 @@ func TestIOFloor(t *testing.T) {
 		t.Error("ioFloor with a missing input: no error")
 	}
 }
+
+// TestSameFile checks the streaming comparison of two outputs: equal
+// files, a differing byte past the first buffer, and different lengths.
+func TestSameFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := bytes.Repeat([]byte("warplink"), 300_000) // 2.4 MB: three buffers
+	other := bytes.Clone(base)
+	other[len(other)-5] ^= 1
+	a, b := write("a", base), write("b", bytes.Clone(base))
+	c, d := write("c", other), write("d", base[:len(base)-1])
+	e := write("e", nil)
+	for _, tc := range []struct {
+		x, y string
+		want bool
+	}{{a, b, true}, {a, c, false}, {a, d, false}, {d, a, false}, {e, e, true}, {e, a, false}} {
+		if got, err := sameFile(tc.x, tc.y); got != tc.want || err != nil {
+			t.Errorf("sameFile(%s, %s) = %v, %v; want %v", filepath.Base(tc.x), filepath.Base(tc.y), got, err, tc.want)
+		}
+	}
+	if _, err := sameFile(a, filepath.Join(dir, "missing")); err == nil {
+		t.Error("a missing file compared without an error")
+	}
+}

@@ -6,7 +6,10 @@ import (
 )
 
 // maxRSS returns the peak resident set size of a finished process in bytes
-// (Linux reports ru_maxrss in KiB).
+// (Linux reports ru_maxrss in KiB). It is at least the benchmark's own
+// peak at the time of the fork: Linux keeps the old address space's
+// high-water mark across exec (docs/performance.md), so the benchmark
+// must not grow past the links it measures.
 func maxRSS(ps *os.ProcessState) int64 {
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		return int64(ru.Maxrss) * 1024 // (int32 on 386)
