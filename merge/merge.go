@@ -489,6 +489,21 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 		o.SecOff[i] = 0
 		return id
 	}
+	if _, nobits := outType(in); nobits != sec.Nobits && in.Size > 0 {
+		// Only a malformed input merges a section without file contents
+		// into one with contents of the same name, or the other way
+		// round: the first would be written as zeros of its whole size
+		// (a fuzzed cubin: 23 GB), the second would lose its contents.
+		// nvlink 11.8 fails on such inputs with an internal error or a
+		// crash; this names the section instead.
+		this, earlier := "has", "has none"
+		if nobits {
+			this, earlier = "has no", "has"
+		}
+		ctx.Diags.Fatalf([3]int{2, o.ID, i}, "Section '%s' in '%s' %s file contents, but an earlier section of that name %s", in.Name, o.Name, this, earlier)
+		o.SecMap[i] = id
+		return id
+	}
 	align := uint64(in.Addralign)
 	if align == 0 {
 		align = 1

@@ -41,6 +41,11 @@ type Options struct {
 	// does not change the output either (tests make it tiny, so that
 	// every run reuses a buffer).
 	WriteChunk int
+	// MaxOutputSize bounds the output file's size in bytes (0: 1 TiB,
+	// past any real link's: 100,000 generated objects write 286 MB); a
+	// link that would write more fails before writing anything. Only
+	// malformed inputs can come near the default; tests set less.
+	MaxOutputSize uint64
 	// WeakRule selects weak-function selection: "" (nvlink 11.8: the first
 	// definition stays) or "regcount" (nvlink 13.0 per the seeds: fewer
 	// registers, then newer PTX, else the first).

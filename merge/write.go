@@ -69,6 +69,10 @@ func write(ctx *Context) error {
 
 	// File layout.
 	pos := uint64(elf.EhdrSize)
+	limit := ctx.Opts.MaxOutputSize
+	if limit == 0 {
+		limit = maxOutputSize
+	}
 	for i := 1; i < len(hdrs); i++ {
 		h := &hdrs[i]
 		a := h.sec.Align
@@ -80,12 +84,13 @@ func write(ctx *Context) error {
 		if !h.sec.Nobits {
 			pos += h.size
 		}
-		if pos > maxOutputSize || pos < h.off {
-			// Only contents without bytes behind them can get here
-			// (sections of NOBITS inputs merged by name into one with
-			// contents): refuse before writing that many zeros.
+		if pos > limit || pos < h.off {
+			// A backstop: contents come from the inputs' bytes, and merge
+			// refuses sections without file contents merged by name into
+			// one with contents (which once got here with 2 TiB of
+			// zeros). Refuse before writing anything.
 			ctx.Diags.Fatalf([3]int{9, 2, 0}, "output file '%s' would take more than 0x%x bytes (section %s)",
-				ctx.Opts.output(), uint64(maxOutputSize), h.sec.Name)
+				ctx.Opts.output(), limit, h.sec.Name)
 			return errFatal
 		}
 	}
@@ -162,8 +167,7 @@ func runBuffer(ctx *Context, n int, total uint64) []byte {
 	return ctx.mem.Alloc(n)
 }
 
-// maxOutputSize bounds the executable's size: 1 TiB, past any link's
-// real contents (100,000 generated objects write 286 MB).
+// maxOutputSize is Options.MaxOutputSize's default: 1 TiB.
 const maxOutputSize = 1 << 40
 
 // heapRunsBelow is the output size under which the run buffers come from
