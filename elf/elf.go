@@ -472,6 +472,12 @@ func (f *File) parseSymbols(alloc func(int) []byte) error {
 		if f.Header.Machine == EMCUDA && s.RawShndx >= SHNLoReserve && s.RawShndx != SHNAbs && s.RawShndx != SHNCommon && s.RawShndx != SHNXindex {
 			return errorf("symbol %d (%s) has the reserved section index 0x%x", i, s.Name, s.RawShndx)
 		}
+		if f.Header.Machine == EMCUDA && s.Shndx != SHNUndef && (s.Shndx < SHNLoReserve || s.RawShndx == SHNXindex) && f.Sections[s.Shndx].Type == SHTNull {
+			// An inactive section holds nothing to define a symbol in: such
+			// a symbol made an output section of type SHT_NULL with a size
+			// (a fuzzed input; nvlink 11.8 failed on it for another reason).
+			return errorf("symbol %d (%s) is defined in section %d, which is SHT_NULL", i, s.Name, s.Shndx)
+		}
 	}
 	return nil
 }

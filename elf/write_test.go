@@ -60,10 +60,24 @@ func TestEncodeRoundTrip(t *testing.T) {
 }
 
 // TestParseNullSectionWithSize rejects an inactive (SHT_NULL) section that
-// claims a size, and accepts one that claims none.
+// claims a size, accepts one that claims none, and rejects a symbol
+// defined in one.
 func TestParseNullSectionWithSize(t *testing.T) {
-	b, f := readAndParse(t, corpusDir+"/globals/b.cubin")
-	k := len(f.Sections) - 1
+	b, f := readAndParse(t, corpusDir+"/xcall/a.cubin")
+	k := -1 // a section no symbol is defined in
+	for i, sec := range f.Sections {
+		named := false
+		for _, sym := range f.Symbols {
+			named = named || sym.Shndx == uint32(i)
+		}
+		if (sec.Type == SHTRela || sec.Type == SHTCudaInfo) && sec.Size > 0 && !named {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		t.Fatal("no relocation or .nv.info section without symbols")
+	}
 	hdr := b[int(f.Header.Shoff)+k*ShdrSize:]
 	binary.LittleEndian.PutUint32(hdr[4:], SHTNull)
 	if _, err := Parse(b); err == nil || !strings.Contains(err.Error(), "is SHT_NULL but has size") {
@@ -73,4 +87,18 @@ func TestParseNullSectionWithSize(t *testing.T) {
 	if _, err := Parse(b); err != nil {
 		t.Errorf("SHT_NULL section %d of size 0: %v", k, err)
 	}
+	// A symbol defined in it is refused (a fuzzed input linked into an
+	// output with an SHT_NULL section of size 4).
+	for i, sym := range f.Symbols {
+		if i > 0 && sym.Shndx != SHNUndef && int(sym.Shndx) < len(f.Sections) && sym.Shndx != uint32(k) {
+			hdr := b[int(f.Header.Shoff)+int(sym.Shndx)*ShdrSize:]
+			binary.LittleEndian.PutUint32(hdr[4:], SHTNull)
+			binary.LittleEndian.PutUint64(hdr[32:], 0)
+			if _, err := Parse(b); err == nil || !strings.Contains(err.Error(), "which is SHT_NULL") {
+				t.Errorf("symbol %d (%s) in an SHT_NULL section: err = %v", i, sym.Name, err)
+			}
+			return
+		}
+	}
+	t.Fatal("no defined symbol to test with")
 }
