@@ -10,6 +10,8 @@ package merge
 // and every function a data section's relocation names (virtual tables); a
 // function is live when a live function's code has a relocation naming it
 // (the code of a replaced weak function counts as the winner's).
+// An undefined global stays referenced (and is reported) when a relocation
+// of live code or a live function's call-graph edge names it.
 // --keep-system-libraries keeps all of libcudadevrt. The outcome depends
 // only on the inputs: each object's references are found in parallel and
 // gathered in file order.
@@ -106,7 +108,11 @@ func dce(ctx *Context) error {
 		}
 	}
 	// Undefined references only removed code made go with it. (What each
-	// object names is found in parallel, then marked.)
+	// object names is found in parallel, then marked.) A live function's
+	// call edge in .nv.callgraph names its callee too: nvlink 11.8
+	// reports an undefined callee that only the call graph names
+	// (testdata/crafted/callgraph-only-reference; in ptxas's output every
+	// call edge has its relocation as well).
 	named := make([][]int32, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		o := ctx.Objs[i]
@@ -120,6 +126,7 @@ func dce(ctx *Context) error {
 				}
 			}
 		})
+		named[i] = callEdges(ctx, o, named[i])
 		return nil
 	})
 	used := make([]bool, len(ctx.Syms))
@@ -173,6 +180,32 @@ func (o *Options) kernelUsed(name string) bool {
 		}
 	}
 	return false
+}
+
+// callEdges appends to named the callees of o's call edges (the first
+// block of .nv.callgraph) whose caller is a live function.
+func callEdges(ctx *Context, o *Obj, named []int32) []int32 {
+	for si := range o.F.Sections {
+		s := &o.F.Sections[si]
+		if s.Type != elf.SHTCudaCallgraph {
+			continue
+		}
+		block := int32(-1)
+		for off := 0; off+8 <= len(s.Data); off += 8 {
+			e := elf.CallgraphEntryAt(s.Data, off)
+			switch {
+			case e.IsMarker():
+				block = e.Callee
+			case block == -1 && e.Callee > 0 && int(e.Callee) < len(o.F.Symbols) && int(e.Caller) < len(o.F.Symbols):
+				if c := remapSym(o, e.Caller); c >= 0 && !ctx.Syms[c].dead {
+					if m := remapSym(o, uint32(e.Callee)); m >= 0 {
+						named = append(named, m)
+					}
+				}
+			}
+		}
+	}
+	return named
 }
 
 // referencedLive reports whether code that survived dead code elimination

@@ -70,6 +70,18 @@ case_weak_vs_weak_newer_ptx() {
 	link $d -arch=$ARCH -v main.cubin a.fatbin b.fatbin -o ref.cubin
 }
 
+# Corpus printf's a.cubin with its .rela.text (section 9) emptied: the
+# call of the undefined twice() stays only in .nv.callgraph.
+case_callgraph_only_reference() {
+	d=callgraph-only-reference
+	mkdir -p $d
+	cp ../corpus/cuda11.8-sm_90/printf/a.cubin $d/a.cubin
+	printf '\000\000\000\000\000\000\000\000' | dd of=$d/a.cubin bs=1 seek=$PRINTF_RELA_SIZE conv=notrunc 2>/dev/null
+	link $d -arch=$ARCH a.cubin -o ref.cubin
+}
+# (the sh_size field of a.cubin's section 9: e_shoff + 9 * 64 + 32)
+PRINTF_RELA_SIZE=3600
+
 case_weak_loser_cleanup() {
 	d=weak-loser-cleanup
 	asm $d main.ptx
