@@ -114,6 +114,13 @@ func dce(ctx *Context) error {
 	// (testdata/crafted/callgraph-only-reference; in ptxas's output every
 	// call edge has its relocation as well).
 	named := make([][]int32, len(ctx.Objs))
+	undefFunc := false // (without one, call edges change nothing)
+	for _, id := range ctx.Globals {
+		if s := ctx.Syms[id]; s.Sec < 0 && s.Shndx == 0 && s.Type() == elf.STTFunc {
+			undefFunc = true
+			break
+		}
+	}
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		o := ctx.Objs[i]
 		o.eachRelocSection(func(t int, rels []elf.Rela) {
@@ -126,7 +133,9 @@ func dce(ctx *Context) error {
 				}
 			}
 		})
-		named[i] = callEdges(ctx, o, named[i])
+		if undefFunc {
+			named[i] = callEdges(ctx, o, named[i])
+		}
 		return nil
 	})
 	used := make([]bool, len(ctx.Syms))
@@ -182,8 +191,8 @@ func (o *Options) kernelUsed(name string) bool {
 	return false
 }
 
-// callEdges appends to named the callees of o's call edges (the first
-// block of .nv.callgraph) whose caller is a live function.
+// callEdges appends to named the undefined callees of o's call edges (the
+// first block of .nv.callgraph) whose caller is a live function.
 func callEdges(ctx *Context, o *Obj, named []int32) []int32 {
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
@@ -198,7 +207,7 @@ func callEdges(ctx *Context, o *Obj, named []int32) []int32 {
 				block = e.Callee
 			case block == -1 && e.Callee > 0 && int(e.Callee) < len(o.F.Symbols) && int(e.Caller) < len(o.F.Symbols):
 				if c := remapSym(o, e.Caller); c >= 0 && !ctx.Syms[c].dead {
-					if m := remapSym(o, uint32(e.Callee)); m >= 0 {
+					if m := remapSym(o, uint32(e.Callee)); m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 {
 						named = append(named, m)
 					}
 				}
