@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 )
 
@@ -333,6 +334,27 @@ func CallgraphProtoBlock(b int32) bool { return b == -2 || b == -3 }
 // .nv.callgraph section's bytes b (off+8 <= len(b)).
 func CallgraphEntryAt(b []byte, off int) CallgraphEntry {
 	return CallgraphEntry{Caller: le.Uint32(b[off:]), Callee: int32(le.Uint32(b[off+4:]))}
+}
+
+// CallgraphRecords yields the records of a .nv.callgraph section's bytes b
+// other than the block markers, each with the block it is in (the
+// marker's callee field: -1 call edges, -2 address-taken functions, -3
+// indirect calls, -4 possible callees); records before the first marker
+// are in block -1. A trailing partial record is ignored.
+func CallgraphRecords(b []byte) iter.Seq2[int32, CallgraphEntry] {
+	return func(yield func(int32, CallgraphEntry) bool) {
+		block := int32(-1)
+		for off := 0; off+8 <= len(b); off += 8 {
+			e := CallgraphEntryAt(b, off)
+			if e.IsMarker() {
+				block = e.Callee
+				continue
+			}
+			if !yield(block, e) {
+				return
+			}
+		}
+	}
 }
 
 // ParseCallgraph decodes a .nv.callgraph (or, with the same layout of

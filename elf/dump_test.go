@@ -3,11 +3,13 @@ package elf
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -354,4 +356,39 @@ func FuzzDump(f *testing.F) {
 			t.Fatal("dump is not deterministic")
 		}
 	})
+}
+
+// TestCallgraphRecords checks the block each record is yielded in: -1
+// before the first marker, then each marker's; markers themselves and a
+// trailing partial record are not yielded, and a break stops the walk.
+func TestCallgraphRecords(t *testing.T) {
+	rec := func(caller uint32, callee int32) []byte {
+		return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, caller), uint32(callee))
+	}
+	var b []byte
+	for _, r := range [][2]int64{{3, 4}, {0, -1}, {7, 8}, {7, 9}, {0, -2}, {5, 0x10}, {0, -3}, {0, -4}, {2, 6}} {
+		b = append(b, rec(uint32(r[0]), int32(r[1]))...)
+	}
+	b = append(b, 1, 2, 3) // partial
+	type got struct {
+		block          int32
+		caller, callee int64
+	}
+	var all []got
+	for block, e := range CallgraphRecords(b) {
+		all = append(all, got{block, int64(e.Caller), int64(e.Callee)})
+	}
+	want := []got{{-1, 3, 4}, {-1, 7, 8}, {-1, 7, 9}, {-2, 5, 0x10}, {-4, 2, 6}}
+	if !slices.Equal(all, want) {
+		t.Errorf("records %v, want %v", all, want)
+	}
+	n := 0
+	for range CallgraphRecords(b) {
+		if n++; n == 2 {
+			break
+		}
+	}
+	if n != 2 {
+		t.Errorf("break after 2: walked %d", n)
+	}
 }

@@ -191,26 +191,20 @@ func (o *Options) kernelUsed(name string) bool {
 	return false
 }
 
-// callEdges appends to named the undefined callees of o's call edges (the
-// first block of .nv.callgraph) whose caller is a live function.
+// callEdges appends to named the undefined callees of o's call edges
+// (block -1 of .nv.callgraph) whose caller is a live function.
 func callEdges(ctx *Context, o *Obj, named []int32) []int32 {
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
 		if s.Type != elf.SHTCudaCallgraph {
 			continue
 		}
-		block := int32(-1)
-		for off := 0; off+8 <= len(s.Data); off += 8 {
-			e := elf.CallgraphEntryAt(s.Data, off)
-			switch {
-			case e.IsMarker():
-				block = e.Callee
-			case block == -1 && e.Callee > 0 && int(e.Callee) < len(o.F.Symbols) && int(e.Caller) < len(o.F.Symbols):
-				if c := remapSym(o, e.Caller); c >= 0 && !ctx.Syms[c].dead {
-					if m := remapSym(o, uint32(e.Callee)); m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 {
-						named = append(named, m)
-					}
-				}
+		for block, e := range elf.CallgraphRecords(s.Data) {
+			if block != -1 || e.Callee <= 0 || ctx.liveSym(o, e.Caller) < 0 {
+				continue
+			}
+			if m := remapSym(o, uint32(e.Callee)); m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 {
+				named = append(named, m)
 			}
 		}
 	}
@@ -218,8 +212,8 @@ func callEdges(ctx *Context, o *Obj, named []int32) []int32 {
 }
 
 // referencedLive reports whether code that survived dead code elimination
-// still has a relocation naming symbol id (undefined references from
-// removed code do not count).
+// still names symbol id, by a relocation or (for an undefined function) a
+// call-graph edge; references from removed code do not count.
 func (ctx *Context) referencedLive(id int32) bool {
 	return !ctx.Syms[id].dead && int(id) < len(ctx.liveRefs) && ctx.liveRefs[id]
 }

@@ -866,13 +866,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 			}
 			hasCG = true
 			strs := o.strtab()
-			list := int32(-1)
-			for off := 0; off+8 <= len(s.Data); off += 8 {
-				r := elf.CallgraphEntryAt(s.Data, off)
-				if r.IsMarker() {
-					list = r.Callee
-					continue
-				}
+			for list, r := range elf.CallgraphRecords(s.Data) {
 				ca := ctx.liveSym(o, r.Caller)
 				if ca < 0 {
 					continue

@@ -218,12 +218,8 @@ func mergeFile(ctx *Context, o *Obj) {
 			// The prototype strings of the address-taken (-2) and
 			// indirect-call (-3) lists.
 			strs := o.strtab()
-			list := int32(-1)
-			for off := 0; off+8 <= len(s.Data); off += 8 {
-				e := elf.CallgraphEntryAt(s.Data, off)
-				if e.IsMarker() {
-					list = e.Callee
-				} else if elf.CallgraphProtoBlock(list) {
+			for list, e := range elf.CallgraphRecords(s.Data) {
+				if elf.CallgraphProtoBlock(list) {
 					if str, ok := elf.CString(strs, uint32(e.Callee)); ok {
 						ctx.Str.Add(str)
 					}
