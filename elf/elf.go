@@ -466,16 +466,18 @@ func (f *File) parseSymbols(alloc func(int) []byte) error {
 			}
 			s.Shndx = le.Uint32(xindex[i*4:])
 		}
-		if s.Shndx != SHNUndef && (s.Shndx < SHNLoReserve || s.RawShndx == SHNXindex) && int(s.Shndx) >= len(f.Sections) {
+		inSection := s.Shndx != SHNUndef && (s.Shndx < SHNLoReserve || s.RawShndx == SHNXindex)
+		if inSection && int(s.Shndx) >= len(f.Sections) {
 			return errorf("symbol %d (%s) refers to section %d of %d", i, s.Name, s.Shndx, len(f.Sections))
 		}
 		if f.Header.Machine == EMCUDA && s.RawShndx >= SHNLoReserve && s.RawShndx != SHNAbs && s.RawShndx != SHNCommon && s.RawShndx != SHNXindex {
 			return errorf("symbol %d (%s) has the reserved section index 0x%x", i, s.Name, s.RawShndx)
 		}
-		if f.Header.Machine == EMCUDA && s.Shndx != SHNUndef && (s.Shndx < SHNLoReserve || s.RawShndx == SHNXindex) && f.Sections[s.Shndx].Type == SHTNull {
+		if f.Header.Machine == EMCUDA && inSection && f.Sections[s.Shndx].Type == SHTNull {
 			// An inactive section holds nothing to define a symbol in: such
 			// a symbol made an output section of type SHT_NULL with a size
-			// (a fuzzed input; nvlink 11.8 failed on it for another reason).
+			// (a fuzzed input, which nvlink 11.8 refused for an undefined
+			// reference its call graph named).
 			return errorf("symbol %d (%s) is defined in section %d, which is SHT_NULL", i, s.Name, s.Shndx)
 		}
 	}
