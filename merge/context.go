@@ -66,7 +66,7 @@ type Context struct {
 	infoOrder    []int32      // code sections in the order nvlink creates their .nv.info.<f>
 	infoSeen     map[int32]bool
 	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
-	codeRefs     lists[int32]       // code section ID -> function symbols its relocations name (dce)
+	callees      lists[int32]       // function symbol ID -> its callees in the inputs' call graphs (dce)
 	externOff    map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
 	hasExtern    bool               // some input references extern __shared__ memory
 	directEdges  int                // cgEdges[:directEdges] came from the inputs' call lists

@@ -4,12 +4,17 @@ package merge
 // without host information (testdata/crafted, corpus "archive").
 //
 // Inputs: merge results. Outputs: OutSec.Dead and OutSym.dead for the
-// removed functions and their per-function sections.
+// removed functions and their per-function sections; Context.callees
+// (each function's callees in the inputs' call graphs, for layout).
 // Invariants: roots are every entry function (those --kernels-used names
 // when it or --variables-used is given), every address-taken function
-// and every function a data section's relocation names (virtual tables); a
-// function is live when a live function's code has a relocation naming it
-// (the code of a replaced weak function counts as the winner's).
+// (st_other bit, or listed in block -2 of an input's .nv.callgraph) and
+// every function a data section's relocation names (virtual tables); a
+// function is live when a live function's call edge (block -1 of
+// .nv.callgraph) names it, as in nvlink 11.8: a relocation in live code
+// alone does not keep its target (testdata/crafted/callgraph-liveness,
+// callgraph-edge-not-relocation; in ptxas's output every call has both).
+// The edges of a replaced weak function count as the winner's.
 // An undefined global stays referenced (and is reported) when a relocation
 // of live code or a live function's call-graph edge names it.
 // --keep-system-libraries keeps all of libcudadevrt. The outcome depends
@@ -17,60 +22,53 @@ package merge
 // gathered in file order.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/warplink/warplink/elf"
 )
 
 func dce(ctx *Context) error {
-	// refs[text section] = function symbols its relocations name. Each
-	// object's references are found in parallel, then gathered in file
-	// order.
-	type ref struct{ from, fn int32 } // from -1: a data section's
-	per := make([][]ref, len(ctx.Objs))
+	// What each object's call graph and data sections name, found in
+	// parallel, then gathered in file order.
+	per := make([]objCalls, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-		o := ctx.Objs[i]
-		o.eachRelocSection(func(t int, rels []elf.Rela) {
-			code := o.F.Sections[t].Flags&elf.SHFExecInstr != 0
-			from := o.SecMap[t]
-			if from < 0 && code && o.Drop[t] {
-				from = winnerCode(ctx, o, t)
-			}
-			if from < 0 || !code && o.F.Sections[t].Flags&elf.SHFAlloc == 0 {
-				return
-			}
-			if !code {
-				from = -1
-			}
-			for _, r := range rels {
-				if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].Type() == elf.STTFunc {
-					per[i] = append(per[i], ref{from, m})
-				}
-			}
-		})
+		per[i] = findCalls(ctx, ctx.Objs[i])
 		return nil
 	})
-	refs := newLists[int32](len(ctx.Secs))
-	var dataRefs []int32
-	for _, rs := range per {
-		for _, r := range rs {
-			if r.from >= 0 {
-				refs.count(r.from)
-			} else {
-				dataRefs = append(dataRefs, r.fn)
+	// An indirect call site may reach every address-taken function of its
+	// prototype (the edges finalize adds to the output's call graph).
+	var indirect objCalls
+	if slices.ContainsFunc(per, func(c objCalls) bool { return len(c.sites) > 0 }) {
+		byProto := map[string][]int32{}
+		for _, c := range per {
+			for _, t := range c.taken {
+				byProto[t.proto] = append(byProto[t.proto], t.fn)
+			}
+		}
+		for _, c := range per {
+			for _, s := range c.sites {
+				for _, f := range byProto[s.proto] {
+					indirect.edges = append(indirect.edges, cgEdge{s.fn, f})
+				}
 			}
 		}
 	}
-	refs.place()
-	for _, rs := range per {
-		for _, r := range rs {
-			if r.from >= 0 {
-				refs.put(r.from, r.fn)
-			}
+	all := append(per, indirect)
+	callees := newLists[int32](len(ctx.Syms))
+	for _, c := range all {
+		for _, e := range c.edges {
+			callees.count(e.caller)
 		}
 	}
-	refs.done()
-	ctx.codeRefs = refs
+	callees.place()
+	for _, c := range all {
+		for _, e := range c.edges {
+			callees.put(e.caller, e.callee)
+		}
+	}
+	callees.done()
+	ctx.callees = callees
 	live := make([]bool, len(ctx.Syms))
 	var work []int32
 	mark := func(f int32) {
@@ -87,16 +85,19 @@ func dce(ctx *Context) error {
 			mark(s.ID)
 		}
 	}
-	for _, f := range dataRefs {
-		mark(f)
+	for _, c := range per {
+		for _, t := range c.taken {
+			mark(t.fn)
+		}
+		for _, f := range c.dataRefs {
+			mark(f)
+		}
 	}
 	for len(work) > 0 {
 		f := work[len(work)-1]
 		work = work[:len(work)-1]
-		if sec := ctx.Syms[f].Sec; sec >= 0 {
-			for _, g := range refs.of(sec) {
-				mark(g)
-			}
+		for _, g := range callees.of(f) {
+			mark(g)
 		}
 	}
 	deadText := make([]bool, len(ctx.Secs))
@@ -161,20 +162,6 @@ func dce(ctx *Context) error {
 	return nil
 }
 
-// winnerCode is the output code section of the definition that replaced
-// the weak function whose code is input section t of o (-1 if none).
-// nvlink keeps the calls of the replaced code as calls of the function, so
-// what only the loser called stays (testdata/crafted/weak-loser-cleanup).
-func winnerCode(ctx *Context, o *Obj, t int) int32 {
-	for i := range o.F.Symbols {
-		s := &o.F.Symbols[i]
-		if int(s.Shndx) == t && s.Type() == elf.STTFunc && o.SymMap[i] >= 0 {
-			return ctx.Syms[o.SymMap[i]].Sec
-		}
-	}
-	return -1
-}
-
 // kernelUsed reports whether the entry named name is a root. nvlink 11.8
 // keeps, once --kernels-used or --variables-used is given, only the entries
 // whose names contain one of the --kernels-used strings: --variables-used
@@ -216,4 +203,63 @@ func callEdges(ctx *Context, o *Obj, named []int32) []int32 {
 // call-graph edge; references from removed code do not count.
 func (ctx *Context) referencedLive(id int32) bool {
 	return !ctx.Syms[id].dead && int(id) < len(ctx.liveRefs) && ctx.liveRefs[id]
+}
+
+// objCalls is what dce finds in one object: its call edges (block -1 of
+// .nv.callgraph) between output function symbols, its address-taken
+// functions (block -2) and indirect call sites (block -3) with their
+// prototype strings, and the functions its allocated data sections'
+// relocations name (virtual tables). The edges of a replaced weak function
+// are the function's that replaced it.
+type objCalls struct {
+	edges        []cgEdge
+	taken, sites []protoRef
+	dataRefs     []int32
+}
+
+// protoRef is a function or call site of a call graph's prototype lists.
+type protoRef struct {
+	fn    int32
+	proto string
+}
+
+func findCalls(ctx *Context, o *Obj) objCalls {
+	var c objCalls
+	for si := range o.F.Sections {
+		s := &o.F.Sections[si]
+		if s.Type != elf.SHTCudaCallgraph {
+			continue
+		}
+		strs := o.strtab()
+		for block, e := range elf.CallgraphRecords(s.Data) {
+			ca := remapSym(o, e.Caller)
+			if ca < 0 || ctx.Syms[ca].Type() != elf.STTFunc {
+				continue
+			}
+			switch {
+			case block == -1 && e.Callee > 0:
+				if cb := remapSym(o, uint32(e.Callee)); cb >= 0 && ctx.Syms[cb].Type() == elf.STTFunc {
+					c.edges = append(c.edges, cgEdge{ca, cb})
+				}
+			case block == -2 || block == -3:
+				proto, _ := elf.CString(strs, uint32(e.Callee))
+				if block == -2 {
+					c.taken = append(c.taken, protoRef{ca, proto})
+				} else {
+					c.sites = append(c.sites, protoRef{ca, proto})
+				}
+			}
+		}
+	}
+	o.eachRelocSection(func(t int, rels []elf.Rela) {
+		if sec := &o.F.Sections[t]; o.SecMap[t] < 0 || sec.Flags&elf.SHFExecInstr != 0 || sec.Flags&elf.SHFAlloc == 0 {
+			return
+		}
+		for _, r := range rels {
+			if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].Type() == elf.STTFunc {
+				c.dataRefs = append(c.dataRefs, m)
+			}
+		}
+	})
+	return c
 }

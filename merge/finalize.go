@@ -90,6 +90,7 @@ func finalize(ctx *Context) error {
 	info := startObjectInfo(ctx)
 	buildCallgraph(ctx, info.wait)
 	ctx.calls, ctx.callers = calleesByCaller(ctx.cgEdges, len(ctx.Syms))
+	propagateBarriers(ctx)
 	if ctx.hasExtern {
 		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
 	}
@@ -383,6 +384,63 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			if ctx.Opts.DumpCallgraph && ctx.Syms[f].Other&stoCudaEntry != 0 {
 				ctx.cg.raised = append(ctx.cg.raised, regRaise{entry: int32(f), src: b.src, v: b.v})
 			}
+		}
+	}
+}
+
+// barrierMask is where a code section's sh_flags keep the number of named
+// barriers its code uses (bits 20-26).
+const (
+	barrierShift = 20
+	barrierMask  = 0x7F << barrierShift
+)
+
+// propagateBarriers gives each entry's code section the largest barrier
+// count among the functions it can reach through the call graph, its own
+// included, as nvlink 11.8 does: a kernel whose only __syncthreads is in a
+// device function of another object needs that barrier too
+// (testdata/crafted/barrier-propagation). Other functions keep theirs.
+// Counts flow from callees to callers until nothing changes, like
+// propagateRegCount's; a link whose functions use no barriers pays one scan.
+func propagateBarriers(ctx *Context) {
+	val := []uint8(nil) // by symbol ID: the largest count the function reaches
+	var queue []int32
+	for _, s := range ctx.Syms {
+		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym || s.dead {
+			continue
+		}
+		if n := uint8((ctx.Secs[s.Sec].Flags & barrierMask) >> barrierShift); n > 0 {
+			if val == nil {
+				val = make([]uint8, len(ctx.Syms))
+			}
+			val[s.ID] = n
+			queue = append(queue, s.ID)
+		}
+	}
+	if val == nil {
+		return
+	}
+	reversed := make([]cgEdge, len(ctx.cgEdges))
+	for i, e := range ctx.cgEdges {
+		reversed[i] = cgEdge{caller: e.callee, callee: e.caller}
+	}
+	callers, _ := calleesByCaller(reversed, len(ctx.Syms))
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		for _, c := range callers.of(f) {
+			if val[f] > val[c] {
+				val[c] = val[f]
+				queue = append(queue, c)
+			}
+		}
+	}
+	for _, s := range ctx.Syms {
+		if s.Other&stoCudaEntry == 0 || s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym || s.dead {
+			continue
+		}
+		if sec := ctx.Secs[s.Sec]; uint64(val[s.ID]) > (sec.Flags&barrierMask)>>barrierShift {
+			sec.Flags = sec.Flags&^barrierMask | uint64(val[s.ID])<<barrierShift
 		}
 	}
 }
@@ -848,7 +906,9 @@ type cgEdge struct {
 // (function, prototype string) pairs, and, in objects of CUDA 13.0, -4
 // (indirect call site, possible callee) pairs of symbols. The output lists the call edges
 // grouped by caller, callers in symbol order, each caller's callees in
-// reverse input order (nvlink prepends); the -2 and -3 lists keep file
+// reverse input order (nvlink prepends); an edge an earlier file already
+// had is dropped, but a file's own repeated edges are kept
+// (testdata/crafted/callgraph-duplicate-edge); the -2 and -3 lists keep file
 // order, their strings moved to the output .strtab.
 //
 // The edges are collected while objectInfo runs (see finalize): until
@@ -859,6 +919,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	seen := map[cgEdge]bool{}
 	taken := map[int32]bool{}
 	for _, o := range ctx.Objs {
+		first := len(ctx.cgEdges) // (this file's edges: seen once it is done)
 		for si := range o.F.Sections {
 			s := &o.F.Sections[si]
 			if s.Type != elf.SHTCudaCallgraph {
@@ -881,7 +942,6 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 					case list != -1:
 						cg.lists[list] = append(cg.lists[list], e)
 					case !seen[e]:
-						seen[e] = true
 						ctx.cgEdges = append(ctx.cgEdges, e)
 					}
 					continue
@@ -895,6 +955,9 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 					taken[ca] = true
 				}
 			}
+		}
+		for _, e := range ctx.cgEdges[first:] {
+			seen[e] = true
 		}
 		addLaunchedKernels(ctx, o, cg, taken)
 	}

@@ -234,18 +234,28 @@ func sharedRefs(ctx *Context) (map[int32][]dataKey, map[int32]bool) {
 }
 
 // reachableCode is the set of live code sections an entry whose code is
-// section t can run: t and, transitively, the code of every function named
-// by a relocation in reachable code.
+// section t can run: t and the code of every function its call-graph edges
+// reach, transitively (as nvlink 11.8 finds them: a call with no edge
+// brings nothing, testdata/crafted/shared-through-callgraph).
 func (ctx *Context) reachableCode(t int32) map[int32]bool {
 	seen := map[int32]bool{t: true}
-	work := []int32{t}
+	f := ctx.Secs[t].InfoSym
+	if f < 0 {
+		return seen
+	}
+	visited := map[int32]bool{f: true}
+	work := []int32{f}
 	for len(work) > 0 {
-		c := work[len(work)-1]
+		f := work[len(work)-1]
 		work = work[:len(work)-1]
-		for _, f := range ctx.codeRefs.of(c) { // (none for a section made after dce)
-			if g := ctx.Syms[f].Sec; g >= 0 && !ctx.Secs[g].Dead && !seen[g] {
-				seen[g] = true
-				work = append(work, g)
+		for _, g := range ctx.callees.of(f) { // (none for a symbol made after dce)
+			if visited[g] {
+				continue
+			}
+			visited[g] = true
+			work = append(work, g)
+			if c := ctx.Syms[g].Sec; c >= 0 && !ctx.Secs[c].Dead {
+				seen[c] = true
 			}
 		}
 	}

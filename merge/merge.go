@@ -261,8 +261,8 @@ func mergeFile(ctx *Context, o *Obj) {
 						companion = other
 					}
 					refs := otherRefs(o, t, rels)
-					for _, r := range rels {
-						if ctx.relNeedsCompanion(o, r, t, nonAlloc, refs) {
+					for k, r := range rels {
+						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
 							ctx.ShStr.Add(companion + target)
 							ctx.Str.Add(ctx.strName(companion+target, o.SecMap[t]))
 							break
@@ -278,14 +278,21 @@ func mergeFile(ctx *Context, o *Obj) {
 // (observed on nvlink 11.8 outputs: corpus xcall, globals, constants,
 // printf, shared): a relocation naming local data, or global data still
 // undefined, in allocated code; a link-time resolution in debug sections.
-func (ctx *Context) relNeedsCompanion(o *Obj, r elf.Rela, target int, nonAlloc bool, otherRefs int) bool {
+// r is entry k of its section.
+func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rela, nonAlloc bool, otherRefs int) bool {
 	if r.Sym == 0 || int(r.Sym) >= len(o.F.Symbols) {
 		return false
 	}
 	if nonAlloc {
-		// A weak function defined here counts as resolved at link time
-		// (weak-loser-cleanup: .debug_line's R_CUDA_64 against weak foo).
-		if in := &o.F.Symbols[r.Sym]; in.Bind() == elf.STBWeak && in.Type() == elf.STTFunc && in.Shndx != elf.SHNUndef {
+		// In RELA sections (sm_90), a weak function defined here counts as
+		// resolved at link time (weak-loser-cleanup: .debug_line's R_CUDA_64
+		// against weak foo), and so does a function named with addend 0 by
+		// any entry but the first (-lineinfo's .debug_line of an object
+		// with two functions; patched addends and orders show the rule).
+		// Neither counts in sm_80's REL sections
+		// (testdata/crafted/debug-line-functions).
+		if in := &o.F.Symbols[r.Sym]; rela && in.Type() == elf.STTFunc &&
+			(k > 0 && r.Addend == 0 || in.Bind() == elf.STBWeak && in.Shndx != elf.SHNUndef) {
 			return true
 		}
 		_, _, keep, ok := ctx.relocValue(o, r)

@@ -82,6 +82,94 @@ case_callgraph_only_reference() {
 # (the sh_size field of a.cubin's section 9: e_shoff + 9 * 64 + 32)
 PRINTF_RELA_SIZE=3600
 
+# The same a.cubin with corpus printf's b.cubin, which defines twice():
+# only the call-graph edge names it, and nvlink keeps it.
+case_callgraph_liveness() {
+	d=callgraph-liveness
+	mkdir -p $d
+	cp callgraph-only-reference/a.cubin $d/a.cubin
+	cp ../corpus/cuda11.8-sm_90/printf/b.cubin $d/b.cubin
+	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
+}
+
+# a.ptx: kernel ka calls weak mid<3>, which calls weak leaf<3> (b.ptx: the
+# same with kernel kb). edge_to_dup rewrites a.cubin's call edge ka -> mid
+# (record 2 of .nv.callgraph) as a second mid -> leaf: ka's code still
+# has its call relocation against mid.
+edge_to_dup() {
+	(cd "$1" && printf '\003\000\000\000\001\000\000\000' | dd of=a.cubin bs=1 seek=$DUP_EDGE conv=notrunc 2>/dev/null)
+}
+# (.nv.callgraph, section 9 of a.cubin, starts at 1744; the record at 1760
+# reads (9, 3) before the patch)
+DUP_EDGE=1760
+
+# a.ptx: kernel k calls f, which uses a module-scope __shared__ array;
+# the sh_size of k's .rela.text (section 11: e_shoff + 11 * 64 + 32) is
+# set to 0, so the call is left only in the call graph.
+case_shared_through_callgraph() {
+	d=shared-through-callgraph
+	asm $d a.ptx
+	printf '\000\000\000\000\000\000\000\000' | dd of=$d/a.cubin bs=1 seek=3840 conv=notrunc 2>/dev/null
+	link $d -arch=$ARCH a.cubin -o ref.cubin
+}
+
+# a.ptx: f (module __shared__ array, __syncthreads) and h are called
+# through pointers only: kernel k through a __device__ table, k2 through a
+# local pointer. No patch.
+case_indirect_call_resources() {
+	d=indirect-call-resources
+	asm $d a.ptx
+	link $d -arch=$ARCH a.cubin -o ref.cubin
+}
+
+# -lineinfo objects with two or three functions (nvcc 11.8 output): the
+# .rela.debug_line entries after the first name functions with addend 0.
+case_debug_line_functions() {
+	asm debug-line-functions a.ptx -lineinfo
+	link debug-line-functions -arch=$ARCH a.cubin -o ref.cubin
+}
+
+# The same with three functions, the addends of entries 1 and 2 of
+# .rela.debug_line (section 15 at 3336) set to 0x10.
+case_debug_line_addend() {
+	d=debug-line-addend
+	asm $d a.ptx -lineinfo
+	for off in 3376 3400; do
+		printf '\020\000\000\000\000\000\000\000' | dd of=$d/a.cubin bs=1 seek=$off conv=notrunc 2>/dev/null
+	done
+	link $d -arch=$ARCH a.cubin -o ref.cubin
+}
+
+# debug-line-functions for sm_80, whose relocation sections are REL.
+case_debug_line_functions_rel() {
+	d=debug-line-functions-rel
+	(cd $d && ptxas -arch=sm_80 -c -lineinfo a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+
+# Two sm_80 -lineinfo objects sharing weak templates mid<3> and leaf<3>
+# (callgraph-duplicate-edge's sources, unpatched).
+case_debug_line_weak_rel() {
+	d=debug-line-weak-rel
+	(cd $d && for f in a b; do ptxas -arch=sm_80 -c -lineinfo $f.ptx -o $f.cubin; done)
+	link $d -arch=sm_80 a.cubin b.cubin -o ref.cubin
+}
+
+case_callgraph_edge_not_relocation() {
+	d=callgraph-edge-not-relocation
+	asm $d a.ptx
+	edge_to_dup $d
+	link $d -arch=$ARCH a.cubin -o ref.cubin
+}
+
+case_callgraph_duplicate_edge() {
+	d=callgraph-duplicate-edge
+	asm $d a.ptx
+	asm $d b.ptx
+	edge_to_dup $d
+	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
+}
+
 case_weak_loser_cleanup() {
 	d=weak-loser-cleanup
 	asm $d main.ptx
@@ -119,6 +207,7 @@ two() {
 }
 
 case_und_upgraded_in_place() { two und-upgraded-in-place -v; }
+case_barrier_propagation() { two barrier-propagation; }
 
 case_common_largest_size() {
 	d=common-largest-size
