@@ -155,6 +155,22 @@ case_debug_line_weak_rel() {
 	link $d -arch=sm_80 a.cubin b.cubin -o ref.cubin
 }
 
+# -G objects naming a __constant__ array defined in the other one, a
+# __device__ array, an undefined __device__ counter and a __managed__ flag
+# (nvcc 11.8 -G output; sm_80's __iAtomicAdd carries YIELD relocations).
+case_debug_g64_constant() {
+	d=debug-g64-constant
+	asm $d a.ptx -g
+	asm $d b.ptx -g
+	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
+}
+
+case_debug_yield_sm80() {
+	d=debug-yield-sm80
+	(cd $d && for f in a b; do ptxas -arch=sm_80 -c -g $f.ptx -o $f.cubin; done)
+	link $d -arch=sm_80 a.cubin b.cubin -o ref.cubin
+}
+
 case_callgraph_edge_not_relocation() {
 	d=callgraph-edge-not-relocation
 	asm $d a.ptx
