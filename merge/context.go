@@ -59,11 +59,13 @@ type Context struct {
 	// Out).
 	openOutput func() (io.Writer, error)
 
-	cgEdges      []cgEdge     // call edges (caller, callee) in file order
-	calls        lists[int32] // by caller symbol ID: its callees in edge order (finalize)
-	callers      []int32      // callers in order of their first edge
-	cg           cgReport     // what --dump-callgraph prints besides the graph
-	infoOrder    []int32      // code sections in the order nvlink creates their .nv.info.<f>
+	cgEdges      []cgEdge       // call edges (caller, callee) in file order
+	calls        lists[int32]   // by caller symbol ID: its callees in edge order (finalize)
+	callers      []int32        // callers in order of their first edge
+	indirectSite map[int32]bool // functions with an indirect call site (block -3; finalize)
+	addressTaken []int32        // address-taken functions (block -2), in file order (finalize)
+	cg           cgReport       // what --dump-callgraph prints besides the graph
+	infoOrder    []int32        // code sections in the order nvlink creates their .nv.info.<f>
 	infoSeen     map[int32]bool
 	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
 	callees      lists[int32]       // function symbol ID -> its callees in the inputs' call graphs (dce)

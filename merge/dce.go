@@ -7,14 +7,17 @@ package merge
 // removed functions and their per-function sections; Context.callees
 // (each function's callees in the inputs' call graphs, for layout).
 // Invariants: roots are every entry function (those --kernels-used names
-// when it or --variables-used is given), every address-taken function
-// (st_other bit, or listed in block -2 of an input's .nv.callgraph) and
-// every function a data section's relocation names (virtual tables); a
-// function is live when a live function's call edge (block -1 of
-// .nv.callgraph) names it, as in nvlink 11.8: a relocation in live code
-// alone does not keep its target (testdata/crafted/callgraph-liveness,
-// callgraph-edge-not-relocation; in ptxas's output every call has both).
-// The edges of a replaced weak function count as the winner's.
+// when it or --variables-used is given) and every function with the
+// address-taken st_other bit; a function is live when a live function's
+// call edge (block -1 of .nv.callgraph) names it, as in nvlink 11.8: a
+// relocation in live code alone does not keep its target
+// (testdata/crafted/callgraph-liveness, callgraph-edge-not-relocation; in
+// ptxas's output every call has both). An indirect call site reaches the
+// address-taken functions of its prototype. Functions listed in block -2
+// (address-taken) or named by a data section's relocation (virtual
+// tables) are kept, but what only they call is not
+// (testdata/crafted/virtual-cross-object-g). The edges of a replaced weak
+// function count as the winner's.
 // An undefined global stays referenced (and is reported) when a relocation
 // of live code or a live function's call-graph edge names it.
 // --keep-system-libraries keeps all of libcudadevrt. The outcome depends
@@ -85,19 +88,24 @@ func dce(ctx *Context) error {
 			mark(s.ID)
 		}
 	}
-	for _, c := range per {
-		for _, t := range c.taken {
-			mark(t.fn)
-		}
-		for _, f := range c.dataRefs {
-			mark(f)
-		}
-	}
 	for len(work) > 0 {
 		f := work[len(work)-1]
 		work = work[:len(work)-1]
 		for _, g := range callees.of(f) {
 			mark(g)
+		}
+	}
+	// Address-taken functions stay, but what only they call does not
+	// (the destructor of a base class that only derived destructors in
+	// virtual tables call, under -G: testdata/crafted/virtual-cross-object-g);
+	// an entry's indirect call sites reach those of their prototype
+	// through the edges above.
+	for _, c := range per {
+		for _, t := range c.taken {
+			live[t.fn] = true
+		}
+		for _, f := range c.dataRefs {
+			live[f] = true
 		}
 	}
 	deadText := make([]bool, len(ctx.Secs))

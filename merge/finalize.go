@@ -234,6 +234,9 @@ type infoRec struct {
 	externs *[]int32 // EIATTR_EXTERNS: output symbol IDs (nil: another record; behind a pointer, as few records have one)
 	sym     int32
 	dropped bool // removed from the output
+	// sysDefined: the EXTERNS record named a function the device runtime
+	// library defines (closeExterns keeps the record where it is).
+	sysDefined bool
 }
 
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
@@ -260,7 +263,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 			}
 		}
 	}
-	closeExterns(ctx, perFunc)
+	newExterns := closeExterns(ctx, perFunc)
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
 	propagateRegCount(ctx, global)
@@ -305,6 +308,9 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
 					Payload: le32(0xFFFFFFFF)}, sym: -1})
 			}
+		}
+		if r, ok := newExterns[t]; ok {
+			recs = append(recs, r) // (after that one: testdata/crafted/externs-moved)
 		}
 		made[k] = funcInfo{".nv.info" + strings.TrimPrefix(ctx.Secs[t].Name, ".text"), recs}
 		return nil
@@ -635,8 +641,13 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 				// What stays is decided later, over the call graph.
 				list := []int32{}
 				for k := 0; k+4 <= len(a.Payload); k += 4 {
-					if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
+					m := ctx.liveSym(o, a.U32(k))
+					switch {
+					case m < 0:
+					case externKept(ctx.Syms[m]):
 						list = append(list, m)
+					case ctx.Syms[m].Sec >= 0 && int(ctx.Syms[m].File) < len(ctx.Objs) && ctx.Objs[ctx.Syms[m].File].System:
+						r.sysDefined = true
 					}
 				}
 				r.externs = &list
@@ -670,7 +681,10 @@ func externKept(s *OutSym) bool {
 // closeExterns completes each entry's EXTERNS list: its own surviving
 // entries, in order, then what the functions it can reach bring; other
 // functions keep their own surviving entries. Functions left with an
-// empty list lose the record.
+// empty list lose the record; an entry that had none gets one, last of its
+// records (made, by code section: buildNvInfo appends them last), when
+// what it reaches brings some (a kernel calling a device function that
+// calls printf: testdata/crafted/externs-from-callees).
 //
 // What the callees bring is merged as nvlink 11.8 merges it (corpus cdp,
 // crafted cdp-device-memset, and a kernel calling seven device-runtime
@@ -679,29 +693,34 @@ func externKept(s *OutSym) bool {
 // function number (the --dump-callgraph numbering), skipping symbols
 // already there. A list that is not itself in that order (libcudadevrt's
 // cudaMemsetAsync lists cnpSetLastError, cnpGetLastError,
-// cnpGetParameterBufferV2, cnpLaunchDeviceV2) keeps its order.
-func closeExterns(ctx *Context, perFunc [][]infoRec) {
+// cnpGetParameterBufferV2, cnpLaunchDeviceV2) keeps its order. A function
+// with an indirect call site reaches, for this walk, every address-taken
+// function, whatever its prototype (nvlink's call graph keeps only the
+// edges of the site's prototype).
+func closeExterns(ctx *Context, perFunc [][]infoRec) (made map[int32]infoRec) {
 	calls := ctx.calls
 	// Function symbol -> surviving entries (few functions have any: a
 	// map, not a slot per symbol).
 	own := map[int32][]int32{}
-	some := false
 	for t, recs := range perFunc {
 		if recs == nil {
 			continue
 		}
 		f := ctx.Secs[t].InfoSym
 		for _, r := range recs {
-			if r.externs != nil {
-				some = true
-				if f >= 0 {
-					own[f] = append(own[f], *r.externs...)
-				}
+			if r.externs != nil && f >= 0 {
+				own[f] = append(own[f], *r.externs...)
 			}
 		}
 	}
-	if !some {
-		return // (no record to close)
+	if len(own) == 0 {
+		return nil // (no record to close, none to make)
+	}
+	entries := 0
+	for _, sym := range ctx.Syms {
+		if sym.Other&stoCudaEntry != 0 && sym.Type() == elf.STTFunc && sym.Sec >= 0 && !sym.IsSecSym && !sym.dead {
+			entries++
+		}
 	}
 	var number []int32 // nvlink's function numbers, when needed
 	key := func(m int32) int {
@@ -711,20 +730,45 @@ func closeExterns(ctx *Context, perFunc [][]infoRec) {
 		return 1<<30 + int(m) // (no number: after the numbered ones)
 	}
 	// Sets of symbol IDs for one record at a time: an ID is in a set when
-	// its stamp is the record's generation (made at the first record).
-	var seen, in, visited []uint32
+	// its stamp is the record's generation.
+	seen, in, visited := make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms))
 	var gen uint32
+	// gather is what entry f's callees bring, beyond the symbols in seen.
+	gather := func(f int32) []int32 {
+		if number == nil {
+			_, number = ctx.functionNumbers()
+		}
+		var more []int32
+		visited[f] = gen
+		queue := append([]int32(nil), calls.of(f)...)
+		if ctx.indirectSite[f] {
+			queue = append(queue, ctx.addressTaken...)
+		}
+		for len(queue) > 0 {
+			g := queue[0]
+			queue = queue[1:]
+			if visited[g] == gen {
+				continue
+			}
+			visited[g] = gen
+			more = mergeByKey(more, own[g], key, func(m int32) bool { return seen[m] == gen || in[m] == gen }, func(m int32) { in[m] = gen })
+			queue = append(queue, calls.of(g)...)
+			if ctx.indirectSite[g] {
+				queue = append(queue, ctx.addressTaken...)
+			}
+		}
+		return more
+	}
 	for t, recs := range perFunc {
-		if recs == nil {
+		if recs == nil || ctx.Secs[t].Dead {
 			continue
 		}
 		f := ctx.Secs[t].InfoSym
+		entry := f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0
+		had := false // an EXTERNS record keeps entries of its own
 		for k := range recs {
 			if recs[k].externs == nil {
 				continue
-			}
-			if gen == 0 {
-				seen, in, visited = make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms))
 			}
 			gen++
 			list := []int32{}
@@ -736,31 +780,39 @@ func closeExterns(ctx *Context, perFunc [][]infoRec) {
 					}
 				}
 			}
-			var more []int32
-			if f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 {
-				// Only entries gather their callees'.
-				if number == nil {
-					_, number = ctx.functionNumbers()
-				}
-				visited[f] = gen
-				queue := append([]int32(nil), calls.of(f)...)
-				for len(queue) > 0 {
-					g := queue[0]
-					queue = queue[1:]
-					if visited[g] == gen {
-						continue
-					}
-					visited[g] = gen
-					more = mergeByKey(more, own[g], key, func(m int32) bool { return seen[m] == gen || in[m] == gen }, func(m int32) { in[m] = gen })
-					queue = append(queue, calls.of(g)...)
-				}
+			if len(list) == 0 && !recs[k].sysDefined && entries == 1 {
+				// Nothing of its own left, every entry defined by the
+				// user's objects, and the only kernel of the link: the
+				// record goes, and the kernel gets a new one for what its
+				// callees bring, last (testdata/crafted/externs-moved).
+				// It stays where it is when it named a function of the
+				// device runtime (crafted cdp-device-api), or when the
+				// link has another kernel, related or not
+				// (testdata/crafted/externs-kept).
+				recs[k].dropped = true
+				continue
 			}
-			*recs[k].externs = append(list, more...)
-			if len(*recs[k].externs) == 0 {
+			had = true
+			if entry {
+				// Only entries gather their callees'.
+				list = append(list, gather(f)...)
+			}
+			*recs[k].externs = list
+			if len(list) == 0 {
 				recs[k].dropped = true
 			}
 		}
+		if entry && !had {
+			gen++
+			if more := gather(f); len(more) > 0 {
+				if made == nil {
+					made = map[int32]infoRec{}
+				}
+				made[int32(t)] = infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns}, externs: &more, sym: -1}
+			}
+		}
 	}
+	return made
 }
 
 // mergeByKey merges b into a as two ascending lists are merged, by key,
@@ -963,6 +1015,15 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	}
 	_ = hasCG // nvlink writes the call graph even when no input had one
 	ctx.directEdges = len(ctx.cgEdges)
+	for _, site := range cg.lists[-3] {
+		if ctx.indirectSite == nil {
+			ctx.indirectSite = map[int32]bool{}
+		}
+		ctx.indirectSite[site.caller] = true
+	}
+	for _, f := range cg.lists[-2] {
+		ctx.addressTaken = append(ctx.addressTaken, f.caller)
+	}
 	// An indirect call site may reach every address-taken function of the
 	// same prototype: nvlink adds those call edges.
 	for _, site := range cg.lists[-3] {
@@ -1096,10 +1157,14 @@ func encodeCallgraph(ctx *Context) {
 		}
 		switch {
 		case s.gen.callgraph != nil:
-			// Callers by symbol index, each one's callees latest first
-			// (nvlink prepends).
+			// Callers in the order their symbols were created (nvlink's
+			// function numbers: file order, .symtab order inside a file),
+			// each one's callees latest first (nvlink prepends). (Symbol
+			// index order, which the corpus also fits, puts a kernel
+			// after the weak destructors of a later object:
+			// testdata/crafted/virtual-cross-object.)
 			callers := slices.Clone(ctx.callers)
-			sort.SliceStable(callers, func(i, j int) bool { return ctx.Syms[callers[i]].Index < ctx.Syms[callers[j]].Index })
+			slices.Sort(callers)
 			out := le.AppendUint32(nil, 0)
 			out = le.AppendUint32(out, ^uint32(0))
 			for _, c := range callers {
@@ -1114,6 +1179,13 @@ func encodeCallgraph(ctx *Context) {
 				if !ok && m == -4 {
 					continue
 				}
+				if m != -4 {
+					// In creation order as well, not file order: a
+					// function another object defined first comes first
+					// (testdata/crafted/virtual-cross-object-g).
+					l = slices.Clone(l)
+					slices.SortStableFunc(l, func(a, b cgEdge) int { return cmp.Compare(a.caller, b.caller) })
+				}
 				out = le.AppendUint32(out, 0)
 				out = le.AppendUint32(out, uint32(m))
 				for _, e := range l {
@@ -1127,8 +1199,14 @@ func encodeCallgraph(ctx *Context) {
 			}
 			s.Data, s.Size = out, uint64(len(out))
 		case s.gen.prototype != nil:
+			// In the order of the functions' symbols, as the call
+			// graph's callers (sm_80's cooperative-groups helpers, which
+			// come before the function calling them:
+			// testdata/crafted/prototype-order).
+			recs := slices.Clone(s.gen.prototype)
+			slices.SortStableFunc(recs, func(a, b cgEdge) int { return cmp.Compare(a.caller, b.caller) })
 			var out []byte
-			for _, e := range s.gen.prototype {
+			for _, e := range recs {
 				out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
 				out = le.AppendUint32(out, uint32(e.callee))
 			}

@@ -123,11 +123,14 @@ func mergeFile(ctx *Context, o *Obj) {
 	localWeakData := func(i int) bool {
 		return syms[i].Bind() == elf.STBWeak && isDataSym(&syms[i]) && inLocalPart(o, i)
 	}
-	// Locals of allocated sections that hold no global data (before sm_90
-	// the .nv.constant0.<k> section symbols and _param are among them)
-	// come before the names of global data, with the local weak data
-	// (corpus built for sm_80: globals, funcptr, managed, constants,
-	// virtual, printf). libcudadevrt's objects keep the order observed for
+	// Locals of allocated sections come before the names of global data,
+	// with the local weak data (corpus built for sm_80: globals, funcptr,
+	// managed, constants, virtual, printf; before sm_90 the
+	// .nv.constant0.<k> section symbols and _param are among them), but
+	// not the section symbol of a section that holds global data (sm_80
+	// constants: .nv.constant3). A local data symbol there still comes
+	// first (printf's $str in the .nv.global.init of a function-pointer
+	// table: testdata/crafted/externs-indirect). libcudadevrt's objects keep the order observed for
 	// them (corpus cdp, both architectures).
 	var holdsGlobalData []bool // by section index; nil while no global data is defined
 	for i := 1; i < len(syms); i++ {
@@ -145,7 +148,7 @@ func mergeFile(ctx *Context, o *Obj) {
 		}
 		sec := o.definingSection(s)
 		return !o.System && s.Bind() == elf.STBLocal && s.Type() != elf.STTFunc && inLocalPart(o, i) &&
-			sec != nil && sec.Flags&elf.SHFAlloc != 0 && (holdsGlobalData == nil || !holdsGlobalData[s.Shndx])
+			sec != nil && sec.Flags&elf.SHFAlloc != 0 && (holdsGlobalData == nil || !holdsGlobalData[s.Shndx] || s.Type() != elf.STTSection)
 	}
 	for i := 1; i < len(syms); i++ {
 		switch {
@@ -196,6 +199,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			mergeSymbol(ctx, o, i)
 		}
 	}
+	sites := indirectSites(o)
 	for i := 1; i < len(o.F.Sections); i++ {
 		s := &o.F.Sections[i]
 		switch {
@@ -260,7 +264,7 @@ func mergeFile(ctx *Context, o *Obj) {
 					if nonAlloc {
 						companion = other
 					}
-					refs := otherRefs(o, t, rels)
+					refs := otherRefs(o, t, rels, sites)
 					for k, r := range rels {
 						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
 							ctx.ShStr.Add(companion + target)
@@ -298,11 +302,16 @@ func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rel
 		_, _, keep, ok := ctx.relocValue(o, r)
 		return ok && !keep || r.Type == rUnusedClear64
 	}
-	if o.F.Sections[target].Flags&elf.SHFExecInstr == 0 || otherRefs >= 2 {
-		// Data holding addresses (virtual tables, function pointer tables
-		// in .nv.global.init), and code naming other functions or shared
-		// memory at least twice (its own return addresses do not count).
+	if otherRefs >= 2 {
+		// Code naming other functions or shared memory at least twice
+		// (its own return addresses do not count), and data holding two
+		// function addresses or more (virtual tables, function pointer
+		// tables in .nv.global.init; one is not enough:
+		// testdata/crafted/externs-indirect).
 		return true
+	}
+	if o.F.Sections[target].Flags&elf.SHFExecInstr == 0 {
+		return false
 	}
 	in := &o.F.Symbols[r.Sym]
 	if !isDataSym(in) {
@@ -337,9 +346,11 @@ func isSharedName(n string) bool {
 }
 
 // otherRefs counts the relocations of code section t that name a function
-// other than the one defined in t, or shared memory (the observations that
-// decide nvlink's ".rel" companion names; corpus and crafted cases).
-func otherRefs(o *Obj, t int, rels []elf.Rela) int {
+// other than the one defined in t, or shared memory, and the indirect call
+// sites of t's function (sites, from indirectSites): the observations that
+// decide nvlink's ".rel" companion names (corpus and crafted cases; an
+// indirect call counts as a call: testdata/crafted/virtual-cross-object).
+func otherRefs(o *Obj, t int, rels []elf.Rela, sites map[int]int) int {
 	n := 0
 	for _, r := range rels {
 		if int(r.Sym) >= len(o.F.Symbols) {
@@ -351,6 +362,25 @@ func otherRefs(o *Obj, t int, rels []elf.Rela) int {
 			n++
 		case isDataSym(s) && (o.inSectionNamed(s, isSharedName) || isExternShared(s)):
 			n++
+		}
+	}
+	return n + sites[t]
+}
+
+// indirectSites counts, by code section, the indirect call sites (block -3
+// of o's .nv.callgraph) of the function it holds; nil when there are none.
+func indirectSites(o *Obj) map[int]int {
+	var n map[int]int
+	for si := range o.F.Sections {
+		if s := &o.F.Sections[si]; s.Type == elf.SHTCudaCallgraph {
+			for block, e := range elf.CallgraphRecords(s.Data) {
+				if block == -3 && int(e.Caller) < len(o.F.Symbols) {
+					if n == nil {
+						n = map[int]int{}
+					}
+					n[int(o.F.Symbols[e.Caller].Shndx)]++
+				}
+			}
 		}
 	}
 	return n

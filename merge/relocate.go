@@ -245,8 +245,13 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 			sym, val, keep, ok := ctx.relocValue(o, r)
 			if isExternShared(&o.F.Symbols[r.Sym]) {
 				// Dynamic shared memory: where layout placed it for the
-				// entries running this code.
+				// entries running this code; in a debug section nvlink
+				// 11.8 writes -1 plus the addend (testdata/crafted/
+				// debug-extern-shared).
 				sym, val, keep, ok = 0, ctx.externOff[out], false, true
+				if o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 {
+					val = ^uint64(0)
+				}
 			}
 			if !ok {
 				continue // reference to a dropped weak copy: nvlink removes it

@@ -165,11 +165,60 @@ case_debug_g64_constant() {
 	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
 }
 
+# -G objects: b's device function reduce() uses extern __shared__ dyn[],
+# a's kernels ks1 and ks2 call it (ks2 with shared memory of its own).
+case_debug_extern_shared() {
+	d=debug-extern-shared
+	asm $d a.ptx -g
+	asm $d b.ptx -g
+	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
+}
+
+# sm_80: a kernel using cooperative groups' block sync, a shared atomic
+# counter and a device function of warp shuffles (nvcc 11.8 output).
+case_prototype_order() {
+	d=prototype-order
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+
 case_debug_yield_sm80() {
 	d=debug-yield-sm80
 	(cd $d && for f in a b; do ptxas -arch=sm_80 -c -g $f.ptx -o $f.cubin; done)
 	link $d -arch=sm_80 a.cubin b.cubin -o ref.cubin
 }
+
+# ptx_link DIR [ptxas flags] -- FILE...: assembles DIR's FILE.ptx (nvcc
+# 11.8 output of small programs, committed) and links FILE.cubin in order.
+ptx_link() {
+	d=$1
+	shift
+	flags=""
+	while [ "$1" != "--" ]; do flags="$flags $1"; shift; done
+	shift
+	cubins=""
+	for obj in "$@"; do asm "$d" $obj.ptx $flags; cubins="$cubins $obj.cubin"; done
+	link "$d" -arch=$ARCH $cubins -o ref.cubin
+}
+
+# A kernel calling a device function that calls printf.
+case_externs_from_callees() { ptx_link externs-from-callees -- a; }
+# A kernel calling through a table of two function pointers of different
+# prototypes, one of them calling printf.
+case_externs_indirect() { ptx_link externs-indirect -- a; }
+# A table holding one function pointer (to a function calling printf),
+# called by kernel k2; kernel k does not call through it.
+case_function_pointer_one() { ptx_link function-pointer-one -- a; }
+# The only kernel calls g (defined by b, recursive) and a printf helper.
+case_externs_moved() { ptx_link externs-moved -- a b; }
+# The same kernel with a non-recursive g, and an unrelated kernel in c.
+case_externs_kept() { ptx_link externs-kept -- a b c; }
+# Virtual functions across objects: a's kernel calls through a Base*
+# that b's make() builds (derived classes and their tables in b).
+case_virtual_cross_object() { ptx_link virtual-cross-object -- a b; }
+case_virtual_cross_object_g() { ptx_link virtual-cross-object-g -g -- a b; }
+# A table of two pointers to __device__ data.
+case_data_pointer_table() { ptx_link data-pointer-table -- a; }
 
 case_callgraph_edge_not_relocation() {
 	d=callgraph-edge-not-relocation
