@@ -288,15 +288,17 @@ func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rel
 		return false
 	}
 	if nonAlloc {
-		// In RELA sections (sm_90), a weak function defined here counts as
-		// resolved at link time (weak-loser-cleanup: .debug_line's R_CUDA_64
-		// against weak foo), and so does a function named with addend 0 by
-		// any entry but the first (-lineinfo's .debug_line of an object
-		// with two functions; patched addends and orders show the rule).
+		// In RELA sections (sm_90), a function named with addend 0 counts
+		// as resolved at link time when it is weak and defined here
+		// (weak-loser-cleanup: .debug_line's R_CUDA_64 against weak foo;
+		// -G's .debug_loc names weak templates with other addends only,
+		// and gets none: testdata/crafted/debug-loc-weak), or by any entry
+		// but the first (-lineinfo's .debug_line of an object with two
+		// functions; patched addends and orders show the rule).
 		// Neither counts in sm_80's REL sections
 		// (testdata/crafted/debug-line-functions).
-		if in := &o.F.Symbols[r.Sym]; rela && in.Type() == elf.STTFunc &&
-			(k > 0 && r.Addend == 0 || in.Bind() == elf.STBWeak && in.Shndx != elf.SHNUndef) {
+		if in := &o.F.Symbols[r.Sym]; rela && in.Type() == elf.STTFunc && r.Addend == 0 &&
+			(k > 0 || in.Bind() == elf.STBWeak && in.Shndx != elf.SHNUndef) {
 			return true
 		}
 		_, _, keep, ok := ctx.relocValue(o, r)

@@ -217,6 +217,9 @@ case_externs_kept() { ptx_link externs-kept -- a b c; }
 # that b's make() builds (derived classes and their tables in b).
 case_virtual_cross_object() { ptx_link virtual-cross-object -- a b; }
 case_virtual_cross_object_g() { ptx_link virtual-cross-object-g -g -- a b; }
+# -G objects sharing weak templates poly<3> (and a printf); a's kernel
+# also calls a device function with a local array.
+case_debug_loc_weak() { ptx_link debug-loc-weak -g -- a b; }
 # A table of two pointers to __device__ data.
 case_data_pointer_table() { ptx_link data-pointer-table -- a; }
 
