@@ -3,7 +3,7 @@ PREFIX ?= /usr/local
 GO     ?= go
 BIN    := bin/warplink
 
-.PHONY: build test bench fuzz install demo
+.PHONY: build test bench fuzz sweep install demo
 
 build:
 	$(GO) build -o $(BIN) ./cmd/warplink
@@ -13,6 +13,12 @@ test:
 
 bench:
 	$(GO) run ./bench/run
+
+# The nvcc sweep: compiles testdata/sweep's programs with the real nvcc
+# (sm_80, sm_90; plain, -G, -lineinfo) and links each with nvlink and
+# warplink, comparing bytes (needs nvcc and nvlink; a few minutes).
+sweep:
+	WARPLINK_SWEEP=1 $(GO) test -timeout 30m ./internal/e2e -run TestNvccSweep -v
 
 # Bounded fuzz runs of every reader and of the whole link, one target after
 # another (FUZZTIME each; e.g. make fuzz FUZZTIME=5m). A target that fails

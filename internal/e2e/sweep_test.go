@@ -1,0 +1,178 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/warplink/warplink/internal/cmpelf"
+)
+
+// sweepKnown lists the links of the nvcc sweep (program and variant)
+// whose output still differs from nvlink 11.8's, with the reason. The
+// test fails when one of them starts to match, so the list stays honest.
+var sweepKnown = map[string]string{
+	"cdp-sync sm_80":             "EXTERNS order of the device runtime's cnp* functions after the deprecated cudaDeviceSynchronize",
+	"cdp-sync sm_80-G":           "as cdp-sync sm_80",
+	"cdp-sync sm_80-lineinfo":    "as cdp-sync sm_80",
+	"cuda-malloc sm_90":          "EXTERNS order of free and cnpSetLastError that cudaMalloc and cudaFree bring",
+	"cuda-malloc sm_80":          "as cuda-malloc sm_90",
+	"cuda-malloc sm_90-G":        "as cuda-malloc sm_90",
+	"cuda-malloc sm_80-G":        "as cuda-malloc sm_90",
+	"cuda-malloc sm_90-lineinfo": "as cuda-malloc sm_90",
+	"cuda-malloc sm_80-lineinfo": "as cuda-malloc sm_90",
+}
+
+// TestNvccSweep compiles every program of testdata/sweep (one folder
+// each: its .cu files, linked in name order, and an optional "libs" file
+// of extra nvlink arguments) with the real nvcc for sm_80 and sm_90,
+// plain, with -G and with -lineinfo, links the cubins with nvlink and with
+// warplink, and requires the same exit status and diagnostics, and then
+// byte-identical output, except for the links sweepKnown lists. Variants
+// nvcc cannot build (dynamic parallelism's deprecated API on sm_90,
+// cluster dimensions on sm_80) are skipped. About 200 nvcc runs: only
+// with WARPLINK_SWEEP=1 (make sweep), nvcc and nvlink.
+func TestNvccSweep(t *testing.T) {
+	if os.Getenv("WARPLINK_SWEEP") == "" {
+		t.Skip("set WARPLINK_SWEEP=1 (make sweep) to compile and link the sweep programs")
+	}
+	for _, tool := range []string{"nvcc", "nvlink"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	root, _ := filepath.Abs("../../testdata/sweep")
+	lib, _ := filepath.Abs("../../testdata/cudalib")
+	progs, _ := os.ReadDir(root)
+	type variant struct{ arch, flag string }
+	var variants []variant
+	for _, arch := range []string{"sm_80", "sm_90"} {
+		for _, flag := range []string{"", "-G", "-lineinfo"} {
+			variants = append(variants, variant{arch, flag})
+		}
+	}
+	tmp := t.TempDir()
+	// Compile every (program, variant) in parallel first: nvcc dominates.
+	type job struct {
+		prog    string
+		v       variant
+		cubins  []string
+		skipped string // why nvcc could not build it
+	}
+	var jobs []*job
+	for _, p := range progs {
+		for _, v := range variants {
+			jobs = append(jobs, &job{prog: p.Name(), v: v})
+		}
+	}
+	g, _ := errgroup.WithContext(context.Background())
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, j := range jobs {
+		g.Go(func() error {
+			srcs, _ := filepath.Glob(filepath.Join(root, j.prog, "*.cu"))
+			sort.Strings(srcs)
+			dir := filepath.Join(tmp, j.prog, j.v.arch+j.v.flag)
+			os.MkdirAll(dir, 0o755)
+			for _, src := range srcs {
+				out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".cu")+".cubin")
+				args := []string{"-arch=" + j.v.arch, "-rdc=true", "-cubin", "-o", out, src}
+				if j.v.flag != "" {
+					args = append(args, j.v.flag)
+				}
+				if msg, err := exec.Command("nvcc", args...).CombinedOutput(); err != nil {
+					j.skipped = fmt.Sprintf("nvcc %s: %v: %s", filepath.Base(src), err, firstLine(string(msg)))
+					return nil
+				}
+				j.cubins = append(j.cubins, out)
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	var mu sync.Mutex
+	same, skipped := 0, 0
+	for _, j := range jobs {
+		name := j.prog + " " + j.v.arch + j.v.flag
+		t.Run(strings.ReplaceAll(name, " ", "/"), func(t *testing.T) {
+			if j.skipped != "" {
+				mu.Lock()
+				skipped++
+				mu.Unlock()
+				t.Skip(j.skipped)
+			}
+			dir := filepath.Dir(j.cubins[0])
+			args := []string{"-arch=" + j.v.arch}
+			args = append(args, j.cubins...)
+			if b, err := os.ReadFile(filepath.Join(root, j.prog, "libs")); err == nil {
+				args = append(args, "-L"+lib)
+				args = append(args, strings.Fields(string(b))...)
+			}
+			ref, ours := filepath.Join(dir, "nv.cubin"), filepath.Join(dir, "wl.cubin")
+			nv := exec.Command("nvlink", append(args, "-o", ref)...)
+			var nvLog bytes.Buffer
+			nv.Stdout, nv.Stderr = &nvLog, &nvLog
+			nvRC := 0
+			if err := nv.Run(); err != nil {
+				if ee, ok := err.(*exec.ExitError); ok {
+					nvRC = ee.ExitCode()
+				} else {
+					t.Fatalf("nvlink: %v", err)
+				}
+			}
+			var wlLog bytes.Buffer
+			wlRC := linkCLI(append(args, "-o", ours), &wlLog)
+			var problem string
+			switch {
+			case wlRC != nvRC:
+				problem = fmt.Sprintf("exit status %d, nvlink %d: %s", wlRC, nvRC, firstLine(wlLog.String()))
+			case errorLines(wlLog.String()) != errorLines(nvLog.String()):
+				problem = fmt.Sprintf("diagnostics %q, nvlink %q", wlLog.String(), nvLog.String())
+			case nvRC == 0:
+				a, _ := os.ReadFile(ref)
+				b, err := os.ReadFile(ours)
+				if err != nil {
+					problem = "no output written"
+				} else if !bytes.Equal(a, b) {
+					problem = "output differs"
+					if rep, err := cmpelf.Compare(b, a); err == nil {
+						problem += ": " + strings.Join(firstN(rep.Diffs, 3), "; ")
+					}
+				}
+			}
+			if len(problem) > 400 {
+				problem = problem[:400] + "..."
+			}
+			why, known := sweepKnown[name]
+			switch {
+			case problem == "" && known:
+				t.Errorf("now matches nvlink: remove %q from sweepKnown", name)
+			case problem != "" && known:
+				t.Logf("known difference (%s): %s", why, problem)
+			case problem != "":
+				t.Errorf("%s", problem)
+			default:
+				mu.Lock()
+				same++
+				mu.Unlock()
+			}
+		})
+	}
+	t.Logf("nvcc sweep: %d of %d links byte-identical to nvlink 11.8 (%d variants nvcc cannot build, %d known differences)",
+		same, len(jobs)-skipped, skipped, len(sweepKnown))
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}

@@ -1,0 +1,1 @@
+__device__ int g(int v) { return v * 3; }
