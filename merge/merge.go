@@ -199,7 +199,14 @@ func mergeFile(ctx *Context, o *Obj) {
 			mergeSymbol(ctx, o, i)
 		}
 	}
-	sites := indirectSites(o)
+	var sites map[int]int // (found once an object needs them: indirectSites)
+	sitesFound := false
+	indirect := func() map[int]int {
+		if !sitesFound {
+			sites, sitesFound = indirectSites(o), true
+		}
+		return sites
+	}
 	for i := 1; i < len(o.F.Sections); i++ {
 		s := &o.F.Sections[i]
 		switch {
@@ -264,7 +271,7 @@ func mergeFile(ctx *Context, o *Obj) {
 					if nonAlloc {
 						companion = other
 					}
-					refs := otherRefs(o, t, rels, sites)
+					refs := otherRefs(o, t, rels, indirect)
 					for k, r := range rels {
 						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
 							ctx.ShStr.Add(companion + target)
@@ -349,10 +356,11 @@ func isSharedName(n string) bool {
 
 // otherRefs counts the relocations of code section t that name a function
 // other than the one defined in t, or shared memory, and the indirect call
-// sites of t's function (sites, from indirectSites): the observations that
+// sites of t's function (sites, indirectSites's, asked for only when the
+// relocations alone stay below two): the observations that
 // decide nvlink's ".rel" companion names (corpus and crafted cases; an
 // indirect call counts as a call: testdata/crafted/virtual-cross-object).
-func otherRefs(o *Obj, t int, rels []elf.Rela, sites map[int]int) int {
+func otherRefs(o *Obj, t int, rels []elf.Rela, sites func() map[int]int) int {
 	n := 0
 	for _, r := range rels {
 		if int(r.Sym) >= len(o.F.Symbols) {
@@ -366,7 +374,10 @@ func otherRefs(o *Obj, t int, rels []elf.Rela, sites map[int]int) int {
 			n++
 		}
 	}
-	return n + sites[t]
+	if n < 2 && o.F.Sections[t].Flags&elf.SHFExecInstr != 0 {
+		n += sites()[t] // (only where it can decide)
+	}
+	return n
 }
 
 // indirectSites counts, by code section, the indirect call sites (block -3
