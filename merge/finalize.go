@@ -970,6 +970,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	cg := &callgraph{lists: map[int32][]cgEdge{}}
 	seen := map[cgEdge]bool{}
 	taken := map[int32]bool{}
+	listed := map[int32]bool{} // in the -2 list from an input's
 	for _, o := range ctx.Objs {
 		first := len(ctx.cgEdges) // (this file's edges: seen once it is done)
 		for si := range o.F.Sections {
@@ -1002,9 +1003,13 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 				if !ok {
 					continue
 				}
+				if list == -2 && listed[ca] {
+					continue // (a weak function two objects list: once, the first)
+				}
 				cg.lists[list] = append(cg.lists[list], cgEdge{ca, int32(ctx.protoString(str))})
 				if list == -2 {
 					taken[ca] = true
+					listed[ca] = true
 				}
 			}
 		}

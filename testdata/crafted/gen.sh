@@ -220,6 +220,9 @@ case_virtual_cross_object_g() { ptx_link virtual-cross-object-g -g -- a b; }
 # -G objects sharing weak templates poly<3> (and a printf); a's kernel
 # also calls a device function with a local array.
 case_debug_loc_weak() { ptx_link debug-loc-weak -g -- a b; }
+# Template classes with virtual functions instantiated in both objects:
+# their virtual tables are weak data in both .nv.global.init sections.
+case_weak_vtables() { ptx_link weak-vtables -- a b; }
 # A table of two pointers to __device__ data.
 case_data_pointer_table() { ptx_link data-pointer-table -- a; }
 
