@@ -111,6 +111,12 @@ type Cand struct {
 	PTXVersion uint32 // PTX version of the file, compared on equal register counts
 }
 
+// unsized reports a reference that gives no size (an extern array
+// declared without one: `extern __device__ float t[];`), which any
+// definition matches; a reference with a size must match the
+// definition's, as definitions must match each other.
+func (c Cand) unsized() bool { return c.Kind == Undef && c.Size == 0 }
+
 // State classifies c for the resolution matrix.
 func (c Cand) State() State {
 	switch {
@@ -239,7 +245,7 @@ func Resolve(ex Sym, in Cand) Outcome {
 		if in.Size > ex.Size {
 			o.add(CommonLarger, in.File, -1)
 		}
-	case !in.Func && ex.Size != in.Size:
+	case !in.Func && ex.Size != in.Size && !ex.Cand.unsized() && !in.unsized():
 		o.add(SizeMismatch, in.File, ex.First)
 	}
 

@@ -46,6 +46,9 @@ func TestResolveNvlink11(t *testing.T) {
 		"weak8":  {Kind: Defined, Weak: true, Space: g, Size: 8},
 		"ext":    {Kind: Undef, Space: g, Size: 4},
 		"ext8":   {Kind: Undef, Space: g, Size: 8},
+		// extern __device__ float t[]; (no size): sweep program
+		// extern-unsized, nvcc 11.8 output.
+		"ext0": {Kind: Undef, Space: g},
 		// Functions named f; "xd" is a 4-byte global variable named f.
 		"wfs":  {Kind: Defined, Weak: true, Func: true, Size: 256},
 		"wfs2": {Kind: Defined, Weak: true, Func: true, Size: 256},
@@ -115,6 +118,8 @@ func TestResolveNvlink11(t *testing.T) {
 		{"ext ext8", []string{size + ":ext8:ext"}, false, 4, "ext"},
 		{"ext8 bss4", []string{size + ":bss4:ext8"}, false, 4, "bss4"},
 		{"bss4 ext8", []string{size + ":ext8:bss4"}, false, 4, "bss4"},
+		{"ext0 bss4", nil, false, 4, "bss4"},
+		{"bss4 ext0", nil, false, 4, "bss4"},
 		{"weak4 ext", nil, true, 4, "weak4"},
 		{"ext weak4", nil, true, 4, "weak4"},
 		{"ext bss4 bss4b", []string{mdef + ":bss4b:ext"}, false, 4, "bss4"},

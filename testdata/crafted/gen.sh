@@ -223,6 +223,9 @@ case_debug_loc_weak() { ptx_link debug-loc-weak -g -- a b; }
 # Template classes with virtual functions instantiated in both objects:
 # their virtual tables are weak data in both .nv.global.init sections.
 case_weak_vtables() { ptx_link weak-vtables -- a b; }
+# An extern __device__ array declared without a size in a, defined with
+# 128 floats in b.
+case_extern_unsized() { ptx_link extern-unsized -- a b; }
 # A table of two pointers to __device__ data.
 case_data_pointer_table() { ptx_link data-pointer-table -- a; }
 
