@@ -330,7 +330,10 @@ func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rel
 	// driver places it), commons, data not defined yet.
 	m := o.SymMap[r.Sym]
 	undefined := m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0
-	return undefined || in.Shndx == elf.SHNCommon || o.inSectionNamed(in, isGlobalMemoryName)
+	// (Global memory an earlier object defined counts too: an extern
+	// __device__ array: testdata/crafted/extern-global-defined-earlier.)
+	global := m >= 0 && ctx.Syms[m].Sec >= 0 && ctx.isGlobalMemory(ctx.Syms[m].Sec)
+	return undefined || global || in.Shndx == elf.SHNCommon || o.inSectionNamed(in, isGlobalMemoryName)
 }
 
 // definingSection is the input section symbol s is defined in, or nil

@@ -40,7 +40,7 @@ var sweepKnown = map[string]string{
 // warplink, and requires the same exit status and diagnostics, and then
 // byte-identical output, except for the links sweepKnown lists. Variants
 // nvcc cannot build (dynamic parallelism's deprecated API on sm_90,
-// cluster dimensions on sm_80) are skipped. About 200 nvcc runs: only
+// cluster dimensions on sm_80) are skipped. About 300 nvcc runs: only
 // with WARPLINK_SWEEP=1 (make sweep), nvcc and nvlink.
 func TestNvccSweep(t *testing.T) {
 	if os.Getenv("WARPLINK_SWEEP") == "" {

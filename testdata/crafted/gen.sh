@@ -226,6 +226,9 @@ case_weak_vtables() { ptx_link weak-vtables -- a b; }
 # An extern __device__ array declared without a size in a, defined with
 # 128 floats in b.
 case_extern_unsized() { ptx_link extern-unsized -- a b; }
+# a defines __device__ counters[8] and bump(); b's kernel, after it,
+# reads counters and calls bump.
+case_extern_global_defined_earlier() { ptx_link extern-global-defined-earlier -- a b; }
 # A table of two pointers to __device__ data.
 case_data_pointer_table() { ptx_link data-pointer-table -- a; }
 

@@ -1,0 +1,1 @@
+__global__ void k3(float* p) { p[0] = 3; }
