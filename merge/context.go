@@ -105,8 +105,9 @@ type Obj struct {
 	// laterWinner marks the code sections of weak functions a later file
 	// replaces (nil when none; see standIn).
 	laterWinner []bool
-	relSecs     []relocSec // decoded relocation sections, in input section order
-	resID       []int32    // input symbol index -> Context.Res index (-1: local)
+	lostData    []lostRange // replaced copies of weak data (markWeakLosers)
+	relSecs     []relocSec  // decoded relocation sections, in input section order
+	resID       []int32     // input symbol index -> Context.Res index (-1: local)
 
 	// placeholder is 1 + the output symbol ID of the nameless function
 	// symbol kept under --preserve-relocs (0: none; see mergeGlobal).

@@ -463,7 +463,8 @@ func (ctx *Context) strName(name string, text int32) string {
 }
 
 // markWeakLosers drops the code sections of weak functions whose
-// definition another file wins, and the per-kernel data of losing entries.
+// definition another file wins, and the per-kernel data of losing entries,
+// and notes where replaced weak data lies (Obj.lostData).
 func markWeakLosers(ctx *Context, o *Obj) {
 	for i := 1; i < len(o.F.Symbols); i++ {
 		s := &o.F.Symbols[i]
@@ -474,7 +475,8 @@ func markWeakLosers(ctx *Context, o *Obj) {
 		if r == nil || (r.File == int32(o.ID) && r.Index == int32(i)) {
 			continue
 		}
-		if s.Type() == elf.STTFunc {
+		switch {
+		case s.Type() == elf.STTFunc:
 			o.Drop[s.Shndx] = true
 			if r.File > int32(o.ID) && s.Bind() == elf.STBWeak {
 				if o.laterWinner == nil {
@@ -482,6 +484,10 @@ func markWeakLosers(ctx *Context, o *Obj) {
 				}
 				o.laterWinner[s.Shndx] = true
 			}
+		case s.Bind() == elf.STBWeak && isDataSym(s):
+			// A replaced weak copy of data keeps its bytes but not its
+			// relocations (relocate; testdata/crafted/weak-vtables).
+			o.lostData = append(o.lostData, lostRange{sec: s.Shndx, lo: s.Value, hi: s.Value + s.Size})
 		}
 	}
 	// A losing weak entry's per-kernel data (.nv.constant0.<k>,

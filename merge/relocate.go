@@ -219,10 +219,6 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 			o.private = append(o.private, data)
 			o.F.Sections[tgt].Data = data
 		}
-		var lost [][2]uint64 // replaced weak data in a data section
-		if o.F.Sections[tgt].Flags&elf.SHFExecInstr == 0 {
-			lost = lostData(ctx, o, tgt)
-		}
 		kept := false
 		own := relSec{out, kindRela} // where kept relocations go
 		if rs.Type == elf.SHTRel {
@@ -233,7 +229,7 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				// YIELD relocations would turn a YIELD into a NOP where
 				// forward progress is not required; nvlink 11.8 leaves the
 				// code as it is and drops them (-G code: testdata/crafted/
-				// debug-yield-g64).
+				// debug-yield-sm80).
 				continue
 			}
 			if r.Type == rUnusedClear64 {
@@ -243,7 +239,7 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				}
 				continue
 			}
-			if inRanges(lost, r.Offset) {
+			if o.inLostData(tgt, r.Offset) {
 				// In a weak copy another file's replaced (a template's
 				// virtual table in two objects): nvlink 11.8 drops its
 				// relocations, though the bytes stay
@@ -303,23 +299,18 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 	return evs, nil
 }
 
-// lostData is the byte ranges of data section sec of o that hold weak
-// definitions another file's replaced (nil: none, as usual).
-func lostData(ctx *Context, o *Obj, sec int) [][2]uint64 {
-	var r [][2]uint64
-	for i := range o.F.Symbols {
-		s := &o.F.Symbols[i]
-		if int(s.Shndx) == sec && s.Bind() == elf.STBWeak && isDataSym(s) && ctx.lostDefinition(o, uint32(i)) {
-			r = append(r, [2]uint64{s.Value, s.Value + s.Size})
-		}
-	}
-	return r
+// lostRange is where input section sec holds a replaced copy of weak
+// data: bytes [lo, hi).
+type lostRange struct {
+	sec    uint32
+	lo, hi uint64
 }
 
-// inRanges reports whether off lies in one of the ranges.
-func inRanges(rs [][2]uint64, off uint64) bool {
-	for _, r := range rs {
-		if off >= r[0] && off < r[1] {
+// inLostData reports whether offset off of input section sec lies in a
+// replaced copy of weak data (a short scan: few objects have any).
+func (o *Obj) inLostData(sec int, off uint64) bool {
+	for _, r := range o.lostData {
+		if int(r.sec) == sec && off >= r.lo && off < r.hi {
 			return true
 		}
 	}
@@ -373,7 +364,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 	if s.Type() == elf.STTFunc || s.Sec < 0 || ctx.isGlobalMemory(s.Sec) || r.Type == rG32 || r.Type == rG64 {
 		// (The generic address of a variable, even in a constant bank,
 		// is the driver's to resolve: -G's .debug_info names __constant__
-		// data so, testdata/crafted/debug-yield-g64.)
+		// data so, testdata/crafted/debug-g64-constant.)
 		return m, 0, true, true
 	}
 	return m, s.Value, false, true
