@@ -123,13 +123,6 @@ func dce(ctx *Context) error {
 	// (testdata/crafted/callgraph-only-reference; in ptxas's output every
 	// call edge has its relocation as well).
 	named := make([][]int32, len(ctx.Objs))
-	undefFunc := false // (without one, call edges change nothing)
-	for _, id := range ctx.Globals {
-		if s := ctx.Syms[id]; s.Sec < 0 && s.Shndx == 0 && s.Type() == elf.STTFunc {
-			undefFunc = true
-			break
-		}
-	}
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		o := ctx.Objs[i]
 		o.eachRelocSection(func(t int, rels []elf.Rela) {
@@ -142,15 +135,19 @@ func dce(ctx *Context) error {
 				}
 			}
 		})
-		if undefFunc {
-			named[i] = callEdges(ctx, o, named[i])
-		}
 		return nil
 	})
 	used := make([]bool, len(ctx.Syms))
 	for _, ms := range named {
 		for _, m := range ms {
 			used[m] = true
+		}
+	}
+	for _, c := range per {
+		for _, e := range c.edges {
+			if callee := ctx.Syms[e.callee]; !ctx.Syms[e.caller].dead && callee.Sec < 0 && callee.Shndx == 0 {
+				used[e.callee] = true
+			}
 		}
 	}
 	ctx.liveRefs = used
@@ -184,26 +181,6 @@ func (o *Options) kernelUsed(name string) bool {
 		}
 	}
 	return false
-}
-
-// callEdges appends to named the undefined callees of o's call edges
-// (block -1 of .nv.callgraph) whose caller is a live function.
-func callEdges(ctx *Context, o *Obj, named []int32) []int32 {
-	for si := range o.F.Sections {
-		s := &o.F.Sections[si]
-		if s.Type != elf.SHTCudaCallgraph {
-			continue
-		}
-		for block, e := range elf.CallgraphRecords(s.Data) {
-			if block != -1 || e.Callee <= 0 || ctx.liveSym(o, e.Caller) < 0 {
-				continue
-			}
-			if m := remapSym(o, uint32(e.Callee)); m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 {
-				named = append(named, m)
-			}
-		}
-	}
-	return named
 }
 
 // referencedLive reports whether code that survived dead code elimination
