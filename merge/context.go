@@ -62,6 +62,7 @@ type Context struct {
 	cgEdges      []cgEdge       // call edges (caller, callee) in file order
 	calls        lists[int32]   // by caller symbol ID: its callees in edge order (finalize)
 	callers      []int32        // callers in order of their first edge
+	callersOf    lists[int32]   // by callee symbol ID: its callers in edge order (raiseCallers)
 	indirectSite map[int32]bool // functions with an indirect call site (block -3; finalize)
 	addressTaken []int32        // address-taken functions (block -2), in file order (finalize)
 	cg           cgReport       // what --dump-callgraph prints besides the graph

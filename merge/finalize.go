@@ -335,16 +335,9 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			own[r.sym] = int32(i) + 1
 		}
 	}
-	// Each function's count becomes the largest over what it can reach:
-	// values flow from callees to callers until nothing changes. Starting
-	// from the functions in symbol ID order over the call edges in input
-	// order keeps the result, and the source named in --dump-callgraph's
-	// report, independent of scheduling, recursion cycles included.
-	reversed := make([]cgEdge, len(ctx.cgEdges))
-	for i, e := range ctx.cgEdges {
-		reversed[i] = cgEdge{caller: e.callee, callee: e.caller}
-	}
-	callers, _ := calleesByCaller(reversed, len(ctx.Syms))
+	// Each function's count becomes the largest over what it can reach
+	// (raiseCallers: the source named in --dump-callgraph's report is
+	// independent of scheduling too).
 	type best struct {
 		v   uint32
 		src int32 // the function whose own count v is
@@ -365,16 +358,13 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 		val[f] = best{n, int32(f)}
 		queue = append(queue, int32(f))
 	}
-	for len(queue) > 0 {
-		f := queue[0]
-		queue = queue[1:]
-		for _, c := range callers.of(f) {
-			if val[f].v > val[c].v {
-				val[c] = val[f]
-				queue = append(queue, c)
-			}
+	raiseCallers(ctx, queue, func(f, c int32) bool {
+		if val[f].v > val[c].v {
+			val[c] = val[f]
+			return true
 		}
-	}
+		return false
+	})
 	for f := range own {
 		if own[f] == 0 {
 			continue
@@ -394,6 +384,32 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 	}
 }
 
+// raiseCallers makes values flow from callees to callers over the call
+// graph (ctx.cgEdges) until nothing changes. queue holds the functions
+// that have a value, in symbol ID order; raise(f, c) moves f's value into
+// its caller c and reports whether c's grew, c then being visited in turn.
+// Visiting in that order over each function's callers in edge order keeps
+// the result independent of scheduling, recursion cycles included. The
+// callers of each function are grouped once per link (ctx.callersOf).
+func raiseCallers(ctx *Context, queue []int32, raise func(f, c int32) bool) {
+	if ctx.callersOf.start == nil {
+		reversed := make([]cgEdge, len(ctx.cgEdges))
+		for i, e := range ctx.cgEdges {
+			reversed[i] = cgEdge{caller: e.callee, callee: e.caller}
+		}
+		ctx.callersOf, _ = calleesByCaller(reversed, len(ctx.Syms))
+	}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		for _, c := range ctx.callersOf.of(f) {
+			if raise(f, c) {
+				queue = append(queue, c)
+			}
+		}
+	}
+}
+
 // barrierMask is where a code section's sh_flags keep the number of named
 // barriers its code uses (bits 20-26).
 const (
@@ -406,8 +422,8 @@ const (
 // included, as nvlink 11.8 does: a kernel whose only __syncthreads is in a
 // device function of another object needs that barrier too
 // (testdata/crafted/barrier-propagation). Other functions keep theirs.
-// Counts flow from callees to callers until nothing changes, like
-// propagateRegCount's; a link whose functions use no barriers pays one scan.
+// Counts flow from callees to callers (raiseCallers), as register counts
+// do; a link whose functions use no barriers pays one scan.
 func propagateBarriers(ctx *Context) {
 	val := []uint8(nil) // by symbol ID: the largest count the function reaches
 	var queue []int32
@@ -426,21 +442,13 @@ func propagateBarriers(ctx *Context) {
 	if val == nil {
 		return
 	}
-	reversed := make([]cgEdge, len(ctx.cgEdges))
-	for i, e := range ctx.cgEdges {
-		reversed[i] = cgEdge{caller: e.callee, callee: e.caller}
-	}
-	callers, _ := calleesByCaller(reversed, len(ctx.Syms))
-	for len(queue) > 0 {
-		f := queue[0]
-		queue = queue[1:]
-		for _, c := range callers.of(f) {
-			if val[f] > val[c] {
-				val[c] = val[f]
-				queue = append(queue, c)
-			}
+	raiseCallers(ctx, queue, func(f, c int32) bool {
+		if val[f] > val[c] {
+			val[c] = val[f]
+			return true
 		}
-	}
+		return false
+	})
 	for _, s := range ctx.Syms {
 		if s.Other&stoCudaEntry == 0 || s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym || s.dead {
 			continue
