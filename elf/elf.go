@@ -83,9 +83,11 @@ const (
 	RelSize  = 16
 )
 
-// MaxAlign is the largest section alignment Parse accepts in a cubin: real
-// cubins align to at most 128 bytes, and a forged huge alignment would make
-// a linker lay out a file of absurd size.
+// MaxAlign is the largest section alignment Parse accepts in a relocatable
+// cubin: real cubins align to at most 128 bytes, and a forged huge
+// alignment would make a linker lay out a file of absurd size. An
+// executable one is only read (dump, cmp), and nvlink writes what a shared
+// variable's symbol value asks for (up to 2 GiB), so it takes any.
 const MaxAlign = 1 << 16
 
 // Error is a decoding failure: what is wrong, in nvlink's terms where it has
@@ -332,7 +334,7 @@ func parseWith(b []byte, alloc func(int) []byte, place func([]Section) ([]byte, 
 		// A cubin's must fit 32 bits; another ELF's (host objects, read
 		// only for their device code) saturate.
 		if h.Machine == EMCUDA {
-			if align > MaxAlign {
+			if align > MaxAlign && h.Type == ETRel {
 				return nil, errorf("section %d has alignment 0x%x, more than 0x%x", i, align, MaxAlign)
 			}
 			if entsize > math.MaxUint32 {

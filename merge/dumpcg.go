@@ -6,8 +6,7 @@ package merge
 // Inputs: the input symbol tables (node numbering), the merged call graph
 // (buildCallgraph) and the output .nv.info (register counts).
 // Outputs: one text block in ctx.Diags. The function numbering below is
-// nvlink's own and also orders the EXTERNS lists finalize merges
-// (functionNumbers, computed once, only when one of them needs it).
+// nvlink's own; only the report uses it.
 // Invariants: node numbers depend only on the inputs' order and symbol
 // tables, so the report is the same at every thread count.
 //
@@ -24,8 +23,6 @@ package merge
 
 import (
 	"fmt"
-	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,18 +33,10 @@ import (
 
 // cgReport is what finalize records for the report (only under
 // --dump-callgraph): each function's own register count and the entries
-// whose count propagateRegCount raised; and nvlink's function numbers,
-// computed once when the report or the EXTERNS merge needs them.
+// whose count propagateRegCount raised.
 type cgReport struct {
 	ownRegs map[int32]uint32
 	raised  []regRaise
-	nodes   []cgNode // nil until functionNumbers runs
-	number  []int32  // output symbol ID -> function number (0: none)
-	// slots, when slotsDone is not nil, are the numbers' input symbols,
-	// found while merge runs (see startFunctionSlots); valid once
-	// slotsDone is closed (nil then if they were not wanted).
-	slots     []funcSlot
-	slotsDone chan struct{}
 }
 
 // funcSlot is the input symbol a function number goes to: symbol sym of
@@ -77,23 +66,11 @@ type cgNode struct {
 	sym int32
 }
 
-// functionNumbers is callgraphNodes, computed once per link.
-func (ctx *Context) functionNumbers() ([]cgNode, []int32) {
-	if ctx.cg.nodes == nil {
-		ctx.cg.nodes, ctx.cg.number = callgraphNodes(ctx)
-	}
-	return ctx.cg.nodes, ctx.cg.number
-}
-
 // callgraphNodes numbers the functions as nvlink does (see the file
 // comment) and returns the nodes, 1-based (nodes[0] is unused), and the
 // node of each output symbol (by symbol ID; 0: none).
 func callgraphNodes(ctx *Context) ([]cgNode, []int32) {
-	ctx.waitFunctionSlots()
-	slots := ctx.cg.slots
-	if slots == nil {
-		slots = functionSlots(ctx.Objs)
-	}
+	slots := functionSlots(ctx.Objs)
 	nodes := make([]cgNode, 1, len(slots)+1)
 	nodes[0] = cgNode{sym: -1}
 	bySym := make([]int32, len(ctx.Syms))
@@ -142,52 +119,13 @@ func functionSlots(objs []*Obj) []funcSlot {
 	return slots
 }
 
-// startFunctionSlots finds the function numbers' input symbols in the
-// background, while merge runs on one core, when the link will need them:
-// for --dump-callgraph, or an EIATTR_EXTERNS list to merge (dynamic
-// parallelism). It only reads the inputs' symbol tables and decoded
-// .nv.info, which nothing changes before finalize.
-func startFunctionSlots(ctx *Context) {
-	if runtime.GOMAXPROCS(0) < 2 || workers(ctx.Opts.Threads) < 2 {
-		return // computed when needed
-	}
-	done := make(chan struct{})
-	ctx.cg.slotsDone = done
-	go func() {
-		defer close(done)
-		if ctx.Opts.DumpCallgraph || slices.ContainsFunc(ctx.Objs, (*Obj).hasExterns) {
-			ctx.cg.slots = functionSlots(ctx.Objs)
-		}
-	}()
-}
-
-// waitFunctionSlots waits for startFunctionSlots's goroutine, if any:
-// before anything changes or frees what it reads.
-func (ctx *Context) waitFunctionSlots() {
-	if ctx.cg.slotsDone != nil {
-		<-ctx.cg.slotsDone
-	}
-}
-
-// hasExterns reports an EIATTR_EXTERNS record among o's .nv.info.
-func (o *Obj) hasExterns() bool {
-	for _, sec := range o.nvinfo {
-		for k := range sec.attrs {
-			if sec.attrs[k].Code == elf.EIAttrExterns {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // dumpCallgraph records the --dump-callgraph report.
 func dumpCallgraph(ctx *Context) {
 	if len(ctx.Objs) == 0 {
 		ctx.Diags.Text([3]int{3, 1, 0}, "No relocatable objects found. Did not generate callgraph.\n")
 		return
 	}
-	nodes, bySym := ctx.functionNumbers()
+	nodes, bySym := callgraphNodes(ctx)
 	taken := map[int32]bool{}
 	for _, s := range ctx.Secs {
 		if s.gen != nil && s.gen.callgraph != nil {

@@ -83,7 +83,6 @@ func finalize(ctx *Context) error {
 	// nvlink reports undefined references after the stack-size warnings
 	// and the call graph dump, and still prints the -v summary: the
 	// passes below run either way, and run stops before write.
-	ctx.waitFunctionSlots() // (objectInfo lets the decoded .nv.info go)
 	reportUndefined(ctx)
 	// Translating the inputs' .nv.info records (parallel) and collecting
 	// the call edges (serial) only read the output so far: they overlap.
@@ -263,7 +262,13 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 			}
 		}
 	}
-	newExterns := closeExterns(ctx, perFunc)
+	order := ctx.infoOrder
+	for _, t := range texts {
+		if !ctx.infoSeen[t] {
+			order = append(order, t)
+		}
+	}
+	newExterns := closeExterns(ctx, perFunc, order)
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
 	propagateRegCount(ctx, global)
@@ -271,12 +276,6 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	slices.Reverse(global)
 	gs.info = append(global, stacks...)
 	gs.gen = &genSec{minStack: len(global)}
-	order := ctx.infoOrder
-	for _, t := range texts {
-		if !ctx.infoSeen[t] {
-			order = append(order, t)
-		}
-	}
 	// Each function's section: its records prepared in parallel, the
 	// sections made in order.
 	live := make([]int32, 0, len(order))
@@ -694,18 +693,18 @@ func externKept(s *OutSym) bool {
 // what it reaches brings some (a kernel calling a device function that
 // calls printf: testdata/crafted/externs-from-callees).
 //
-// What the callees bring is merged as nvlink 11.8 merges it (corpus cdp,
-// crafted cdp-device-memset, and a kernel calling seven device-runtime
-// functions): walking the callees breadth first in call order, each one's
-// own list is merged into the result like two sorted lists, by nvlink's
-// function number (the --dump-callgraph numbering), skipping symbols
-// already there. A list that is not itself in that order (libcudadevrt's
-// cudaMemsetAsync lists cnpSetLastError, cnpGetLastError,
-// cnpGetParameterBufferV2, cnpLaunchDeviceV2) keeps its order. A function
-// with an indirect call site reaches, for this walk, every address-taken
-// function, whatever its prototype (nvlink's call graph keeps only the
-// edges of the site's prototype).
-func closeExterns(ctx *Context, perFunc [][]infoRec) (made map[int32]infoRec) {
+// What the callees bring is taken as nvlink 11.8 takes it: the lists of
+// every function the entry can reach, whatever the depth, in the order of
+// those functions' .nv.info sections in the output (order: for the device
+// runtime, the order its members were loaded in), each list in its own
+// order, skipping symbols already there (crafted cdp-device-api,
+// cdp-device-memset and cdp-malloc-free; with cudaMalloc and cudaFree,
+// cudaFree's section comes first, so free precedes cnpSetLastError
+// whatever the calls' order). A function with an indirect call site
+// reaches, for this walk, every address-taken function, whatever its
+// prototype (nvlink's call graph keeps only the edges of the site's
+// prototype).
+func closeExterns(ctx *Context, perFunc [][]infoRec, order []int32) (made map[int32]infoRec) {
 	calls := ctx.calls
 	// Function symbol -> surviving entries (few functions have any: a
 	// map, not a slot per symbol).
@@ -730,23 +729,24 @@ func closeExterns(ctx *Context, perFunc [][]infoRec) (made map[int32]infoRec) {
 			entries++
 		}
 	}
-	var number []int32 // nvlink's function numbers, when needed
-	key := func(m int32) int {
-		if n, ok := numberOf(number, m); ok {
-			return n
+	// rank: where each function with a list of its own has its .nv.info
+	// section in the output, the order its list is taken in.
+	rank := make(map[int32]int, len(own))
+	for k, t := range order {
+		if f := ctx.Secs[t].InfoSym; f >= 0 && own[f] != nil {
+			if _, ok := rank[f]; !ok {
+				rank[f] = k
+			}
 		}
-		return 1<<30 + int(m) // (no number: after the numbered ones)
 	}
 	// Sets of symbol IDs for one record at a time: an ID is in a set when
 	// its stamp is the record's generation.
-	seen, in, visited := make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms))
+	seen, visited := make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms))
 	var gen uint32
-	// gather is what entry f's callees bring, beyond the symbols in seen.
+	// gather is what entry f's callees bring, beyond the symbols in seen:
+	// the lists of the functions it reaches, in section order.
 	gather := func(f int32) []int32 {
-		if number == nil {
-			_, number = ctx.functionNumbers()
-		}
-		var more []int32
+		var reached []int32 // functions with lists of their own
 		visited[f] = gen
 		queue := append([]int32(nil), calls.of(f)...)
 		if ctx.indirectSite[f] {
@@ -759,10 +759,22 @@ func closeExterns(ctx *Context, perFunc [][]infoRec) (made map[int32]infoRec) {
 				continue
 			}
 			visited[g] = gen
-			more = mergeByKey(more, own[g], key, func(m int32) bool { return seen[m] == gen || in[m] == gen }, func(m int32) { in[m] = gen })
+			if own[g] != nil {
+				reached = append(reached, g)
+			}
 			queue = append(queue, calls.of(g)...)
 			if ctx.indirectSite[g] {
 				queue = append(queue, ctx.addressTaken...)
+			}
+		}
+		slices.SortFunc(reached, func(a, b int32) int { return rank[a] - rank[b] })
+		var more []int32
+		for _, g := range reached {
+			for _, m := range own[g] {
+				if seen[m] != gen {
+					seen[m] = gen
+					more = append(more, m)
+				}
 			}
 		}
 		return more
@@ -821,33 +833,6 @@ func closeExterns(ctx *Context, perFunc [][]infoRec) (made map[int32]infoRec) {
 		}
 	}
 	return made
-}
-
-// mergeByKey merges b into a as two ascending lists are merged, by key,
-// leaving out the entries skip reports (and noting each one added).
-// Neither list needs to be sorted: the merge walks both once, so an
-// out-of-order run keeps its order.
-func mergeByKey(a, b []int32, key func(int32) int, skip func(int32) bool, add func(int32)) []int32 {
-	var fresh []int32
-	for _, m := range b {
-		if !skip(m) {
-			add(m)
-			fresh = append(fresh, m)
-		}
-	}
-	if len(fresh) == 0 {
-		return a
-	}
-	out := make([]int32, 0, len(a)+len(fresh))
-	i := 0
-	for _, m := range fresh {
-		for i < len(a) && key(a[i]) <= key(m) {
-			out = append(out, a[i])
-			i++
-		}
-		out = append(out, m)
-	}
-	return append(out, a[i:]...)
 }
 
 func hasAttr(rs []infoRec, code uint8) bool { return findAttr(rs, code) >= 0 }

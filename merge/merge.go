@@ -10,9 +10,6 @@ package merge
 // symbols and sections inside each file, so it is the same for any thread
 // count. Per file, nvlink handles symbols in .symtab order, but data
 // objects (STT_OBJECT and the CUDA object type 13) after everything else.
-// Meanwhile the function numbers finalize may need are found from the
-// inputs alone on another goroutine (startFunctionSlots), joined at
-// finalize's start.
 
 import (
 	"slices"
@@ -89,7 +86,6 @@ func merge(ctx *Context) error {
 	}
 	offs := make([]uint64, nsec)
 	drops := make([]bool, nsec)
-	startFunctionSlots(ctx)
 	for _, o := range ctx.Objs {
 		n, m := len(o.F.Sections), len(o.F.Symbols)
 		o.SecMap, maps = maps[:n:n], maps[n:]

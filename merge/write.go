@@ -84,11 +84,14 @@ func write(ctx *Context) error {
 		if !h.sec.Nobits {
 			pos += h.size
 		}
-		if pos > limit || pos < h.off {
+		if pos >= limit || pos < h.off {
 			// A backstop: contents come from the inputs' bytes, and merge
 			// refuses sections without file contents merged by name into
 			// one with contents (which once got here with 2 TiB of
-			// zeros). Refuse before writing anything.
+			// zeros); a forged alignment (a shared variable's, from its
+			// symbol value) can still place a section that far. Refuse
+			// before writing anything (the headers follow, so a file
+			// reaching the limit here exceeds it).
 			ctx.Diags.Fatalf([3]int{9, 2, 0}, "output file '%s' would take more than 0x%x bytes (section %s)",
 				ctx.Opts.output(), limit, h.sec.Name)
 			return errFatal
@@ -99,6 +102,11 @@ func write(ctx *Context) error {
 	phoff := shoff + uint64(shnum)*elf.ShdrSize
 	phdrs := programHeaders(ctx, hdrs, phoff)
 	total := phoff + uint64(len(phdrs))*elf.PhdrSize
+	if total > limit || total < shoff {
+		ctx.Diags.Fatalf([3]int{9, 2, 0}, "output file '%s' would take more than 0x%x bytes (section headers)",
+			ctx.Opts.output(), limit)
+		return errFatal
+	}
 
 	// ELF header; past SHN_LORESERVE sections, e_shnum is 0 and the count
 	// is in section 0's sh_size.
@@ -234,6 +242,15 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 	}
 	pos := uint64(elf.EhdrSize)
 	for i := 1; i < len(hdrs) && !failed.Load(); {
+		if off := hdrs[i].off; off > pos && off-pos > uint64(chunk) {
+			// Alignment padding longer than a run (nvlink writes a 2 GiB
+			// alignment as given): zeros, in run-sized parts.
+			run := next(min(off-pos, uint64(chunk)))
+			clear(run)
+			full <- emitRun{b: run}
+			pos += uint64(len(run))
+			continue
+		}
 		if h := &hdrs[i]; h.filled() && h.size > uint64(chunk) {
 			emitLarge(ctx, h, pos, chunk, next, full, &failed)
 			pos, i = h.end(), i+1

@@ -375,3 +375,56 @@ func linkPatchedGlobals(t *testing.T, patch func(b []byte, f *elf.File, init, gl
 	rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
 	return rc, stderr.String(), out
 }
+
+// TestForgedSharedAlignment links crafted shared-align-forged's a.cubin (a
+// fuzzed input whose shared variable asks for 8 MiB alignment through its
+// symbol value) with the value raised to 1 TiB and 2^63: nvlink 11.8 dies
+// of SIGFPE on both; warplink refuses with the output-size guard's
+// diagnostic, naming the shared section, and writes nothing. (At 8 MiB,
+// and at 2 GiB, nvlink writes the file, and so does warplink, streaming
+// the padding: the crafted case.)
+func TestForgedSharedAlignment(t *testing.T) {
+	dir, _ := filepath.Abs("../../testdata/crafted/shared-align-forged")
+	a, err := os.ReadFile(filepath.Join(dir, "a.cubin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Parse(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym := -1
+	for i, s := range f.Symbols {
+		if s.Value == 0x800000 {
+			sym = i
+		}
+	}
+	if sym < 0 {
+		t.Fatal("no symbol of value 0x800000 in a.cubin")
+	}
+	var symtab elf.Section
+	for _, s := range f.Sections {
+		if s.Type == elf.SHTSymtab {
+			symtab = s
+		}
+	}
+	for _, v := range []uint64{1 << 40, 1 << 63} {
+		tmp := t.TempDir()
+		b := bytes.Clone(a)
+		binary.LittleEndian.PutUint64(b[symtab.Offset+uint64(sym)*elf.SymSize+8:], v)
+		in := filepath.Join(tmp, "a.cubin")
+		os.WriteFile(in, b, 0o644)
+		out := filepath.Join(tmp, "out.cubin")
+		opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{in, filepath.Join(dir, "b.cubin")}, Output: out}
+		var stderr bytes.Buffer
+		if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 1 {
+			t.Fatalf("value %#x: exit %d, want 1: %s", v, rc, stderr.String())
+		}
+		if want := "would take more than 0x10000000000 bytes (section .nv.shared."; !strings.Contains(stderr.String(), want) {
+			t.Errorf("value %#x: stderr %q lacks %q", v, stderr.String(), want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("value %#x: output file left behind: %v", v, err)
+		}
+	}
+}

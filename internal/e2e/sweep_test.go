@@ -21,17 +21,7 @@ import (
 // sweepKnown lists the links of the nvcc sweep (program and variant)
 // whose output still differs from nvlink 11.8's, with the reason. The
 // test fails when one of them starts to match, so the list stays honest.
-var sweepKnown = map[string]string{
-	"cdp-sync sm_80":             "EXTERNS order of the device runtime's cnp* functions after the deprecated cudaDeviceSynchronize",
-	"cdp-sync sm_80-G":           "as cdp-sync sm_80",
-	"cdp-sync sm_80-lineinfo":    "as cdp-sync sm_80",
-	"cuda-malloc sm_90":          "EXTERNS order of free and cnpSetLastError that cudaMalloc and cudaFree bring",
-	"cuda-malloc sm_80":          "as cuda-malloc sm_90",
-	"cuda-malloc sm_90-G":        "as cuda-malloc sm_90",
-	"cuda-malloc sm_80-G":        "as cuda-malloc sm_90",
-	"cuda-malloc sm_90-lineinfo": "as cuda-malloc sm_90",
-	"cuda-malloc sm_80-lineinfo": "as cuda-malloc sm_90",
-}
+var sweepKnown = map[string]string{}
 
 // TestNvccSweep compiles every program of testdata/sweep (one folder
 // each: its .cu files, linked in name order, and an optional "libs" file

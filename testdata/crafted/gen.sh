@@ -334,6 +334,28 @@ case_cdp_device_api() {
 	link cdp-device-api -arch=$ARCH m.cubin -L../../cudalib -lcudadevrt -o ref.cubin
 }
 
+# k1 calls cudaFree, then cudaMalloc; k2 cudaGetDevice, then cudaFree.
+case_cdp_malloc_free() {
+	asm cdp-malloc-free m.ptx
+	link cdp-malloc-free -arch=$ARCH m.cubin -L../../cudalib -lcudadevrt -o ref.cubin
+}
+
+# a.cubin: an input the link fuzzer made (internal/e2e/testdata/fuzz/
+# FuzzLink/d911dcd9f03c7de3), committed as it is: a shared variable whose
+# symbol value (its alignment) is 0x800000. b.cubin: corpus managed's.
+# nvlink writes an 8 MiB file; too large to store, so only its digest,
+# size and section count are kept.
+case_shared_align_forged() {
+	d=shared-align-forged
+	cp ../corpus/cuda11.8-sm_90/managed/b.cubin $d/b.cubin
+	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
+	(cd $d &&
+		sha256sum ref.cubin | cut -d' ' -f1 >ref.sha256 &&
+		readelf -SW ref.cubin 2>/dev/null | grep -c '^  \[ *[0-9]' >ref.sections &&
+		wc -c <ref.cubin | tr -d ' ' >ref.size &&
+		rm -f ref.cubin)
+}
+
 case_arch_mismatch() {
 	d=arch-mismatch
 	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)
