@@ -322,9 +322,10 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	}
 }
 
-// propagateRegCount raises each function's EIATTR_REGCOUNT to the largest
-// count among the functions it can call; a raised count is also written to
-// the high byte of its code section's sh_info.
+// propagateRegCount raises each entry's EIATTR_REGCOUNT to the largest
+// count among the functions it can reach; a raised count is also written
+// to the high byte of its code section's sh_info. Other functions keep
+// their own counts.
 func propagateRegCount(ctx *Context, global []infoRec) {
 	// By output symbol ID: the function's own REGCOUNT record (+1; 0:
 	// none), its callers (in call edge order), its best count so far.
@@ -365,7 +366,11 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 		return false
 	})
 	for f := range own {
-		if own[f] == 0 {
+		// Only entries take the counts they reach: a device function
+		// keeps its own, even when it calls one with more
+		// (testdata/crafted/regcount-entries-only); the values above
+		// still flow through it.
+		if own[f] == 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
 			continue
 		}
 		i, b := own[f]-1, val[f]
@@ -376,7 +381,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			if sec := ctx.Syms[f].Sec; sec >= 0 {
 				ctx.Secs[sec].InfoExtra = b.v << 24
 			}
-			if ctx.Opts.DumpCallgraph && ctx.Syms[f].Other&stoCudaEntry != 0 {
+			if ctx.Opts.DumpCallgraph {
 				ctx.cg.raised = append(ctx.cg.raised, regRaise{entry: int32(f), src: b.src, v: b.v})
 			}
 		}

@@ -267,7 +267,7 @@ func mergeFile(ctx *Context, o *Obj) {
 					if nonAlloc {
 						companion = other
 					}
-					refs := otherRefs(o, t, rels, indirect)
+					refs := ctx.otherRefs(o, t, rels, indirect)
 					for k, r := range rels {
 						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
 							ctx.ShStr.Add(companion + target)
@@ -324,8 +324,9 @@ func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rel
 	}
 	// Data whose address the link cannot know yet: global memory (the
 	// driver places it), commons, data not defined yet.
+	// (Constant memory not defined yet does not: only its count above.)
 	m := o.SymMap[r.Sym]
-	undefined := m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0
+	undefined := m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 && !ctx.isConstantData(o, int(r.Sym))
 	// (Global memory an earlier object defined counts too: an extern
 	// __device__ array: testdata/crafted/extern-global-defined-earlier.)
 	global := m >= 0 && ctx.Syms[m].Sec >= 0 && ctx.isGlobalMemory(ctx.Syms[m].Sec)
@@ -354,12 +355,14 @@ func isSharedName(n string) bool {
 }
 
 // otherRefs counts the relocations of code section t that name a function
-// other than the one defined in t, or shared memory, and the indirect call
-// sites of t's function (sites, indirectSites's, asked for only when the
-// relocations alone stay below two): the observations that
-// decide nvlink's ".rel" companion names (corpus and crafted cases; an
-// indirect call counts as a call: testdata/crafted/virtual-cross-object).
-func otherRefs(o *Obj, t int, rels []elf.Rela, sites func() map[int]int) int {
+// other than the one defined in t, shared memory or constant memory, and
+// the indirect call sites of t's function (sites, indirectSites's, asked
+// for only when the relocations alone stay below two): the observations
+// that decide nvlink's ".rel" companion names (corpus and crafted cases;
+// an indirect call counts as a call: testdata/crafted/virtual-cross-object;
+// each reference to `__constant__` data counts, wherever it is defined:
+// testdata/crafted/constant-refs).
+func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, sites func() map[int]int) int {
 	n := 0
 	for _, r := range rels {
 		if int(r.Sym) >= len(o.F.Symbols) {
@@ -369,7 +372,7 @@ func otherRefs(o *Obj, t int, rels []elf.Rela, sites func() map[int]int) int {
 		switch {
 		case s.Type() == elf.STTFunc && int(s.Shndx) != t:
 			n++
-		case isDataSym(s) && (o.inSectionNamed(s, isSharedName) || isExternShared(s)):
+		case isDataSym(s) && (o.inSectionNamed(s, isSharedName) || isExternShared(s) || ctx.isConstantData(o, int(r.Sym))):
 			n++
 		}
 	}
@@ -378,6 +381,26 @@ func otherRefs(o *Obj, t int, rels []elf.Rela, sites func() map[int]int) int {
 	}
 	return n
 }
+
+// isConstantData reports whether data symbol i of o is constant memory
+// (a `__constant__` variable, in a .nv.constant<N> bank): defined so here,
+// or, when o only declares it, by the definition resolution chose (which
+// may come from a later file).
+func (ctx *Context) isConstantData(o *Obj, i int) bool {
+	s := &o.F.Symbols[i]
+	if s.Shndx != elf.SHNUndef {
+		return o.inSectionNamed(s, isConstantBankName)
+	}
+	r := ctx.res(o, i)
+	if r == nil || r.File < 0 || int(r.File) >= len(ctx.Objs) {
+		return false
+	}
+	def := ctx.Objs[r.File]
+	return int(r.Index) < len(def.F.Symbols) && def.inSectionNamed(&def.F.Symbols[r.Index], isConstantBankName)
+}
+
+// isConstantBankName reports the sections of constant memory banks.
+func isConstantBankName(n string) bool { return strings.HasPrefix(n, ".nv.constant") }
 
 // indirectSites counts, by code section, the indirect call sites (block -3
 // of o's .nv.callgraph) of the function it holds; nil when there are none.

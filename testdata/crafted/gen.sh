@@ -356,6 +356,12 @@ case_shared_align_forged() {
 		rm -f ref.cubin)
 }
 
+# a: k0 reads late (defined by b) once, k2 reads coef and cnt (defined in
+# a); b: k3 reads cnt once.
+case_constant_refs() { ptx_link constant-refs -- a b; }
+# k calls mid, which calls heavy (45 registers; mid 24).
+case_regcount_entries_only() { ptx_link regcount-entries-only -- a; }
+
 case_arch_mismatch() {
 	d=arch-mismatch
 	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)

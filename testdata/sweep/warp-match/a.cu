@@ -1,0 +1,1 @@
+__global__ void k(float* p, int n) { unsigned m = __match_any_sync(0xffffffff, (int)p[threadIdx.x]); unsigned b = __ballot_sync(0xffffffff, p[threadIdx.x] > 0); p[threadIdx.x] = __popc(m) + __popc(b) + __shfl_sync(0xffffffff, p[threadIdx.x], 0) + n; __nanosleep(10); }
