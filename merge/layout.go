@@ -62,7 +62,8 @@ type sharedVar struct {
 // variables (.nv_debug.shared) belong to the entries whose code, or code
 // they call, refers to them; that section itself ends up empty. nvlink 11.8
 // places first, at offsets common to all entries, the module variables
-// several entries use; then each entry's own variables (its .nv.shared.<k>
+// several entries use (those entries' sections take the module section's
+// alignment); then each entry's own variables (its .nv.shared.<k>
 // and the module variables only it uses), largest alignment first; then,
 // for entries whose code uses extern __shared__, the dynamic shared memory
 // at the next multiple of 16 — one offset for all entries that share code
@@ -153,6 +154,13 @@ func layoutShared(ctx *Context) {
 		ctx.dataVal[v.key] = commonEnd
 		commonEnd += v.size
 		commonAlign = max(commonAlign, v.align)
+	}
+	if len(common) > 0 {
+		// The entries that share variables take the alignment of the
+		// whole module shared section, whatever they use of it
+		// (testdata/crafted/shared-common-align: a double only a third
+		// kernel uses aligns them to 8).
+		commonAlign = max(commonAlign, ctx.Secs[moduleSec].Align)
 	}
 	base := reservedShared(ctx.Header.SM())
 	end := map[int32]uint64{}

@@ -362,6 +362,9 @@ case_constant_refs() { ptx_link constant-refs -- a b; }
 # k calls mid, which calls heavy (45 registers; mid 24).
 case_regcount_entries_only() { ptx_link regcount-entries-only -- a; }
 
+# k1 and k3 call red (a float array), k2 calls redd (a double array).
+case_shared_common_align() { ptx_link shared-common-align -- a; }
+
 case_arch_mismatch() {
 	d=arch-mismatch
 	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)

@@ -1,0 +1,1 @@
+__device__ float inc(float x) { return x + 1; }

@@ -1,0 +1,1 @@
+__global__ void child(float* p, int n) { p[threadIdx.x] += n; }
