@@ -193,8 +193,32 @@ func reportUndefined(ctx *Context) {
 		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {
 			continue
 		}
+		if kind, ok := boundReference(s.Type()); ok {
+			// nvlink 11.8 links these (each kernel that uses one gets a
+			// slot for every one in its constant bank 0, which the driver
+			// fills with a header index); warplink does not implement
+			// them: a clear refusal, not an undefined reference.
+			ctx.Diags.Errorf([3]int{3, 2, pos}, "%s reference '%s' in '%s' is not supported by warplink (bound texture and surface references, removed in CUDA 12.0)",
+				kind, s.Name, ctx.Objs[s.File].Name)
+			continue
+		}
 		ctx.Diags.Errorf([3]int{3, 2, pos}, "Undefined reference to '%s' in '%s'", s.Name, ctx.Objs[s.File].Name)
 	}
+}
+
+// boundReference reports the symbol types of bound (pre-CUDA 12)
+// texture and surface references, with their kind, as ptxas writes them:
+// 10 for a texture, 12 for a surface (sampler 11).
+func boundReference(typ uint8) (string, bool) {
+	switch typ {
+	case 10:
+		return "Texture", true
+	case 11:
+		return "Sampler", true
+	case 12:
+		return "Surface", true
+	}
+	return "", false
 }
 
 // driverProvided reports functions the CUDA driver supplies at load time

@@ -206,6 +206,12 @@ func layoutShared(ctx *Context) {
 	for _, s := range ctx.Secs {
 		if strings.HasPrefix(s.Name, ".nv.shared.") && (s.Size > 0 || s.keep) {
 			s.Size += base
+			if s.Size == 0 && s.SymID >= 0 {
+				// Kept empty for extern shared memory alone where no window
+				// is reserved (sm_80): the section stays, its symbol does
+				// not (testdata/crafted/extern-shared-empty).
+				ctx.Syms[s.SymID].dead = true
+			}
 		}
 	}
 }

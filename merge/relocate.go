@@ -277,9 +277,11 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 			}
 			if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
 				patch(data[r.Offset:], f, uint64(int64(val)+r.Addend))
-				if r.Type == rConstField1940 {
-					// The constant bank number goes beside the offset.
-					patch(data[r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
+				if r.Type == rConstField1940 || r.Type == rConstField2138 {
+					// The constant bank number goes beside the offset, at
+					// bit 54 (ptxas fills it in for sm_90, not in sm_80's
+					// byte loads: testdata/crafted/constant-bank-field).
+					setField(data[r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
 				}
 			}
 			if ctx.Opts.PreserveRelocs && sym > 0 {
@@ -407,6 +409,17 @@ func (ctx *Context) fillSection(s *OutSec, b []byte, lo uint64) {
 		cur = max(cur, to)
 	}
 	clear(b[cur-lo:])
+}
+
+// setField writes v into the bit field f of the little-endian bytes at b
+// (the field's bits are replaced, not added to).
+func setField(b []byte, f field, v uint64) {
+	var w [16]byte
+	n := copy(w[:], b[:min(len(b), int((f.pos+f.width+7)/8))])
+	lo, hi := insert(le64(w[0:8]), le64(w[8:16]), f.pos, f.width, (v>>f.shift)&(uint64(1)<<f.width-1))
+	put64(w[0:8], lo)
+	put64(w[8:16], hi)
+	copy(b[:n], w[:n])
 }
 
 // patch adds v into the bit field f of the little-endian bytes at b.

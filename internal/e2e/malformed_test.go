@@ -428,3 +428,28 @@ func TestForgedSharedAlignment(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundReferencesRefused links crafted bound-references (texture and
+// surface references, which nvlink 11.8 links and warplink does not
+// implement): every reference is named in a diagnostic of its own, the
+// exit status is 255 and no output is written.
+func TestBoundReferencesRefused(t *testing.T) {
+	dir, _ := filepath.Abs("../../testdata/crafted/bound-references")
+	out := filepath.Join(t.TempDir(), "out.cubin")
+	opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin")}, Output: out}
+	var stderr bytes.Buffer
+	if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 255 {
+		t.Fatalf("exit %d, want 255: %s", rc, stderr.String())
+	}
+	for _, want := range []string{"Texture reference 'tA' in '", "Texture reference 'tB' in '", "Surface reference 'sref' in '"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q lacks %q", stderr.String(), want)
+		}
+	}
+	if strings.Contains(stderr.String(), "Undefined reference") {
+		t.Errorf("stderr %q reports an undefined reference", stderr.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output file left behind: %v", err)
+	}
+}

@@ -365,6 +365,25 @@ case_regcount_entries_only() { ptx_link regcount-entries-only -- a; }
 # k1 and k3 call red (a float array), k2 calls redd (a double array).
 case_shared_common_align() { ptx_link shared-common-align -- a; }
 
+# sm_80: k reads cflag (a char: a byte load, CONST_FIELD21_38), cvec and
+# cd from constant memory.
+case_constant_bank_field() {
+	d=constant-bank-field
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+
+# sm_80: ka uses only extern __shared__ memory, kb a static array too.
+case_extern_shared_empty() {
+	d=extern-shared-empty
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+
+# Bound texture references tA, tB and a surface reference (k1, k2 through
+# viaB, k4); k3 uses none. (A known gap: warplink refuses them.)
+case_bound_references() { ptx_link bound-references -- a; }
+
 case_arch_mismatch() {
 	d=arch-mismatch
 	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)
