@@ -72,6 +72,7 @@ func layoutShared(ctx *Context) {
 	own := map[int32][]sharedVar{} // by .nv.shared.<k> section
 	var module []sharedVar
 	var moduleSec int32 = -1
+	alias := map[dataKey]dataKey{} // another copy of global shared data -> the winner's
 	for _, o := range ctx.Objs {
 		for i, m := range o.SymMap {
 			if m > -2 {
@@ -80,6 +81,10 @@ func layoutShared(ctx *Context) {
 			sec := -2 - m
 			name := ctx.Secs[sec].Name
 			if !strings.HasPrefix(name, ".nv.shared.") && name != moduleShared {
+				continue
+			}
+			if r := ctx.res(o, i); r != nil && r.File >= 0 && (r.File != int32(o.ID) || r.Index != int32(i)) {
+				alias[dataKey{int32(o.ID), int32(i)}] = dataKey{r.File, r.Index}
 				continue
 			}
 			s := &o.F.Symbols[i]
@@ -104,7 +109,7 @@ func layoutShared(ctx *Context) {
 	users := map[dataKey][]int{}  // module variable -> entries using it
 	externAt := map[int32][]int{} // code using extern shared -> entries running it
 	if len(module) > 0 || ctx.hasExtern {
-		varRefs, externRefs := sharedRefs(ctx)
+		varRefs, externRefs := sharedRefs(ctx, alias)
 		for _, t := range ctx.textSections() {
 			f := ctx.Secs[t].InfoSym
 			if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
@@ -203,6 +208,11 @@ func layoutShared(ctx *Context) {
 			s.keep = true
 		}
 	}
+	for k, w := range alias {
+		if v, ok := ctx.dataVal[w]; ok {
+			ctx.dataVal[k] = v // (each key written once: order does not matter)
+		}
+	}
 	for _, s := range ctx.Secs {
 		if strings.HasPrefix(s.Name, ".nv.shared.") && (s.Size > 0 || s.keep) {
 			s.Size += base
@@ -223,7 +233,7 @@ func sortByAlign(vs []sharedVar) []sharedVar {
 
 // sharedRefs finds, per output code section, the module-scope shared
 // variables its relocations name and whether it uses extern shared memory.
-func sharedRefs(ctx *Context) (map[int32][]dataKey, map[int32]bool) {
+func sharedRefs(ctx *Context, alias map[dataKey]dataKey) (map[int32][]dataKey, map[int32]bool) {
 	vars := map[int32][]dataKey{}
 	extern := map[int32]bool{}
 	for _, o := range ctx.Objs {
@@ -237,7 +247,11 @@ func sharedRefs(ctx *Context) (map[int32][]dataKey, map[int32]bool) {
 					continue
 				}
 				if m := o.SymMap[r.Sym]; m <= -2 && ctx.Secs[-2-m].Name == moduleShared {
-					vars[c] = append(vars[c], dataKey{int32(o.ID), int32(r.Sym)})
+					k := dataKey{int32(o.ID), int32(r.Sym)}
+					if w, ok := alias[k]; ok {
+						k = w
+					}
+					vars[c] = append(vars[c], k)
 				} else if isExternShared(&o.F.Symbols[r.Sym]) {
 					extern[c] = true
 				}

@@ -292,8 +292,10 @@ func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rel
 	}
 	if nonAlloc {
 		// In RELA sections (sm_90), a function named with addend 0 counts
-		// as resolved at link time when it is weak and defined here
-		// (weak-loser-cleanup: .debug_line's R_CUDA_64 against weak foo;
+		// as resolved at link time when it is weak, defined here and
+		// replaced by a later file's definition (weak-loser-cleanup:
+		// .debug_line's R_CUDA_64 against weak foo; not the copy that wins,
+		// nor one an earlier copy replaces: crafted weak-winner-debug-line;
 		// -G's .debug_loc names weak templates with other addends only,
 		// and gets none: testdata/crafted/debug-loc-weak), or by any entry
 		// but the first (-lineinfo's .debug_line of an object with two
@@ -301,7 +303,7 @@ func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rel
 		// Neither counts in sm_80's REL sections
 		// (testdata/crafted/debug-line-functions).
 		if in := &o.F.Symbols[r.Sym]; rela && in.Type() == elf.STTFunc && r.Addend == 0 &&
-			(k > 0 || in.Bind() == elf.STBWeak && in.Shndx != elf.SHNUndef) {
+			(k > 0 || in.Bind() == elf.STBWeak && in.Shndx != elf.SHNUndef && o.replacedLater(uint32(in.Shndx))) {
 			return true
 		}
 		_, _, keep, ok := ctx.relocValue(o, r)
@@ -578,6 +580,13 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 		o.SecMap[i] = id
 		return id
 	}
+	if len(sec.Pieces) == 0 && sec.LinkSymtab && in.Flags&elf.SHFExecInstr != 0 {
+		// The first code into the section: a weak function's stand-in
+		// (standIn) brought none, and the later definition that replaces
+		// it brings its own register count (sm_80's sh_info high byte:
+		// testdata/crafted/weak-later-wins).
+		sec.InfoExtra = in.Info &^ 0xFFFFFF
+	}
 	align := uint64(in.Addralign)
 	if align == 0 {
 		align = 1
@@ -699,7 +708,18 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		sec := &o.F.Sections[s.Shndx]
-		if regenerated(sec) || o.Drop[s.Shndx] {
+		if regenerated(sec) {
+			return
+		}
+		if o.Drop[s.Shndx] {
+			if t := sec.Info; sec.Flags&elf.SHFExecInstr == 0 && t > 0 && int(t) < len(o.F.Sections) && o.replacedLater(t) {
+				// The per-kernel data of a weak entry a later file
+				// replaces: its section is created here, empty, as the
+				// entry's code is (standIn), and the winner's fills it
+				// (sm_80's .nv.constant0.<k>, which has a section symbol:
+				// testdata/crafted/weak-later-wins).
+				newOutSection(ctx, o, int(s.Shndx), true)
+			}
 			return
 		}
 		id := mapSection(ctx, o, int(s.Shndx))
@@ -717,6 +737,13 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		if o.Drop[s.Shndx] {
+			if sec := &o.F.Sections[s.Shndx]; isDataSym(s) && sec.Flags&elf.SHFExecInstr == 0 && sec.Info > 0 &&
+				int(sec.Info) < len(o.F.Sections) && o.replacedLater(sec.Info) {
+				// Data of a replaced weak entry's stand-in section (sm_80's
+				// _param in .nv.constant0.<k>): no record, but the name
+				// (testdata/crafted/weak-later-wins).
+				ctx.Str.Add(s.Name)
+			}
 			return
 		}
 		if s.Type() == elf.STTFunc && o.SecMap[s.Shndx] < 0 {
@@ -807,6 +834,17 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		}
 	}
 	o.SymMap[i] = id
+	if defined && isDataSym(s) && o.inSectionNamed(s, func(n string) bool { return n == moduleShared }) {
+		// Global shared data (a template's static __shared__ array,
+		// weak, in every object that instantiates it) is laid out per
+		// entry like local module shared data: no record, the name kept
+		// (newSym added it); layout takes the winner's copy and points
+		// the others at it (testdata/crafted/weak-shared-data).
+		sec := mapSection(ctx, o, int(s.Shndx))
+		o.SymMap[i] = -2 - sec
+		ctx.Syms[id].dead, ctx.Syms[id].Sec = true, sec
+		return
+	}
 	if defined && !winner && o.replacedLater(s.Shndx) {
 		standIn(ctx, o, id, s)
 		return

@@ -384,6 +384,19 @@ case_extern_shared_empty() {
 # viaB, k4); k3 uses none. (A known gap: warplink refuses them.)
 case_bound_references() { ptx_link bound-references -- a; }
 
+# -lineinfo: weak kernel tk<4> in a (few registers: it wins) and in b.
+case_weak_winner_debug_line() { ptx_link weak-winner-debug-line -lineinfo -- a b; }
+
+# sm_80, -G: weak kernel tk<4> in a (many registers) and b (few: b's wins).
+case_weak_later_wins() {
+	d=weak-later-wins
+	for obj in a b; do (cd $d && ptxas -arch=sm_80 -c -g $obj.ptx -o $obj.cubin); done
+	link $d -arch=sm_80 a.cubin b.cubin -o ref.cubin
+}
+
+# Weak template g<N> with a static __shared__ array (weak data) in a and b.
+case_weak_shared_data() { ptx_link weak-shared-data -- a b; }
+
 case_arch_mismatch() {
 	d=arch-mismatch
 	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)
