@@ -62,9 +62,10 @@ type sharedVar struct {
 // variables (.nv_debug.shared) belong to the entries whose code, or code
 // they call, refers to them; that section itself ends up empty. nvlink 11.8
 // places first, at offsets common to all entries, the module variables
-// several entries use (those entries' sections take the module section's
-// alignment); then each entry's own variables (its .nv.shared.<k>
-// and the module variables only it uses), largest alignment first; then,
+// several entries use (largest alignment, then largest size first; those
+// entries' sections take the module section's alignment); then each
+// entry's own variables (its .nv.shared.<k> and the module variables only
+// it uses: largest alignment, then smallest size first); then,
 // for entries whose code uses extern __shared__, the dynamic shared memory
 // at the next multiple of 16 — one offset for all entries that share code
 // using it. The section grows by the reserved window when not empty.
@@ -154,7 +155,7 @@ func layoutShared(ctx *Context) {
 		}
 	}
 	var commonEnd, commonAlign uint64
-	for _, v := range sortByAlign(common) {
+	for _, v := range sortShared(common) {
 		commonEnd = alignUp(commonEnd, v.align)
 		ctx.dataVal[v.key] = commonEnd
 		commonEnd += v.size
@@ -178,7 +179,7 @@ func layoutShared(ctx *Context) {
 			cur = commonEnd
 			s.Align = max(s.Align, commonAlign)
 		}
-		items := sortByAlign(own[s.ID])
+		items := sortOwn(own[s.ID])
 		for _, v := range items {
 			cur = alignUp(cur, v.align)
 			ctx.dataVal[v.key] = cur
@@ -226,8 +227,28 @@ func layoutShared(ctx *Context) {
 	}
 }
 
-func sortByAlign(vs []sharedVar) []sharedVar {
-	sort.SliceStable(vs, func(i, j int) bool { return vs[i].align > vs[j].align })
+// sortOwn orders an entry's own variables: largest alignment first, then
+// the smallest first (testdata/crafted/shared-own-order). (The variables
+// several entries share go largest first: sortShared.)
+func sortOwn(vs []sharedVar) []sharedVar {
+	sort.SliceStable(vs, func(i, j int) bool {
+		if vs[i].align != vs[j].align {
+			return vs[i].align > vs[j].align
+		}
+		return vs[i].size < vs[j].size
+	})
+	return vs
+}
+
+// sortShared orders the variables several entries share: largest
+// alignment first, then the largest first.
+func sortShared(vs []sharedVar) []sharedVar {
+	sort.SliceStable(vs, func(i, j int) bool {
+		if vs[i].align != vs[j].align {
+			return vs[i].align > vs[j].align
+		}
+		return vs[i].size > vs[j].size
+	})
 	return vs
 }
 

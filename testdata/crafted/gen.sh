@@ -397,6 +397,10 @@ case_weak_later_wins() {
 # Weak template g<N> with a static __shared__ array (weak data) in a and b.
 case_weak_shared_data() { ptx_link weak-shared-data -- a b; }
 
+# Template g<N> with three static shared arrays of one alignment: g<8>'s
+# shared by k_a and k_b, g<4>'s used by k_c alone.
+case_shared_own_order() { ptx_link shared-own-order -- a; }
+
 case_arch_mismatch() {
 	d=arch-mismatch
 	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)

@@ -1,0 +1,2 @@
+template <int N> __device__ __noinline__ float g(float x) { __shared__ float s[N]; __shared__ int cnt; s[threadIdx.x % N] = x; if (threadIdx.x == 0) cnt = N; __syncthreads(); return s[0] + cnt; }
+__global__ void k_b(float* p, int n) { p[0] = g<16>(p[0]) + g<16>(p[1]); }
