@@ -556,8 +556,12 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	if o.SecMap[i] >= 0 {
 		return o.SecMap[i]
 	}
+	return mapSectionTo(ctx, o, i, newOutSection(ctx, o, i, viaSection))
+}
+
+// mapSectionTo appends input section i of o to output section id.
+func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 	in := &o.F.Sections[i]
-	id := newOutSection(ctx, o, i, viaSection)
 	sec := ctx.Secs[id]
 	if len(sec.Pieces) > 0 && isCUInfoNote(in) {
 		// One note stands for all (see isCUInfoNote).
@@ -614,10 +618,17 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 // constant bank, nvlink's ".rel" companion name) when it is the first of
 // its name.
 func newOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
-	in := &o.F.Sections[i]
-	if id, ok := ctx.secByName[in.Name]; ok {
+	if id, ok := ctx.secByName[o.F.Sections[i].Name]; ok {
 		return id
 	}
+	return makeOutSection(ctx, o, i, viaSection)
+}
+
+// makeOutSection creates the output section for input section i of o
+// (newOutSection), even when one of its name exists: the name then keeps
+// naming the first.
+func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
+	in := &o.F.Sections[i]
 	typ, nobits := outType(in)
 	sec := ctx.allocSec()
 	*sec = OutSec{
@@ -635,7 +646,9 @@ func newOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	}
 	ctx.Secs = append(ctx.Secs, sec)
 	id := sec.ID
-	ctx.secByName[in.Name] = id
+	if _, ok := ctx.secByName[in.Name]; !ok {
+		ctx.secByName[in.Name] = id
+	}
 	sec.nameOff = ctx.ShStr.Add(in.Name)
 	// nvlink creates a .rel section beside each constant bank it makes.
 	// (Only the per-kernel bank 0: no nvlink 11.8 output of the corpus or
@@ -750,7 +763,16 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			// A local function's record comes before its section's.
 			o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: s.Info, Other: s.Other, Size: s.Size, File: int32(o.ID), InIdx: int32(i)}, false)
 			sym := ctx.Syms[o.SymMap[i]]
-			id := mapSection(ctx, o, int(s.Shndx))
+			var id int32
+			if prev, ok := ctx.secByName[o.F.Sections[s.Shndx].Name]; ok && ctx.Secs[prev].InfoSym >= 0 {
+				// Another object's function has a code section of this
+				// name (two local __iAtomicAdd under -G): this one gets
+				// a section of its own, as in nvlink
+				// (testdata/crafted/local-code-same-name).
+				id = mapSectionTo(ctx, o, int(s.Shndx), makeOutSection(ctx, o, int(s.Shndx), true))
+			} else {
+				id = mapSection(ctx, o, int(s.Shndx))
+			}
 			sym.Sec, sym.Value = id, s.Value+o.SecOff[s.Shndx]
 			claimCode(ctx, o, id, o.SymMap[i], s)
 			return

@@ -34,9 +34,6 @@ var sweepKnown = map[string]string{
 	"legacy-surfref sm_90":          "as legacy-surfref sm_80",
 	"legacy-surfref sm_90-G":        "as legacy-surfref sm_80",
 	"legacy-surfref sm_90-lineinfo": "as legacy-surfref sm_80",
-	// A rule not yet found (the outputs are equivalent).
-	"static-local-device sm_80-G": "-G: nvlink makes a .nv.info.__iAtomicAdd#2 for the second local __iAtomicAdd",
-	"static-local-device sm_90-G": "as static-local-device sm_80-G",
 }
 
 // TestNvccSweep compiles every program of testdata/sweep (one folder

@@ -401,6 +401,9 @@ case_weak_shared_data() { ptx_link weak-shared-data -- a b; }
 # shared by k_a and k_b, g<4>'s used by k_c alone.
 case_shared_own_order() { ptx_link shared-own-order -- a; }
 
+# -G: each object has a local function __iAtomicAdd in .text.__iAtomicAdd.
+case_local_code_same_name() { ptx_link local-code-same-name -g -- a b; }
+
 case_arch_mismatch() {
 	d=arch-mismatch
 	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)
