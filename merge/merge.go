@@ -527,6 +527,15 @@ func (o *Obj) replacedLater(sec uint32) bool {
 	return int(sec) < len(o.laterWinner) && o.laterWinner[sec]
 }
 
+// standInData reports per-kernel data (a section whose sh_info names
+// code) of a weak entry that a later file's definition replaces: nvlink
+// creates its output section when it meets the loser, as for the code
+// (standIn).
+func (o *Obj) standInData(sec uint32) bool {
+	in := &o.F.Sections[sec]
+	return in.Flags&elf.SHFExecInstr == 0 && in.Info > 0 && int(in.Info) < len(o.F.Sections) && o.replacedLater(in.Info)
+}
+
 // standIn gives a weak function that a later file replaces what nvlink
 // gives it: nvlink merges it as the definition it is when its file comes
 // (its .text.<f> is created then, with its section symbol, and the names
@@ -725,7 +734,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		if o.Drop[s.Shndx] {
-			if t := sec.Info; sec.Flags&elf.SHFExecInstr == 0 && t > 0 && int(t) < len(o.F.Sections) && o.replacedLater(t) {
+			if o.standInData(s.Shndx) {
 				// The per-kernel data of a weak entry a later file
 				// replaces: its section is created here, empty, as the
 				// entry's code is (standIn), and the winner's fills it
@@ -750,8 +759,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		if o.Drop[s.Shndx] {
-			if sec := &o.F.Sections[s.Shndx]; isDataSym(s) && sec.Flags&elf.SHFExecInstr == 0 && sec.Info > 0 &&
-				int(sec.Info) < len(o.F.Sections) && o.replacedLater(sec.Info) {
+			if isDataSym(s) && o.standInData(s.Shndx) {
 				// Data of a replaced weak entry's stand-in section (sm_80's
 				// _param in .nv.constant0.<k>): no record, but the name
 				// (testdata/crafted/weak-later-wins).

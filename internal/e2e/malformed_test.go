@@ -344,14 +344,7 @@ func shdrAt(b []byte, f *elf.File, i int) []byte {
 func linkPatchedGlobals(t *testing.T, patch func(b []byte, f *elf.File, init, global int)) (int, string, string) {
 	t.Helper()
 	dir, _ := filepath.Abs(filepath.Join(corpusDir, "globals"))
-	b, err := os.ReadFile(filepath.Join(dir, "b.cubin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Parse(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, f := readCubin(t, filepath.Join(dir, "b.cubin"))
 	init, global := -1, -1
 	for i, s := range f.Sections {
 		switch s.Name {
@@ -385,14 +378,7 @@ func linkPatchedGlobals(t *testing.T, patch func(b []byte, f *elf.File, init, gl
 // the padding: the crafted case.)
 func TestForgedSharedAlignment(t *testing.T) {
 	dir, _ := filepath.Abs("../../testdata/crafted/shared-align-forged")
-	a, err := os.ReadFile(filepath.Join(dir, "a.cubin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Parse(a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, f := readCubin(t, filepath.Join(dir, "a.cubin"))
 	sym := -1
 	for i, s := range f.Symbols {
 		if s.Value == 0x800000 {
@@ -452,4 +438,19 @@ func TestBoundReferencesRefused(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("output file left behind: %v", err)
 	}
+}
+
+// readCubin reads and parses the cubin at path, failing the test if
+// either fails.
+func readCubin(t *testing.T, path string) ([]byte, *elf.File) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, f
 }
