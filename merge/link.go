@@ -93,6 +93,9 @@ func run(ctx *Context) error {
 			return err
 		}
 		ctx.Timer.add(p.name, time.Since(t0))
+		if ctx.Opts.PassDone != nil {
+			ctx.Opts.PassDone(p.name)
+		}
 		if ctx.Opts.Dump == p.name {
 			dumpState(ctx, ctx.Opts.DumpTo)
 		}

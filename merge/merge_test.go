@@ -116,3 +116,33 @@ func TestStrTabIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestPassDone checks that Options.PassDone hears every pass of a link
+// that succeeds, once each, in the driver's order, and only the passes
+// that ran when one fails (an undefined reference stops the link after
+// finalize, before write).
+func TestPassDone(t *testing.T) {
+	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/xcall")
+	for _, c := range []struct {
+		inputs []string
+		rc     int
+		want   string
+	}{
+		{[]string{"a.cubin", "b.cubin", "c.cubin"}, 0, "read resolve merge dce layout relocate finalize write"},
+		{[]string{"a.cubin", "b.cubin"}, 255, "read resolve merge dce layout relocate finalize"},
+	} {
+		var got []string
+		opts := &Options{Arch: "sm_90", Output: filepath.Join(t.TempDir(), "out.cubin"),
+			PassDone: func(p string) { got = append(got, p) }}
+		for _, in := range c.inputs {
+			opts.Inputs = append(opts.Inputs, filepath.Join(dir, in))
+		}
+		var stderr bytes.Buffer
+		if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != c.rc {
+			t.Fatalf("%v: exit %d, want %d: %s", c.inputs, rc, c.rc, stderr.String())
+		}
+		if s := strings.Join(got, " "); s != c.want {
+			t.Errorf("%v: passes %q, want %q", c.inputs, s, c.want)
+		}
+	}
+}

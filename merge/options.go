@@ -76,4 +76,9 @@ type Options struct {
 	// collector back on once read has loaded more than the heap's early
 	// advised range covers.
 	Reading func(bytes int64)
+	// PassDone, when set, is told the name of each pass as it ends
+	// (the driver's names: "read" ... "write"), from the driver's
+	// goroutine; cmd/warplink collects a small link's heap once after
+	// relocate (heapSizer.passDone).
+	PassDone func(pass string)
 }

@@ -45,6 +45,38 @@ func TestSizeHeap(t *testing.T) {
 	}
 }
 
+// TestPassDoneCollects checks that a small link, whose collector size
+// leaves to the memory limit, is collected once, after relocate and no
+// other pass, and that a larger link, which runs GOGC's collections, is not
+// collected by passDone.
+func TestPassDoneCollects(t *testing.T) {
+	defaultHeapSettings(t)
+	passes := []string{"read", "resolve", "merge", "dce", "layout", "relocate", "finalize", "write"}
+	for _, c := range []struct {
+		input int64
+		want  int
+	}{
+		{1 << 20, 1},
+		{smallLink - 1, 1},
+		{smallLink, 0},
+		{200 << 20, 0},
+	} {
+		gcs := 0
+		h := &heapSizer{adviseHeap: func(int, bool) bool { return true }, collect: func() { gcs++ }}
+		h.size(c.input, false)
+		for _, p := range passes {
+			before := gcs
+			h.passDone(p)
+			if gcs != before && p != collectAfter {
+				t.Errorf("input %d: collected after %s", c.input, p)
+			}
+		}
+		if gcs != c.want {
+			t.Errorf("input %d: %d collections after the passes, want %d", c.input, gcs, c.want)
+		}
+	}
+}
+
 // TestLaterAdvice checks that the advice after read tops the early advice
 // up to the limit, and gives none when the early advice covers it.
 func TestLaterAdvice(t *testing.T) {

@@ -49,6 +49,9 @@ type heapSizer struct {
 	// pause; memLimit is the limit it found then.
 	guarded  bool
 	memLimit int64
+	// limitOnly reports that size left the collector to the memory limit
+	// alone (a small link: leaveToLimit); passDone then collects once.
+	limitOnly bool
 	// adviseHeap is hugemem.AdviseHeap and collect runtime.GC (tests
 	// record the calls).
 	adviseHeap func(n int, below bool) bool
@@ -158,7 +161,31 @@ func (h *heapSizer) release() {
 func (h *heapSizer) leaveToLimit() {
 	h.paused.Store(false)
 	debug.SetGCPercent(-1)
+	h.limitOnly = true
 }
+
+// passDone collects a small link's heap once, after relocate (see
+// collectAfter), when size left the collector to the memory limit: such a
+// heap is otherwise never collected, so every byte the link allocates
+// stays resident, garbage included (2,000 objects: 16 MB allocated, 5 MB
+// of it live at the end). What read, resolve, dce and relocate leave
+// behind (read's scratch buffers, the shards' batches, per-object tables)
+// is dead by then, and finalize and write, which allocate most of the
+// rest, reuse it instead of growing the heap. Medians of 21 alternating
+// links on the 2-core machine of 2026-11-26: peak RSS 2,000 objects
+// 36.3 -> 30.4-32.2 MB, 1,000 objects 22.2 -> 20.1 MB, for about 1 ms
+// (one collection of a heap of 5-8 MB); after dce alone, or after merge
+// and finalize, saved less, and a second one after finalize nothing more.
+// Larger links run GOGC's collections anyway (4,000 objects: no gain).
+func (h *heapSizer) passDone(pass string) {
+	if pass == collectAfter && h.limitOnly {
+		h.collect()
+	}
+}
+
+// collectAfter is the pass after which passDone collects a small link's
+// heap.
+const collectAfter = "relocate"
 
 // restoreLimit puts back the memory limit advise found, if it lowered it
 // for the pause. Not concurrently: from release's winner, or from size
@@ -376,6 +403,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	}
 	cmd.Opts.InputSize = heap.size
 	cmd.Opts.Reading = heap.reading
+	cmd.Opts.PassDone = heap.passDone
 	return merge.Link(&cmd.Opts, stdout, stderr, prog)
 }
 
