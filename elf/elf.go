@@ -230,12 +230,26 @@ var ErrNotCompact = errorf("sections out of order or overlapping")
 // ptxas or nvlink write) gets ErrNotCompact before anything is kept;
 // callers parse it whole. drop is asked before names are decoded: it sees
 // each section's header and contents, with Name still empty.
-func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc func(int) []byte) (*File, error) {
+//
+// zeros, when not nil, may stand in for the copy of a section to keep whose
+// contents are all zeros and that no relocation section of the file
+// applies to (so that nothing patches it): it returns n zero bytes that
+// are never written, shared by every such section (see hugemem.Arena.Zeros),
+// or nil for a copy as usual. (ptxas's .nv.constant0.<k> sections are all
+// zeros: about an eighth of the bytes a generated link keeps.)
+func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc, zeros func(int) []byte) (*File, error) {
 	kept := func(s *Section) bool { return len(s.Data) > 0 && (drop == nil || !drop(s)) }
 	return parseWith(b, alloc, func(secs []Section) ([]byte, error) {
 		var end, total uint64
+		var patched []bool // by section index: a relocation section applies to it (nil: none does, or no zeros)
 		for i := range secs {
 			s := &secs[i]
+			if zeros != nil && (s.Type == SHTRel || s.Type == SHTRela) && s.Info < uint32(len(secs)) {
+				if patched == nil {
+					patched = make([]bool, len(secs))
+				}
+				patched[s.Info] = true
+			}
 			if len(s.Data) == 0 {
 				continue
 			}
@@ -243,14 +257,30 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc func(int) []by
 				return nil, ErrNotCompact
 			}
 			end = s.Offset + uint64(len(s.Data))
-			if kept(s) {
-				total += (uint64(len(s.Data)) + 7) &^ 7
+		}
+		shared := func(i int) []byte {
+			if zeros == nil || patched != nil && patched[i] || !allZero(secs[i].Data) {
+				return nil
+			}
+			return zeros(len(secs[i].Data))
+		}
+		var zeroed []bool // by section index: Data is zeros' (nil: none is)
+		for i := range secs {
+			if s := &secs[i]; kept(s) {
+				if z := shared(i); z != nil {
+					if zeroed == nil {
+						zeroed = make([]bool, len(secs))
+					}
+					s.Data, zeroed[i] = z, true
+				} else {
+					total += (uint64(len(s.Data)) + 7) &^ 7
+				}
 			}
 		}
 		body := keep(int(total))
 		pos := 0
 		for i := range secs {
-			if s := &secs[i]; kept(s) {
+			if s := &secs[i]; kept(s) && (zeroed == nil || !zeroed[i]) {
 				n := copy(body[pos:], s.Data)
 				s.Data = body[pos : pos+n : pos+n]
 				pos += (n + 7) &^ 7
@@ -258,6 +288,22 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc func(int) []by
 		}
 		return body, nil
 	})
+}
+
+// allZero reports whether every byte of b is zero.
+func allZero(b []byte) bool {
+	for len(b) >= 8 {
+		if le.Uint64(b) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // parseWith is ParseInto; place, when not nil, may move the sections'

@@ -44,12 +44,14 @@ func FuzzParse(f *testing.F) {
 		// sections or not, and what it keeps does not depend on b
 		// afterwards.
 		for _, drop := range []func(*Section) bool{nil, droppedInTest} {
-			if cf, cerr := parseCompactClobbered(b, drop, alloc); cerr == nil {
-				if err != nil || !sameTables(ef, cf, drop) {
-					t.Fatalf("ParseCompact (drop %v) differs from Parse (error %v)", drop != nil, err)
+			for _, zeros := range []func(int) []byte{nil, testZeros} {
+				if cf, cerr := parseCompactClobbered(b, drop, alloc, zeros); cerr == nil {
+					if err != nil || !sameTables(ef, cf, drop) {
+						t.Fatalf("ParseCompact (drop %v, zeros %v) differs from Parse (error %v)", drop != nil, zeros != nil, err)
+					}
+				} else if cerr != ErrNotCompact && err == nil {
+					t.Fatalf("ParseCompact failed (%v) where Parse did not", cerr)
 				}
-			} else if cerr != ErrNotCompact && err == nil {
-				t.Fatalf("ParseCompact failed (%v) where Parse did not", cerr)
 			}
 		}
 		if err != nil {
@@ -167,8 +169,10 @@ func TestParseCompactCorpus(t *testing.T) {
 		}
 		n++
 		for _, drop := range []func(*Section) bool{nil, droppedInTest} {
-			if cf, err := parseCompactClobbered(b, drop, nil); err != nil || !sameTables(ef, cf, drop) || uint64(len(cf.Raw)) >= ef.Header.Shoff {
-				t.Fatalf("%s: ParseCompact (drop %v) differs from Parse (%v) or keeps the whole file", p, drop != nil, err)
+			for _, zeros := range []func(int) []byte{nil, testZeros} {
+				if cf, err := parseCompactClobbered(b, drop, nil, zeros); err != nil || !sameTables(ef, cf, drop) || uint64(len(cf.Raw)) >= ef.Header.Shoff {
+					t.Fatalf("%s: ParseCompact (drop %v, zeros %v) differs from Parse (%v) or keeps the whole file", p, drop != nil, zeros != nil, err)
+				}
 			}
 		}
 		// The last section with contents moved onto the first one's.
@@ -185,7 +189,7 @@ func TestParseCompactCorpus(t *testing.T) {
 		le.PutUint64(m[ef.Header.Shoff+uint64(last)*ShdrSize+24:], ef.Sections[first].Offset)
 		if _, err := Parse(m); err == nil {
 			overlapping++
-			if _, err := ParseCompact(m, nil, func(n int) []byte { return make([]byte, n) }, nil); err != ErrNotCompact {
+			if _, err := ParseCompact(m, nil, func(n int) []byte { return make([]byte, n) }, nil, nil); err != ErrNotCompact {
 				t.Errorf("%s: overlapping sections: ParseCompact gave %v, want ErrNotCompact", p, err)
 			}
 		}
@@ -238,6 +242,81 @@ func TestWideFieldsRefused(t *testing.T) {
 	}
 }
 
+// testZeros is the zeros of the ParseCompact tests: the start of one
+// shared buffer, as hugemem.Arena.Zeros hands out.
+func testZeros(n int) []byte {
+	if n > len(sharedZeros) {
+		return nil
+	}
+	return sharedZeros[:n:n]
+}
+
+var sharedZeros = make([]byte, 64<<10)
+
+// TestParseCompactZeros checks which sections ParseCompact gives the
+// shared zeros instead of a copy: every kept section that is all zeros and
+// that no relocation section applies to (ptxas's .nv.constant0.<k>), never
+// one with a nonzero byte or one a relocation patches, and that the kept
+// bytes shrink by theirs.
+func TestParseCompactZeros(t *testing.T) {
+	paths, _ := filepath.Glob("../testdata/corpus/cuda11.8-sm_*/*/*.cubin")
+	shared, patchedZero := 0, 0
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ef, err := Parse(b)
+		if err != nil || ef.Header.Type != ETRel {
+			continue
+		}
+		patched := map[uint32]bool{}
+		for _, s := range ef.Sections {
+			if s.Type == SHTRel || s.Type == SHTRela {
+				patched[s.Info] = true
+			}
+		}
+		plain, err := parseCompactClobbered(b, droppedInTest, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf, err := parseCompactClobbered(b, droppedInTest, nil, testZeros)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := 0
+		for i := range cf.Sections {
+			s := &cf.Sections[i]
+			zero := len(s.Data) > 0 && !droppedInTest(s) && allZero(s.Data)
+			isShared := len(s.Data) > 0 && &s.Data[0] == &sharedZeros[0]
+			switch {
+			case isShared && (!zero || patched[uint32(i)]):
+				t.Errorf("%s: section %d (%s) shares the zeros: all zeros %v, patched %v", p, i, s.Name, zero, patched[uint32(i)])
+			case zero && !patched[uint32(i)] && !isShared:
+				t.Errorf("%s: section %d (%s) is all zeros, unpatched, and was copied", p, i, s.Name)
+			case zero && patched[uint32(i)]:
+				patchedZero++
+			}
+			if isShared {
+				shared++
+				saved += (len(s.Data) + 7) &^ 7
+			}
+		}
+		if len(cf.Raw) != len(plain.Raw)-saved {
+			t.Errorf("%s: kept %d bytes with zeros shared, %d without, %d shared", p, len(cf.Raw), len(plain.Raw), saved)
+		}
+	}
+	if shared == 0 {
+		t.Fatal("no section of the corpus shared the zeros")
+	}
+	t.Logf("%d sections shared the zeros; %d all-zero sections were patched and copied", shared, patchedZero)
+	for i, c := range sharedZeros {
+		if c != 0 {
+			t.Fatalf("the shared zeros were written at %d", i)
+		}
+	}
+}
+
 // droppedInTest is the drop predicate of the ParseCompact tests: what a
 // link decodes and does not keep.
 func droppedInTest(s *Section) bool {
@@ -247,9 +326,9 @@ func droppedInTest(s *Section) bool {
 // parseCompactClobbered parses a copy of b compact, then clobbers the copy
 // and clears the dropped sections' Data, as a caller reusing its buffer
 // does.
-func parseCompactClobbered(b []byte, drop func(*Section) bool, alloc func(int) []byte) (*File, error) {
+func parseCompactClobbered(b []byte, drop func(*Section) bool, alloc, zeros func(int) []byte) (*File, error) {
 	tmp := bytes.Clone(b)
-	f, err := ParseCompact(tmp, drop, func(n int) []byte { return make([]byte, n) }, alloc)
+	f, err := ParseCompact(tmp, drop, func(n int) []byte { return make([]byte, n) }, alloc, zeros)
 	for i := range tmp {
 		tmp[i] = 0xA5
 	}

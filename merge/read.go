@@ -69,7 +69,7 @@ func read(ctx *Context) error {
 	perrs := make([]error, len(paths)) // the first bad cubin of each input
 	pbad := make([]int, len(paths))    // and its position among the input's cubins
 	// (What is kept: see the pass's header.)
-	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Drop: decodedOnly}
+	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros}
 	load := func(i int, f *input.File) {
 		units, err := input.LoadFile(f, arch, ctx.Diags, i, nil, mem)
 		if err != nil {

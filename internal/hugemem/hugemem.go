@@ -36,7 +36,12 @@ type Arena struct {
 	chunks [][]byte // every mapping, for Free
 	cur    []byte   // the unused tail of the newest mapping
 	plain  bool     // mappings failed once: use make from then on
+	zeros  []byte   // the read-only mapping Zeros hands out (nil: none yet)
+	noZero bool     // that mapping failed: Zeros returns nil from then on
 }
+
+// ZerosMax is the longest slice Zeros hands out.
+const ZerosMax = 1 << 20
 
 // Alloc returns n zeroed bytes (len and cap n) that stay valid until Free:
 // from a mapping, or from the Go heap when there is none (a nil Arena, no
@@ -86,6 +91,33 @@ func (a *Arena) AllocMapped(n int) []byte {
 	return b
 }
 
+// Zeros returns n zero bytes (len and cap n) that must never be written:
+// the start of one read-only mapping that every call shares, valid until
+// Free. Reading them maps the kernel's zero page, so they cost no memory
+// however many sections use them; a write faults, loudly, instead of
+// changing every other user's bytes. It returns nil (the caller copies as
+// before) for n <= 0 or n > ZerosMax, for a nil Arena, after a mapping
+// failed, and where there are no mappings.
+func (a *Arena) Zeros(n int) []byte {
+	if n <= 0 || n > ZerosMax || a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.plain || a.noZero {
+		return nil
+	}
+	if a.zeros == nil {
+		m, ok := mapZeros(ZerosMax)
+		if !ok {
+			a.noZero = true
+			return nil
+		}
+		a.zeros = m
+	}
+	return a.zeros[:n:n]
+}
+
 // OffHeap reports whether every buffer handed out so far came from a
 // mapping (false for a nil Arena and after a mapping failed).
 func (a *Arena) OffHeap() bool {
@@ -108,7 +140,10 @@ func (a *Arena) Free() {
 	for _, m := range a.chunks {
 		unmap(m)
 	}
-	a.chunks, a.cur = nil, nil
+	if a.zeros != nil {
+		unmap(a.zeros)
+	}
+	a.chunks, a.cur, a.zeros = nil, nil, nil
 }
 
 // SliceOf returns n zeroed Ts in memory from alloc (an Arena's Alloc or

@@ -2,6 +2,7 @@ package hugemem
 
 import (
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"testing"
 	"unsafe"
@@ -159,5 +160,45 @@ func TestHeapMappingBelow(t *testing.T) {
 		if start, ok := heapMappingBelow([]byte(bad), uintptr(heapLo)); ok {
 			t.Errorf("heapMappingBelow(%q) = %#x, true; want not ok", bad, start)
 		}
+	}
+}
+
+// TestZeros checks the shared zeros: n zero bytes (len and cap n) from
+// one mapping, nil past ZerosMax, for n <= 0 and for a nil Arena, and a
+// write into them faults (where there are mappings) instead of changing
+// them.
+func TestZeros(t *testing.T) {
+	var a Arena
+	defer a.Free()
+	z := a.Zeros(4096)
+	if z == nil {
+		if _, ok := mapZeros(ZerosMax); ok {
+			t.Fatal("Zeros(4096) = nil where mappings work")
+		}
+		t.Skip("no read-only mappings here")
+	}
+	if len(z) != 4096 || cap(z) != 4096 {
+		t.Fatalf("Zeros(4096): len %d cap %d", len(z), cap(z))
+	}
+	w := a.Zeros(ZerosMax)
+	if len(w) != ZerosMax || &w[0] != &z[0] {
+		t.Fatal("Zeros does not share one mapping")
+	}
+	for i, c := range w {
+		if c != 0 {
+			t.Fatalf("byte %d is %d", i, c)
+		}
+	}
+	if a.Zeros(ZerosMax+1) != nil || a.Zeros(0) != nil || a.Zeros(-1) != nil || (*Arena)(nil).Zeros(8) != nil {
+		t.Fatal("Zeros past its range, or of a nil Arena, is not nil")
+	}
+	faulted := func() (f bool) {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() { f = recover() != nil }()
+		z[100] = 1
+		return false
+	}()
+	if !faulted || z[100] != 0 {
+		t.Fatalf("a write into the zeros did not fault (faulted %v, byte %d)", faulted, z[100])
 	}
 }

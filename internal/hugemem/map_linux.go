@@ -23,4 +23,16 @@ func mapAnon(size int) ([]byte, bool) {
 	return m, true
 }
 
+// mapZeros maps size bytes of read-only private anonymous memory: every
+// read finds zeros (the kernel's shared zero page, which counts in no
+// process's resident set), and a write faults.
+func mapZeros(size int) ([]byte, bool) {
+	m, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ,
+		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		return nil, false
+	}
+	return m, true
+}
+
 func unmap(m []byte) { _ = syscall.Munmap(m) }

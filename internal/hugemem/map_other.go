@@ -4,4 +4,6 @@ package hugemem
 
 func mapAnon(size int) ([]byte, bool) { return nil, false }
 
+func mapZeros(size int) ([]byte, bool) { return nil, false }
+
 func unmap(m []byte) {}

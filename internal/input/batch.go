@@ -72,7 +72,7 @@ func (mem *Memory) scratchBuf() *[]byte {
 func LoadFile(f *File, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
 	x := &expander{arch: arch, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
 	if mem.Keep != nil {
-		x.drop = mem.Drop
+		x.drop, x.zeros = mem.Drop, mem.Zeros
 	}
 	units, err := x.load(f.Path, f.Data, f.Err, seen)
 	switch buf := f.buf; {

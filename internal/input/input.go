@@ -69,6 +69,7 @@ type expander struct {
 	alloc func(int) []byte        // memory of parsed tables (nil: make; see elf.ParseInto)
 	keep  func(int) []byte        // memory the kept cubins are copied to (nil: they alias the input)
 	drop  func(*elf.Section) bool // with keep: sections only decoded (see Memory.Drop)
+	zeros func(int) []byte        // with keep: shared zeros for all-zero sections (see Memory.Zeros)
 	arch  int
 	diags *diag.Bag
 	file  int
@@ -126,6 +127,10 @@ type Memory struct {
 	// (elf.ParseCompact): until Release, their Data points into the
 	// scratch buffer the file was read into; Release clears it.
 	Drop func(*elf.Section) bool
+	// Zeros, with Keep, stands in for the copy of a kept section whose
+	// contents are all zeros and that no relocation patches (see
+	// elf.ParseCompact): n zero bytes never written, or nil for a copy.
+	Zeros func(int) []byte
 
 	scratch sync.Pool // *[]byte: the buffers files are read into with Keep
 }
@@ -282,7 +287,7 @@ func (x *expander) parse(data []byte) ([]byte, *elf.File, bool, error) {
 		f, err := elf.ParseInto(data, x.alloc)
 		return data, f, false, err
 	}
-	if f, err := elf.ParseCompact(data, x.drop, x.keep, x.alloc); err == nil {
+	if f, err := elf.ParseCompact(data, x.drop, x.keep, x.alloc, x.zeros); err == nil {
 		return f.Raw, f, true, nil
 	}
 	whole := x.keep(len(data))
