@@ -75,6 +75,7 @@ type Context struct {
 	directEdges  int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed        int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
 	emptyProto   uint32             // .strtab offset of nvlink's empty prototype string (0: none)
+	strq         *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
 	sawUndefFunc bool               // the first undefined function was seen (see mergeGlobal)
 	noSecSym     bool               // mapSection creates no section symbol (section pass)
 	liveRefs     []bool             // by symbol ID: named by relocations of live code (dce)

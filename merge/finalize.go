@@ -65,7 +65,7 @@ func (ctx *Context) newSection(name string, typ uint32, flags, align, entsize ui
 		InfoSym: -1, InfoSec: -1, SymID: -1}
 	ctx.Secs = append(ctx.Secs, s)
 	ctx.secByName[name] = s.ID
-	s.nameOff = ctx.ShStr.Add(name)
+	ctx.addStr(ctx.ShStr, name, &s.nameOff)
 	return s
 }
 

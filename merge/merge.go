@@ -12,6 +12,7 @@ package merge
 // objects (STT_OBJECT and the CUDA object type 13) after everything else.
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 
@@ -70,6 +71,20 @@ func merge(ctx *Context) error {
 	}
 	ctx.Str.Reserve(strBytes, ctx.mem.Alloc)
 	ctx.ShStr.Reserve(shstrBytes, ctx.mem.Alloc)
+	// The tables' additions go to another goroutine (see strqueue.go),
+	// in the order made here, when there is another thread to run it and
+	// enough of them to pay for it.
+	least := ctx.Opts.StrQueueMin
+	if least == 0 {
+		least = queueMin
+	}
+	if least > 0 && nsec+nsym >= least && runtime.GOMAXPROCS(0) > 1 {
+		ctx.strq = openStrQueue(ctx.Str, ctx.ShStr)
+		defer func() {
+			ctx.strq.close()
+			ctx.strq = nil
+		}()
+	}
 	// Output sections run about a third of the inputs' (see below).
 	ctx.secByName = make(map[string]int32, nsec/3)
 	// The section and symbol lists too, so that they are not copied as
@@ -172,10 +187,10 @@ func mergeFile(ctx *Context, o *Obj) {
 		if isExternShared(&syms[i]) {
 			// nvlink makes its .nv_debug.shared for dynamic shared memory
 			// now, in both string tables (crafted extern-shared).
-			ctx.ShStr.Add(moduleShared)
-			ctx.Str.Add(moduleShared)
+			ctx.addStr(ctx.ShStr, moduleShared, nil)
+			ctx.addStr(ctx.Str, moduleShared, nil)
 		}
-		ctx.Str.Add(syms[i].Name)
+		ctx.addStr(ctx.Str, syms[i].Name, nil)
 	}
 	// Then the other locals of the local part, the global data records,
 	// and the locals ptxas placed among the globals (the
@@ -228,7 +243,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			for list, e := range elf.CallgraphRecords(s.Data) {
 				if elf.CallgraphProtoBlock(list) {
 					if str, ok := elf.CString(strs, uint32(e.Callee)); ok {
-						ctx.Str.Add(str)
+						ctx.addStr(ctx.Str, str, nil)
 					}
 				}
 			}
@@ -236,7 +251,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			strs := o.strtab()
 			for off := 0; off+8 <= len(s.Data); off += 8 {
 				if str, ok := elf.CString(strs, uint32(elf.CallgraphEntryAt(s.Data, off).Callee)); ok {
-					ctx.Str.Add(str)
+					ctx.addStr(ctx.Str, str, nil)
 				}
 			}
 		case s.Type == elf.SHTRela || s.Type == elf.SHTRel:
@@ -249,13 +264,13 @@ func mergeFile(ctx *Context, o *Obj) {
 				if s.Type == elf.SHTRel {
 					own, other = other, own // sm_80 and older write REL
 				}
-				ctx.ShStr.Add(own + target)
-				ctx.Str.Add(ctx.strName(own+target, o.SecMap[t]))
+				ctx.addStr(ctx.ShStr, own+target, nil)
+				ctx.addStr(ctx.Str, ctx.strName(own+target, o.SecMap[t]), nil)
 				if ctx.Opts.PreserveRelocs {
 					// --preserve-relocs: nvlink names the section of the
 					// relocations it applies right after the kept ones.
-					ctx.ShStr.Add(".nv.resolvedrela" + target)
-					ctx.Str.Add(ctx.strName(".nv.resolvedrela"+target, o.SecMap[t]))
+					ctx.addStr(ctx.ShStr, ".nv.resolvedrela"+target, nil)
+					ctx.addStr(ctx.Str, ctx.strName(".nv.resolvedrela"+target, o.SecMap[t]), nil)
 				}
 				// nvlink also names a companion section (created, then
 				// dropped): ".rel<target>" when a relocation of code names
@@ -270,8 +285,8 @@ func mergeFile(ctx *Context, o *Obj) {
 					refs := ctx.otherRefs(o, t, rels, indirect)
 					for k, r := range rels {
 						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
-							ctx.ShStr.Add(companion + target)
-							ctx.Str.Add(ctx.strName(companion+target, o.SecMap[t]))
+							ctx.addStr(ctx.ShStr, companion+target, nil)
+							ctx.addStr(ctx.Str, ctx.strName(companion+target, o.SecMap[t]), nil)
 							break
 						}
 					}
@@ -457,8 +472,8 @@ func (ctx *Context) noteInfoSection(text int32) {
 	ctx.infoSeen[text] = true
 	ctx.infoOrder = append(ctx.infoOrder, text)
 	name := ".nv.info" + strings.TrimPrefix(ctx.Secs[text].Name, ".text")
-	ctx.ShStr.Add(name)
-	ctx.Str.Add(ctx.strName(name, text))
+	ctx.addStr(ctx.ShStr, name, nil)
+	ctx.addStr(ctx.Str, ctx.strName(name, text), nil)
 }
 
 // stvInternal is STV_INTERNAL: ptxas marks its own local data so (the
@@ -658,20 +673,20 @@ func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	if _, ok := ctx.secByName[in.Name]; !ok {
 		ctx.secByName[in.Name] = id
 	}
-	sec.nameOff = ctx.ShStr.Add(in.Name)
+	ctx.addStr(ctx.ShStr, in.Name, &sec.nameOff)
 	// nvlink creates a .rel section beside each constant bank it makes.
 	// (Only the per-kernel bank 0: no nvlink 11.8 output of the corpus or
 	// the crafted cases names ".rel.nv.constant<n>" for another bank,
 	// weak-loser-cleanup's bank 3 brought by its section symbol included.)
 	if viaSection && strings.HasPrefix(in.Name, ".nv.constant0") {
-		ctx.ShStr.Add(".rel" + in.Name)
-		ctx.Str.Add(".rel" + in.Name)
+		ctx.addStr(ctx.ShStr, ".rel"+in.Name, nil)
+		ctx.addStr(ctx.Str, ".rel"+in.Name, nil)
 	}
 	// A section brought in by a symbol gets a local section symbol.
 	if !ctx.noSecSym {
 		sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
 	} else {
-		ctx.Str.Add(in.Name)
+		ctx.addStr(ctx.Str, in.Name, nil)
 	}
 	return id
 }
@@ -717,7 +732,7 @@ func newSym(ctx *Context, v OutSym, global bool) int32 {
 	} else {
 		ctx.Locals = append(ctx.Locals, s.ID)
 	}
-	s.nameOff = ctx.Str.Add(s.Name)
+	ctx.addStr(ctx.Str, s.Name, &s.nameOff)
 	return s.ID
 }
 
@@ -751,11 +766,11 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		o.SymMap[i] = ctx.Secs[id].SymID
 	case s.Bind() == elf.STBLocal:
 		if s.Name == "" {
-			ctx.Str.Add("")
+			ctx.addStr(ctx.Str, "", nil)
 			return
 		}
 		if s.Shndx == elf.SHNUndef || s.Shndx >= elf.SHNLoReserve {
-			ctx.Str.Add(s.Name) // no record, but nvlink keeps the name
+			ctx.addStr(ctx.Str, s.Name, nil) // no record, but nvlink keeps the name
 			return
 		}
 		if o.Drop[s.Shndx] {
@@ -763,7 +778,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// Data of a replaced weak entry's stand-in section (sm_80's
 				// _param in .nv.constant0.<k>): no record, but the name
 				// (testdata/crafted/weak-later-wins).
-				ctx.Str.Add(s.Name)
+				ctx.addStr(ctx.Str, s.Name, nil)
 			}
 			return
 		}
@@ -793,7 +808,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// shared memory (see layout); nvlink keeps no symbol for
 				// it (but records the name). Local constant data keeps its
 				// symbol.
-				ctx.Str.Add(s.Name)
+				ctx.addStr(ctx.Str, s.Name, nil)
 				o.SymMap[i] = -2 - id
 				if ctx.Opts.PreserveRelocs && ctx.isSharedMemory(id) {
 					// --preserve-relocs keeps a symbol for it, at the
@@ -843,7 +858,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			// output that has one, and in none without): the empty
 			// prototype string, which call graph entries then name.
 			ctx.sawUndefFunc = true
-			ctx.emptyProto = ctx.Str.AddDup("")
+			ctx.addStrDup(ctx.Str, "", &ctx.emptyProto)
 		}
 		if !defined && typ == elf.STTFunc && o.placeholder == 0 && ctx.Opts.PreserveRelocs {
 			// Before an object's first new undefined function nvlink makes

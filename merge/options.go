@@ -41,6 +41,12 @@ type Options struct {
 	// does not change the output either (tests make it tiny, so that
 	// every run reuses a buffer).
 	WriteChunk int
+	// StrQueueMin is the least input, in sections and symbols, for which
+	// merge makes its string-table additions on another goroutine
+	// (strQueue; 0: queueMin, about 300 generated objects; negative:
+	// never); it does not change the output either (the corpus tests
+	// force the queue on for every host-object link).
+	StrQueueMin int
 	// MaxOutputSize bounds the output file's size in bytes (0: 1 TiB,
 	// past any real link's: 100,000 generated objects write 286 MB); a
 	// link that would write more fails before writing anything. Only

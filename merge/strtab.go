@@ -20,6 +20,16 @@ type StrTab struct {
 	slots  []strSlot // any length (see home); off == 0 marks an empty slot (the empty string is handled apart)
 	firsts []uint32  // offsets of the distinct strings in the order added (ascending), for Ordinal
 	seed   maphash.Seed
+	// queued: a strQueue's goroutine makes the additions (merge); the
+	// methods below refuse to run meanwhile (they would race with it).
+	queued bool
+}
+
+// mustNotBeQueued panics when t's additions are queued (see strQueue).
+func (t *StrTab) mustNotBeQueued() {
+	if t.queued {
+		panic("merge: string table used while its additions are queued")
+	}
 }
 
 // strSlot is one indexed string, the NUL-terminated bytes at off (> 0).
@@ -37,6 +47,7 @@ func NewStrTab() *StrTab {
 // hugemem: it stays valid for the table's life; growth past the hint
 // comes from the Go heap).
 func (t *StrTab) Reserve(n int, alloc func(int) []byte) {
+	t.mustNotBeQueued()
 	if n <= 0 {
 		return
 	}
@@ -92,6 +103,12 @@ func (t *StrTab) hash(s string) uint32 {
 
 // Add interns s and returns its offset.
 func (t *StrTab) Add(s string) uint32 {
+	t.mustNotBeQueued()
+	return t.add(s)
+}
+
+// add is Add for a strQueue's consumer.
+func (t *StrTab) add(s string) uint32 {
 	if s == "" {
 		return 0
 	}
@@ -147,6 +164,7 @@ func (t *StrTab) rehash(old []strSlot) {
 // Ordinal is the position of s among the distinct strings in the order
 // they were added (0 for the empty string and for strings not present).
 func (t *StrTab) Ordinal(s string) int32 {
+	t.mustNotBeQueued()
 	if s == "" {
 		return 0
 	}
@@ -161,6 +179,12 @@ func (t *StrTab) Ordinal(s string) int32 {
 // AddDup appends s even if present (nvlink adds some strings twice) and
 // returns the new copy's offset; lookups keep finding the first copy.
 func (t *StrTab) AddDup(s string) uint32 {
+	t.mustNotBeQueued()
+	return t.addDup(s)
+}
+
+// addDup is AddDup for a strQueue's consumer.
+func (t *StrTab) addDup(s string) uint32 {
 	if s != "" {
 		h := t.hash(s)
 		if i := t.find(s, h); t.slots[i].off == 0 {
@@ -174,4 +198,7 @@ func (t *StrTab) AddDup(s string) uint32 {
 }
 
 // Bytes is the encoded table.
-func (t *StrTab) Bytes() []byte { return t.buf }
+func (t *StrTab) Bytes() []byte {
+	t.mustNotBeQueued()
+	return t.buf
+}
