@@ -13,8 +13,9 @@ import (
 )
 
 // TestDeterminism links the same inputs under GOMAXPROCS 1, 2, 3 and 16 and
-// several shard counts, reading the inputs with io_uring or without, and
-// requires byte-identical outputs.
+// several shard counts, reading the inputs with io_uring or without, with
+// merge's string-table additions queued to another goroutine or made on
+// the spot (Options.StrQueueMin), and requires byte-identical outputs.
 func TestDeterminism(t *testing.T) {
 	for _, prog := range []string{"weakregs", "shared", "cdp", "globals"} {
 		dir, _ := filepath.Abs(filepath.Join(corpusDir, prog))
@@ -30,6 +31,10 @@ func TestDeterminism(t *testing.T) {
 					opts := linkArgs(t, dir, "link_dc.args", out)
 					opts.Shards = shards
 					opts.NoRing = shards%2 == 1 // (input.Ring where there is one)
+					opts.StrQueueMin = 1        // (queued where GOMAXPROCS > 1)
+					if shards == 3 {
+						opts.StrQueueMin = -1 // (on the spot)
+					}
 					got := linkedBytes(t, opts, fmt.Sprintf("GOMAXPROCS=%d shards=%d", procs, shards))
 					if first == nil {
 						first = got
