@@ -264,13 +264,17 @@ func mergeFile(ctx *Context, o *Obj) {
 				if s.Type == elf.SHTRel {
 					own, other = other, own // sm_80 and older write REL
 				}
-				ctx.addStr(ctx.ShStr, own+target, nil)
-				ctx.addStr(ctx.Str, ctx.strName(own+target, o.SecMap[t]), nil)
+				// (The relocation section's own name, as a rule: no
+				// concatenation then.)
+				name := joined(s.Name, own, target)
+				ctx.addStr(ctx.ShStr, name, nil)
+				ctx.addStr(ctx.Str, ctx.strName(name, o.SecMap[t]), nil)
 				if ctx.Opts.PreserveRelocs {
 					// --preserve-relocs: nvlink names the section of the
 					// relocations it applies right after the kept ones.
-					ctx.addStr(ctx.ShStr, ".nv.resolvedrela"+target, nil)
-					ctx.addStr(ctx.Str, ctx.strName(".nv.resolvedrela"+target, o.SecMap[t]), nil)
+					name := ".nv.resolvedrela" + target
+					ctx.addStr(ctx.ShStr, name, nil)
+					ctx.addStr(ctx.Str, ctx.strName(name, o.SecMap[t]), nil)
 				}
 				// nvlink also names a companion section (created, then
 				// dropped): ".rel<target>" when a relocation of code names
@@ -285,8 +289,9 @@ func mergeFile(ctx *Context, o *Obj) {
 					refs := ctx.otherRefs(o, t, rels, indirect)
 					for k, r := range rels {
 						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
-							ctx.addStr(ctx.ShStr, companion+target, nil)
-							ctx.addStr(ctx.Str, ctx.strName(companion+target, o.SecMap[t]), nil)
+							name := companion + target
+							ctx.addStr(ctx.ShStr, name, nil)
+							ctx.addStr(ctx.Str, ctx.strName(name, o.SecMap[t]), nil)
 							break
 						}
 					}
@@ -294,6 +299,15 @@ func mergeFile(ctx *Context, o *Obj) {
 			}
 		}
 	}
+}
+
+// joined returns a+b, or have when it spells a+b already (an input
+// section's own name), which spares the concatenation.
+func joined(have, a, b string) string {
+	if len(have) == len(a)+len(b) && strings.HasPrefix(have, a) && strings.HasSuffix(have, b) {
+		return have
+	}
+	return a + b
 }
 
 // relNeedsCompanion is the condition of the ".rel<target>" name above
@@ -679,8 +693,9 @@ func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	// the crafted cases names ".rel.nv.constant<n>" for another bank,
 	// weak-loser-cleanup's bank 3 brought by its section symbol included.)
 	if viaSection && strings.HasPrefix(in.Name, ".nv.constant0") {
-		ctx.addStr(ctx.ShStr, ".rel"+in.Name, nil)
-		ctx.addStr(ctx.Str, ".rel"+in.Name, nil)
+		rel := ".rel" + in.Name
+		ctx.addStr(ctx.ShStr, rel, nil)
+		ctx.addStr(ctx.Str, rel, nil)
 	}
 	// A section brought in by a symbol gets a local section symbol.
 	if !ctx.noSecSym {

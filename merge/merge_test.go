@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestPatchBitField(t *testing.T) {
@@ -143,6 +144,20 @@ func TestPassDone(t *testing.T) {
 		}
 		if s := strings.Join(got, " "); s != c.want {
 			t.Errorf("%v: passes %q, want %q", c.inputs, s, c.want)
+		}
+	}
+}
+
+// TestJoined checks that joined spells a+b, and hands back have itself
+// when have spells it (no new string).
+func TestJoined(t *testing.T) {
+	have := ".rela.text.f"
+	if got := joined(have, ".rela", ".text.f"); got != have || unsafe.StringData(got) != unsafe.StringData(have) {
+		t.Errorf("joined(%q, .rela, .text.f) = %q, not have itself", have, got)
+	}
+	for _, c := range [][3]string{{".rel.text.f", ".rela", ".text.f"}, {".rela.text.g", ".rela", ".text.f"}, {"", ".rel", ".nv.constant0.k"}} {
+		if got := joined(c[0], c[1], c[2]); got != c[1]+c[2] {
+			t.Errorf("joined(%q, %q, %q) = %q", c[0], c[1], c[2], got)
 		}
 	}
 }
