@@ -20,17 +20,27 @@ package merge
 // or two in tables of megabytes, while the other core waited for the pass
 // to end. Queued in batches, an addition costs merge an append.
 
-// strOp is one queued addition.
+// strOp is one queued addition: to q.tabs[tab]. (Two pointers, not
+// three: while the collector marks, each pointer written costs a write
+// barrier, and merge queues some 220,000 of these at 10,000 objects.)
 type strOp struct {
-	t   *StrTab
 	s   string
 	dst *uint32 // receives the offset (nil: not wanted)
+	tab uint8   // which table (an index into strQueue.tabs)
 	dup bool    // AddDup, not Add
 }
 
 // strBatch is how many additions travel together: one channel operation
 // per batch, not per string.
 const strBatch = 1024
+
+// opBatch is a batch of additions and how many it holds. (An array
+// behind a pointer, filled by index: appending to a slice would store
+// the slice's header, pointer and all, at every addition.)
+type opBatch struct {
+	ops [strBatch]strOp
+	n   int
+}
 
 // queueMin is the least input (sections and symbols together) for which
 // merge queues its additions: below it the goroutine and its channel
@@ -39,20 +49,21 @@ const queueMin = 8192
 
 // strQueue hands additions to the goroutine that makes them.
 type strQueue struct {
-	cur  []strOp
-	full chan []strOp // batches to add, in order
-	free chan []strOp // added batches, for reuse
+	cur  *opBatch
+	full chan *opBatch // batches to add, in order
+	free chan *opBatch // added batches, for reuse
 	done chan struct{}
 	tabs []*StrTab
 }
 
 // openStrQueue starts a consumer that makes the additions queued to
-// tables tabs from here until close, and marks the tables queued.
+// tables tabs (at most 256) from here until close, and marks the tables
+// queued.
 func openStrQueue(tabs ...*StrTab) *strQueue {
 	q := &strQueue{
-		cur:  make([]strOp, 0, strBatch),
-		full: make(chan []strOp, 8),
-		free: make(chan []strOp, 8),
+		cur:  &opBatch{},
+		full: make(chan *opBatch, 8),
+		free: make(chan *opBatch, 8),
 		done: make(chan struct{}),
 		tabs: tabs,
 	}
@@ -67,35 +78,38 @@ func openStrQueue(tabs ...*StrTab) *strQueue {
 func (q *strQueue) consume() {
 	defer close(q.done)
 	for b := range q.full {
-		for i := range b {
-			op := &b[i]
+		for i := range b.ops[:b.n] {
+			op := &b.ops[i]
+			t := q.tabs[op.tab]
 			var off uint32
 			if op.dup {
-				off = op.t.addDup(op.s)
+				off = t.addDup(op.s)
 			} else {
-				off = op.t.add(op.s)
+				off = t.add(op.s)
 			}
 			if op.dst != nil {
 				*op.dst = off
 			}
 			*op = strOp{} // (let the batch hold no string while it waits for reuse)
 		}
+		b.n = 0
 		select {
-		case q.free <- b[:0]:
+		case q.free <- b:
 		default:
 		}
 	}
 }
 
-// push queues one addition.
-func (q *strQueue) push(op strOp) {
-	q.cur = append(q.cur, op)
-	if len(q.cur) == strBatch {
-		q.full <- q.cur
+// push queues one addition to q.tabs[tab].
+func (q *strQueue) push(tab uint8, s string, dst *uint32, dup bool) {
+	b := q.cur
+	b.ops[b.n] = strOp{s: s, dst: dst, tab: tab, dup: dup}
+	if b.n++; b.n == strBatch {
+		q.full <- b
 		select {
 		case q.cur = <-q.free:
 		default:
-			q.cur = make([]strOp, 0, strBatch)
+			q.cur = &opBatch{}
 		}
 	}
 }
@@ -103,7 +117,7 @@ func (q *strQueue) push(op strOp) {
 // close sends what is left, waits until every addition is made, and hands
 // the tables back to their methods.
 func (q *strQueue) close() {
-	if len(q.cur) > 0 {
+	if q.cur.n > 0 {
 		q.full <- q.cur
 	}
 	close(q.full)
@@ -113,12 +127,22 @@ func (q *strQueue) close() {
 	}
 }
 
+// table is the index of t among q's tables.
+func (q *strQueue) table(t *StrTab) uint8 {
+	for i, u := range q.tabs {
+		if u == t {
+			return uint8(i)
+		}
+	}
+	panic("merge: string table not queued")
+}
+
 // addStr enters s into string table t in creation order; dst, when not
 // nil, receives its offset: at once, or while merge queues its additions
 // (Context.strq), by the end of merge.
 func (ctx *Context) addStr(t *StrTab, s string, dst *uint32) {
-	if ctx.strq != nil {
-		ctx.strq.push(strOp{t: t, s: s, dst: dst})
+	if q := ctx.strq; q != nil {
+		q.push(q.table(t), s, dst, false)
 		return
 	}
 	off := t.Add(s)
@@ -129,8 +153,8 @@ func (ctx *Context) addStr(t *StrTab, s string, dst *uint32) {
 
 // addStrDup is addStr with StrTab.AddDup: s is appended even when present.
 func (ctx *Context) addStrDup(t *StrTab, s string, dst *uint32) {
-	if ctx.strq != nil {
-		ctx.strq.push(strOp{t: t, s: s, dst: dst, dup: true})
+	if q := ctx.strq; q != nil {
+		q.push(q.table(t), s, dst, true)
 		return
 	}
 	off := t.AddDup(s)

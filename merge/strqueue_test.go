@@ -99,7 +99,7 @@ func TestStrQueueRefusesDirectUse(t *testing.T) {
 			f()
 		}()
 	}
-	q.push(strOp{t: str, s: "x"})
+	q.push(0, "x", nil, false)
 	q.close()
 	if got := str.Add("x"); got != 1 {
 		t.Fatalf("after close, Add(x) = %d, want 1 (queued first)", got)
