@@ -72,13 +72,14 @@ func merge(ctx *Context) error {
 	ctx.Str.Reserve(strBytes, ctx.mem.Alloc)
 	ctx.ShStr.Reserve(shstrBytes, ctx.mem.Alloc)
 	// The tables' additions go to another goroutine (see strqueue.go),
-	// in the order made here, when there is another thread to run it and
-	// enough of them to pay for it.
+	// in the order made here, when there is another thread to run it (and
+	// the link may use one: Options.Threads) and enough of them to pay
+	// for it.
 	least := ctx.Opts.StrQueueMin
 	if least == 0 {
 		least = queueMin
 	}
-	if least > 0 && nsec+nsym >= least && runtime.GOMAXPROCS(0) > 1 {
+	if least > 0 && nsec+nsym >= least && runtime.GOMAXPROCS(0) > 1 && workers(ctx.Opts.Threads) > 1 {
 		ctx.strq = openStrQueue(ctx.Str, ctx.ShStr)
 		defer func() {
 			ctx.strq.close()
