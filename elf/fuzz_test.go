@@ -156,17 +156,8 @@ func FuzzRelocs(f *testing.F) {
 // section header table, and that a file with overlapping sections is
 // declined.
 func TestParseCompactCorpus(t *testing.T) {
-	paths, _ := filepath.Glob("../testdata/corpus/cuda11.8-sm_90/*/*.cubin")
 	n, overlapping := 0, 0
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ef, err := Parse(b)
-		if err != nil || ef.Header.Type != ETRel {
-			continue
-		}
+	eachRelocatable(t, "../testdata/corpus/cuda11.8-sm_90/*/*.cubin", func(p string, b []byte, ef *File) {
 		n++
 		for _, drop := range []func(*Section) bool{nil, droppedInTest} {
 			for _, zeros := range []func(int) []byte{nil, testZeros} {
@@ -193,7 +184,7 @@ func TestParseCompactCorpus(t *testing.T) {
 				t.Errorf("%s: overlapping sections: ParseCompact gave %v, want ErrNotCompact", p, err)
 			}
 		}
-	}
+	})
 	if n == 0 || overlapping == 0 {
 		t.Fatalf("%d relocatable cubins in the corpus, %d overlapping edits accepted by Parse", n, overlapping)
 	}
@@ -242,6 +233,22 @@ func TestWideFieldsRefused(t *testing.T) {
 	}
 }
 
+// eachRelocatable calls fn with every relocatable cubin that pattern
+// names: its path, bytes and parse (a read error fails the test).
+func eachRelocatable(t *testing.T, pattern string, fn func(p string, b []byte, ef *File)) {
+	t.Helper()
+	paths, _ := filepath.Glob(pattern)
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ef, err := Parse(b); err == nil && ef.Header.Type == ETRel {
+			fn(p, b, ef)
+		}
+	}
+}
+
 // testZeros is the zeros of the ParseCompact tests: the start of one
 // shared buffer, as hugemem.Arena.Zeros hands out.
 func testZeros(n int) []byte {
@@ -259,17 +266,8 @@ var sharedZeros = make([]byte, 64<<10)
 // one with a nonzero byte or one a relocation patches, and that the kept
 // bytes shrink by theirs.
 func TestParseCompactZeros(t *testing.T) {
-	paths, _ := filepath.Glob("../testdata/corpus/cuda11.8-sm_*/*/*.cubin")
 	shared, patchedZero := 0, 0
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ef, err := Parse(b)
-		if err != nil || ef.Header.Type != ETRel {
-			continue
-		}
+	eachRelocatable(t, "../testdata/corpus/cuda11.8-sm_*/*/*.cubin", func(p string, b []byte, ef *File) {
 		patched := map[uint32]bool{}
 		for _, s := range ef.Sections {
 			if s.Type == SHTRel || s.Type == SHTRela {
@@ -305,7 +303,7 @@ func TestParseCompactZeros(t *testing.T) {
 		if len(cf.Raw) != len(plain.Raw)-saved {
 			t.Errorf("%s: kept %d bytes with zeros shared, %d without, %d shared", p, len(cf.Raw), len(plain.Raw), saved)
 		}
-	}
+	})
 	if shared == 0 {
 		t.Fatal("no section of the corpus shared the zeros")
 	}

@@ -140,24 +140,23 @@ func (q *strQueue) table(t *StrTab) uint8 {
 // addStr enters s into string table t in creation order; dst, when not
 // nil, receives its offset: at once, or while merge queues its additions
 // (Context.strq), by the end of merge.
-func (ctx *Context) addStr(t *StrTab, s string, dst *uint32) {
-	if q := ctx.strq; q != nil {
-		q.push(q.table(t), s, dst, false)
-		return
-	}
-	off := t.Add(s)
-	if dst != nil {
-		*dst = off
-	}
-}
+func (ctx *Context) addStr(t *StrTab, s string, dst *uint32) { ctx.addStrTo(t, s, dst, false) }
 
 // addStrDup is addStr with StrTab.AddDup: s is appended even when present.
-func (ctx *Context) addStrDup(t *StrTab, s string, dst *uint32) {
+func (ctx *Context) addStrDup(t *StrTab, s string, dst *uint32) { ctx.addStrTo(t, s, dst, true) }
+
+// addStrTo is addStr, or addStrDup with dup.
+func (ctx *Context) addStrTo(t *StrTab, s string, dst *uint32, dup bool) {
 	if q := ctx.strq; q != nil {
-		q.push(q.table(t), s, dst, true)
+		q.push(q.table(t), s, dst, dup)
 		return
 	}
-	off := t.AddDup(s)
+	var off uint32
+	if dup {
+		off = t.AddDup(s)
+	} else {
+		off = t.Add(s)
+	}
 	if dst != nil {
 		*dst = off
 	}
