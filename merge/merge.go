@@ -10,6 +10,10 @@ package merge
 // symbols and sections inside each file, so it is the same for any thread
 // count. Per file, nvlink handles symbols in .symtab order, but data
 // objects (STT_OBJECT and the CUDA object type 13) after everything else.
+// Names enter the string tables through Context.addStr, in the order
+// nvlink creates them; from about 300 objects another goroutine makes
+// those additions, in that order (strqueue.go), and the offsets merge
+// asks for are in place when the pass returns.
 
 import (
 	"runtime"
