@@ -1,0 +1,131 @@
+package gen
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/elf/fatbin"
+	"github.com/warplink/warplink/elf/hostobj"
+)
+
+// HostObject wraps a relocatable cubin the way nvcc -dc does in a host
+// object, for the host-object and archive variants of a workload: a
+// 64-bit x86-64 relocatable ELF holding the cubin in a fatbinary container
+// (section __nv_relfatbin, one ELF member, stored uncompressed), the
+// .nvFatBinSegment control section nvlink requires beside it, and the
+// module ID (__nv_module_id) nvcc names the object's registration by.
+// The host code, symbols and relocations of a real object are left out:
+// nvlink reads none of them. The member header's fields are those nvcc
+// 11.8 writes for an sm_90 cubin (testdata/corpus: ELF ABI 1.7, 64-bit,
+// Linux), less compression.
+func HostObject(cubin []byte, moduleID string, sm int) []byte {
+	// The fatbinary: container header, member header, payload padded to 8.
+	padded := (len(cubin) + 7) &^ 7
+	fb := make([]byte, 16+64+padded)
+	le := binary.LittleEndian
+	le.PutUint32(fb[0:], fatbin.Magic)
+	le.PutUint16(fb[4:], 1)  // container version
+	le.PutUint16(fb[6:], 16) // container header size
+	le.PutUint64(fb[8:], uint64(64+padded))
+	m := fb[16:]
+	le.PutUint16(m[0:], fatbin.KindELF)
+	le.PutUint16(m[2:], 0x0101)
+	le.PutUint32(m[4:], 64)
+	le.PutUint64(m[8:], uint64(padded))
+	le.PutUint16(m[24:], 7) // ELF ABI minor
+	le.PutUint16(m[26:], 1) // ELF ABI major
+	le.PutUint32(m[28:], uint32(sm))
+	le.PutUint64(m[40:], fatbin.Flag64Bit|fatbin.FlagLinux)
+	copy(m[64:], cubin)
+
+	// The control section: nvcc's __fatBinC_Wrapper_t (magic, version,
+	// then the fatbinary's address, filled by a relocation nvlink ignores).
+	seg := make([]byte, 24)
+	le.PutUint32(seg[0:], 0x466243b1)
+	le.PutUint32(seg[4:], 1)
+
+	type section struct {
+		name  string
+		typ   uint32
+		flags uint64
+		align uint64
+		data  []byte
+	}
+	secs := []section{
+		{},
+		{hostobj.ModuleIDSection, elf.SHTProgbits, elf.SHFAlloc, 16, append([]byte(moduleID), 0)},
+		{hostobj.RelFatbinSection, elf.SHTProgbits, elf.SHFAlloc, 8, fb},
+		{hostobj.SegmentSection, elf.SHTProgbits, elf.SHFAlloc | elf.SHFWrite, 8, seg},
+		{".shstrtab", elf.SHTStrtab, 0, 1, nil},
+	}
+	shstr := []byte{0}
+	names := make([]uint32, len(secs))
+	for i := 1; i < len(secs); i++ {
+		names[i] = uint32(len(shstr))
+		shstr = append(append(shstr, secs[i].name...), 0)
+	}
+	secs[len(secs)-1].data = shstr
+
+	out := make([]byte, elf.EhdrSize)
+	offs := make([]uint64, len(secs))
+	for i := 1; i < len(secs); i++ {
+		out = pad(out, secs[i].align)
+		offs[i] = uint64(len(out))
+		out = append(out, secs[i].data...)
+	}
+	out = pad(out, 8)
+	shoff := uint64(len(out))
+	for i, s := range secs {
+		var sh [elf.ShdrSize]byte
+		if i > 0 {
+			elf.PutSectionHeader(sh[:], &elf.Section{NameOff: names[i], Type: s.typ, Flags: s.flags,
+				Offset: offs[i], Size: uint64(len(s.data)), Addralign: uint32(s.align)})
+		}
+		out = append(out, sh[:]...)
+	}
+	h := elf.Header{Type: elf.ETRel, Machine: emX8664, Version: 1, Shoff: shoff,
+		Ehsize: elf.EhdrSize, Shentsize: elf.ShdrSize, Shnum: uint16(len(secs)), Shstrndx: uint16(len(secs) - 1)}
+	copy(h.Ident[:], "\x7fELF\x02\x01\x01")
+	elf.PutHeader(out[:elf.EhdrSize], &h)
+	return out
+}
+
+// emX8664 is EM_X86_64.
+const emX8664 = 62
+
+// ArchiveMember is a file to store in an archive.
+type ArchiveMember struct {
+	Name string // at most 15 bytes (the header's own name field)
+	Data []byte
+}
+
+// Archive writes members as a System V (GNU) ar archive without a symbol
+// index: what `ar rc` writes for objects that define no host symbols, and
+// what nvlink reads for the archive variant of a workload (it links every
+// member of an archive of host objects that carries device code). Names
+// longer than 15 bytes would need the extended name table, which the
+// generator's names (o000000.o) never do.
+func Archive(members []ArchiveMember) []byte {
+	out := []byte("!<arch>\n")
+	for _, m := range members {
+		if len(m.Name) > 15 {
+			panic("gen.Archive: member name over 15 bytes: " + m.Name)
+		}
+		hdr := fmt.Sprintf("%-16s%-12d%-6d%-6d%-8o%-10d`\n", m.Name+"/", 0, 0, 0, 0o644, len(m.Data))
+		out = append(out, hdr...)
+		out = append(out, m.Data...)
+		if len(m.Data)%2 == 1 {
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
+// HostObjectName is the file name of object i in the host-object variant
+// of a workload (its cubin is ObjectName(i)).
+func HostObjectName(i int) string { return fmt.Sprintf("o%06d.o", i) }
+
+// ModuleID is the module ID of object i in the host-object variant (nvcc
+// writes one per translation unit; nvlink names registration code by it).
+func ModuleID(i int) string { return fmt.Sprintf("__warplink_bench_%06d", i) }
