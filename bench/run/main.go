@@ -5,7 +5,7 @@
 //	go run ./bench/run [-sizes 1000,2000,4000,10000] [-large] [-seed 1]
 //	    [-cache DIR] [-nvlink PATH] [-nvlink-max 20000] [-timeout 120s]
 //	    [-warplink PATH] [-procs 1,2,4] [-runs 3] [-min-time 1s] [-rounds 3]
-//	    [-md FILE]
+//	    [-md FILE] [-forms 10000]
 //	go run ./bench/run -gen DIR -n N [-seed 1]
 //
 // For each size it generates the workload once (cached under -cache),
@@ -21,7 +21,8 @@
 // largest size it also runs warplink under each GOMAXPROCS of -procs and
 // reports the median time of each pass (--time) under each, with the
 // pass's speedup from the fewest cores to the most: a pass that does not
-// speed up is serial.
+// speed up is serial. Last, the sizes of -forms are linked again as nvcc
+// -dc host objects and as one archive of them (see forms.go).
 package main
 
 import (
@@ -65,6 +66,7 @@ type config struct {
 	minTime   time.Duration
 	rounds    int
 	md        string
+	forms     []int // sizes also linked as host objects and as an archive
 }
 
 func main() {
@@ -83,6 +85,7 @@ func main() {
 	flag.DurationVar(&c.minTime, "min-time", time.Second, "links per measurement: more than -runs while they add up to less than this (at most 20)")
 	flag.IntVar(&c.rounds, "rounds", 3, "rounds of warplink links over all sizes; the first beside nvlink's")
 	flag.StringVar(&c.md, "md", "", "also write the tables as Markdown to this file (- for stdout)")
+	forms := flag.String("forms", "10000", "comma-separated object counts also linked as host objects and as one archive of them (\"\": none)")
 	genDir := flag.String("gen", "", "only generate a workload of -n objects into this directory")
 	n := flag.Int("n", 1000, "object count for -gen")
 	flag.Parse()
@@ -99,6 +102,11 @@ func main() {
 	}
 	if *large {
 		c.sizes = append(c.sizes, 20000, 50000, 100000)
+	}
+	if strings.TrimSpace(*forms) != "" {
+		if c.forms, err = parseInts(*forms); err != nil {
+			fatal(fmt.Errorf("-forms: %v", err))
+		}
 	}
 	if *procs == "" {
 		for p := 1; p <= runtime.NumCPU(); p *= 2 {
@@ -491,7 +499,9 @@ func parsePhaseRuns(csv string) ([][]phase, bool) {
 // buildWarplink compiles ./cmd/warplink into the cache directory.
 func buildWarplink(cache string) (string, error) {
 	bin := filepath.Join(cache, "warplink")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/warplink")
+	// (By import path, so that it builds from any folder of the module:
+	// the tests run in bench/run.)
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/warplink/warplink/cmd/warplink")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/warplink: %v: %s", err, firstLine(strings.TrimSpace(string(out))))
 	}

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/warplink/warplink/bench/gen"
 )
 
 func TestParsePhases(t *testing.T) {
@@ -231,5 +235,61 @@ func TestSameFile(t *testing.T) {
 	}
 	if _, err := sameFile(a, filepath.Join(dir, "missing")); err == nil {
 		t.Error("a missing file compared without an error")
+	}
+}
+
+// TestForms writes the host-object and archive forms of a small generated
+// workload and reads them back from the cache; links both with warplink
+// (built here) as the benchmark does, beside nvlink when it is on PATH,
+// and checks the forms' table.
+func TestForms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds warplink")
+	}
+	cache := t.TempDir()
+	c := config{seed: 1, cache: cache, corpus: "../../" + gen.DefaultCorpus, nvlink: "nvlink", nvlinkMax: 1000,
+		timeout: time.Minute, runs: 1, rounds: 1, forms: []int{30}}
+	var tmpl *gen.Templates
+	w, err := prepare(c, &tmpl, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, archive, err := prepareForms(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(host.names) != 30 || host.names[0] != "o000000.o" || len(archive.names) != 1 || host.bytes <= w.bytes || archive.bytes <= host.bytes {
+		t.Fatalf("forms: %d host objects (%d bytes, cubins %d), archive %v (%d bytes)", len(host.names), host.bytes, w.bytes, archive.names, archive.bytes)
+	}
+	again, _, err := prepareForms(w) // (from the cache)
+	if err != nil || again.bytes != host.bytes || len(again.names) != 30 {
+		t.Fatalf("cached forms: %v, %d bytes", err, again.bytes)
+	}
+	warplink, err := buildWarplink(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nvlink, _ := exec.LookPath(c.nvlink)
+	outDir := filepath.Join(cache, "out")
+	os.MkdirAll(outDir, 0o755)
+	rep := &report{cpus: 2}
+	if err := rep.forms(c, &tmpl, nvlink, warplink, outDir, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.formRows) != 2 || rep.formRows[0].form != "host objects" || rep.formRows[1].form != "archive" {
+		t.Fatalf("form rows: %+v", rep.formRows)
+	}
+	for _, r := range rep.formRows {
+		if !r.wl.ran || r.wl.err != "" {
+			t.Errorf("%s: warplink: %+v", r.form, r.wl)
+		}
+		if nvlink != "" && r.outputs != "identical" {
+			t.Errorf("%s: outputs %q, want identical to nvlink's", r.form, r.outputs)
+		}
+	}
+	var txt bytes.Buffer
+	rep.text(&txt)
+	if !strings.Contains(txt.String(), "Host objects (nvcc -dc") || !strings.Contains(txt.String(), "archive") {
+		t.Errorf("report lacks the forms' table:\n%s", txt.String())
 	}
 }

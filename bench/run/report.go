@@ -25,6 +25,7 @@ type report struct {
 	scaling   []scaleRow
 	phases    []phase
 	phasesRaw string // --time output that is not pass,seconds
+	formRows  []formRow
 }
 
 type row struct {
@@ -107,6 +108,9 @@ func bench(c config, log io.Writer) (*report, error) {
 				return nil, err
 			}
 		}
+	}
+	if err := rep.forms(c, &tmpl, nvlink, warplink, outDir, log); err != nil {
+		return nil, err
 	}
 
 	last := rep.rows[len(rep.rows)-1]
@@ -272,6 +276,9 @@ func (rep *report) tables() []table {
 		for _, p := range rep.phases {
 			t.rows = append(t.rows, []string{p.pass, fmt.Sprintf("%.3f", p.seconds)})
 		}
+		out = append(out, t)
+	}
+	if t, ok := rep.formsTable(); ok {
 		out = append(out, t)
 	}
 	return out
