@@ -1,8 +1,10 @@
 package gen
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/elf/fatbin"
@@ -103,23 +105,59 @@ type ArchiveMember struct {
 // Archive writes members as a System V (GNU) ar archive without a symbol
 // index: what `ar rc` writes for objects that define no host symbols, and
 // what nvlink reads for the archive variant of a workload (it links every
-// member of an archive of host objects that carries device code). Names
-// longer than 15 bytes would need the extended name table, which the
-// generator's names (o000000.o) never do.
+// member of an archive of host objects that carries device code).
 func Archive(members []ArchiveMember) []byte {
-	out := []byte("!<arch>\n")
+	var b bytes.Buffer
+	aw := NewArchiveWriter(&b)
 	for _, m := range members {
-		if len(m.Name) > 15 {
-			panic("gen.Archive: member name over 15 bytes: " + m.Name)
-		}
-		hdr := fmt.Sprintf("%-16s%-12d%-6d%-6d%-8o%-10d`\n", m.Name+"/", 0, 0, 0, 0o644, len(m.Data))
-		out = append(out, hdr...)
-		out = append(out, m.Data...)
-		if len(m.Data)%2 == 1 {
-			out = append(out, '\n')
-		}
+		aw.Add(m.Name, m.Data)
 	}
-	return out
+	return b.Bytes()
+}
+
+// ArchiveWriter writes an archive member by member (see Archive), so that
+// a large one need not be held in memory. Names longer than 15 bytes would
+// need the extended name table, which the generator's names (o000000.o)
+// never do.
+type ArchiveWriter struct {
+	w       io.Writer
+	started bool
+	err     error
+}
+
+// NewArchiveWriter starts an archive on w.
+func NewArchiveWriter(w io.Writer) *ArchiveWriter { return &ArchiveWriter{w: w} }
+
+// Add appends a member; the first error sticks (see Err).
+func (a *ArchiveWriter) Add(name string, data []byte) {
+	if len(name) > 15 {
+		panic("gen: archive member name over 15 bytes: " + name)
+	}
+	if !a.started {
+		a.write([]byte("!<arch>\n"))
+		a.started = true
+	}
+	a.write(fmt.Appendf(nil, "%-16s%-12d%-6d%-6d%-8o%-10d`\n", name+"/", 0, 0, 0, 0o644, len(data)))
+	a.write(data)
+	if len(data)%2 == 1 {
+		a.write([]byte{'\n'})
+	}
+}
+
+func (a *ArchiveWriter) write(b []byte) {
+	if a.err == nil {
+		_, a.err = a.w.Write(b)
+	}
+}
+
+// Err is the first write error, if any (an archive of no member is just
+// its magic).
+func (a *ArchiveWriter) Err() error {
+	if !a.started {
+		a.write([]byte("!<arch>\n"))
+		a.started = true
+	}
+	return a.err
 }
 
 // HostObjectName is the file name of object i in the host-object variant

@@ -7,6 +7,7 @@ package main
 // link of the plain cubins (bench/gen's TestNvlinkHostForms).
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +43,16 @@ func prepareForms(w *workload) (host, archive *workload, err error) {
 		}
 	}
 	host.names, host.bytes = nil, 0
-	var members []gen.ArchiveMember
+	// (One object at a time: a child's peak RSS counts the benchmark's own
+	// high-water mark, see maxRSS, so the benchmark must not hold the
+	// workload.)
+	af, err := os.Create(filepath.Join(archive.dir, archive.names[0]))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer af.Close()
+	buf := bufio.NewWriterSize(af, 1<<20)
+	aw := gen.NewArchiveWriter(buf)
 	for i, name := range w.names {
 		cubin, err := os.ReadFile(filepath.Join(w.dir, name))
 		if err != nil {
@@ -55,13 +65,19 @@ func prepareForms(w *workload) (host, archive *workload, err error) {
 		}
 		host.names = append(host.names, n)
 		host.bytes += int64(len(b))
-		members = append(members, gen.ArchiveMember{Name: n, Data: b})
+		aw.Add(n, b)
 	}
-	a := gen.Archive(members)
-	archive.bytes = int64(len(a))
-	if err := os.WriteFile(filepath.Join(archive.dir, archive.names[0]), a, 0o644); err != nil {
+	if err := aw.Err(); err != nil {
 		return nil, nil, err
 	}
+	if err := buf.Flush(); err != nil {
+		return nil, nil, err
+	}
+	st, err := af.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	archive.bytes = st.Size()
 	for _, fw := range []*workload{host, archive} {
 		body := strconv.FormatInt(fw.bytes, 10) + "\n" + strings.Join(fw.names, "\n") + "\n"
 		if err := os.WriteFile(filepath.Join(fw.dir, "manifest"), []byte(body), 0o644); err != nil {
