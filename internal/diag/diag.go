@@ -98,6 +98,21 @@ func (b *Bag) Failed() bool {
 	return false
 }
 
+// Recorded returns the diagnostics in the order they were recorded.
+func (b *Bag) Recorded() []Diag {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]Diag(nil), b.list...)
+}
+
+// Append records d as it is (its severity already settled by the bag it
+// was first recorded in: see Add).
+func (b *Bag) Append(d Diag) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.list = append(b.list, d)
+}
+
 // Sorted returns the diagnostics in key order (stable).
 func (b *Bag) Sorted() []Diag {
 	b.mu.Lock()

@@ -74,6 +74,7 @@ func LoadFile(f *File, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *M
 	if mem.Keep != nil {
 		x.drop, x.zeros = mem.Drop, mem.Zeros
 	}
+	x.workers = mem.Workers
 	units, err := x.load(f.Path, f.Data, f.Err, seen)
 	switch buf := f.buf; {
 	case buf == nil || mem.Keep == nil:

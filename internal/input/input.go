@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/elf/ar"
@@ -66,14 +67,15 @@ func (e *FatalError) Error() string { return e.Msg }
 
 // expander carries the state of one Expand call.
 type expander struct {
-	alloc func(int) []byte        // memory of parsed tables (nil: make; see elf.ParseInto)
-	keep  func(int) []byte        // memory the kept cubins are copied to (nil: they alias the input)
-	drop  func(*elf.Section) bool // with keep: sections only decoded (see Memory.Drop)
-	zeros func(int) []byte        // with keep: shared zeros for all-zero sections (see Memory.Zeros)
-	arch  int
-	diags *diag.Bag
-	file  int
-	seq   int
+	alloc   func(int) []byte        // memory of parsed tables (nil: make; see elf.ParseInto)
+	keep    func(int) []byte        // memory the kept cubins are copied to (nil: they alias the input)
+	drop    func(*elf.Section) bool // with keep: sections only decoded (see Memory.Drop)
+	zeros   func(int) []byte        // with keep: shared zeros for all-zero sections (see Memory.Zeros)
+	arch    int
+	diags   *diag.Bag
+	file    int
+	seq     int
+	workers int // goroutines for a large archive's members (<= 1: one; see archive)
 }
 
 func (x *expander) key() [3]int {
@@ -131,6 +133,11 @@ type Memory struct {
 	// contents are all zeros and that no relocation patches (see
 	// elf.ParseCompact): n zero bytes never written, or nil for a copy.
 	Zeros func(int) []byte
+	// Workers, when over 1, is how many goroutines expand the members of
+	// an archive of at least parallelMembers members (see
+	// expander.archive); the units, their order and the diagnostics are
+	// the same as from one.
+	Workers int
 
 	scratch sync.Pool // *[]byte: the buffers files are read into with Keep
 }
@@ -376,33 +383,101 @@ func (x *expander) archive(path string, data []byte) ([]Unit, error) {
 		return nil, x.fatal("'%s': %v", path, err)
 	}
 	system := strings.Contains(path, "cudadevrt")
+	if x.workers > 1 && len(a.Members) >= parallelMembers {
+		return x.archiveParallel(path, a, system)
+	}
 	var out []Unit
 	for _, m := range a.Members {
-		if m.BSD {
-			continue
-		}
-		name := path + ":" + m.Name
-		mdata, mpath := m.Data, path
-		if a.Thin {
-			mpath = m.Path
-			if !filepath.IsAbs(mpath) {
-				mpath = filepath.Join(filepath.Dir(path), mpath)
-			}
-			if mdata, err = os.ReadFile(mpath); err != nil {
-				return nil, x.fatal("Could not open input file '%s'", mpath)
-			}
-		}
-		if !elf.IsELF(mdata) || isDeviceELF(mdata) {
-			continue
-		}
-		us, err := x.host(name, mpath, mdata, false)
+		us, err := x.member(path, a.Thin, m, system)
 		if err != nil {
 			return nil, err
 		}
-		for i := range us {
-			us[i].FromArchive, us[i].System = true, system
-		}
 		out = append(out, us...)
+	}
+	return out, nil
+}
+
+// member expands archive member m of the archive at path: nothing for a
+// BSD member, a device ELF or anything but a host object.
+func (x *expander) member(path string, thin bool, m ar.Member, system bool) ([]Unit, error) {
+	if m.BSD {
+		return nil, nil
+	}
+	name := path + ":" + m.Name
+	mdata, mpath := m.Data, path
+	if thin {
+		mpath = m.Path
+		if !filepath.IsAbs(mpath) {
+			mpath = filepath.Join(filepath.Dir(path), mpath)
+		}
+		var err error
+		if mdata, err = os.ReadFile(mpath); err != nil {
+			return nil, x.fatal("Could not open input file '%s'", mpath)
+		}
+	}
+	if !elf.IsELF(mdata) || isDeviceELF(mdata) {
+		return nil, nil
+	}
+	us, err := x.host(name, mpath, mdata, false)
+	if err != nil {
+		return nil, err
+	}
+	for i := range us {
+		us[i].FromArchive, us[i].System = true, system
+	}
+	return us, nil
+}
+
+// parallelMembers is the least member count for which archive expands
+// members on x.workers goroutines: a static library of nvcc -dc objects
+// is one input, which the read pass's workers would otherwise leave to
+// one of them (10,000 generated objects in one archive: 0.22-0.24 s to
+// link, against 0.17-0.18 s for the same objects given one by one).
+const parallelMembers = 64
+
+// archiveParallel is archive's loop over the members on x.workers
+// goroutines. Each member is expanded by a copy of x that records its
+// diagnostics in a bag of its own; then, in member order, the
+// diagnostics are recorded in x's bag with the keys x would have given
+// them, and the units kept, up to the first member that failed: the same
+// units, diagnostics and error as the loop's.
+func (x *expander) archiveParallel(path string, a *ar.Archive, system bool) ([]Unit, error) {
+	type result struct {
+		units []Unit
+		err   error
+		diags []diag.Diag
+	}
+	res := make([]result, len(a.Members))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(x.workers, len(a.Members)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= len(a.Members) {
+					return
+				}
+				sub := *x
+				sub.seq = 0
+				sub.diags = &diag.Bag{Werror: x.diags.Werror, NoWarn: x.diags.NoWarn}
+				res[j].units, res[j].err = sub.member(path, a.Thin, a.Members[j], system)
+				res[j].diags = sub.diags.Recorded()
+			}
+		}()
+	}
+	wg.Wait()
+	var out []Unit
+	for j := range res {
+		for _, d := range res[j].diags {
+			d.Key = x.key()
+			x.diags.Append(d)
+		}
+		if res[j].err != nil {
+			return nil, res[j].err
+		}
+		out = append(out, res[j].units...)
 	}
 	return out, nil
 }
