@@ -6,13 +6,14 @@ package input
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 
+	"github.com/warplink/warplink/actors"
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/elf/ar"
 	"github.com/warplink/warplink/elf/fatbin"
@@ -447,27 +448,15 @@ func (x *expander) archiveParallel(path string, a *ar.Archive, system bool) ([]U
 		err   error
 		diags []diag.Diag
 	}
-	res := make([]result, len(a.Members))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(x.workers, len(a.Members)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				j := int(next.Add(1) - 1)
-				if j >= len(a.Members) {
-					return
-				}
-				sub := *x
-				sub.seq = 0
-				sub.diags = &diag.Bag{Werror: x.diags.Werror, NoWarn: x.diags.NoWarn}
-				res[j].units, res[j].err = sub.member(path, a.Thin, a.Members[j], system)
-				res[j].diags = sub.diags.Recorded()
-			}
-		}()
-	}
-	wg.Wait()
+	// (A member's failure is part of its result, not Map's error: the
+	// members before it must still come out in order.)
+	res, _ := actors.Map(context.Background(), len(a.Members), x.workers, func(j int) (result, error) {
+		sub := *x
+		sub.seq = 0
+		sub.diags = &diag.Bag{Werror: x.diags.Werror, NoWarn: x.diags.NoWarn}
+		units, err := sub.member(path, a.Thin, a.Members[j], system)
+		return result{units, err, sub.diags.Recorded()}, nil
+	})
 	var out []Unit
 	for j := range res {
 		for _, d := range res[j].diags {
