@@ -80,13 +80,7 @@ func (q *strQueue) consume() {
 	for b := range q.full {
 		for i := range b.ops[:b.n] {
 			op := &b.ops[i]
-			t := q.tabs[op.tab]
-			var off uint32
-			if op.dup {
-				off = t.addDup(op.s)
-			} else {
-				off = t.add(op.s)
-			}
+			off := q.tabs[op.tab].put(op.s, op.dup)
 			if op.dst != nil {
 				*op.dst = off
 			}
@@ -151,12 +145,8 @@ func (ctx *Context) addStrTo(t *StrTab, s string, dst *uint32, dup bool) {
 		q.push(q.table(t), s, dst, dup)
 		return
 	}
-	var off uint32
-	if dup {
-		off = t.AddDup(s)
-	} else {
-		off = t.Add(s)
-	}
+	t.mustNotBeQueued()
+	off := t.put(s, dup)
 	if dst != nil {
 		*dst = off
 	}

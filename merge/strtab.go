@@ -183,6 +183,15 @@ func (t *StrTab) AddDup(s string) uint32 {
 	return t.addDup(s)
 }
 
+// put is add, or addDup with dup: the one entry of a strQueue's consumer
+// and of Context.addStrTo.
+func (t *StrTab) put(s string, dup bool) uint32 {
+	if dup {
+		return t.addDup(s)
+	}
+	return t.add(s)
+}
+
 // addDup is AddDup for a strQueue's consumer.
 func (t *StrTab) addDup(s string) uint32 {
 	if s != "" {
