@@ -79,42 +79,29 @@ func read(ctx *Context) error {
 		}
 		defer mem.Release(units)
 		objs[i] = make([]*Obj, len(units))
-		decode := func(k int) error {
+		for k := range units {
+			sizes[i] += int64(units[k].Size)
+		}
+		// An input of many cubins (an archive of host objects) is decoded
+		// on every worker; the first bad cubin by position is reported
+		// either way (parallelFor's error is its lowest failing index's).
+		w := 1
+		if len(units) >= parallelUnits {
+			w = ctx.Opts.Threads
+		}
+		err = parallelFor(len(units), w, func(k int) error {
 			u := &units[k]
 			f := u.ELF // (u.Data may be cut or compacted: not parsed again)
 			o := &Obj{Name: u.Name, F: f, System: u.System, ModuleID: u.ModuleID,
 				overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
 			if err := o.decodeInfo(ctx.mem.AllocMapped); err != nil {
-				return err
+				return badUnit{k, err}
 			}
 			objs[i][k] = o
 			return nil
-		}
-		for k := range units {
-			sizes[i] += int64(units[k].Size)
-		}
-		if len(units) < parallelUnits {
-			for k := range units {
-				if err := decode(k); err != nil {
-					perrs[i], pbad[i] = err, k
-					return
-				}
-			}
-			return
-		}
-		// An archive's members, on every worker: the first bad one (by
-		// position) is reported, as from the loop above.
-		bad := make([]error, len(units))
-		if parallelFor(len(units), ctx.Opts.Threads, func(k int) error {
-			bad[k] = decode(k)
-			return bad[k]
-		}) != nil {
-			for k, err := range bad {
-				if err != nil {
-					perrs[i], pbad[i] = err, k
-					return
-				}
-			}
+		})
+		if bad, ok := err.(badUnit); ok {
+			perrs[i], pbad[i] = bad.err, bad.k
 		}
 	}
 	// The files are read in batches, each with a few system calls where
@@ -181,6 +168,14 @@ func read(ctx *Context) error {
 	}
 	return nil
 }
+
+// badUnit is the first cubin of an input whose tables did not decode.
+type badUnit struct {
+	k   int
+	err error
+}
+
+func (b badUnit) Error() string { return b.err.Error() }
 
 // parallelUnits is the least number of cubins one input (an archive of
 // host objects) brings for which read decodes their tables on every
