@@ -47,50 +47,27 @@ func HostObject(cubin []byte, moduleID string, sm int) []byte {
 	le.PutUint32(seg[0:], 0x466243b1)
 	le.PutUint32(seg[4:], 1)
 
-	type section struct {
-		name  string
-		typ   uint32
-		flags uint64
-		align uint64
-		data  []byte
-	}
-	secs := []section{
+	// Laid out by layout, as the generator's cubins are: sections in index
+	// order (their Offset is only that order), the header table last.
+	secs := []elf.Section{
 		{},
-		{hostobj.ModuleIDSection, elf.SHTProgbits, elf.SHFAlloc, 16, append([]byte(moduleID), 0)},
-		{hostobj.RelFatbinSection, elf.SHTProgbits, elf.SHFAlloc, 8, fb},
-		{hostobj.SegmentSection, elf.SHTProgbits, elf.SHFAlloc | elf.SHFWrite, 8, seg},
-		{".shstrtab", elf.SHTStrtab, 0, 1, nil},
+		{Name: hostobj.ModuleIDSection, Type: elf.SHTProgbits, Flags: elf.SHFAlloc, Addralign: 16},
+		{Name: hostobj.RelFatbinSection, Type: elf.SHTProgbits, Flags: elf.SHFAlloc, Addralign: 8},
+		{Name: hostobj.SegmentSection, Type: elf.SHTProgbits, Flags: elf.SHFAlloc | elf.SHFWrite, Addralign: 8},
+		{Name: ".shstrtab", Type: elf.SHTStrtab, Addralign: 1},
 	}
+	data := [][]byte{nil, append([]byte(moduleID), 0), fb, seg, nil}
 	shstr := []byte{0}
 	names := make([]uint32, len(secs))
 	for i := 1; i < len(secs); i++ {
+		secs[i].Offset = uint64(i)
 		names[i] = uint32(len(shstr))
-		shstr = append(append(shstr, secs[i].name...), 0)
+		shstr = append(append(shstr, secs[i].Name...), 0)
 	}
-	secs[len(secs)-1].data = shstr
-
-	out := make([]byte, elf.EhdrSize)
-	offs := make([]uint64, len(secs))
-	for i := 1; i < len(secs); i++ {
-		out = pad(out, secs[i].align)
-		offs[i] = uint64(len(out))
-		out = append(out, secs[i].data...)
-	}
-	out = pad(out, 8)
-	shoff := uint64(len(out))
-	for i, s := range secs {
-		var sh [elf.ShdrSize]byte
-		if i > 0 {
-			elf.PutSectionHeader(sh[:], &elf.Section{NameOff: names[i], Type: s.typ, Flags: s.flags,
-				Offset: offs[i], Size: uint64(len(s.data)), Addralign: uint32(s.align)})
-		}
-		out = append(out, sh[:]...)
-	}
-	h := elf.Header{Type: elf.ETRel, Machine: emX8664, Version: 1, Shoff: shoff,
-		Ehsize: elf.EhdrSize, Shentsize: elf.ShdrSize, Shnum: uint16(len(secs)), Shstrndx: uint16(len(secs) - 1)}
-	copy(h.Ident[:], "\x7fELF\x02\x01\x01")
-	elf.PutHeader(out[:elf.EhdrSize], &h)
-	return out
+	data[len(data)-1] = shstr
+	f := &elf.File{Sections: secs, Header: elf.Header{Type: elf.ETRel, Machine: emX8664, Version: 1, Shstrndx: uint16(len(secs) - 1)}}
+	copy(f.Header.Ident[:], "\x7fELF\x02\x01\x01")
+	return layout(f, data, names)
 }
 
 // emX8664 is EM_X86_64.
