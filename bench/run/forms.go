@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/warplink/warplink/bench/gen"
@@ -33,7 +32,7 @@ type formRow struct {
 func prepareForms(w *workload) (host, archive *workload, err error) {
 	host = &workload{n: w.n, dir: w.dir + "-host"}
 	archive = &workload{n: w.n, dir: w.dir + "-archive", names: []string{"libbench.a"}}
-	if cached(host) && cached(archive) {
+	if host.cached() && archive.cached() {
 		return host, archive, nil
 	}
 	for _, d := range []string{host.dir, archive.dir} {
@@ -79,28 +78,11 @@ func prepareForms(w *workload) (host, archive *workload, err error) {
 	}
 	archive.bytes = st.Size()
 	for _, fw := range []*workload{host, archive} {
-		body := strconv.FormatInt(fw.bytes, 10) + "\n" + strings.Join(fw.names, "\n") + "\n"
-		if err := os.WriteFile(filepath.Join(fw.dir, "manifest"), []byte(body), 0o644); err != nil {
+		if err := fw.writeManifest(); err != nil {
 			return nil, nil, err
 		}
 	}
 	return host, archive, nil
-}
-
-// cached fills fw's names and size from its manifest, and reports whether
-// there was one.
-func cached(fw *workload) bool {
-	b, err := os.ReadFile(filepath.Join(fw.dir, "manifest"))
-	if err != nil {
-		return false
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	size, err := strconv.ParseInt(lines[0], 10, 64)
-	if err != nil || len(lines) < 2 {
-		return false
-	}
-	fw.bytes, fw.names = size, lines[1:]
-	return true
 }
 
 // forms links each size of c.forms in both forms with nvlink (up to

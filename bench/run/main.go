@@ -187,16 +187,9 @@ type workload struct {
 // generation is redone.
 func prepare(c config, t **gen.Templates, n int) (*workload, error) {
 	dir := filepath.Join(c.cache, fmt.Sprintf("n%d-s%d-g%d", n, c.seed, genVersion))
-	manifest := filepath.Join(dir, "manifest")
 	w := &workload{n: n, dir: dir}
-	if b, err := os.ReadFile(manifest); err == nil {
-		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-		if len(lines) == n+1 {
-			if w.bytes, err = strconv.ParseInt(lines[0], 10, 64); err == nil {
-				w.names = lines[1:]
-				return w, nil
-			}
-		}
+	if w.cached() && len(w.names) == n {
+		return w, nil
 	}
 	if *t == nil {
 		var err error
@@ -209,8 +202,30 @@ func prepare(c config, t **gen.Templates, n int) (*workload, error) {
 	if w.names, w.bytes, err = (*t).WriteDir(dir, gen.Config{N: n, Seed: c.seed}); err != nil {
 		return nil, err
 	}
+	return w, w.writeManifest()
+}
+
+// writeManifest records w's size and inputs in its folder, last: a folder
+// without one is generated again.
+func (w *workload) writeManifest() error {
 	body := strconv.FormatInt(w.bytes, 10) + "\n" + strings.Join(w.names, "\n") + "\n"
-	return w, os.WriteFile(manifest, []byte(body), 0o644)
+	return os.WriteFile(filepath.Join(w.dir, "manifest"), []byte(body), 0o644)
+}
+
+// cached fills w's inputs and size from its folder's manifest, and
+// reports whether there was one.
+func (w *workload) cached() bool {
+	b, err := os.ReadFile(filepath.Join(w.dir, "manifest"))
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	size, err := strconv.ParseInt(lines[0], 10, 64)
+	if err != nil || len(lines) < 2 {
+		return false
+	}
+	w.bytes, w.names = size, lines[1:]
+	return true
 }
 
 // ioFloor is the least time to read every input once with plain system
