@@ -226,25 +226,8 @@ func TestNvlink(t *testing.T) {
 }
 
 func testNvlink(t *testing.T, nvlink, corpus, arch string) {
-	tm, err := LoadTemplates(corpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	names, _, err := tm.WriteDir(dir, Config{N: 200, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out.cubin")
-	cmd := exec.Command(nvlink, append([]string{"-arch=" + arch, "-o", out}, names...)...)
-	cmd.Dir = dir
-	if msg, err := cmd.CombinedOutput(); err != nil || len(msg) != 0 {
-		t.Fatalf("nvlink: %v\n%s", err, msg)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, names := writeWorkload(t, corpus, 200)
+	b := nvlinkBytes(t, nvlink, arch, dir, names)
 	f, err := elf.Parse(b)
 	if err != nil {
 		t.Fatal(err)
@@ -253,14 +236,56 @@ func testNvlink(t *testing.T, nvlink, corpus, arch string) {
 		t.Errorf("nvlink output has e_type %d", f.Header.Type)
 	}
 	// warplink links the same workload into the same bytes.
-	ours := filepath.Join(dir, "ours.cubin")
-	t.Chdir(dir)
-	var stderr bytes.Buffer
-	opts := &merge.Options{Arch: arch, Output: ours, Inputs: names}
-	if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
-		t.Fatalf("warplink: exit %d: %s", rc, stderr.String())
-	}
-	if w, _ := os.ReadFile(ours); !bytes.Equal(w, b) {
+	if w := warplinkBytes(t, arch, dir, names); !bytes.Equal(w, b) {
 		t.Errorf("warplink output (%d bytes) differs from nvlink's (%d bytes)", len(w), len(b))
 	}
+}
+
+// writeWorkload writes an n-object workload from the templates of corpus
+// into a temporary folder and returns it with the objects' names.
+func writeWorkload(t *testing.T, corpus string, n int) (dir string, names []string) {
+	t.Helper()
+	tm, err := LoadTemplates(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	if names, _, err = tm.WriteDir(dir, Config{N: n, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, names
+}
+
+// nvlinkBytes links inputs (in dir) with the real nvlink for arch, which
+// must succeed silently, and returns the output's bytes.
+func nvlinkBytes(t *testing.T, nvlink, arch, dir string, inputs []string) []byte {
+	t.Helper()
+	out := filepath.Join(dir, "nvlink.cubin")
+	cmd := exec.Command(nvlink, append([]string{"-arch=" + arch, "-o", out}, inputs...)...)
+	cmd.Dir = dir
+	if msg, err := cmd.CombinedOutput(); err != nil || len(msg) != 0 {
+		t.Fatalf("nvlink %v: %v\n%s", inputs[:min(len(inputs), 2)], err, msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// warplinkBytes links inputs (in dir) with merge.Link for arch, which must
+// succeed, and returns the output's bytes.
+func warplinkBytes(t *testing.T, arch, dir string, inputs []string) []byte {
+	t.Helper()
+	t.Chdir(dir)
+	out := filepath.Join(dir, "ours.cubin")
+	var stderr bytes.Buffer
+	if rc := merge.Link(&merge.Options{Arch: arch, Output: out, Inputs: inputs}, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
+		t.Fatalf("warplink %v: exit %d: %s", inputs[:min(len(inputs), 2)], rc, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

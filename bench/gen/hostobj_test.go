@@ -12,7 +12,6 @@ import (
 	"github.com/warplink/warplink/elf/hostobj"
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/input"
-	"github.com/warplink/warplink/merge"
 )
 
 // TestHostObject wraps a corpus cubin as a host object and reads it back
@@ -75,15 +74,7 @@ func TestNvlinkHostForms(t *testing.T) {
 	if err != nil {
 		t.Skip("nvlink not on PATH")
 	}
-	tm, err := LoadTemplates(corpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	names, _, err := tm.WriteDir(dir, Config{N: 200, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, names := writeWorkload(t, corpus, 200)
 	var hosts []string
 	var members []ArchiveMember
 	for i, n := range names {
@@ -101,33 +92,18 @@ func TestNvlinkHostForms(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "libbench.a"), Archive(members), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Chdir(dir)
 	var want []byte
 	for _, form := range []struct {
 		name   string
 		inputs []string
 	}{{"cubins", names}, {"host objects", hosts}, {"archive", []string{"libbench.a"}}} {
-		out := filepath.Join(dir, "nvlink.cubin")
-		cmd := exec.Command(nvlink, append([]string{"-arch=" + Arch, "-o", out}, form.inputs...)...)
-		if msg, err := cmd.CombinedOutput(); err != nil || len(msg) != 0 {
-			t.Fatalf("%s: nvlink: %v\n%s", form.name, err, msg)
-		}
-		ref, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ref := nvlinkBytes(t, nvlink, Arch, dir, form.inputs)
 		if want == nil {
 			want = ref
 		} else if !bytes.Equal(ref, want) {
 			t.Errorf("%s: nvlink's output differs from its link of the cubins", form.name)
 		}
-		ours := filepath.Join(dir, "ours.cubin")
-		var stderr bytes.Buffer
-		opts := &merge.Options{Arch: Arch, Output: ours, Inputs: form.inputs}
-		if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
-			t.Fatalf("%s: warplink: exit %d: %s", form.name, rc, stderr.String())
-		}
-		if got, _ := os.ReadFile(ours); !bytes.Equal(got, ref) {
+		if got := warplinkBytes(t, Arch, dir, form.inputs); !bytes.Equal(got, ref) {
 			t.Errorf("%s: warplink's output (%d bytes) differs from nvlink's (%d bytes)", form.name, len(got), len(ref))
 		}
 	}
