@@ -240,15 +240,23 @@ var ErrNotCompact = errorf("sections out of order or overlapping")
 func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc, zeros func(int) []byte) (*File, error) {
 	kept := func(s *Section) bool { return len(s.Data) > 0 && (drop == nil || !drop(s)) }
 	return parseWith(b, alloc, func(secs []Section) ([]byte, error) {
+		// Per section: patched (a relocation section applies to it) and
+		// zeroed (its Data is zeros'); on the stack for the usual cubin.
+		const patched, zeroed = 1, 2
+		var small [64]uint8
+		flags := small[:0]
+		if zeros != nil {
+			if len(secs) <= len(small) {
+				flags = small[:len(secs)]
+			} else {
+				flags = make([]uint8, len(secs))
+			}
+		}
 		var end, total uint64
-		var patched []bool // by section index: a relocation section applies to it (nil: none does, or no zeros)
 		for i := range secs {
 			s := &secs[i]
-			if zeros != nil && (s.Type == SHTRel || s.Type == SHTRela) && s.Info < uint32(len(secs)) {
-				if patched == nil {
-					patched = make([]bool, len(secs))
-				}
-				patched[s.Info] = true
+			if len(flags) > 0 && (s.Type == SHTRel || s.Type == SHTRela) && s.Info < uint32(len(secs)) {
+				flags[s.Info] |= patched
 			}
 			if len(s.Data) == 0 {
 				continue
@@ -258,29 +266,24 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc, zeros func(in
 			}
 			end = s.Offset + uint64(len(s.Data))
 		}
-		shared := func(i int) []byte {
-			if zeros == nil || patched != nil && patched[i] || !allZero(secs[i].Data) {
-				return nil
-			}
-			return zeros(len(secs[i].Data))
-		}
-		var zeroed []bool // by section index: Data is zeros' (nil: none is)
 		for i := range secs {
-			if s := &secs[i]; kept(s) {
-				if z := shared(i); z != nil {
-					if zeroed == nil {
-						zeroed = make([]bool, len(secs))
-					}
-					s.Data, zeroed[i] = z, true
-				} else {
-					total += (uint64(len(s.Data)) + 7) &^ 7
+			s := &secs[i]
+			if !kept(s) {
+				continue
+			}
+			if len(flags) > 0 && flags[i]&patched == 0 && allZero(s.Data) {
+				if z := zeros(len(s.Data)); z != nil {
+					s.Data = z
+					flags[i] |= zeroed
+					continue
 				}
 			}
+			total += (uint64(len(s.Data)) + 7) &^ 7
 		}
 		body := keep(int(total))
 		pos := 0
 		for i := range secs {
-			if s := &secs[i]; kept(s) && (zeroed == nil || !zeroed[i]) {
+			if s := &secs[i]; kept(s) && (len(flags) == 0 || flags[i]&zeroed == 0) {
 				n := copy(body[pos:], s.Data)
 				s.Data = body[pos : pos+n : pos+n]
 				pos += (n + 7) &^ 7
