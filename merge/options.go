@@ -47,6 +47,11 @@ type Options struct {
 	// never); it does not change the output either (the corpus tests
 	// force the queue on for every host-object link).
 	StrQueueMin int
+	// MapFrom is the size from which read maps an input file instead of
+	// reading it (input.Memory.MapFrom; 0: mapInputsFrom, 1 MiB;
+	// negative: never); it does not change the output either (tests map
+	// every input).
+	MapFrom int64
 	// MaxOutputSize bounds the output file's size in bytes (0: 1 TiB,
 	// past any real link's: 100,000 generated objects write 286 MB); a
 	// link that would write more fails before writing anything. Only

@@ -70,7 +70,7 @@ func read(ctx *Context) error {
 	pbad := make([]int, len(paths))    // and its position among the input's cubins
 	// (What is kept: see the pass's header.)
 	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
-		Workers: workers(ctx.Opts.Threads)}
+		Workers: workers(ctx.Opts.Threads), MapFrom: mapFrom(ctx.Opts.MapFrom)}
 	load := func(i int, f *input.File) {
 		units, err := input.LoadFile(f, arch, ctx.Diags, i, nil, mem)
 		if err != nil {
@@ -340,6 +340,26 @@ func (o *Obj) eachRelocSection(fn func(target int, rels []elf.Rela)) {
 		}
 	}
 }
+
+// mapFrom is the input size from which read maps files (see
+// Options.MapFrom; 0: never).
+func mapFrom(opt int64) int64 {
+	switch {
+	case opt < 0:
+		return 0
+	case opt == 0:
+		return mapInputsFrom
+	}
+	return opt
+}
+
+// mapInputsFrom is the file size from which read maps an input by
+// default: 1 MiB, more than any cubin or host object of the benchmark's
+// (libcudadevrt.a is just under it). Mapped, a file's bytes are not
+// copied into a buffer that had to be zeroed first; read, a few system
+// calls serve many small files (input.Ring), where a mapping each would
+// cost two and a page fault or more.
+const mapInputsFrom = 1 << 20
 
 // readBatch is the most files read with one ring at once (input.Ring: on
 // the measurement machine 32 read 10,000 small files fastest).

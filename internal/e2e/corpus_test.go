@@ -124,8 +124,10 @@ func testCorpusDir(t *testing.T, corpusDir, argsFile, ref string) {
 				// Links this small make their string-table additions on
 				// the spot; here they go through merge's queue
 				// (merge/strqueue.go), so that both ways meet nvlink's
-				// bytes.
+				// bytes. And every input is mapped, not read (only
+				// files of 1 MiB and more are by default).
 				opts.StrQueueMin = 1
+				opts.MapFrom = 1
 			}
 			var stderr bytes.Buffer
 			got := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")

@@ -13,7 +13,8 @@ import (
 )
 
 // TestDeterminism links the same inputs under GOMAXPROCS 1, 2, 3 and 16 and
-// several shard counts, reading the inputs with io_uring or without, with
+// several shard counts, reading the inputs with io_uring or without or
+// mapping them (Options.MapFrom), with
 // merge's string-table additions queued to another goroutine or made on
 // the spot (Options.StrQueueMin), and requires byte-identical outputs.
 func TestDeterminism(t *testing.T) {
@@ -30,8 +31,9 @@ func TestDeterminism(t *testing.T) {
 					out := filepath.Join(t.TempDir(), "out.cubin")
 					opts := linkArgs(t, dir, "link_dc.args", out)
 					opts.Shards = shards
-					opts.NoRing = shards%2 == 1 // (input.Ring where there is one)
-					opts.StrQueueMin = 1        // (queued where GOMAXPROCS > 1)
+					opts.NoRing = shards%2 == 1         // (input.Ring where there is one)
+					opts.MapFrom = int64(procs%2*2 - 1) // every input mapped (1) or read (-1)
+					opts.StrQueueMin = 1                // (queued where GOMAXPROCS > 1)
 					if shards == 3 {
 						opts.StrQueueMin = -1 // (on the spot)
 					}

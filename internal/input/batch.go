@@ -11,9 +11,10 @@ type File struct {
 	Data []byte
 	Err  error
 
-	buf *[]byte // the scratch buffer Data is in (with Memory.Keep)
-	fd  int     // (while a Ring reads it)
-	res int32
+	buf    *[]byte // the scratch buffer Data is in (with Memory.Keep)
+	mapped []byte  // the mapping Data is, if the file was mapped (Memory.MapFrom)
+	fd     int     // (while a Ring reads it)
+	res    int32
 }
 
 // ReadBatch reads the files (Path set) with the ring, a few system calls
@@ -22,12 +23,12 @@ type File struct {
 func (mem *Memory) ReadBatch(r *Ring, files []File) {
 	// (Without Keep the units alias the buffers: no ring, whose buffers
 	// are at least 16 KiB.)
-	if r != nil && mem.Keep != nil && r.readBatch(files, mem.scratchBuf) {
+	if r != nil && mem.Keep != nil && r.readBatch(files, mem.scratchBuf, mem.MapFrom) {
 		// A file the ring could not read is read again the usual way: a
 		// descriptor limit the batch reached, or an operation this
 		// kernel refuses, gives it the same chance as before.
 		for k := range files {
-			if f := &files[k]; f.Err != nil {
+			if f := &files[k]; f.Err != nil { // (nothing mapped then)
 				if f.buf != nil {
 					mem.scratch.Put(f.buf)
 				}
@@ -45,6 +46,7 @@ func (mem *Memory) ReadBatch(r *Ring, files []File) {
 // readOne reads f with system calls.
 func (mem *Memory) readOne(f *File) {
 	var read func(int) []byte
+	var mapFrom int64
 	if mem.Keep != nil {
 		buf := mem.scratchBuf()
 		f.buf = buf
@@ -54,8 +56,9 @@ func (mem *Memory) readOne(f *File) {
 			}
 			return (*buf)[:n]
 		}
+		mapFrom = mem.MapFrom
 	}
-	f.Data, f.Err = ReadFileInto(f.Path, read)
+	f.Data, f.mapped, f.Err = readFileInto(f.Path, read, mapFrom)
 }
 
 // scratchBuf is a buffer to read a file into, with Keep (see LoadInto):
@@ -83,6 +86,15 @@ func LoadFile(f *File, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *M
 	default:
 		mem.scratch.Put(buf)
 	}
-	f.Data, f.buf = nil, nil
+	if m := f.mapped; m != nil {
+		// (Mapped only with Keep: the units hold copies, but for the
+		// sections Drop names, which point into it until Release.)
+		if mem.Drop != nil && len(units) > 0 {
+			units[0].mapped = m
+		} else {
+			unmapFile(m)
+		}
+	}
+	f.Data, f.buf, f.mapped = nil, nil, nil
 	return units, err
 }

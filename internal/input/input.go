@@ -53,6 +53,7 @@ type Unit struct {
 	InOrder bool
 
 	scratch *[]byte // the scratch buffer, held until Memory.Release (first unit of a file only)
+	mapped  []byte  // the file's mapping, unmapped by Memory.Release (first unit of a mapped file only)
 	// src is what the cubin was parsed from (the scratch buffer, or a
 	// member decompressed or read on its own): its dropped sections point
 	// there until Memory.Release, from tables the collector may not scan,
@@ -139,13 +140,22 @@ type Memory struct {
 	// expander.archive); the units, their order and the diagnostics are
 	// the same as from one.
 	Workers int
+	// MapFrom, with Keep, is the size from which a regular file is mapped
+	// (copy-on-write) instead of read into a scratch buffer, until
+	// Release (0: never; a Ring's first read takes files of up to 16 KiB
+	// whole whatever it is). A large archive is then neither copied nor
+	// zeroed; small files are read, a few system calls for many (Ring),
+	// and never all mapped at once, which a link of 100,000 objects could
+	// not do within the process's map count.
+	MapFrom int64
 
 	scratch sync.Pool // *[]byte: the buffers files are read into with Keep
 }
 
 // Release ends the use of the sections mem.Drop names in units, which a
 // LoadInto with mem.Drop returned (their Data is cleared), and lets the
-// scratch buffer they pointed into be reused. Without it, a table outside
+// scratch buffer they pointed into be reused, or unmaps the file they
+// pointed into (MapFrom). Without it, a table outside
 // the Go heap could point into a buffer the collector has freed.
 func (mem *Memory) Release(units []Unit) {
 	if mem.Drop == nil {
@@ -165,6 +175,10 @@ func (mem *Memory) Release(units []Unit) {
 	if len(units) > 0 && units[0].scratch != nil {
 		mem.scratch.Put(units[0].scratch)
 		units[0].scratch = nil
+	}
+	if len(units) > 0 && units[0].mapped != nil {
+		unmapFile(units[0].mapped)
+		units[0].mapped = nil
 	}
 }
 

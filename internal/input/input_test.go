@@ -476,6 +476,68 @@ func TestLoadIntoDrop(t *testing.T) {
 	}
 }
 
+// TestLoadMapped loads the corpus's inputs mapped (Memory.MapFrom 1: every
+// file), one at a time and through a ring, and requires what TestLoadIntoDrop
+// does of read ones (a ring maps only what its first read did not take
+// whole); each file's mapping is held by its first unit until
+// Release, which unmaps it (a unit still pointing into it would fault in
+// the checks after).
+func TestLoadMapped(t *testing.T) {
+	paths := []string{arch("main.o"), arch("libdev.a"), arch("main.cubin"), devrtLib}
+	rings := []*Ring{nil}
+	if r := NewRing(); r != nil {
+		defer r.Close()
+		rings = append(rings, r)
+	} else {
+		t.Log("no io_uring here: only the one-at-a-time path is tested")
+	}
+	for _, ring := range rings {
+		mem := &Memory{Keep: func(n int) []byte { return make([]byte, n) }, Drop: testDrop, MapFrom: 1}
+		var all [][]Unit
+		for k, p := range paths {
+			files := []File{{Path: p}}
+			mem.ReadBatch(ring, files)
+			if files[0].Err != nil {
+				t.Fatalf("%s: %v", p, files[0].Err)
+			}
+			// (A ring's first read takes a file of up to 16 KiB whole:
+			// only longer ones are left to map.)
+			st, _ := os.Stat(p)
+			mapped := mapsFiles && (ring == nil || st.Size() > 16<<10)
+			if (files[0].mapped != nil) != mapped {
+				t.Fatalf("%s (%d bytes, ring %v): mapped %v, want %v", p, st.Size(), ring != nil, files[0].mapped != nil, mapped)
+			}
+			us, err := LoadFile(&files[0], 90, &diag.Bag{}, k, nil, mem)
+			if err != nil || len(us) == 0 {
+				t.Fatalf("%s: %v, %d units", p, err, len(us))
+			}
+			if mapped && us[0].mapped == nil {
+				t.Fatalf("%s: the first unit does not hold the mapping", p)
+			}
+			checkUnits(t, p, us, testDrop, false)
+			mem.Release(us)
+			if us[0].mapped != nil {
+				t.Fatalf("%s: Release left the mapping", p)
+			}
+			all = append(all, us)
+		}
+		for k, us := range all {
+			checkUnits(t, paths[k], us, testDrop, true)
+		}
+	}
+	// A file that brings nothing is unmapped at once.
+	mem := &Memory{Keep: func(n int) []byte { return make([]byte, n) }, Drop: testDrop, MapFrom: 1}
+	txt := filepath.Join(t.TempDir(), "notes.o")
+	if err := os.WriteFile(txt, bytes.Repeat([]byte("not an object\n"), 8), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := []File{{Path: txt}}
+	mem.ReadBatch(nil, files)
+	if us, err := LoadFile(&files[0], 90, &diag.Bag{}, 0, nil, mem); err != nil || len(us) != 0 || files[0].mapped != nil {
+		t.Fatalf("a text file: %v, %d units, mapping %v", err, len(us), files[0].mapped != nil)
+	}
+}
+
 // TestLoadIntoDropSurvivesGC loads host objects, whose cubins are
 // decompressed into buffers of their own, with the tables outside the Go
 // heap (as a link places them), collects garbage and reuses the freed

@@ -10,22 +10,36 @@ import (
 // ReadFile reads a whole input file with few system calls and no copy:
 // open, fstat, one read into a buffer of the file's size, close (os.ReadFile
 // also sets the file non-blocking and reads until a zero-length read).
-// Mapping the files instead was tried and rejected: a link of 100,000
-// objects exhausts the process's map count (vm.max_map_count).
+// Mapping every file instead was tried and rejected: a link of 100,000
+// objects exhausts the process's map count (vm.max_map_count); only large
+// files are mapped, and only for as long as they are being loaded
+// (Memory.MapFrom).
 func ReadFile(path string) ([]byte, error) { return ReadFileInto(path, nil) }
 
 // ReadFileInto is ReadFile with the buffer of a regular file taken from
 // alloc (nil: make); alloc must return bytes of the length asked (the read
 // overwrites them).
 func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
+	data, _, err := readFileInto(path, alloc, 0)
+	return data, err
+}
+
+// readFileInto is ReadFileInto that maps a regular file of at least
+// mapFrom bytes instead (0: none), returning the mapping as mapped too:
+// the caller unmaps it (unmapFile) once nothing points into it.
+func readFileInto(path string, alloc func(int) []byte, mapFrom int64) (data, mapped []byte, err error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		return nil, nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size <= 0 || st.Size > 1<<40 {
-		return os.ReadFile(path)
+		data, err := os.ReadFile(path)
+		return data, nil, err
+	}
+	if m, ok := mapFile(fd, st.Size, mapFrom); ok {
+		return m, m, nil
 	}
 	var buf []byte
 	if alloc != nil {
@@ -40,15 +54,40 @@ func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+			return nil, nil, &os.PathError{Op: "read", Path: path, Err: err}
 		}
 		if m == 0 {
 			break // the file shrank: keep what is there
 		}
 		n += m
 	}
-	return buf[:n], nil
+	return buf[:n], nil, nil
 }
+
+// mapFile maps the regular file open as fd, of size bytes, if size is at
+// least mapFrom (0: never). The mapping is private and writable: a write
+// changes this process's copy of a page, never the file. Its pages are
+// the page cache's own, so a large input costs neither the zeroing of a
+// buffer nor the copy of a read (an archive of 10,000 host objects, 50
+// MB: about 20 ms less CPU per link on the 2-core machine). A file that
+// another process truncates while it is mapped would fault on access, as
+// in every linker that maps its inputs (lld, mold).
+func mapFile(fd int, size, mapFrom int64) ([]byte, bool) {
+	if mapFrom <= 0 || size < mapFrom || int64(int(size)) != size {
+		return nil, false
+	}
+	m, err := syscall.Mmap(fd, 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, false // (read instead)
+	}
+	return m, true
+}
+
+// unmapFile unmaps what mapFile mapped.
+func unmapFile(m []byte) { _ = syscall.Munmap(m) }
+
+// mapsFiles reports whether readFileInto and readRest map large files here.
+const mapsFiles = true
 
 // OpenFileLimit is how many files the process may have open (its soft
 // RLIMIT_NOFILE; Go raises it to the hard limit at start).

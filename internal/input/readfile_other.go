@@ -13,6 +13,22 @@ func ReadFile(path string) ([]byte, error) { return ReadFileInto(path, nil) }
 // ReadFileInto is ReadFile with the buffer taken from alloc (nil: make);
 // alloc must return bytes of the length asked (the read overwrites them).
 func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
+	data, _, err := readFileInto(path, alloc, 0)
+	return data, err
+}
+
+// readFileInto is ReadFileInto; files are never mapped here (mapped is
+// always nil).
+func readFileInto(path string, alloc func(int) []byte, _ int64) (data, mapped []byte, err error) {
+	data, err = readFileAlloc(path, alloc)
+	return data, nil, err
+}
+
+// unmapFile is never called here: nothing is mapped.
+func unmapFile([]byte) {}
+
+// readFileAlloc is ReadFileInto.
+func readFileAlloc(path string, alloc func(int) []byte) ([]byte, error) {
 	if alloc == nil {
 		return os.ReadFile(path)
 	}
@@ -32,6 +48,9 @@ func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
 	}
 	return buf[:n], nil // (a file that shrank: what is there)
 }
+
+// mapsFiles reports whether readFileInto and readRest map large files here.
+const mapsFiles = false
 
 // OpenFileLimit is how many files the process may have open: no limit
 // known here.

@@ -230,10 +230,12 @@ func (r *Ring) run(ks []int, fill func(k int, e *uringSQE), done func(k int, res
 // rounds of one system call each: open every file, read each into its
 // buffer, read once more to find the end (a short read alone does not show
 // it: the file may be a pipe), close. A file longer than its buffer is
-// read on with system calls, through the descriptor already open. Each
+// read on with system calls, through the descriptor already open, or
+// mapped when it is a regular file of at least mapFrom bytes (File.mapped;
+// 0: never). Each
 // file gets Data or Err, as ReadFileInto would give them. It reports false
 // if the ring failed (see fail); the caller then reads the files itself.
-func (r *Ring) readBatch(files []File, get func() *[]byte) bool {
+func (r *Ring) readBatch(files []File, get func() *[]byte, mapFrom int64) bool {
 	if r.broken || len(files) > ringEntries {
 		return false
 	}
@@ -315,7 +317,7 @@ func (r *Ring) readBatch(files []File, get func() *[]byte) bool {
 		f := &files[k]
 		switch {
 		case f.res == ringReadOn:
-			f.Data, f.Err = readRest(f.fd, f.buf, f.Data)
+			f.Data, f.mapped, f.Err = readRest(f.fd, f.buf, f.Data, mapFrom)
 		case f.res < 0:
 			f.Data, f.Err = nil, syscall.Errno(-f.res)
 		}
@@ -361,17 +363,23 @@ func (r *Ring) fail(files []File) bool {
 
 // readRest reads the rest of open file fd, whose first bytes, have, are
 // at the start of *buf, and returns the whole contents (in *buf, grown as
-// needed).
-func readRest(fd int, buf *[]byte, have []byte) ([]byte, error) {
-	data := have
+// needed), or maps a regular file of at least mapFrom bytes (0: none) and
+// returns the mapping as mapped too (see mapFile).
+func readRest(fd int, buf *[]byte, have []byte, mapFrom int64) (data, mapped []byte, err error) {
+	data = have
 	grow := func(n int) {
 		grown := make([]byte, len(data), n)
 		copy(grown, data)
 		data, *buf = grown, grown[:n]
 	}
 	var st syscall.Stat_t
-	if syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size < 1<<40 && int(st.Size) >= cap(data) {
-		grow(int(st.Size) + 1) // +1: the end shows as a read of nothing
+	if syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size < 1<<40 {
+		if m, ok := mapFile(fd, st.Size, mapFrom); ok {
+			return m, m, nil // (have is the start of it: no longer needed)
+		}
+		if int(st.Size) >= cap(data) {
+			grow(int(st.Size) + 1) // +1: the end shows as a read of nothing
+		}
 	}
 	for {
 		if len(data) == cap(data) {
@@ -382,10 +390,10 @@ func readRest(fd int, buf *[]byte, have []byte) ([]byte, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if m == 0 {
-			return data, nil
+			return data, nil, nil
 		}
 		data = data[:len(data)+m]
 	}

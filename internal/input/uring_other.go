@@ -15,4 +15,4 @@ func (r *Ring) Close() {}
 // Release does nothing.
 func (r *Ring) Release() {}
 
-func (r *Ring) readBatch(files []File, get func() *[]byte) bool { return false }
+func (r *Ring) readBatch(files []File, get func() *[]byte, mapFrom int64) bool { return false }
