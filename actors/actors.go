@@ -80,7 +80,8 @@ func ParallelFor(ctx context.Context, n, workers int, fn func(i int) error) erro
 	// The calling goroutine is one of the workers: it starts at once,
 	// where a goroutine of its own would wait to be scheduled while the
 	// caller parked. (A panic in fn ends the program, on whichever
-	// goroutine it happens: nothing in warplink recovers one.)
+	// goroutine it happens: nothing in warplink recovers one but
+	// input.Guard, inside fn, from a fault in a mapped input.)
 	for range workers - 1 {
 		wg.Add(1)
 		go func() {

@@ -71,8 +71,8 @@ func read(ctx *Context) error {
 	// (What is kept: see the pass's header.)
 	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
 		Workers: workers(ctx.Opts.Threads), MapFrom: mapFrom(ctx.Opts.MapFrom)}
-	load := func(i int, f *input.File) {
-		units, err := input.LoadFile(f, arch, ctx.Diags, i, nil, mem)
+	load := func(i int, file *input.File) {
+		units, err := input.LoadFile(file, arch, ctx.Diags, i, nil, mem)
 		if err != nil {
 			errs[i] = err
 			return
@@ -89,12 +89,13 @@ func read(ctx *Context) error {
 		if len(units) >= parallelUnits {
 			w = ctx.Opts.Threads
 		}
+		mapped := input.Mapped(units) // (the dropped sections are read here)
 		err = parallelFor(len(units), w, func(k int) error {
 			u := &units[k]
 			f := u.ELF // (u.Data may be cut or compacted: not parsed again)
 			o := &Obj{Name: u.Name, F: f, System: u.System, ModuleID: u.ModuleID,
 				overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
-			if err := o.decodeInfo(ctx.mem.AllocMapped); err != nil {
+			if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(ctx.mem.AllocMapped) }); err != nil {
 				return badUnit{k, err}
 			}
 			objs[i][k] = o

@@ -3,12 +3,17 @@ package input
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
+	"syscall"
 	"testing"
 
 	"github.com/warplink/warplink/bench/gen"
+	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/elf/ar"
 	"github.com/warplink/warplink/elf/fatbin"
 	"github.com/warplink/warplink/internal/diag"
 )
@@ -93,5 +98,160 @@ func TestArchiveParallel(t *testing.T) {
 				t.Fatalf("%s: unit %d differs (%s / %s)", c.name, k, pu[k].Name, su[k].Name)
 			}
 		}
+	}
+}
+
+// TestLoadMappedTruncated maps inputs (Memory.MapFrom), then truncates each
+// file before it is loaded, as another process rewriting an input in place
+// would: loading must fail with nvlink's diagnostic for an unreadable
+// input instead of ending the process on the fault, for a cubin, for an
+// archive expanded on one goroutine, and for one whose members are
+// expanded on several (expander.archiveParallel).
+func TestLoadMappedTruncated(t *testing.T) {
+	if !mapsFiles {
+		t.Skip("files are not mapped here")
+	}
+	cubin, err := os.ReadFile("../../testdata/corpus/cuda11.8-sm_90/xcall/a.cubin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []gen.ArchiveMember
+	for i := range 2 * parallelMembers {
+		ms = append(ms, gen.ArchiveMember{Name: gen.HostObjectName(i), Data: gen.HostObject(cubin, gen.ModuleID(i), 90)})
+	}
+	archive := gen.Archive(ms)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name    string
+		data    []byte
+		workers int
+	}{{"a.cubin", cubin, 1}, {"lib.a", archive, 1}, {"libpar.a", archive, 4}} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mem := &Memory{Keep: func(n int) []byte { return make([]byte, n) }, Drop: func(*elf.Section) bool { return false },
+			MapFrom: 1, Workers: c.workers}
+		files := []File{{Path: path}}
+		mem.ReadBatch(nil, files)
+		if files[0].Err != nil || files[0].mapped == nil {
+			t.Fatalf("%s: %v, mapped %v", c.name, files[0].Err, files[0].mapped != nil)
+		}
+		if err := os.Truncate(path, 0); err != nil {
+			t.Fatal(err)
+		}
+		bag := &diag.Bag{}
+		units, err := LoadFile(&files[0], 90, bag, 0, nil, mem)
+		var fe *FatalError
+		want := "Could not open input file '" + path + "'"
+		if !errors.As(err, &fe) || fe.Msg != want || len(units) != 0 {
+			t.Errorf("%s: %d units, error %v; want %q", c.name, len(units), err, want)
+		}
+		if ds := bag.Sorted(); len(ds) != 1 || ds[0].Msg != want {
+			t.Errorf("%s: diagnostics %v", c.name, ds)
+		}
+	}
+}
+
+// TestGuard: a fault in guarded memory is a *FaultError; without a
+// mapping, or for another panic, Guard changes nothing.
+func TestGuard(t *testing.T) {
+	if !mapsFiles {
+		t.Skip("files are not mapped here")
+	}
+	path := filepath.Join(t.TempDir(), "f.bin")
+	if err := os.WriteFile(path, bytes.Repeat([]byte{1}, 1<<16), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, mapped, err := readFileInto(path, nil, 1)
+	if err != nil || mapped == nil {
+		t.Fatalf("%v, mapped %v", err, mapped != nil)
+	}
+	defer unmapFile(mapped)
+	sum := func() error {
+		n := 0
+		for _, b := range data {
+			n += int(b)
+		}
+		if n != len(data) {
+			return fmt.Errorf("sum %d", n)
+		}
+		return nil
+	}
+	if err := Guard(path, true, sum); err != nil {
+		t.Fatalf("intact file: %v", err)
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	var fe *FaultError
+	if err := Guard(path, true, sum); !errors.As(err, &fe) || fe.Path != path {
+		t.Fatalf("truncated file: %v", err)
+	}
+	if err := Guard(path, false, func() error { return errors.New("plain") }); err == nil || err.Error() != "plain" {
+		t.Fatalf("unmapped: %v", err)
+	}
+	defer func() {
+		if r := recover(); r != "other" {
+			t.Fatalf("recovered %v, want the panic to go on", r)
+		}
+	}()
+	Guard(path, true, func() error { panic("other") })
+}
+
+// TestArchiveParallelFault makes a page of every member's contents fault
+// (mprotect: a stand-in for a mapped file cut short under the members'
+// goroutines, which the archive's own parse would otherwise meet first)
+// and requires the expansion on several goroutines to end with a
+// *FaultError, not the process.
+func TestArchiveParallelFault(t *testing.T) {
+	if !mapsFiles {
+		t.Skip("files are not mapped here")
+	}
+	cubin, err := os.ReadFile("../../testdata/corpus/cuda11.8-sm_90/debug/a.cubin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []gen.ArchiveMember
+	for i := range 2 * parallelMembers {
+		ms = append(ms, gen.ArchiveMember{Name: gen.HostObjectName(i), Data: gen.HostObject(cubin, gen.ModuleID(i), 90)})
+	}
+	archive := gen.Archive(ms)
+	page := os.Getpagesize()
+	m, err := syscall.Mmap(-1, 0, len(archive)+page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(m)
+	data := m[:len(archive)]
+	copy(data, archive)
+	a, err := ar.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A whole page inside every member's contents: whichever goroutine
+	// takes a member meets a fault (the calling one and the others:
+	// actors.ParallelFor's caller is one of its workers).
+	for _, mem := range a.Members {
+		start := int(mem.Offset) + 60
+		lo := (start + page - 1) / page * page
+		if lo+page > start+len(mem.Data) {
+			t.Fatalf("member of %d bytes holds no whole page", len(mem.Data))
+		}
+		if err := syscall.Mprotect(m[lo:lo+page], syscall.PROT_NONE); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// (With keep, every section's bytes are copied: the page is read.)
+	x := &expander{arch: 90, diags: &diag.Bag{}, file: 0, workers: 4, mapped: true,
+		keep: func(n int) []byte { return make([]byte, n) }, drop: func(*elf.Section) bool { return false }}
+	var units []Unit
+	err = Guard("lib.a", true, func() (err error) {
+		units, err = x.expand("lib.a", data)
+		return err
+	})
+	var fe *FaultError
+	if !errors.As(err, &fe) || fe.Path != "lib.a" || units != nil {
+		t.Fatalf("%d units, error %v; want a FaultError", len(units), err)
 	}
 }

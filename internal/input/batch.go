@@ -78,7 +78,17 @@ func LoadFile(f *File, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *M
 		x.drop, x.zeros = mem.Drop, mem.Zeros
 	}
 	x.workers = mem.Workers
-	units, err := x.load(f.Path, f.Data, f.Err, seen)
+	x.mapped = f.mapped != nil
+	var units []Unit
+	err := Guard(f.Path, x.mapped, func() (err error) {
+		units, err = x.load(f.Path, f.Data, f.Err, seen)
+		return err
+	})
+	if fe, ok := err.(*FaultError); ok {
+		// (From this goroutine or from one expanding an archive's
+		// members: what was made of the file goes.)
+		units, err = nil, x.fatal("%s", fe)
+	}
 	switch buf := f.buf; {
 	case buf == nil || mem.Keep == nil:
 	case mem.Drop != nil && len(units) > 0:

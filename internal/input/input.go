@@ -77,7 +77,8 @@ type expander struct {
 	diags   *diag.Bag
 	file    int
 	seq     int
-	workers int // goroutines for a large archive's members (<= 1: one; see archive)
+	workers int  // goroutines for a large archive's members (<= 1: one; see archive)
+	mapped  bool // the file is mapped: what reads it runs under Guard
 }
 
 func (x *expander) key() [3]int {
@@ -468,7 +469,11 @@ func (x *expander) archiveParallel(path string, a *ar.Archive, system bool) ([]U
 		sub := *x
 		sub.seq = 0
 		sub.diags = &diag.Bag{Werror: x.diags.Werror, NoWarn: x.diags.NoWarn}
-		units, err := sub.member(path, a.Thin, a.Members[j], system)
+		var units []Unit
+		err := Guard(path, x.mapped, func() (err error) {
+			units, err = sub.member(path, a.Thin, a.Members[j], system)
+			return err
+		})
 		return result{units, err, sub.diags.Recorded()}, nil
 	})
 	var out []Unit
