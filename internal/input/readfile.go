@@ -71,8 +71,10 @@ func readFileInto(path string, alloc func(int) []byte, mapFrom int64) (data, map
 // buffer nor the copy of a read (an archive of 10,000 host objects, 50
 // MB: 11-26 ms less CPU per link in two sets of alternating links on the
 // 2-core machine, medians 310 -> 298 and 322 -> 296 ms). A file that
-// another process truncates while it is mapped would fault on access, as
-// in every linker that maps its inputs (lld, mold).
+// another process truncates while it is mapped faults on access (lld and
+// mold, which map their inputs, crash then): what reads a mapping runs
+// under Guard, which makes that nvlink's diagnostic for an unreadable
+// input.
 func mapFile(fd int, size, mapFrom int64) ([]byte, bool) {
 	if mapFrom <= 0 || size < mapFrom || int64(int(size)) != size {
 		return nil, false
