@@ -210,11 +210,7 @@ type protoRef struct {
 
 func findCalls(ctx *Context, o *Obj) objCalls {
 	var c objCalls
-	for si := range o.F.Sections {
-		s := &o.F.Sections[si]
-		if s.Type != elf.SHTCudaCallgraph {
-			continue
-		}
+	o.eachCallgraph(func(s *elf.Section) {
 		strs := o.strtab()
 		for block, e := range elf.CallgraphRecords(s.Data) {
 			ca := remapSym(o, e.Caller)
@@ -235,7 +231,7 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 				}
 			}
 		}
-	}
+	})
 	o.eachRelocSection(func(t int, rels []elf.Rela) {
 		if sec := &o.F.Sections[t]; o.SecMap[t] < 0 || sec.Flags&elf.SHFExecInstr != 0 || sec.Flags&elf.SHFAlloc == 0 {
 			return

@@ -649,11 +649,8 @@ type funcRecs struct {
 // The global records are appended to global, which has room for them all.
 func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) {
 	var perFunc []funcRecs
-	for si := range o.F.Sections {
-		s := &o.F.Sections[si]
-		if s.Type != elf.SHTCudaInfo {
-			continue
-		}
+	for _, in := range o.nvinfo { // (every .nv.info section, in section order)
+		s := &o.F.Sections[in.si]
 		var textSec int32 = -1
 		if s.Name != ".nv.info" {
 			if int(s.Info) >= len(o.F.Sections) || o.Drop[s.Info] || o.SecMap[s.Info] < 0 {
@@ -661,7 +658,7 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 			}
 			textSec = o.SecMap[s.Info]
 		}
-		attrs := o.info(si)
+		attrs := in.attrs
 		var recs []infoRec
 		if textSec < 0 {
 			recs = global
@@ -995,11 +992,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	listed := map[int32]bool{} // in the -2 list from an input's
 	for _, o := range ctx.Objs {
 		first := len(ctx.cgEdges) // (this file's edges: seen once it is done)
-		for si := range o.F.Sections {
-			s := &o.F.Sections[si]
-			if s.Type != elf.SHTCudaCallgraph {
-				continue
-			}
+		o.eachCallgraph(func(s *elf.Section) {
 			hasCG = true
 			strs := o.strtab()
 			for list, r := range elf.CallgraphRecords(s.Data) {
@@ -1034,7 +1027,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 					listed[ca] = true
 				}
 			}
-		}
+		})
 		for _, e := range ctx.cgEdges[first:] {
 			seen[e] = true
 		}

@@ -442,18 +442,16 @@ func isConstantBankName(n string) bool { return strings.HasPrefix(n, ".nv.consta
 // of o's .nv.callgraph) of the function it holds; nil when there are none.
 func indirectSites(o *Obj) map[int]int {
 	var n map[int]int
-	for si := range o.F.Sections {
-		if s := &o.F.Sections[si]; s.Type == elf.SHTCudaCallgraph {
-			for block, e := range elf.CallgraphRecords(s.Data) {
-				if block == -3 && int(e.Caller) < len(o.F.Symbols) {
-					if n == nil {
-						n = map[int]int{}
-					}
-					n[int(o.F.Symbols[e.Caller].Shndx)]++
+	o.eachCallgraph(func(s *elf.Section) {
+		for block, e := range elf.CallgraphRecords(s.Data) {
+			if block == -3 && int(e.Caller) < len(o.F.Symbols) {
+				if n == nil {
+					n = map[int]int{}
 				}
+				n[int(o.F.Symbols[e.Caller].Shndx)]++
 			}
 		}
-	}
+	})
 	return n
 }
 
