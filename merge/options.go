@@ -47,11 +47,6 @@ type Options struct {
 	// never); it does not change the output either (the corpus tests
 	// force the queue on for every host-object link).
 	StrQueueMin int
-	// SerialRead is the input size, as read's first batch predicts it, up
-	// to which read reads every input on one goroutine (0:
-	// serialReadBelow, 6 MiB; negative: never); it does not change the
-	// output either (TestDeterminism reads both ways).
-	SerialRead int64
 	// MapFrom is the size from which read maps an input file instead of
 	// reading it (input.Memory.MapFrom; 0: mapInputsFrom, 1 MiB;
 	// negative: never); it does not change the output either (tests map

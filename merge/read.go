@@ -13,9 +13,7 @@ package merge
 // (decodedOnly, input.Memory.Release), and no later pass reads them.
 // Workers take batches of consecutive inputs, each read with a few system
 // calls through an io_uring where there is one (input.Ring); what a ring
-// cannot read is read file by file, so the outcome is the same. A link
-// whose first batch predicts a small input is read by one goroutine
-// (serialReadBelow).
+// cannot read is read file by file, so the outcome is the same.
 
 import (
 	"errors"
@@ -121,7 +119,7 @@ func read(ctx *Context) error {
 	// read again file by file, so this only keeps that path rare.)
 	batch := min(max(len(paths)/(4*w), 1), readBatch, max(input.OpenFileLimit()/(4*w), 1))
 	var loaded atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
-	readAt := func(b int) error {
+	parallelFor((len(paths)+batch-1)/batch, w, func(b int) error {
 		files := make([]input.File, min(batch, len(paths)-b*batch))
 		for k := range files {
 			files[k].Path = paths[b*batch+k]
@@ -134,30 +132,11 @@ func read(ctx *Context) error {
 			load(b*batch+k, &files[k])
 			n += sizes[b*batch+k]
 		}
-		loaded.Add(n)
 		if ctx.Opts.Reading != nil {
-			ctx.Opts.Reading(loaded.Load())
+			ctx.Opts.Reading(loaded.Add(n))
 		}
 		return nil
-	}
-	// The first batch is read on this goroutine; if the inputs look like
-	// they add up to at most serialReadBelow, so are the others.
-	nb := (len(paths) + batch - 1) / batch
-	serial := ctx.Opts.SerialRead
-	if serial == 0 {
-		serial = serialReadBelow
-	}
-	first := 0
-	if nb > 1 && rings.ok() && serial > 0 {
-		readAt(0)
-		first = 1
-		if loaded.Load()*int64(len(paths))/int64(batch) <= serial {
-			for ; first < nb; first++ {
-				readAt(first)
-			}
-		}
-	}
-	parallelFor(nb-first, w, func(k int) error { return readAt(first + k) })
+	})
 	for _, err := range errs {
 		var fe *input.FatalError
 		if errors.As(err, &fe) {
@@ -407,16 +386,6 @@ func mapFrom(opt int64) int64 {
 // calls serve many small files (input.Ring), where a mapping each would
 // cost two and a page fault or more.
 const mapInputsFrom = 1 << 20
-
-// serialReadBelow is the input size up to which read reads every file on
-// one goroutine, as the size of the first batch of files predicts it:
-// 6 MiB, about 1,400 generated objects. Waking a second worker cost such
-// a link more than it saved on the 2-CPU virtual machine (1,000 objects,
-// medians of 13 alternating links: 26.1 -> 20.3 ms; 1,500 objects
-// 31.1 -> 27.9 ms; 2,000 and 4,000 objects, read by every worker after
-// the first batch as before, the same within 1 ms). Reading past 2 MiB
-// alone and then on every worker was slower than either.
-const serialReadBelow = 6 << 20
 
 // readBatch is the most files read with one ring at once (input.Ring: on
 // the measurement machine 32 read 10,000 small files fastest).

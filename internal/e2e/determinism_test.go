@@ -13,9 +13,8 @@ import (
 )
 
 // TestDeterminism links the same inputs under GOMAXPROCS 1, 2, 3 and 16 and
-// several shard counts, reading the inputs with io_uring or without, on
-// one goroutine or on every worker (Options.SerialRead), or mapping them
-// (Options.MapFrom), with
+// several shard counts, reading the inputs with io_uring or without or
+// mapping them (Options.MapFrom), with
 // merge's string-table additions queued to another goroutine or made on
 // the spot (Options.StrQueueMin), and requires byte-identical outputs.
 func TestDeterminism(t *testing.T) {
@@ -34,10 +33,7 @@ func TestDeterminism(t *testing.T) {
 					opts.Shards = shards
 					opts.NoRing = shards%2 == 1         // (input.Ring where there is one)
 					opts.MapFrom = int64(procs%2*2 - 1) // every input mapped (1) or read (-1)
-					if shards == 16 {
-						opts.SerialRead = -1 // (every worker reads, with a ring)
-					}
-					opts.StrQueueMin = 1 // (queued where GOMAXPROCS > 1)
+					opts.StrQueueMin = 1                // (queued where GOMAXPROCS > 1)
 					if shards == 3 {
 						opts.StrQueueMin = -1 // (on the spot)
 					}
