@@ -71,8 +71,8 @@ type Options struct {
 	DumpTo io.Writer
 	// PlainMemory keeps the input files in Go-allocated buffers instead of
 	// huge-page mappings (internal/hugemem); cmd/warplink sets it when
-	// WARPLINK_HUGEPAGES=0, and for a tiny link (at most 512 inputs of at
-	// most 2 MiB together). It does not change the output.
+	// WARPLINK_HUGEPAGES=0, and for a tiny link (a few inputs of at most
+	// 256 KiB together). It does not change the output.
 	PlainMemory bool
 	// NoRing reads the inputs one system call at a time, without io_uring
 	// (input.Ring); set by WARPLINK_IOURING=0. It does not change the output.

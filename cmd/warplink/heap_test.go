@@ -235,8 +235,8 @@ func defaultHeapSettings(t *testing.T) {
 	})
 }
 
-// TestLinkHeapSettings links 520 generated objects (2.2 MB: not a tiny
-// link), and 700 (more than earlyArgs arguments: the heap is advised
+// TestLinkHeapSettings links 100 generated objects (430 KB: not a tiny
+// link), and 300 (more than earlyArgs arguments: the heap is advised
 // before the command line is parsed), through run, as the command does
 // (early advice, read's pause, size, release), under the heap settings a
 // user may set, and checks the outputs are the same bytes whatever the
@@ -248,7 +248,7 @@ func TestLinkHeapSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int{520, 700} {
+	for _, n := range []int{100, 300} {
 		dir := t.TempDir()
 		names, size, err := tm.WriteDir(dir, gen.Config{N: n, Seed: 1})
 		if err != nil {
@@ -262,7 +262,7 @@ func TestLinkHeapSettings(t *testing.T) {
 			t.Fatalf("%d bytes: want a link past tinyBytes", size)
 		}
 		args := append([]string{"warplink", "-arch=" + gen.Arch, "-o", ""}, inputs...)
-		if early := len(args)-1 > earlyArgs; early != (n == 700) {
+		if early := len(args)-1 > earlyArgs; early != (n == 300) {
 			t.Fatalf("%d objects: early advice %v", n, early)
 		}
 		var first []byte

@@ -278,18 +278,12 @@ func laterAdvice(limit int64, advised int) int {
 const smallLink = 16 << 20
 
 // tinyLink reports a link of at most tinyInputs inputs (which bounds the
-// stat calls: 2-3 µs each on the measurement machine) that add up to at
-// most tinyBytes. For it, huge pages cost more than they save: the heap's
-// advice and the collection that hands it back (2.5-3 ms), and a 2 MiB
-// page zeroed for the arena's few kilobytes; and so does a second thread,
-// whose wake-ups (the read pass's second worker, a collection's) stall
-// such a link for milliseconds at a time on the 2-CPU virtual machine. In
-// the Go heap's own pages, on one thread, generated links (medians of 15
-// alternating links, stat calls included): 100 objects 7.8 -> 6.1 ms,
-// 250 objects 18.9 -> 10.5 ms, 400 objects (1.7 MB) 23.5 -> 15.3 ms
-// (nvlink 19.6), with 4-6 MB less peak RSS; at 700 objects (3 MB) 1 ms
-// slower, at 1,000 objects 7 ms slower. (Before: 10 objects 14.8-17.8 ->
-// 10.8 ms, 30 objects 14.3-16.3 -> 12.9-13.2, perf stat, 20 links.)
+// stat calls) that add up to at most tinyBytes. For it, huge pages cost
+// more than they save: the heap's advice and the collection that hands it
+// back (2.5-3 ms), and a 2 MiB page zeroed for the arena's few kilobytes.
+// Generated links in the Go heap's own pages instead: 10 objects
+// 14.8-17.8 -> 10.8 ms, 30 objects 14.3-16.3 -> 12.9-13.2, 100 objects
+// (430 KB) the same, 300 objects 22 -> 29-30 (perf stat, 20 links).
 func tinyLink(o *merge.Options) bool {
 	if len(o.Inputs) > tinyInputs {
 		return false
@@ -317,9 +311,9 @@ func tinyLink(o *merge.Options) bool {
 // line of more than earlyArgs arguments is taken for a link of more than
 // tinyInputs inputs (a few dozen options at most besides them).
 const (
-	tinyInputs = 512
-	tinyBytes  = 2 << 20
-	earlyArgs  = 600
+	tinyInputs = 64
+	tinyBytes  = 256 << 10
+	earlyArgs  = 256
 )
 
 // progName is the name diagnostics are printed under: "nvlink" when the
