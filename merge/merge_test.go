@@ -161,3 +161,28 @@ func TestJoined(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchSize: with rings, the files all workers hold open at once, and
+// the rings, stay within the descriptor table a process starts with, less
+// the reserve (growing it costs an RCU grace period); without, batches
+// are as large as before; a low descriptor limit still bounds both.
+func TestBatchSize(t *testing.T) {
+	for w := 1; w <= 64; w++ {
+		b := batchSize(100000, w, true, 1<<20)
+		if b < 1 || (b > 1 && w*(b+1)+fdReserve > freshFDTable) {
+			t.Errorf("%d workers: batches of %d hold %d descriptors", w, b, w*(b+1)+fdReserve)
+		}
+		if got := batchSize(100000, w, false, 1<<20); got != readBatch {
+			t.Errorf("%d workers without rings: batches of %d, want %d", w, got, readBatch)
+		}
+	}
+	if got := batchSize(100000, 2, true, 1<<20); got != 27 {
+		t.Errorf("two workers: batches of %d, want 27", got)
+	}
+	if got := batchSize(100000, 2, true, 64); got != 8 {
+		t.Errorf("a limit of 64 descriptors: batches of %d, want 8", got)
+	}
+	if got := batchSize(10, 2, true, 1<<20); got != 1 {
+		t.Errorf("10 files: batches of %d, want 1", got)
+	}
+}
