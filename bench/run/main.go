@@ -70,6 +70,7 @@ type config struct {
 }
 
 func main() {
+	closeInherited() // (links start as a build tool would start them)
 	var c config
 	sizes := flag.String("sizes", "1000,2000,4000,10000", "comma-separated object counts")
 	large := flag.Bool("large", false, "also run 20000, 50000 and 100000 objects")

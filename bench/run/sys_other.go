@@ -9,3 +9,6 @@ func maxRSS(ps *os.ProcessState) int64 { return 0 }
 
 // raiseStackLimit does nothing on this system.
 func raiseStackLimit() {}
+
+// closeInherited does nothing on this system.
+func closeInherited() {}
