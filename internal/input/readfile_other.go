@@ -10,25 +10,19 @@ import (
 // ReadFile reads a whole input file (os.ReadFile; see the unix version).
 func ReadFile(path string) ([]byte, error) { return ReadFileInto(path, nil) }
 
-// ReadFileInto is ReadFile with the buffer taken from alloc (nil: make);
-// alloc must return bytes of the length asked (the read overwrites them).
-func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
-	data, _, err := readFileInto(path, alloc, 0)
-	return data, err
-}
-
 // readFileInto is ReadFileInto; files are never mapped here (mapped is
 // always nil).
 func readFileInto(path string, alloc func(int) []byte, _ int64) (data, mapped []byte, err error) {
-	data, err = readFileAlloc(path, alloc)
+	data, err = ReadFileInto(path, alloc)
 	return data, nil, err
 }
 
 // unmapFile is never called here: nothing is mapped.
 func unmapFile([]byte) {}
 
-// readFileAlloc is ReadFileInto.
-func readFileAlloc(path string, alloc func(int) []byte) ([]byte, error) {
+// ReadFileInto is ReadFile with the buffer taken from alloc (nil: make);
+// alloc must return bytes of the length asked (the read overwrites them).
+func ReadFileInto(path string, alloc func(int) []byte) ([]byte, error) {
 	if alloc == nil {
 		return os.ReadFile(path)
 	}
