@@ -212,7 +212,7 @@ func Parse(b []byte) (*File, error) { return ParseInto(b, nil) }
 // them. Their strings and slices point into b only, which File.Raw keeps
 // alive.
 func ParseInto(b []byte, alloc func(int) []byte) (*File, error) {
-	return parseWith(b, alloc, nil)
+	return parseWith(b, alloc, alloc, nil)
 }
 
 // ErrNotCompact is ParseCompact declining a file whose sections are not
@@ -237,9 +237,16 @@ var ErrNotCompact = errorf("sections out of order or overlapping")
 // are never written, shared by every such section (see hugemem.Arena.Zeros),
 // or nil for a copy as usual. (ptxas's .nv.constant0.<k> sections are all
 // zeros: about an eighth of the bytes a generated link keeps.)
-func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc, zeros func(int) []byte) (*File, error) {
+//
+// alloc places the section table and symAlloc the symbol table (nil:
+// alloc), as ParseInto's alloc does: a caller done with the symbols before
+// the sections may free them apart.
+func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc, symAlloc, zeros func(int) []byte) (*File, error) {
 	kept := func(s *Section) bool { return len(s.Data) > 0 && (drop == nil || !drop(s)) }
-	return parseWith(b, alloc, func(secs []Section) ([]byte, error) {
+	if symAlloc == nil {
+		symAlloc = alloc
+	}
+	return parseWith(b, alloc, symAlloc, func(secs []Section) ([]byte, error) {
 		// Per section: patched (a relocation section applies to it) and
 		// zeroed (its Data is zeros'); on the stack for the usual cubin.
 		const patched, zeroed = 1, 2
@@ -309,10 +316,11 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// parseWith is ParseInto; place, when not nil, may move the sections'
-// contents once their headers are read (before any name is decoded from
-// them) and returns what becomes File.Raw (see ParseCompact).
-func parseWith(b []byte, alloc func(int) []byte, place func([]Section) ([]byte, error)) (*File, error) {
+// parseWith is ParseInto with the symbol table from symAlloc; place, when
+// not nil, may move the sections' contents once their headers are read
+// (before any name is decoded from them) and returns what becomes File.Raw
+// (see ParseCompact).
+func parseWith(b []byte, alloc, symAlloc func(int) []byte, place func([]Section) ([]byte, error)) (*File, error) {
 	if !IsELF(b) {
 		return nil, errorf("not an ELF file")
 	}
@@ -450,7 +458,7 @@ func parseWith(b []byte, alloc func(int) []byte, place func([]Section) ([]byte, 
 			}
 		}
 	}
-	if err := f.parseSymbols(alloc); err != nil {
+	if err := f.parseSymbols(symAlloc); err != nil {
 		return nil, err
 	}
 	return f, nil

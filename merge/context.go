@@ -54,6 +54,10 @@ type Context struct {
 	// (on the Go heap when it is nil or has no mappings); freed when Link
 	// returns, so nothing aliasing an input may outlive the link.
 	mem *hugemem.Arena
+	// tables holds what no pass reads after finalize: the inputs' symbol
+	// tables, decoded relocations and .nv.info records. finalize frees it
+	// (releaseTables), so that write's memory does not come on top.
+	tables *hugemem.Arena
 
 	// openOutput opens where the write pass streams the file (nil: into
 	// Out).
@@ -252,7 +256,7 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		Timer: &Timer{},
 	}
 	if !opts.PlainMemory {
-		c.mem = &hugemem.Arena{}
+		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{SmallFirst: smallTables}
 	}
 	// nvlink's output object starts with these names in both tables.
 	for _, n := range []string{".shstrtab", ".strtab", ".symtab", ".symtab_shndx", ".nv.info"} {

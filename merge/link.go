@@ -22,6 +22,7 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	diags := &diag.Bag{Werror: opts.Werror, NoWarn: opts.NoWarn}
 	ctx := newContext(opts, diags, prog)
 	defer ctx.mem.Free() // last: diagnostics and dumps may name input strings
+	defer ctx.tables.Free()
 	if opts.PreserveRelocs {
 		diags.Warnf([3]int{0, -1, 0}, "Option '--preserve-relocs' is not fully implemented for gpu archtecture '%s' and may not work as expected", opts.Arch)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // gcWriter discards what it is given, collecting garbage first.
@@ -111,5 +112,41 @@ func TestReadingReportsLoadedBytes(t *testing.T) {
 	}
 	if m := slices.Max(reports); m != size {
 		t.Errorf("largest report %d, input size %d", m, size)
+	}
+}
+
+// TestReleaseTables links corpus programs pass by pass and checks that
+// finalize leaves no input symbol table, relocations or .nv.info records
+// behind (their memory is unmapped: a pass reading them after would fault,
+// which the corpus tests would show), unless a dump is asked for, which
+// prints their sizes; the output is the same bytes either way.
+func TestReleaseTables(t *testing.T) {
+	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/cdp")
+	var outs [][]byte
+	for _, dump := range []string{"", "write"} {
+		opts := &Options{Arch: "sm_90", Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin")},
+			LibDirs: []string{"../testdata/cudalib"}, Dump: dump, DumpTo: &bytes.Buffer{}}
+		opts.Inputs = append(opts.Inputs, "-lcudadevrt")
+		ctx := newContext(opts, &diag.Bag{}, "warplink")
+		err := run(ctx)
+		if err != nil || ctx.Diags.Failed() {
+			t.Fatalf("dump %q: %v %v", dump, err, ctx.Diags.Sorted())
+		}
+		syms := 0
+		for _, o := range ctx.Objs {
+			syms += len(o.F.Symbols)
+			if o.relSecs != nil || o.nvinfo != nil {
+				t.Errorf("dump %q: %s keeps its relocations or .nv.info records", dump, o.Name)
+			}
+		}
+		if (syms == 0) != (dump == "") {
+			t.Errorf("dump %q: %d input symbols left after the link", dump, syms)
+		}
+		outs = append(outs, ctx.Out)
+		ctx.tables.Free()
+		ctx.mem.Free()
+	}
+	if len(outs[0]) == 0 || !bytes.Equal(outs[0], outs[1]) {
+		t.Errorf("outputs differ with and without the dump (%d and %d bytes)", len(outs[0]), len(outs[1]))
 	}
 }

@@ -69,7 +69,7 @@ func read(ctx *Context) error {
 	perrs := make([]error, len(paths)) // the first bad cubin of each input
 	pbad := make([]int, len(paths))    // and its position among the input's cubins
 	// (What is kept: see the pass's header.)
-	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
+	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Symbols: ctx.tables.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
 		Workers: workers(ctx.Opts.Threads), MapFrom: mapFrom(ctx.Opts.MapFrom)}
 	load := func(i int, file *input.File) {
 		units, err := input.LoadFile(file, arch, ctx.Diags, i, nil, mem)
@@ -95,7 +95,7 @@ func read(ctx *Context) error {
 			f := u.ELF // (u.Data may be cut or compacted: not parsed again)
 			o := &Obj{Name: u.Name, F: f, System: u.System, ModuleID: u.ModuleID,
 				overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
-			if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(ctx.mem.AllocMapped) }); err != nil {
+			if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(ctx.tables.AllocMapped) }); err != nil {
 				return badUnit{k, err}
 			}
 			objs[i][k] = o

@@ -32,6 +32,12 @@ const hugePage = 2 << 20
 // Arena is a bump allocator over mappings; safe for concurrent use. The
 // zero Arena is ready to use; a nil *Arena allocates with make.
 type Arena struct {
+	// SmallFirst is how many bytes at the start of the first mapping keep
+	// small pages (set before the first allocation): an arena that often
+	// holds a few megabytes, freed early, would otherwise hold a huge page
+	// mostly empty.
+	SmallFirst int
+
 	mu     sync.Mutex
 	chunks [][]byte // every mapping, for Free
 	cur    []byte   // the unused tail of the newest mapping
@@ -78,7 +84,11 @@ func (a *Arena) AllocMapped(n int) []byte {
 		if step > size {
 			size = (step + hugePage - 1) &^ (hugePage - 1)
 		}
-		m, ok := mapAnon(size)
+		small := 0
+		if len(a.chunks) == 0 {
+			small = a.SmallFirst
+		}
+		m, ok := mapAnon(size, small)
 		if !ok {
 			a.plain = true
 			return nil

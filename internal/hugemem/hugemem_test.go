@@ -1,8 +1,11 @@
 package hugemem
 
 import (
+	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"testing"
 	"unsafe"
@@ -200,5 +203,54 @@ func TestZeros(t *testing.T) {
 	}()
 	if !faulted || z[100] != 0 {
 		t.Fatalf("a write into the zeros did not fault (faulted %v, byte %d)", faulted, z[100])
+	}
+}
+
+// TestSmallFirst: the first SmallFirst bytes of an arena's first mapping
+// are not advised for huge pages, the rest is (VmFlags "hg" in
+// /proc/self/smaps), and the memory works the same.
+func TestSmallFirst(t *testing.T) {
+	var a Arena
+	a.SmallFirst = 4 << 20
+	defer a.Free()
+	b := a.Alloc(8 << 20)
+	if !a.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	for i := range b {
+		if b[i] != 0 {
+			t.Fatalf("byte %d not zero", i)
+		}
+	}
+	b[0], b[len(b)-1] = 1, 2
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skip("no /proc/self/smaps")
+	}
+	base := uintptr(unsafe.Pointer(&b[0]))
+	advised := func(p uintptr) (bool, bool) {
+		var lo, hi uint64
+		in := false
+		for _, l := range strings.Split(string(smaps), "\n") {
+			if n, _ := fmt.Sscanf(l, "%x-%x ", &lo, &hi); n == 2 && strings.Contains(l, " rw") {
+				in = uint64(p) >= lo && uint64(p) < hi
+				continue
+			}
+			if in && strings.HasPrefix(l, "VmFlags:") {
+				return strings.Contains(l, " hg"), true
+			}
+		}
+		return false, false
+	}
+	small, ok1 := advised(base)
+	huge, ok2 := advised(base + 6<<20)
+	if !ok1 || !ok2 {
+		t.Fatal("the arena's mapping is not in /proc/self/smaps")
+	}
+	if !huge {
+		t.Skip("no huge-page advice on this system")
+	}
+	if small {
+		t.Error("the first SmallFirst bytes are advised for huge pages")
 	}
 }

@@ -75,7 +75,7 @@ func (mem *Memory) scratchBuf() *[]byte {
 func LoadFile(f *File, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
 	x := &expander{arch: arch, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
 	if mem.Keep != nil {
-		x.drop, x.zeros = mem.Drop, mem.Zeros
+		x.drop, x.zeros, x.syms = mem.Drop, mem.Zeros, mem.Symbols
 	}
 	x.workers = mem.Workers
 	x.mapped = f.mapped != nil

@@ -70,6 +70,7 @@ func (e *FatalError) Error() string { return e.Msg }
 // expander carries the state of one Expand call.
 type expander struct {
 	alloc   func(int) []byte        // memory of parsed tables (nil: make; see elf.ParseInto)
+	syms    func(int) []byte        // with keep, memory of the symbol tables (nil: alloc; see Memory.Symbols)
 	keep    func(int) []byte        // memory the kept cubins are copied to (nil: they alias the input)
 	drop    func(*elf.Section) bool // with keep: sections only decoded (see Memory.Drop)
 	zeros   func(int) []byte        // with keep: shared zeros for all-zero sections (see Memory.Zeros)
@@ -128,6 +129,9 @@ type Memory struct {
 	Keep func(int) []byte
 	// Tables places the cubins' parsed tables (see elf.ParseInto; nil: make).
 	Tables func(int) []byte
+	// Symbols, with Keep, places their symbol tables instead (nil:
+	// Tables), for a caller that frees those first (elf.ParseCompact).
+	Symbols func(int) []byte
 	// Drop, with Keep, names the sections that are only decoded, not kept
 	// (elf.ParseCompact): until Release, their Data points into the
 	// scratch buffer the file was read into; Release clears it.
@@ -310,7 +314,7 @@ func (x *expander) parse(data []byte) ([]byte, *elf.File, bool, error) {
 		f, err := elf.ParseInto(data, x.alloc)
 		return data, f, false, err
 	}
-	if f, err := elf.ParseCompact(data, x.drop, x.keep, x.alloc, x.zeros); err == nil {
+	if f, err := elf.ParseCompact(data, x.drop, x.keep, x.alloc, x.syms, x.zeros); err == nil {
 		return f.Raw, f, true, nil
 	}
 	whole := x.keep(len(data))
