@@ -128,12 +128,15 @@ const smallTables = 4 << 20
 
 // releaseTables frees what no pass reads after finalize: the inputs'
 // symbol tables, decoded relocations and .nv.info records (Context.tables;
-// 4.2 MB at 4,000 objects, about a tenth of the arena). write's memory
-// comes after it instead of on top: peak RSS at 4,000 objects 54.1 ->
-// 52.0 MB with the relocations and records alone (medians of ten; nvlink
-// 52.8 there), 2,000 objects 33.1 -> 31.3. The symbol tables are dropped
-// from the objects, so that a use after this fails at once; a dump after
-// finalize still shows their sizes, so they stay for one.
+// 4.2 MB at 4,000 objects, a sixth of the arena). write's memory comes
+// after it instead of on top: peak RSS at 4,000 objects 54.1 -> 52.1 MB
+// (medians of ten alternating links; nvlink 52.9 there), 10,000 objects
+// 118.2 -> 113.9 MB; 1,000 and 2,000 objects the same. The tables'
+// first 4 MiB take small pages (smallTables): in huge pages, what a small
+// link freed left one mostly empty before it (1,000 objects 20.9 ->
+// 22.9 MB). The slices are dropped from the objects, so that a use after
+// this fails at once; a dump after finalize shows their sizes, so they
+// stay for one.
 func releaseTables(ctx *Context) {
 	if ctx.Opts.Dump != "" {
 		return
