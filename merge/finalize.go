@@ -126,19 +126,29 @@ func finalize(ctx *Context) error {
 // release would otherwise leave a huge page mostly empty before it.
 const smallTables = 4 << 20
 
+// releaseTablesBelow bounds the tables releaseTables frees: 8 MiB, about
+// 8,000 generated objects. Larger links are below nvlink's peak RSS
+// anyway, and there the freed memory cost the next process: this VM's
+// kernel hands freed memory back to its host after a couple of seconds
+// (free page reporting), and a link started then has to fault it in again
+// from the host (100,000 objects, one link after another: 1.75 -> 2.01 s
+// at best in the benchmark; read, merge and write twice as slow in the
+// link after one that had freed 100 MB midway).
+const releaseTablesBelow = 8 << 20
+
 // releaseTables frees what no pass reads after finalize: the inputs'
 // symbol tables, decoded relocations and .nv.info records (Context.tables;
-// 4.2 MB at 4,000 objects, a sixth of the arena). write's memory comes
-// after it instead of on top: peak RSS at 4,000 objects 54.1 -> 52.1 MB
-// (medians of ten alternating links; nvlink 52.9 there), 10,000 objects
-// 118.2 -> 113.9 MB; 1,000 and 2,000 objects the same. The tables'
+// 4.2 MB at 4,000 objects, a sixth of the arena), up to
+// releaseTablesBelow. write's memory comes after it instead of on top:
+// peak RSS at 4,000 objects 54.1 -> 52.1 MB (medians of ten alternating
+// links; nvlink 52.9 there); 1,000 and 2,000 objects the same. The tables'
 // first 4 MiB take small pages (smallTables): in huge pages, what a small
 // link freed left one mostly empty before it (1,000 objects 20.9 ->
 // 22.9 MB). The slices are dropped from the objects, so that a use after
 // this fails at once; a dump after finalize shows their sizes, so they
 // stay for one.
 func releaseTables(ctx *Context) {
-	if ctx.Opts.Dump != "" {
+	if ctx.Opts.Dump != "" || ctx.tables.Used() > releaseTablesBelow {
 		return
 	}
 	for _, o := range ctx.Objs {

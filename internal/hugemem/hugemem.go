@@ -39,6 +39,7 @@ type Arena struct {
 	SmallFirst int
 
 	mu     sync.Mutex
+	used   int      // bytes handed out from mappings (see Used)
 	chunks [][]byte // every mapping, for Free
 	cur    []byte   // the unused tail of the newest mapping
 	plain  bool     // mappings failed once: use make from then on
@@ -98,7 +99,19 @@ func (a *Arena) AllocMapped(n int) []byte {
 	}
 	b := a.cur[:n:n]
 	a.cur = a.cur[step:]
+	a.used += step
 	return b
+}
+
+// Used reports how many bytes the arena's mappings have handed out (each
+// buffer rounded up to 8 bytes), until Free.
+func (a *Arena) Used() int {
+	if a == nil {
+		return 0
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.used
 }
 
 // Zeros returns n zero bytes (len and cap n) that must never be written:
@@ -153,7 +166,7 @@ func (a *Arena) Free() {
 	if a.zeros != nil {
 		unmap(a.zeros)
 	}
-	a.chunks, a.cur, a.zeros = nil, nil, nil
+	a.chunks, a.cur, a.zeros, a.used = nil, nil, nil, 0
 }
 
 // SliceOf returns n zeroed Ts in memory from alloc (an Arena's Alloc or

@@ -254,3 +254,26 @@ func TestSmallFirst(t *testing.T) {
 		t.Error("the first SmallFirst bytes are advised for huge pages")
 	}
 }
+
+// TestUsed: Used counts what the mappings handed out, 8-byte rounded, and
+// Free resets it; the heap fallback and a nil arena count nothing.
+func TestUsed(t *testing.T) {
+	var a Arena
+	a.Alloc(10)
+	a.Alloc(3)
+	if !a.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	if got := a.Used(); got != 24 {
+		t.Errorf("Used %d after 10 and 3 bytes, want 24", got)
+	}
+	a.Free()
+	if got := a.Used(); got != 0 {
+		t.Errorf("Used %d after Free", got)
+	}
+	var nilArena *Arena
+	nilArena.Alloc(100)
+	if got := nilArena.Used(); got != 0 {
+		t.Errorf("a nil arena: Used %d", got)
+	}
+}
