@@ -17,6 +17,8 @@ package merge
 // section is made; what each function's section holds is prepared in
 // parallel, the sections made in order. This pass runs with the Go heap at
 // its limit, where allocations cost collections: tables are sized once.
+// It ends by freeing a small link's decoded input tables (symbols,
+// relocations, .nv.info records: releaseTables), which no later pass reads.
 
 import (
 	"cmp"
