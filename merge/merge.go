@@ -192,8 +192,7 @@ func mergeFile(ctx *Context, o *Obj) {
 		if isExternShared(&syms[i]) {
 			// nvlink makes its .nv_debug.shared for dynamic shared memory
 			// now, in both string tables (crafted extern-shared).
-			ctx.addStr(ctx.ShStr, moduleShared, nil)
-			ctx.addStr(ctx.Str, moduleShared, nil)
+			ctx.addSecName(moduleShared, -1)
 		}
 		ctx.addStr(ctx.Str, syms[i].Name, nil)
 	}
@@ -271,15 +270,11 @@ func mergeFile(ctx *Context, o *Obj) {
 				}
 				// (The relocation section's own name, as a rule: no
 				// concatenation then.)
-				name := joined(s.Name, own, target)
-				ctx.addStr(ctx.ShStr, name, nil)
-				ctx.addStr(ctx.Str, ctx.strName(name, o.SecMap[t]), nil)
+				ctx.addSecName(joined(s.Name, own, target), o.SecMap[t])
 				if ctx.Opts.PreserveRelocs {
 					// --preserve-relocs: nvlink names the section of the
 					// relocations it applies right after the kept ones.
-					name := ".nv.resolvedrela" + target
-					ctx.addStr(ctx.ShStr, name, nil)
-					ctx.addStr(ctx.Str, ctx.strName(name, o.SecMap[t]), nil)
+					ctx.addSecName(".nv.resolvedrela"+target, o.SecMap[t])
 				}
 				// nvlink also names a companion section (created, then
 				// dropped): ".rel<target>" when a relocation of code names
@@ -294,9 +289,7 @@ func mergeFile(ctx *Context, o *Obj) {
 					refs := ctx.otherRefs(o, t, rels, indirect)
 					for k, r := range rels {
 						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
-							name := companion + target
-							ctx.addStr(ctx.ShStr, name, nil)
-							ctx.addStr(ctx.Str, ctx.strName(name, o.SecMap[t]), nil)
+							ctx.addSecName(companion+target, o.SecMap[t])
 							break
 						}
 					}
@@ -488,9 +481,7 @@ func (ctx *Context) noteInfoSection(text int32) {
 	}
 	ctx.infoSeen[text] = true
 	ctx.infoOrder = append(ctx.infoOrder, text)
-	name := ".nv.info" + strings.TrimPrefix(ctx.Secs[text].Name, ".text")
-	ctx.addStr(ctx.ShStr, name, nil)
-	ctx.addStr(ctx.Str, ctx.strName(name, text), nil)
+	ctx.addSecName(".nv.info"+strings.TrimPrefix(ctx.Secs[text].Name, ".text"), text)
 }
 
 // stvInternal is STV_INTERNAL: ptxas marks its own local data so (the
@@ -505,6 +496,14 @@ const stvInternal = 1
 // "address taken" in nvlink 13 (shard.OtherAddrTaken: resolution gathers
 // it over every appearance of a name).
 const stoCudaObscure = shard.OtherAddrTaken
+
+// addSecName enters the name of a section nvlink creates (or creates and
+// drops) into both string tables, in that order: .shstrtab as it is,
+// .strtab as strName gives it for output section text (-1: none).
+func (ctx *Context) addSecName(name string, text int32) {
+	ctx.addStr(ctx.ShStr, name, nil)
+	ctx.addStr(ctx.Str, ctx.strName(name, text), nil)
+}
 
 // strName is the .strtab form of the name of a section made for code
 // section text: the name itself, or dots when its function is obscure.
@@ -696,9 +695,7 @@ func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	// the crafted cases names ".rel.nv.constant<n>" for another bank,
 	// weak-loser-cleanup's bank 3 brought by its section symbol included.)
 	if viaSection && strings.HasPrefix(in.Name, ".nv.constant0") {
-		rel := ".rel" + in.Name
-		ctx.addStr(ctx.ShStr, rel, nil)
-		ctx.addStr(ctx.Str, rel, nil)
+		ctx.addSecName(".rel"+in.Name, -1)
 	}
 	// A section brought in by a symbol gets a local section symbol.
 	if !ctx.noSecSym {
