@@ -146,15 +146,15 @@ const releaseTablesBelow = 8 << 20
 // links; nvlink 52.9 there); 1,000 and 2,000 objects the same. The tables'
 // first 4 MiB take small pages (smallTables): in huge pages, what a small
 // link freed left one mostly empty before it (1,000 objects 20.9 ->
-// 22.9 MB). The slices are dropped from the objects, so that a use after
-// this fails at once; a dump after finalize shows their sizes, so they
-// stay for one.
+// 22.9 MB). The symbol tables are dropped from the objects, so that a use
+// after this fails at once; a dump after finalize shows their sizes, so
+// they stay for one.
 func releaseTables(ctx *Context) {
 	if ctx.Opts.Dump != "" || ctx.tables.Used() > releaseTablesBelow {
 		return
 	}
 	for _, o := range ctx.Objs {
-		o.F.Symbols, o.relSecs, o.nvinfo = nil, nil, nil
+		o.F.Symbols = nil // (relSecs and nvinfo went after their last use)
 	}
 	ctx.tables.Free()
 }
