@@ -109,15 +109,7 @@ func TestLoadMappedTruncated(t *testing.T) {
 	if !mapsFiles {
 		t.Skip("files are not mapped here")
 	}
-	cubin, err := os.ReadFile("../../testdata/corpus/cuda11.8-sm_90/xcall/a.cubin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ms []gen.ArchiveMember
-	for i := range 2 * parallelMembers {
-		ms = append(ms, gen.ArchiveMember{Name: gen.HostObjectName(i), Data: gen.HostObject(cubin, gen.ModuleID(i), 90)})
-	}
-	archive := gen.Archive(ms)
+	cubin, archive := hostArchive(t, "xcall/a.cubin")
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name    string
@@ -195,4 +187,20 @@ func TestGuard(t *testing.T) {
 		}
 	}()
 	Guard(path, true, func() error { panic("other") })
+}
+
+// hostArchive reads the corpus's sm_90 cubin at name and returns it with
+// an archive of 2*parallelMembers host objects that each wrap it (enough
+// members for expander.archiveParallel).
+func hostArchive(t *testing.T, name string) (cubin, archive []byte) {
+	t.Helper()
+	cubin, err := os.ReadFile("../../testdata/corpus/cuda11.8-sm_90/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []gen.ArchiveMember
+	for i := range 2 * parallelMembers {
+		ms = append(ms, gen.ArchiveMember{Name: gen.HostObjectName(i), Data: gen.HostObject(cubin, gen.ModuleID(i), 90)})
+	}
+	return cubin, gen.Archive(ms)
 }

@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/warplink/warplink/bench/gen"
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/elf/ar"
 	"github.com/warplink/warplink/internal/diag"
@@ -23,15 +22,7 @@ func TestArchiveParallelFault(t *testing.T) {
 	if !mapsFiles {
 		t.Skip("files are not mapped here")
 	}
-	cubin, err := os.ReadFile("../../testdata/corpus/cuda11.8-sm_90/debug/a.cubin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ms []gen.ArchiveMember
-	for i := range 2 * parallelMembers {
-		ms = append(ms, gen.ArchiveMember{Name: gen.HostObjectName(i), Data: gen.HostObject(cubin, gen.ModuleID(i), 90)})
-	}
-	archive := gen.Archive(ms)
+	_, archive := hostArchive(t, "debug/a.cubin")
 	page := os.Getpagesize()
 	m, err := syscall.Mmap(-1, 0, len(archive)+page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	if err != nil {
