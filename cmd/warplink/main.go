@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -50,7 +51,8 @@ type heapSizer struct {
 	guarded  bool
 	memLimit int64
 	// limitOnly reports that size left the collector to the memory limit
-	// alone (a small link: leaveToLimit); passDone then collects once.
+	// alone (a small link: leaveToLimit); passDone then collects after the
+	// passes collectAfter names.
 	limitOnly bool
 	// adviseHeap is hugemem.AdviseHeap and collect runtime.GC (tests
 	// record the calls).
@@ -164,28 +166,32 @@ func (h *heapSizer) leaveToLimit() {
 	h.limitOnly = true
 }
 
-// passDone collects a small link's heap once, after relocate (see
-// collectAfter), when size left the collector to the memory limit: such a
-// heap is otherwise never collected, so every byte the link allocates
-// stays resident, garbage included (2,000 objects: 16 MB allocated, 5 MB
-// of it live at the end). What read, resolve, dce and relocate leave
-// behind (read's scratch buffers, the shards' batches, per-object tables)
-// is dead by then, and finalize and write, which allocate most of the
-// rest, reuse it instead of growing the heap. Medians of 21 alternating
-// links on the 2-core machine of 2026-11-26: peak RSS 2,000 objects
-// 36.3 -> 30.4-32.2 MB, 1,000 objects 22.2 -> 20.1 MB, for about 1 ms
-// (one collection of a heap of 5-8 MB); after dce alone, or after merge
-// and finalize, saved less, and a second one after finalize nothing more.
-// Larger links run GOGC's collections anyway (4,000 objects: no gain).
+// passDone collects a small link's heap after each pass that collectAfter
+// names, when size left the collector to the memory limit: such a heap is
+// otherwise never collected, so every byte the link allocates stays
+// resident, garbage included (2,000 objects: 16 MB allocated, 5 MB of it
+// live at the end). Each collection frees what the passes before it left
+// behind (read's scratch buffers, the shards' batches, per-object tables,
+// relocate's records), and the passes after it reuse that memory instead
+// of growing the heap. One collection after relocate (medians of 21
+// alternating links on the 2-core machine of 2026-11-26): peak RSS 2,000
+// objects 36.3 -> 30.4-32.2 MB, 1,000 objects 22.2 -> 20.1 MB, for about
+// 1 ms (a heap of 5-8 MB); after dce alone, or after merge and finalize,
+// saved less, and a second one after finalize nothing more. Collecting
+// after read and merge too (16 alternating links, later that day):
+// 2,000 objects 33.2 -> 29.8 MB, 1,000 objects 23.1 -> 21.1 MB, for
+// 0.7 ms at best at 1,000 (after resolve and relocate, or after resolve,
+// dce and finalize, saved less). Larger links run GOGC's collections
+// anyway (4,000 objects: no gain).
 func (h *heapSizer) passDone(pass string) {
-	if pass == collectAfter && h.limitOnly {
+	if h.limitOnly && slices.Contains(collectAfter, pass) {
 		h.collect()
 	}
 }
 
-// collectAfter is the pass after which passDone collects a small link's
-// heap.
-const collectAfter = "relocate"
+// collectAfter names the passes after which passDone collects a small
+// link's heap.
+var collectAfter = []string{"read", "merge", "relocate"}
 
 // restoreLimit puts back the memory limit advise found, if it lowered it
 // for the pause. Not concurrently: from release's winner, or from size
