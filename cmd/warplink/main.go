@@ -179,9 +179,10 @@ func (h *heapSizer) leaveToLimit() {
 // 1 ms (a heap of 5-8 MB); after dce alone, or after merge and finalize,
 // saved less, and a second one after finalize nothing more. Collecting
 // after read and merge too (16 alternating links, later that day):
-// 2,000 objects 33.2 -> 29.8 MB, 1,000 objects 23.1 -> 21.1 MB, for
-// 0.7 ms at best at 1,000 (after resolve and relocate, or after resolve,
-// dce and finalize, saved less). Larger links run GOGC's collections
+// 2,000 objects 33.0-33.2 -> 29.8-31.1 MB, 1,000 objects 22.1-23.1 ->
+// 20.7-21.1 MB, for 1-2 ms at 1,000 objects (fastest links 17.1 ->
+// 19.2 ms); after resolve and relocate, or after resolve, dce and
+// finalize, saved less. Larger links run GOGC's collections
 // anyway (4,000 objects: no gain).
 func (h *heapSizer) passDone(pass string) {
 	if h.limitOnly && slices.Contains(collectAfter, pass) {
