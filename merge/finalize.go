@@ -17,8 +17,9 @@ package merge
 // section is made; what each function's section holds is prepared in
 // parallel, the sections made in order. This pass runs with the Go heap at
 // its limit, where allocations cost collections: tables are sized once.
-// It ends by freeing a small link's decoded input tables (symbols,
-// relocations, .nv.info records: releaseTables), which no later pass reads.
+// Once the call graph is collected, it frees a small link's decoded input
+// tables (symbols, relocations, .nv.info records: releaseTables), which
+// nothing reads after that.
 
 import (
 	"cmp"
@@ -90,6 +91,9 @@ func finalize(ctx *Context) error {
 	// the call edges (serial) only read the output so far: they overlap.
 	info := startObjectInfo(ctx)
 	buildCallgraph(ctx, info.wait)
+	// objectInfo is over (buildCallgraph waited for it): no pass reads the
+	// inputs' symbol tables, relocations or .nv.info records after this.
+	releaseTables(ctx)
 	ctx.calls, ctx.callers = calleesByCaller(ctx.cgEdges, len(ctx.Syms))
 	propagateBarriers(ctx)
 	if ctx.hasExtern {
@@ -119,7 +123,6 @@ func finalize(ctx *Context) error {
 	if ctx.Opts.Verbose {
 		reportProperties(ctx)
 	}
-	releaseTables(ctx)
 	return nil
 }
 
@@ -138,23 +141,28 @@ const smallTables = 4 << 20
 // link after one that had freed 100 MB midway).
 const releaseTablesBelow = 8 << 20
 
-// releaseTables frees what no pass reads after finalize: the inputs'
-// symbol tables, decoded relocations and .nv.info records (Context.tables;
-// 4.2 MB at 4,000 objects, a sixth of the arena), up to
-// releaseTablesBelow. write's memory comes after it instead of on top:
-// peak RSS at 4,000 objects 54.1 -> 52.1 MB (medians of ten alternating
-// links; nvlink 52.9 there); 1,000 and 2,000 objects the same. The tables'
-// first 4 MiB take small pages (smallTables): in huge pages, what a small
-// link freed left one mostly empty before it (1,000 objects 20.9 ->
-// 22.9 MB). The symbol tables are dropped from the objects, so that a use
-// after this fails at once; a dump after finalize shows their sizes, so
-// they stay for one.
+// releaseTables frees what nothing reads once finalize has collected the
+// call graph (and waited for objectInfo): the inputs' symbol tables,
+// decoded relocations and .nv.info records (Context.tables; 4.2 MB at
+// 4,000 objects, a sixth of the arena), up to releaseTablesBelow. What
+// finalize and write allocate after it comes instead of on top of it.
+// Freed at the end of finalize: peak RSS at 4,000 objects 54.1 -> 52.1 MB
+// (medians of ten alternating links; nvlink 52.9 there); 1,000 and 2,000
+// objects the same. Freed before buildNvInfo instead, whose records and
+// the symbol indices grow the heap by 5 MB at 4,000 objects: 52.0 ->
+// 50.1 MB (medians of 12 alternating links, 2026-11-26; 2,000 objects
+// 29.5 -> 29.2, 1,000 the same, no slower). The tables' first 4 MiB take
+// small pages (smallTables): in huge pages, what a small link freed left
+// one mostly empty before it (1,000 objects 20.9 -> 22.9 MB). The symbol
+// tables and relocations are dropped from the objects, so that a use
+// after this fails at once; a dump (after any pass, or of the call graph,
+// which names input symbols) shows them, so they stay for one.
 func releaseTables(ctx *Context) {
-	if ctx.Opts.Dump != "" || ctx.tables.Used() > releaseTablesBelow {
+	if ctx.Opts.Dump != "" || ctx.Opts.DumpCallgraph || ctx.tables.Used() > releaseTablesBelow {
 		return
 	}
 	for _, o := range ctx.Objs {
-		o.F.Symbols = nil // (relSecs and nvinfo went after their last use)
+		o.F.Symbols, o.relSecs = nil, nil // (nvinfo went after its last use)
 	}
 	ctx.tables.Free()
 }
