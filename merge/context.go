@@ -75,6 +75,10 @@ type Context struct {
 	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
 	callees      lists[int32]       // function symbol ID -> its callees in the inputs' call graphs (dce)
 	externOff    map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
+	boundSlot    map[int32]uint64   // bound texture/surface reference -> its slot in the kernels' bank 0 (layoutBoundRefs)
+	boundNames   []int32            // those references, in the order nvlink lists them
+	boundRels    map[int32][]OutRel // kernel's bank 0 -> the driver's relocations for its slots, in output order
+	boundBanks   [][]int32          // by file ID: the banks of boundRels of the file's kernels, in section order
 	hasExtern    bool               // some input references extern __shared__ memory
 	directEdges  int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed        int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]

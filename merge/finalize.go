@@ -91,6 +91,7 @@ func finalize(ctx *Context) error {
 	// the call edges (serial) only read the output so far: they overlap.
 	info := startObjectInfo(ctx)
 	buildCallgraph(ctx, info.wait)
+	addBoundNames(ctx)
 	// objectInfo is over (buildCallgraph waited for it): no pass reads the
 	// inputs' symbol tables, relocations or .nv.info records after this.
 	releaseTables(ctx)
@@ -240,13 +241,19 @@ func reportUndefined(ctx *Context) {
 		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {
 			continue
 		}
+		if _, ok := ctx.boundSlot[id]; ok {
+			continue // a bound texture or surface reference (boundref.go)
+		}
 		if kind, ok := boundReference(s.Type()); ok {
-			// nvlink 11.8 links these (each kernel that uses one gets a
-			// slot for every one in its constant bank 0, which the driver
-			// fills with a header index); warplink does not implement
-			// them: a clear refusal, not an undefined reference.
-			ctx.Diags.Errorf([3]int{3, 2, pos}, "%s reference '%s' in '%s' is not supported by warplink (bound texture and surface references, removed in CUDA 12.0)",
-				kind, s.Name, ctx.Objs[s.File].Name)
+			// Sampler references (which nvcc does not write), and a
+			// texture or surface reference no kernel reaches: a clear
+			// refusal, not an undefined reference (see boundref.go).
+			why := "no kernel reaches it"
+			if kind == "Sampler" {
+				why = "sampler references are not linked"
+			}
+			ctx.Diags.Errorf([3]int{3, 2, pos}, "%s reference '%s' in '%s' is not supported by warplink (%s)",
+				kind, s.Name, ctx.Objs[s.File].Name, why)
 			continue
 		}
 		ctx.Diags.Errorf([3]int{3, 2, pos}, "Undefined reference to '%s' in '%s'", s.Name, ctx.Objs[s.File].Name)

@@ -10,7 +10,8 @@ package merge
 // first, each at the next multiple of its alignment. In a relocatable cubin
 // the st_value of an unallocated shared variable is its alignment.
 // Common symbols are allocated at the end of .nv.global (created after the
-// merged sections when no input had one).
+// merged sections when no input had one). Bound texture and surface
+// references get their slots in the kernels' constant bank 0 (boundref.go).
 
 import (
 	"sort"
@@ -33,6 +34,7 @@ type dataKey struct{ obj, sym int32 }
 func layout(ctx *Context) error {
 	ctx.dataVal = map[dataKey]uint64{}
 	allocateCommons(ctx)
+	layoutBoundRefs(ctx)
 	checkConstantBanks(ctx)
 	layoutShared(ctx)
 	// --preserve-relocs' shared-data symbols: their laid-out offsets, past

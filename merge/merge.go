@@ -32,6 +32,12 @@ func isDataSym(s *elf.Symbol) bool {
 	return t == elf.STTObject || t == sttCudaObject
 }
 
+// dataOrder reports the symbols mergeFile takes in the order of global
+// data: data, and bound texture and surface references (their names come
+// after the functions', their records after the locals: testdata/crafted/
+// bound-references).
+func dataOrder(s *elf.Symbol) bool { return isDataSym(s) || isBoundRef(s) }
+
 // regenerated reports input sections the linker rebuilds rather than copies.
 func regenerated(s *elf.Section) bool {
 	switch s.Type {
@@ -130,7 +136,7 @@ func mergeFile(ctx *Context, o *Obj) {
 		switch {
 		case isLocalFunc(&syms[i]):
 			mergeSymbol(ctx, o, i)
-		case syms[i].Bind() != elf.STBLocal && !isDataSym(&syms[i]):
+		case syms[i].Bind() != elf.STBLocal && !dataOrder(&syms[i]):
 			mergeGlobal(ctx, o, i)
 		}
 	}
@@ -177,7 +183,7 @@ func mergeFile(ctx *Context, o *Obj) {
 	// Global data: the defining section and the name now, the record after
 	// the locals.
 	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() == elf.STBLocal || !isDataSym(&syms[i]) || localWeakData(i) {
+		if syms[i].Bind() == elf.STBLocal || !dataOrder(&syms[i]) || localWeakData(i) {
 			continue
 		}
 		if o.System && o.inSectionNamed(&syms[i], isGlobalMemoryName) {
@@ -205,7 +211,7 @@ func mergeFile(ctx *Context, o *Obj) {
 		}
 	}
 	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() != elf.STBLocal && isDataSym(&syms[i]) && !localWeakData(i) {
+		if syms[i].Bind() != elf.STBLocal && dataOrder(&syms[i]) && !localWeakData(i) {
 			mergeGlobal(ctx, o, i)
 		}
 	}
@@ -390,7 +396,8 @@ func isSharedName(n string) bool {
 // that decide nvlink's ".rel" companion names (corpus and crafted cases;
 // an indirect call counts as a call: testdata/crafted/virtual-cross-object;
 // each reference to `__constant__` data counts, wherever it is defined:
-// testdata/crafted/constant-refs).
+// testdata/crafted/constant-refs; and each to a bound texture or surface
+// reference).
 func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, sites func() map[int]int) int {
 	n := 0
 	for _, r := range rels {
@@ -402,6 +409,8 @@ func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, sites func() map[i
 		case s.Type() == elf.STTFunc && int(s.Shndx) != t:
 			n++
 		case isDataSym(s) && (o.inSectionNamed(s, isSharedName) || isExternShared(s) || ctx.isConstantData(o, int(r.Sym))):
+			n++
+		case isBoundRef(s): // (a slot in the constant bank: testdata/crafted/bound-references)
 			n++
 		}
 	}

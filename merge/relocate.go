@@ -22,25 +22,26 @@ import (
 
 // R_CUDA relocation types (catalog numbering = raw r_type).
 const (
-	rNone           = 0
-	r32             = 1
-	r64             = 2
-	rG32            = 3
-	rG64            = 4
-	rABS32_32       = 55
-	rABS32_LO_32    = 56
-	rABS32_HI_32    = 57
-	rABS16_32       = 59
-	rFuncDesc32LO32 = 62
-	rFuncDesc32HI32 = 63
-	rABS47_34       = 58
-	rConstField2138 = 66
-	rConstField1940 = 64
-	rYieldOpcode9   = 68
-	rYieldClearPred = 69
-	rUnusedClear64  = 73
-	rABS24_40       = 74
-	rABS55_16_34    = 75
+	rNone            = 0
+	r32              = 1
+	r64              = 2
+	rG32             = 3
+	rG64             = 4
+	rABS32_32        = 55
+	rABS32_LO_32     = 56
+	rABS32_HI_32     = 57
+	rABS16_32        = 59
+	rFuncDesc32LO32  = 62
+	rFuncDesc32HI32  = 63
+	rABS47_34        = 58
+	rConstField2138  = 66
+	rConstField1940  = 64
+	rBindlessOff1440 = 65
+	rYieldOpcode9    = 68
+	rYieldClearPred  = 69
+	rUnusedClear64   = 73
+	rABS24_40        = 74
+	rABS55_16_34     = 75
 )
 
 // field is where a relocation type writes its value: width bits at bit
@@ -69,6 +70,8 @@ func relocField(t uint32) (field, bool) {
 		return field{34, 47, 0}, true // calls before sm_90
 	case rConstField1940:
 		return field{40, 14, 2}, true // offset in words; the bank number follows at bit 54
+	case rBindlessOff1440:
+		return field{40, 14, 2}, true // a bound reference's slot, in words (sm_80)
 	case rABS24_40:
 		return field{40, 24, 0}, true // shared memory before sm_90
 	case rABS55_16_34:
@@ -108,6 +111,13 @@ func relocate(ctx *Context) error {
 	}
 	kept.place()
 	for i, evs := range events {
+		// An object's kernels get their bound references' relocation
+		// sections before the object's own (boundref.go).
+		if ctx.boundBanks != nil {
+			for _, bank := range ctx.boundBanks[i] {
+				relSecOrder = append(relSecOrder, relSec{bank, kindBound})
+			}
+		}
 		for _, ev := range evs {
 			k := ev.sec
 			if ev.note {
@@ -125,11 +135,17 @@ func relocate(ctx *Context) error {
 	}
 	kept.done()
 	for _, k := range relSecOrder {
-		l, kind := kept.of(k.slot(nsec)), relKinds[k.kind]
+		var l []OutRel
+		var kind relKind
+		if k.kind == kindBound {
+			l, kind = ctx.boundRels[k.tgt], relKinds[kindRel]
+		} else {
+			l, kind = kept.of(k.slot(nsec)), relKinds[k.kind]
+			slices.Reverse(l)
+		}
 		if len(l) == 0 {
 			continue
 		}
-		slices.Reverse(l)
 		sec := ctx.newSection(kind.prefix+ctx.Secs[k.tgt].Name, kind.typ, 0, 8, kind.ent)
 		sec.LinkSymtab = true
 		sec.InfoSec = k.tgt
@@ -147,14 +163,20 @@ const (
 	kindRel
 	kindResolved
 	nRelKinds
+	// kindBound is a kernel's .rel.nv.constant0.<k> for its bound
+	// references (REL; its list is Context.boundRels's, not a kept one).
+	kindBound = nRelKinds
 )
 
-// relKinds names and types each kind's sections.
-var relKinds = [nRelKinds]struct {
+// relKind names and types a kind's sections.
+type relKind struct {
 	prefix string
 	typ    uint32
 	ent    uint64
-}{
+}
+
+// relKinds names and types each kind's sections.
+var relKinds = [nRelKinds]relKind{
 	kindRela:     {".rela", elf.SHTRela, elf.RelaSize},
 	kindRel:      {".rel", elf.SHTRel, elf.RelSize},
 	kindResolved: {".nv.resolvedrela", elf.SHTCudaResolvedRela, elf.RelaSize},
@@ -250,6 +272,12 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				return evs, fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
 			}
 			sym, val, keep, ok := ctx.relocValue(o, r)
+			_, bound := ctx.boundSlot[sym]
+			if bound && o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 {
+				// Debug information names a bound reference for the
+				// driver, as any undefined symbol (-G).
+				val, keep = 0, true
+			}
 			if isExternShared(&o.F.Symbols[r.Sym]) {
 				// Dynamic shared memory: where layout placed it for the
 				// entries running this code; in a debug section nvlink
@@ -276,7 +304,13 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				return evs, fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, rs.Name)
 			}
 			if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
-				patch(data[r.Offset:], f, uint64(int64(val)+r.Addend))
+				if bound {
+					// ptxas leaves an offset of its own in the field:
+					// replaced, not added to (boundref.go).
+					setField(data[r.Offset:], f, uint64(int64(val)+r.Addend))
+				} else {
+					patch(data[r.Offset:], f, uint64(int64(val)+r.Addend))
+				}
 				if r.Type == rConstField1940 || r.Type == rConstField2138 {
 					// The constant bank number goes beside the offset, at
 					// bit 54 (ptxas fills it in for sm_90, not in sm_80's
@@ -356,6 +390,11 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		return 0, 0, false, false
 	}
 	s := ctx.Syms[m]
+	if off, ok := ctx.boundSlot[m]; ok {
+		// A bound texture or surface reference: its slot in the kernels'
+		// constant bank 0 (layoutBoundRefs).
+		return m, off, false, true
+	}
 	if s.IsSecSym {
 		// A section symbol: the input section's contribution offset.
 		if in.Shndx != 0 && int(in.Shndx) < len(o.SecOff) && o.SecMap[in.Shndx] >= 0 {

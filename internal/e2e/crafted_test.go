@@ -22,9 +22,8 @@ import (
 // craftedGaps lists crafted cases where warplink does not yet reproduce
 // nvlink 11.8, with the reason; see docs/crafted.md. The test logs them and
 // fails once one passes, so the list stays honest.
-var craftedGaps = map[string]string{
-	"bound-references": "bound texture and surface references (pre-CUDA 12) are refused, not linked",
-}
+// (None at present: bound-references was the last.)
+var craftedGaps = map[string]string{}
 
 // craftedNotIdentical lists the cases whose output is equivalent to nvlink's
 // but not byte-identical, with the reason; every other output must stay

@@ -415,25 +415,43 @@ func TestForgedSharedAlignment(t *testing.T) {
 	}
 }
 
-// TestBoundReferencesRefused links crafted bound-references (texture and
-// surface references, which nvlink 11.8 links and warplink does not
-// implement): every reference is named in a diagnostic of its own, the
+// TestSamplerReferenceRefused links crafted bound-references with its
+// texture reference tA turned into a sampler reference (symbol type 11),
+// which nvcc does not write and warplink does not link: the reference is
+// named in a diagnostic of its own (not as an undefined reference), the
 // exit status is 255 and no output is written.
-func TestBoundReferencesRefused(t *testing.T) {
+func TestSamplerReferenceRefused(t *testing.T) {
 	dir, _ := filepath.Abs("../../testdata/crafted/bound-references")
-	out := filepath.Join(t.TempDir(), "out.cubin")
-	opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin")}, Output: out}
+	b, f := readCubin(t, filepath.Join(dir, "a.cubin"))
+	st := &f.Sections[f.SymtabIndex]
+	patched := false
+	for i := range f.Symbols {
+		if f.Symbols[i].Name == "tA" {
+			info := &b[st.Offset+uint64(i)*elf.SymSize+4]
+			*info = *info&0xF0 | 11
+			patched = true
+		}
+	}
+	if !patched {
+		t.Fatal("no symbol tA in a.cubin")
+	}
+	tmp := t.TempDir()
+	in, out := filepath.Join(tmp, "a.cubin"), filepath.Join(tmp, "out.cubin")
+	if err := os.WriteFile(in, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{in}, Output: out}
 	var stderr bytes.Buffer
 	if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 255 {
 		t.Fatalf("exit %d, want 255: %s", rc, stderr.String())
 	}
-	for _, want := range []string{"Texture reference 'tA' in '", "Texture reference 'tB' in '", "Surface reference 'sref' in '"} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("stderr %q lacks %q", stderr.String(), want)
-		}
+	if want := "Sampler reference 'tA' in '"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q lacks %q", stderr.String(), want)
 	}
-	if strings.Contains(stderr.String(), "Undefined reference") {
-		t.Errorf("stderr %q reports an undefined reference", stderr.String())
+	for _, bad := range []string{"Undefined reference", "'tB'", "'sref'"} {
+		if strings.Contains(stderr.String(), bad) {
+			t.Errorf("stderr %q names %s", stderr.String(), bad)
+		}
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("output file left behind: %v", err)

@@ -21,20 +21,9 @@ import (
 // sweepKnown lists the links of the nvcc sweep (program and variant)
 // whose output still differs from nvlink 11.8's, with the reason. The
 // test fails when one of them starts to match, so the list stays honest.
-var sweepKnown = map[string]string{
-	"legacy-texref sm_80":           "bound texture references: not implemented, refused (crafted bound-references)",
-	"legacy-texref sm_80-G":         "as legacy-texref sm_80",
-	"legacy-texref sm_80-lineinfo":  "as legacy-texref sm_80",
-	"legacy-texref sm_90":           "as legacy-texref sm_80",
-	"legacy-texref sm_90-G":         "as legacy-texref sm_80",
-	"legacy-texref sm_90-lineinfo":  "as legacy-texref sm_80",
-	"legacy-surfref sm_80":          "bound surface references: not implemented, refused (crafted bound-references)",
-	"legacy-surfref sm_80-G":        "as legacy-surfref sm_80",
-	"legacy-surfref sm_80-lineinfo": "as legacy-surfref sm_80",
-	"legacy-surfref sm_90":          "as legacy-surfref sm_80",
-	"legacy-surfref sm_90-G":        "as legacy-surfref sm_80",
-	"legacy-surfref sm_90-lineinfo": "as legacy-surfref sm_80",
-}
+// (None at present: the 12 links of legacy-texref and legacy-surfref, bound
+// texture and surface references, were the last.)
+var sweepKnown = map[string]string{}
 
 // TestNvccSweep compiles every program of testdata/sweep (one folder
 // each: its .cu files, linked in name order, and an optional "libs" file

@@ -383,6 +383,13 @@ case_extern_shared_empty() {
 # Bound texture references tA, tB and a surface reference (k1, k2 through
 # viaB, k4); k3 uses none. (A known gap: warplink refuses them.)
 case_bound_references() { ptx_link bound-references -- a; }
+# Nine texture references in one kernel: the order of their slots
+# (a.ptx from a.cu with nvcc 11.8 -ptx).
+case_bound_references_order() { ptx_link bound-references-order -- a; }
+# References over two objects, one named in both, a surface among them, one
+# kernel reaching two through a device function, and the largest bank in a
+# kernel that uses none (a.ptx, b.ptx from a.cu, b.cu with nvcc 11.8 -ptx).
+case_bound_references_objects() { ptx_link bound-references-objects -- a b; }
 
 # -lineinfo: weak kernel tk<4> in a (few registers: it wins) and in b.
 case_weak_winner_debug_line() { ptx_link weak-winner-debug-line -lineinfo -- a b; }

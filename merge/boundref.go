@@ -1,0 +1,188 @@
+package merge
+
+// Bound texture and surface references (texture<> and surface<> of CUDA
+// before 12.0), as nvlink 11.8 links them (testdata/crafted/bound-
+// references, and the links of testdata/sweep's legacy-texref and
+// legacy-surfref).
+//
+// Inputs: the output symbols (a reference stays an undefined global of
+// type 10, texture, or 12, surface), the call graph (Context.callees) and
+// the inputs' relocations. Outputs: Context.boundSlot, the slot of each
+// reference in the kernels' constant bank 0, the banks' new sizes, and a
+// .rel.nv.constant0.<k> section per kernel that uses any, which tells the
+// driver where to write each reference's header index.
+// Invariants: every kernel whose code, or code it calls, refers to a
+// reference gets a slot for every reference of the link, at offsets common
+// to all of them: past the largest bank 0 of all kernels, 4 bytes each, in
+// nvlink's order (boundOrder). The code's relocations against a reference
+// are applied with its slot's offset (relocValue), replacing what ptxas
+// left in the field, and dropped; debug sections keep theirs for the
+// driver. Kernels that use none keep their bank as it is.
+
+import (
+	"strings"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// Symbol types of bound references, and the relocation types the driver
+// reads in a kernel's .rel.nv.constant0.<k> (R_CUDA_TEX_HEADER_INDEX,
+// R_CUDA_SURF_HEADER_INDEX).
+const (
+	sttTexture       = 10
+	sttSurface       = 12
+	rTexHeaderIndex  = 6
+	rSurfHeaderIndex = 0x34
+)
+
+// boundSlotSize is the size of a reference's slot in a constant bank.
+const boundSlotSize = 4
+
+// isBoundRef reports a bound texture or surface reference: an undefined
+// global of type 10 or 12.
+func isBoundRef(s *elf.Symbol) bool {
+	t := s.Type()
+	return (t == sttTexture || t == sttSurface) && s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef
+}
+
+// layoutBoundRefs gives the link's bound references their slots (see the
+// file comment). The references are taken in nvlink's order: the textures,
+// then the surfaces, each latest first, then sorted as boundOrder does.
+func layoutBoundRefs(ctx *Context) {
+	var textures, surfaces []int32
+	for _, id := range ctx.Globals {
+		s := ctx.Syms[id]
+		if s.Sec >= 0 || s.Shndx != elf.SHNUndef {
+			continue
+		}
+		switch s.Type() {
+		case sttTexture:
+			textures = append(textures, id)
+		case sttSurface:
+			surfaces = append(surfaces, id)
+		}
+	}
+	if len(textures)+len(surfaces) == 0 {
+		return
+	}
+	isRef := map[int32]bool{}
+	var refs []int32
+	for _, l := range [][]int32{textures, surfaces} {
+		for k := len(l) - 1; k >= 0; k-- {
+			refs = append(refs, l[k])
+			isRef[l[k]] = true
+		}
+	}
+	// The code sections whose relocations name a reference.
+	direct := map[int32]bool{}
+	for _, o := range ctx.Objs {
+		o.eachRelocSection(func(t int, rels []elf.Rela) {
+			if o.SecMap[t] < 0 || o.F.Sections[t].Flags&elf.SHFExecInstr == 0 {
+				return
+			}
+			for _, r := range rels {
+				if int(r.Sym) < len(o.SymMap) && isRef[o.SymMap[r.Sym]] {
+					direct[o.SecMap[t]] = true
+				}
+			}
+		})
+	}
+	// Every kernel's bank 0 counts for where the slots start; the kernels
+	// that reach a reference get them.
+	var base, align uint64 = 0, 1
+	var users []*OutSec
+	for _, s := range ctx.Secs {
+		text, ok := boundBankText(ctx, s)
+		if !ok {
+			continue
+		}
+		base, align = max(base, s.Size), max(align, s.Align)
+		for c := range ctx.reachableCode(text) {
+			if direct[c] {
+				users = append(users, s)
+				break
+			}
+		}
+	}
+	if len(users) == 0 {
+		return
+	}
+	base = alignUp(base, align)
+	order := boundOrder(refs)
+	ctx.boundSlot = make(map[int32]uint64, len(order))
+	ctx.boundNames = refs
+	for k, id := range order {
+		ctx.boundSlot[id] = base + uint64(k)*boundSlotSize
+	}
+	end := base + uint64(len(order))*boundSlotSize
+	ctx.boundRels = make(map[int32][]OutRel, len(users))
+	ctx.boundBanks = make([][]int32, len(ctx.Objs))
+	for _, s := range users {
+		s.Size = end
+		l := make([]OutRel, 0, len(order))
+		for k := len(order) - 1; k >= 0; k-- {
+			id := order[k]
+			typ := uint32(rTexHeaderIndex)
+			if ctx.Syms[id].Type() == sttSurface {
+				typ = rSurfHeaderIndex
+			}
+			l = append(l, OutRel{Offset: ctx.boundSlot[id], Sym: id, Type: typ})
+		}
+		ctx.boundRels[s.ID] = l
+		ctx.boundBanks[s.infoObj] = append(ctx.boundBanks[s.infoObj], s.ID)
+	}
+}
+
+// boundBankText reports the code section of the kernel whose constant bank
+// 0 s is (.nv.constant0.<k>, for .text.<k>: its input's sh_info).
+func boundBankText(ctx *Context, s *OutSec) (int32, bool) {
+	if !strings.HasPrefix(s.Name, ".nv.constant0.") || s.Dead || s.infoIn <= 0 {
+		return -1, false
+	}
+	o := ctx.Objs[s.infoObj]
+	if int(s.infoIn) >= len(o.SecMap) {
+		return -1, false
+	}
+	text := o.SecMap[s.infoIn]
+	if text < 0 || ctx.Secs[text].Dead {
+		return -1, false
+	}
+	return text, true
+}
+
+// boundOrder is the order nvlink 11.8 lays the slots out in, from the
+// lowest offset, for the references in the order they were listed. nvlink
+// sorts its list by alignment and size, equal for all of them, with a
+// merge sort that deals the list out to two halves alternately, each dealt
+// card going on top of its half (which reverses them), sorts each half so,
+// and puts the first half before the second. For the references p0 p1 …
+// as listed: p1 p0; p0 p2 p1; p1 p3 p0 p2; p4 p0 p2 p1 p3 (and so on, up
+// to the nine of testdata/crafted/bound-references' notes).
+func boundOrder(l []int32) []int32 {
+	if len(l) <= 1 {
+		return l
+	}
+	var a, b []int32
+	for k, x := range l {
+		if k%2 == 0 {
+			a = append([]int32{x}, a...)
+		} else {
+			b = append([]int32{x}, b...)
+		}
+	}
+	return append(boundOrder(a), boundOrder(b)...)
+}
+
+// addBoundNames enters the names nvlink makes while laying the slots out,
+// after the call graph's: the module bank .nv.constant0 (in both string
+// tables; no such section is written) and a $NVLINKBINDLESSOFF_<name>
+// symbol per reference (.strtab only; no such symbol is written).
+func addBoundNames(ctx *Context) {
+	if ctx.boundSlot == nil {
+		return
+	}
+	ctx.addSecName(".nv.constant0", -1)
+	for _, id := range ctx.boundNames {
+		ctx.addStr(ctx.Str, "$NVLINKBINDLESSOFF_"+ctx.Syms[id].Name, nil)
+	}
+}
