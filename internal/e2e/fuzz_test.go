@@ -36,6 +36,11 @@ func FuzzLink13(f *testing.F) { fuzzLink(f, corpus13, "sm_90", corpus13+"/xcall/
 func fuzzLink(f *testing.F, corpusDir, arch, goodCubin string) {
 	seeds, _ := filepath.Glob(corpusDir + "/*/*.cubin")
 	bad, _ := filepath.Glob(malformedDir + "/*.cubin")
+	if arch == "sm_90" {
+		// Bound texture and surface references (merge/boundref.go).
+		bound, _ := filepath.Glob("../../testdata/crafted/bound-references*/*.cubin")
+		seeds = append(seeds, bound...)
+	}
 	for _, p := range append(seeds, bad...) {
 		if strings.HasPrefix(filepath.Base(p), "ref") {
 			continue
