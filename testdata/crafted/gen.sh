@@ -390,6 +390,9 @@ case_bound_references_order() { ptx_link bound-references-order -- a; }
 # kernel reaching two through a device function, and the largest bank in a
 # kernel that uses none (a.ptx, b.ptx from a.cu, b.cu with nvcc 11.8 -ptx).
 case_bound_references_objects() { ptx_link bound-references-objects -- a b; }
+# A texture reference used only by a function called through a pointer
+# (a.ptx from a.cu with nvcc 11.8 -ptx).
+case_bound_references_indirect() { ptx_link bound-references-indirect -- a; }
 
 # -lineinfo: weak kernel tk<4> in a (few registers: it wins) and in b.
 case_weak_winner_debug_line() { ptx_link weak-winner-debug-line -lineinfo -- a b; }
