@@ -7,17 +7,19 @@ package merge
 //
 // Inputs: the output symbols (a reference stays an undefined global of
 // type 10, texture, or 12, surface), the call graph (Context.callees) and
-// the inputs' relocations. Outputs: Context.boundSlot, the slot of each
-// reference in the kernels' constant bank 0, the banks' new sizes, and a
-// .rel.nv.constant0.<k> section per kernel that uses any, which tells the
-// driver where to write each reference's header index.
+// the inputs' relocations. Outputs: Context.bound, the slot of each
+// reference in the kernels' constant bank 0 and the relocations of the
+// .rel.nv.constant0.<k> of each kernel that uses any (the same list for
+// all), which tell the driver where to write each reference's header
+// index (relocate makes the sections: an object's before its own
+// relocation sections, as nvlink orders them); the banks' new sizes.
 // Invariants: every kernel whose code, or code it calls, refers to a
 // reference gets a slot for every reference of the link, at offsets common
 // to all of them: past the largest bank 0 of all kernels, 4 bytes each, in
 // nvlink's order (boundOrder). The code's relocations against a reference
-// are applied with its slot's offset (relocValue), replacing what ptxas
-// left in the field, and dropped; debug sections keep theirs for the
-// driver. Kernels that use none keep their bank as it is.
+// are applied with its slot's offset, replacing what ptxas left in the
+// field, and dropped; debug sections keep theirs for the driver
+// (relocateObject). Kernels that use none keep their bank as it is.
 
 import (
 	"strings"
@@ -38,6 +40,25 @@ const (
 // boundSlotSize is the size of a reference's slot in a constant bank.
 const boundSlotSize = 4
 
+// boundRefs is what layoutBoundRefs decides (Context.bound; nil when the
+// link has no bound reference a kernel reaches).
+type boundRefs struct {
+	slot   map[int32]uint64 // reference -> its slot's offset in the users' bank 0
+	listed []int32          // the references, in the order nvlink lists them
+	rels   []OutRel         // every user's .rel.nv.constant0.<k>, in output order
+	banks  [][]int32        // by file ID: the users' banks of the file's kernels, in section order
+}
+
+// slotOf reports the slot of symbol id when it is a bound reference with
+// one (nil b: none).
+func (b *boundRefs) slotOf(id int32) (uint64, bool) {
+	if b == nil {
+		return 0, false
+	}
+	off, ok := b.slot[id]
+	return off, ok
+}
+
 // isBoundRef reports a bound texture or surface reference: an undefined
 // global of type 10 or 12.
 func isBoundRef(s *elf.Symbol) bool {
@@ -49,6 +70,9 @@ func isBoundRef(s *elf.Symbol) bool {
 // file comment). The references are taken in nvlink's order: the textures,
 // then the surfaces, each latest first, then sorted as boundOrder does.
 func layoutBoundRefs(ctx *Context) {
+	if !ctx.hasBoundRefs {
+		return // (no scan of the globals for the links without any)
+	}
 	var textures, surfaces []int32
 	for _, id := range ctx.Globals {
 		s := ctx.Syms[id]
@@ -109,28 +133,23 @@ func layoutBoundRefs(ctx *Context) {
 	}
 	base = alignUp(base, align)
 	order := boundOrder(refs)
-	ctx.boundSlot = make(map[int32]uint64, len(order))
-	ctx.boundNames = refs
+	b := &boundRefs{slot: make(map[int32]uint64, len(order)), listed: refs, banks: make([][]int32, len(ctx.Objs))}
 	for k, id := range order {
-		ctx.boundSlot[id] = base + uint64(k)*boundSlotSize
+		b.slot[id] = base + uint64(k)*boundSlotSize
 	}
-	end := base + uint64(len(order))*boundSlotSize
-	ctx.boundRels = make(map[int32][]OutRel, len(users))
-	ctx.boundBanks = make([][]int32, len(ctx.Objs))
-	for _, s := range users {
-		s.Size = end
-		l := make([]OutRel, 0, len(order))
-		for k := len(order) - 1; k >= 0; k-- {
-			id := order[k]
-			typ := uint32(rTexHeaderIndex)
-			if ctx.Syms[id].Type() == sttSurface {
-				typ = rSurfHeaderIndex
-			}
-			l = append(l, OutRel{Offset: ctx.boundSlot[id], Sym: id, Type: typ})
+	for k := len(order) - 1; k >= 0; k-- {
+		id := order[k]
+		typ := uint32(rTexHeaderIndex)
+		if ctx.Syms[id].Type() == sttSurface {
+			typ = rSurfHeaderIndex
 		}
-		ctx.boundRels[s.ID] = l
-		ctx.boundBanks[s.infoObj] = append(ctx.boundBanks[s.infoObj], s.ID)
+		b.rels = append(b.rels, OutRel{Offset: b.slot[id], Sym: id, Type: typ})
 	}
+	for _, s := range users {
+		s.Size = base + uint64(len(order))*boundSlotSize
+		b.banks[s.infoObj] = append(b.banks[s.infoObj], s.ID)
+	}
+	ctx.bound = b
 }
 
 // boundBankText reports the code section of the kernel whose constant bank
@@ -178,11 +197,11 @@ func boundOrder(l []int32) []int32 {
 // tables; no such section is written) and a $NVLINKBINDLESSOFF_<name>
 // symbol per reference (.strtab only; no such symbol is written).
 func addBoundNames(ctx *Context) {
-	if ctx.boundSlot == nil {
+	if ctx.bound == nil {
 		return
 	}
 	ctx.addSecName(".nv.constant0", -1)
-	for _, id := range ctx.boundNames {
+	for _, id := range ctx.bound.listed {
 		ctx.addStr(ctx.Str, "$NVLINKBINDLESSOFF_"+ctx.Syms[id].Name, nil)
 	}
 }

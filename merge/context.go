@@ -54,9 +54,10 @@ type Context struct {
 	// (on the Go heap when it is nil or has no mappings); freed when Link
 	// returns, so nothing aliasing an input may outlive the link.
 	mem *hugemem.Arena
-	// tables holds what no pass reads after finalize: the inputs' symbol
-	// tables, decoded relocations and .nv.info records. finalize frees it
-	// (releaseTables), so that write's memory does not come on top.
+	// tables holds what nothing reads once finalize has collected the
+	// call graph: the inputs' symbol tables, decoded relocations and
+	// .nv.info records. finalize frees it then (releaseTables), so that
+	// the rest of finalize and write do not come on top.
 	tables *hugemem.Arena
 
 	// openOutput opens where the write pass streams the file (nil: into
@@ -75,11 +76,9 @@ type Context struct {
 	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
 	callees      lists[int32]       // function symbol ID -> its callees in the inputs' call graphs (dce)
 	externOff    map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
-	boundSlot    map[int32]uint64   // bound texture/surface reference -> its slot in the kernels' bank 0 (layoutBoundRefs)
-	boundNames   []int32            // those references, in the order nvlink lists them
-	boundRels    map[int32][]OutRel // kernel's bank 0 -> the driver's relocations for its slots, in output order
-	boundBanks   [][]int32          // by file ID: the banks of boundRels of the file's kernels, in section order
+	bound        *boundRefs         // bound texture and surface references' slots (layoutBoundRefs; nil: none)
 	hasExtern    bool               // some input references extern __shared__ memory
+	hasBoundRefs bool               // some input refers to a bound texture or surface reference (merge)
 	directEdges  int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed        int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
 	emptyProto   uint32             // .strtab offset of nvlink's empty prototype string (0: none)

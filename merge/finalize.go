@@ -241,7 +241,7 @@ func reportUndefined(ctx *Context) {
 		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {
 			continue
 		}
-		if _, ok := ctx.boundSlot[id]; ok {
+		if _, ok := ctx.bound.slotOf(id); ok {
 			continue // a bound texture or surface reference (boundref.go)
 		}
 		if kind, ok := boundReference(s.Type()); ok {

@@ -200,6 +200,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			// now, in both string tables (crafted extern-shared).
 			ctx.addSecName(moduleShared, -1)
 		}
+		ctx.hasBoundRefs = ctx.hasBoundRefs || isBoundRef(&syms[i])
 		ctx.addStr(ctx.Str, syms[i].Name, nil)
 	}
 	// Then the other locals of the local part, the global data records,

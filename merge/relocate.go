@@ -113,8 +113,8 @@ func relocate(ctx *Context) error {
 	for i, evs := range events {
 		// An object's kernels get their bound references' relocation
 		// sections before the object's own (boundref.go).
-		if ctx.boundBanks != nil {
-			for _, bank := range ctx.boundBanks[i] {
+		if b := ctx.bound; b != nil {
+			for _, bank := range b.banks[i] {
 				relSecOrder = append(relSecOrder, relSec{bank, kindBound})
 			}
 		}
@@ -138,7 +138,7 @@ func relocate(ctx *Context) error {
 		var l []OutRel
 		var kind relKind
 		if k.kind == kindBound {
-			l, kind = ctx.boundRels[k.tgt], relKinds[kindRel]
+			l, kind = ctx.bound.rels, relKinds[kindRel]
 		} else {
 			l, kind = kept.of(k.slot(nsec)), relKinds[k.kind]
 			slices.Reverse(l)
@@ -164,7 +164,7 @@ const (
 	kindResolved
 	nRelKinds
 	// kindBound is a kernel's .rel.nv.constant0.<k> for its bound
-	// references (REL; its list is Context.boundRels's, not a kept one).
+	// references (REL; its list is boundRefs.rels, not a kept one).
 	kindBound = nRelKinds
 )
 
@@ -272,11 +272,13 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				return evs, fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
 			}
 			sym, val, keep, ok := ctx.relocValue(o, r)
-			_, bound := ctx.boundSlot[sym]
-			if bound && o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 {
-				// Debug information names a bound reference for the
-				// driver, as any undefined symbol (-G).
-				val, keep = 0, true
+			slot, bound := ctx.bound.slotOf(sym)
+			if bound && o.F.Sections[tgt].Flags&elf.SHFAlloc != 0 {
+				// A bound texture or surface reference in code: its slot
+				// in the kernels' bank 0 (boundref.go). Debug information
+				// keeps its relocation for the driver, as relocValue
+				// keeps any undefined symbol's (-G).
+				val, keep = slot, false
 			}
 			if isExternShared(&o.F.Symbols[r.Sym]) {
 				// Dynamic shared memory: where layout placed it for the
@@ -390,11 +392,6 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		return 0, 0, false, false
 	}
 	s := ctx.Syms[m]
-	if off, ok := ctx.boundSlot[m]; ok {
-		// A bound texture or surface reference: its slot in the kernels'
-		// constant bank 0 (layoutBoundRefs).
-		return m, off, false, true
-	}
 	if s.IsSecSym {
 		// A section symbol: the input section's contribution offset.
 		if in.Shndx != 0 && int(in.Shndx) < len(o.SecOff) && o.SecMap[in.Shndx] >= 0 {
