@@ -22,6 +22,7 @@ package merge
 // (relocateObject). Kernels that use none keep their bank as it is.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/warplink/warplink/elf"
@@ -184,11 +185,13 @@ func boundOrder(l []int32) []int32 {
 	var a, b []int32
 	for k, x := range l {
 		if k%2 == 0 {
-			a = append([]int32{x}, a...)
+			a = append(a, x)
 		} else {
-			b = append([]int32{x}, b...)
+			b = append(b, x)
 		}
 	}
+	slices.Reverse(a) // (each dealt card on top of its half)
+	slices.Reverse(b)
 	return append(boundOrder(a), boundOrder(b)...)
 }
 
