@@ -9,7 +9,10 @@
 # WARPLINK names the warplink binary (default: go build ./cmd/warplink,
 # which needs Go; a machine without it takes a binary built elsewhere with
 # CGO_ENABLED=0). BENCHRUN likewise names bench/run's binary. SIZES are
-# the generated links' object counts (default 1000 10000). Needs nvcc,
+# the generated links' object counts (default 1000 10000). CORPUS names a
+# corpus already built with this toolkit (testdata/corpus/cuda13.0-sm_90,
+# say: its ref*.cubin are that nvlink's outputs), copied instead of
+# rebuilding it with build.sh. Needs nvcc,
 # nvlink, cuobjdump, nvdisasm, gcc and a GPU; prints one line per link.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/../.." && pwd)
@@ -18,8 +21,12 @@ wl=${WARPLINK:-}; br=${BENCHRUN:-}
 if [ -z "$wl" ]; then wl=$out/warplink; (cd "$repo" && go build -o "$wl" ./cmd/warplink) || exit 1; fi
 if [ -z "$br" ]; then br=$out/benchrun; (cd "$repo" && go build -o "$br" ./bench/run) || exit 1; fi
 gcc -O2 -o "$out/cubinrun" "$here/cubinrun.c" -ldl || exit 1
-corpus=$out/corpus
-bash "$repo/testdata/corpus/src/build.sh" sm_90 "$corpus" > "$out/build.log" 2>&1 || { echo "corpus build failed: $out/build.log"; exit 1; }
+corpus=$out/corpus; rm -rf "$corpus"
+if [ -n "${CORPUS:-}" ]; then
+  cp -r "$CORPUS" "$corpus" || exit 1
+else
+  bash "$repo/testdata/corpus/src/build.sh" sm_90 "$corpus" > "$out/build.log" 2>&1 || { echo "corpus build failed: $out/build.log"; exit 1; }
+fi
 libdir=$(dirname "$(readlink -f "$(command -v nvcc)")")/../lib64
 [ -f "$libdir/libcudadevrt.a" ] || libdir=/usr/lib/x86_64-linux-gnu
 
