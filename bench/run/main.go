@@ -29,7 +29,6 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -66,11 +65,19 @@ type config struct {
 	minTime   time.Duration
 	rounds    int
 	md        string
-	forms     []int // sizes also linked as host objects and as an archive
+	forms     []int     // sizes also linked as host objects and as an archive
+	launch    *launcher // starts the measured links (nil: the benchmark itself)
 }
 
 func main() {
 	closeInherited() // (links start as a build tool would start them)
+	if os.Getenv(launcherEnv) == "1" {
+		if err := serveLaunches(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench launcher:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var c config
 	sizes := flag.String("sizes", "1000,2000,4000,10000", "comma-separated object counts")
 	large := flag.Bool("large", false, "also run 20000, 50000 and 100000 objects")
@@ -121,7 +128,21 @@ func main() {
 	}
 	c.runs, c.rounds = max(c.runs, 1), max(c.rounds, 1)
 	raiseStackLimit()
+	// The launcher starts before the benchmark generates anything (see
+	// launcher.go); without one the links are started from here.
+	var launchErr error
+	if c.launch, launchErr = startLauncher(); launchErr != nil {
+		c.launch = nil
+	}
 	rep, err := bench(c, os.Stderr)
+	if c.launch != nil {
+		c.launch.close()
+		if err == nil {
+			rep.notes = append(rep.notes, fmt.Sprintf("links started from a launcher process whose own peak RSS was %.1f MB (no link's figure can be lower)", float64(c.launch.peak)/1e6))
+		}
+	} else if err == nil {
+		rep.notes = append(rep.notes, "no launcher ("+launchErr.Error()+"): links started from the benchmark, whose own peak RSS every link's figure then counts")
+	}
 	if err != nil {
 		fatal(err)
 	}
@@ -386,31 +407,28 @@ func median[T cmp.Ordered](vs []T) T {
 func linkOnce(c config, bin string, w *workload, out string, env []string, extra ...string) result {
 	args := append([]string{"-arch=" + gen.Arch, "-o", out}, extra...)
 	args = append(args, w.names...)
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = w.dir
-	cmd.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
-	cmd.Stdout = &stderr
-	cmd.Stderr = &stderr
 	os.Remove(out)
-	start := time.Now()
-	err := cmd.Run()
-	r := result{ran: true, wall: time.Since(start), out: out}
-	if cmd.ProcessState != nil {
-		r.maxRSS = maxRSS(cmd.ProcessState)
-		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	req := launchRequest{Dir: w.dir, Bin: bin, Args: args, Env: env, Timeout: c.timeout}
+	var res launchResult
+	if c.launch != nil {
+		var err error
+		if res, err = c.launch.run(req); err != nil {
+			return result{ran: true, err: err.Error(), out: out}
+		}
+	} else {
+		env := os.Environ()
+		res = launch(req, env[:len(env):len(env)])
 	}
+	r := result{ran: true, wall: res.Wall, out: out, maxRSS: res.MaxRSS, cpu: res.CPU}
 	switch {
-	case ctx.Err() != nil:
+	case res.TimedOut:
 		r.err = fmt.Sprintf("timeout (%v)", c.timeout)
-	case err != nil:
-		msg := strings.TrimSpace(stderr.String())
+	case res.Err != "":
+		msg := strings.TrimSpace(res.Output)
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
 		}
-		r.err = fmt.Sprintf("%v: %s", err, msg)
+		r.err = fmt.Sprintf("%v: %s", res.Err, msg)
 	}
 	return r
 }
