@@ -188,7 +188,13 @@ func (h *heapSizer) passDone(pass string) {
 	if h.limitOnly && slices.Contains(collectAfter, pass) {
 		h.collect()
 	}
+	if memTrace != nil {
+		memTrace(pass)
+	}
 }
+
+// memTrace reports memory after each pass (-tags memtrace).
+var memTrace func(pass string)
 
 // collectAfter names the passes after which passDone collects a small
 // link's heap.
@@ -397,10 +403,16 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// three-object link 10.3-10.6 -> 9.8-10.1 ms; 8.6-9.4 with
 	// GOMAXPROCS=1 from the start, which a process cannot give itself).
 	cmd.Opts.PlainMemory = plainMemory
+	// A larger one gets one P per 1.5 MiB of input (procsFor).
+	ownProcs := cmd.Opts.Threads == 0 && os.Getenv("GOMAXPROCS") == ""
 	if tinyLink(&cmd.Opts) {
 		cmd.Opts.PlainMemory = true
-		if cmd.Opts.Threads == 0 && os.Getenv("GOMAXPROCS") == "" {
+		if ownProcs {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		}
+	} else if procs := runtime.GOMAXPROCS(0); ownProcs {
+		if p := procsFor(&cmd.Opts, procs, fileSize); p < procs {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
 		}
 	}
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/warplink/warplink/bench/gen"
+	"github.com/warplink/warplink/merge"
+)
+
+// TestProcsFor checks the Ps a link gets from its inputs' estimated size,
+// and that the estimate stats a sample, not every input.
+func TestProcsFor(t *testing.T) {
+	inputs := func(n int) []string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = fmt.Sprintf("o%06d.cubin", i)
+		}
+		return s
+	}
+	const kb = 1 << 10
+	cases := []struct {
+		name      string
+		n         int
+		each      int64 // bytes per input
+		procs     int
+		want      int
+		maxStats  int
+		missingAt int // an input that cannot be stat'ed (-1: none)
+	}{
+		{"one core", 1000, 5 * kb, 1, 1, 0, -1},
+		{"two cores: left alone", 1000, 5 * kb, 2, 2, 0, -1},
+		{"1,000 objects of 5.3 KiB", 1000, 5427, 16, 4, procsSample, -1},
+		{"2,000 objects", 2000, 5427, 16, 7, procsSample, -1},
+		{"4,000 objects: 14 of 16", 4000, 5427, 16, 14, procsSample, -1},
+		{"10,000 objects: every core", 10000, 5427, 16, 16, procsSample, -1},
+		{"100,000 objects: a sample", 100000, 5427, 64, 64, procsSample, -1},
+		{"few large inputs", 8, 4 << 20, 16, 16, 8, -1},
+		{"few small inputs: at least two", 80, 4 * kb, 16, minProcs, 80, -1},
+		{"a missing input counts nothing", 2, 3 << 20, 16, 2, 2, 1},
+	}
+	for _, c := range cases {
+		stats := 0
+		size := func(path string) (int64, bool) {
+			stats++
+			if c.missingAt >= 0 && path == fmt.Sprintf("o%06d.cubin", c.missingAt) {
+				return 0, false
+			}
+			return c.each, true
+		}
+		got := procsFor(&merge.Options{Inputs: inputs(c.n)}, c.procs, size)
+		if got != c.want {
+			t.Errorf("%s: %d Ps, want %d", c.name, got, c.want)
+		}
+		if stats > c.maxStats {
+			t.Errorf("%s: %d stat calls, want at most %d", c.name, stats, c.maxStats)
+		}
+	}
+}
+
+// TestProcsForLibraries finds -l libraries in the library directories, as
+// read does, and sizes the real files.
+func TestProcsForLibraries(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "libbig.a"), make([]byte, 10<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.cubin"), make([]byte, 1<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := &merge.Options{Inputs: []string{filepath.Join(dir, "a.cubin"), "-lbig", "-lmissing"}, LibDirs: []string{dir}}
+	// (10 MiB + 1 KiB over 3 inputs, extrapolated from all three: 7 Ps.)
+	if got := procsFor(o, 16, fileSize); got != 7 {
+		t.Errorf("with a -l archive: %d Ps, want 7", got)
+	}
+	o.LibDirs = nil
+	if got := procsFor(o, 16, fileSize); got != minProcs {
+		t.Errorf("the archive not found: %d Ps, want %d", got, minProcs)
+	}
+}
+
+// TestSmallLinkProcs links 300 generated objects through run on 16 Ps: the
+// link runs on procsFor's fewer (seen from the passes' hook), GOMAXPROCS
+// is 16 again afterwards, and the bytes are those of the same link with
+// GOMAXPROCS set by the user (which procsFor leaves alone).
+func TestSmallLinkProcs(t *testing.T) {
+	defaultHeapSettings(t)
+	if os.Getenv("GOMAXPROCS") != "" {
+		t.Skip("GOMAXPROCS set")
+	}
+	tm, err := gen.LoadTemplates(filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	names, _, err := tm.WriteDir(dir, gen.Config{N: 300, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []string
+	for _, n := range names {
+		inputs = append(inputs, filepath.Join(dir, n))
+	}
+	want := procsFor(&merge.Options{Inputs: inputs}, 16, fileSize)
+	if want >= 16 || want < minProcs {
+		t.Fatalf("300 objects: procsFor %d, want fewer than 16", want)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(16))
+	var seen []int
+	defer func(old func(string)) { memTrace = old }(memTrace)
+	memTrace = func(string) { seen = append(seen, runtime.GOMAXPROCS(0)) }
+	link := func(out string) []byte {
+		args := append([]string{"warplink", "-arch=" + gen.Arch, "-o", out}, inputs...)
+		if _, errs, code := runArgs(args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	capped := link(filepath.Join(t.TempDir(), "capped.cubin"))
+	if len(seen) == 0 || slices.ContainsFunc(seen, func(p int) bool { return p != want }) {
+		t.Errorf("Ps during the link: %v, want %d", seen, want)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 16 {
+		t.Errorf("GOMAXPROCS %d after the link, want 16", got)
+	}
+	seen = nil
+	t.Setenv("GOMAXPROCS", "16")
+	full := link(filepath.Join(t.TempDir(), "full.cubin"))
+	if len(seen) == 0 || slices.ContainsFunc(seen, func(p int) bool { return p != 16 }) {
+		t.Errorf("Ps with GOMAXPROCS set: %v, want 16", seen)
+	}
+	if !bytes.Equal(capped, full) {
+		t.Errorf("outputs differ: %d bytes on %d Ps, %d on 16", len(capped), want, len(full))
+	}
+}
