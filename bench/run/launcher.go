@@ -1,21 +1,24 @@
 package main
 
-// The launcher: every measured link is started by a small process of the
-// benchmark's own, so that what the link's peak RSS reports is the link's.
+// The launchers: every measurement's links are started by a small process
+// of the benchmark's own, so that what a link's peak RSS reports is the
+// link's.
 //
 // Linux records the old address space's high-water mark in a process's
 // ru_maxrss when it calls exec, and a child started the vfork way (as
 // os/exec starts them) shares its parent's address space until then: a
 // link's figure is at least the peak RSS of the process that started it.
-// The benchmark itself grows as it generates workloads, the more so on
-// many cores (on the 16-core GPU machine its own peak reached 56 MB while
-// generating 1,000 objects, and every link then reported at least that:
-// warplink 56 MB where it took 26-28, nvlink 26 where it took 18). The
-// launcher is the benchmark's binary started first, before any of that,
-// with launcherEnv set: it reads one request per line on its stdin, runs
-// the link and answers with its wall time, CPU time, peak RSS and exit
-// status, and so stays a few megabytes (its own peak is printed with the
-// tables: no link can report less).
+// The benchmark grows as it generates workloads, the more so on many
+// cores: on the 16-core GPU machine its own peak reached 56 MB while it
+// generated 1,000 objects, and every link then reported at least that
+// (warplink 56 MB where it took 26-28, nvlink 26 where it took 18). A
+// launcher is the benchmark's binary run with launcherEnv set: a fresh
+// address space, whatever the benchmark's. It reads one request per line
+// on its stdin, runs the link and answers with its wall time, CPU time,
+// peak RSS and exit status. Each measurement (link) starts one and ends
+// it, so that a launcher's own peak, which the requests of a 100,000-
+// object link's arguments raise, never floors a smaller link's figure;
+// the peaks are printed with the tables (launchers.note).
 
 import (
 	"bufio"
@@ -24,8 +27,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +66,69 @@ type launchResult struct {
 // maxOutput bounds the output a launch result carries back.
 const maxOutput = 64 << 10
 
+// launchers starts the launchers and keeps their peaks. Safe for
+// concurrent use; nil runs every link from the benchmark itself.
+type launchers struct {
+	mu    sync.Mutex
+	err   error         // why a launcher failed to start (then none is tried again)
+	peaks map[int]int64 // the largest launcher peak RSS by workload size
+}
+
+// start returns a new launcher, or nil where none can be started (the
+// links then run from the benchmark: see note).
+func (ls *launchers) start() *launcher {
+	if ls == nil {
+		return nil
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.err != nil {
+		return nil
+	}
+	l, err := startLauncher()
+	if err != nil {
+		ls.err = err
+		return nil
+	}
+	return l
+}
+
+// done ends l, a launcher of links of n objects, and keeps its peak.
+func (ls *launchers) done(l *launcher, n int) {
+	if l == nil {
+		return
+	}
+	l.close()
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.peaks == nil {
+		ls.peaks = map[int]int64{}
+	}
+	ls.peaks[n] = max(ls.peaks[n], l.peak)
+}
+
+// note says how the links were started, for the report's notes.
+func (ls *launchers) note() string {
+	if ls == nil {
+		return "links started from the benchmark, whose own peak RSS every link's figure then counts"
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.err != nil {
+		return "no launcher (" + ls.err.Error() + "): links started from the benchmark, whose own peak RSS every link's figure then counts"
+	}
+	sizes := slices.Sorted(maps.Keys(ls.peaks))
+	var b strings.Builder
+	b.WriteString("links started from a launcher process per measurement; launcher peak RSS (no link's figure can be lower):")
+	for i, n := range sizes {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %d objects %.1f MB", n, float64(ls.peaks[n])/1e6)
+	}
+	return b.String()
+}
+
 // launcher is the benchmark's side of a launcher process.
 type launcher struct {
 	mu   sync.Mutex
@@ -69,8 +138,7 @@ type launcher struct {
 	peak int64 // the launcher's peak RSS, from its last answer
 }
 
-// startLauncher starts the benchmark's binary as a launcher. Call it
-// first, while the benchmark is small.
+// startLauncher starts the benchmark's binary as a launcher.
 func startLauncher() (*launcher, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -131,6 +199,7 @@ func (l *launcher) close() {
 // serveLaunches is the launcher's loop: one request per line of in, one
 // answer per line of out, until in ends.
 func serveLaunches(in io.Reader, out io.Writer) error {
+	runtime.GOMAXPROCS(1) // (its Go runtime needs no more; its children get the environment's)
 	r := bufio.NewReader(in)
 	env := os.Environ()
 	for i := 0; i < len(env); i++ {

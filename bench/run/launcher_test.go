@@ -79,8 +79,9 @@ func TestServeLaunches(t *testing.T) {
 	}
 }
 
-// TestLauncherProcess starts a launcher process (the test binary, which
-// TestMain makes one) and runs a link through it.
+// TestLauncherProcess starts launcher processes (the test binary, which
+// TestMain makes one) through launchers, runs a link through each, and
+// checks the note reports each size's launcher peak.
 func TestLauncherProcess(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
@@ -89,19 +90,30 @@ func TestLauncherProcess(t *testing.T) {
 	if _, err := exec.LookPath(self); err != nil {
 		t.Skip(err)
 	}
-	l, err := startLauncherFrom(self)
-	if err != nil {
-		t.Fatal(err)
+	ls := &launchers{}
+	for _, n := range []int{1000, 20} {
+		l, err := startLauncherFrom(self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := l.run(launchRequest{Dir: t.TempDir(), Bin: self, Env: []string{"BENCH_TEST_EXIT=0"}, Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Started || res.Exit != 0 || res.MaxRSS <= 0 {
+			t.Errorf("through the launcher process: %+v", res)
+		}
+		if res.PeakSelf > 0 && l.peak != res.PeakSelf {
+			t.Errorf("launcher peak %d, answer %d", l.peak, res.PeakSelf)
+		}
+		ls.done(l, n)
 	}
-	defer l.close()
-	res, err := l.run(launchRequest{Dir: t.TempDir(), Bin: self, Env: []string{"BENCH_TEST_EXIT=0"}, Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
+	note := ls.note()
+	if !strings.Contains(note, "launcher process per measurement") || strings.Index(note, " 20 objects") > strings.Index(note, " 1000 objects") {
+		t.Errorf("note: %s", note)
 	}
-	if !res.Started || res.Exit != 0 || res.MaxRSS <= 0 {
-		t.Errorf("through the launcher process: %+v", res)
-	}
-	if l.peak <= 0 && res.PeakSelf != 0 {
-		t.Errorf("launcher peak not kept: %d, answer %d", l.peak, res.PeakSelf)
+	var none *launchers
+	if none.start() != nil || !strings.Contains(none.note(), "from the benchmark") {
+		t.Errorf("a nil launchers: %q", none.note())
 	}
 }

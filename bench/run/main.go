@@ -65,8 +65,8 @@ type config struct {
 	minTime   time.Duration
 	rounds    int
 	md        string
-	forms     []int     // sizes also linked as host objects and as an archive
-	launch    *launcher // starts the measured links (nil: the benchmark itself)
+	forms     []int      // sizes also linked as host objects and as an archive
+	launch    *launchers // start the measured links (nil: the benchmark itself)
 }
 
 func main() {
@@ -128,20 +128,10 @@ func main() {
 	}
 	c.runs, c.rounds = max(c.runs, 1), max(c.rounds, 1)
 	raiseStackLimit()
-	// The launcher starts before the benchmark generates anything (see
-	// launcher.go); without one the links are started from here.
-	var launchErr error
-	if c.launch, launchErr = startLauncher(); launchErr != nil {
-		c.launch = nil
-	}
+	c.launch = &launchers{}
 	rep, err := bench(c, os.Stderr)
-	if c.launch != nil {
-		c.launch.close()
-		if err == nil {
-			rep.notes = append(rep.notes, fmt.Sprintf("links started from a launcher process whose own peak RSS was %.1f MB (no link's figure can be lower)", float64(c.launch.peak)/1e6))
-		}
-	} else if err == nil {
-		rep.notes = append(rep.notes, "no launcher ("+launchErr.Error()+"): links started from the benchmark, whose own peak RSS every link's figure then counts")
+	if err == nil {
+		rep.notes = append(rep.notes, c.launch.note())
 	}
 	if err != nil {
 		fatal(err)
@@ -343,8 +333,10 @@ func link(c config, bin string, w *workload, out string, env []string, extra ...
 	var walls []time.Duration
 	var rss []int64
 	n := 0
+	l := c.launch.start()
+	defer c.launch.done(l, w.n)
 	for c.another(n, total) {
-		r := linkOnce(c, bin, w, out, env, extra...)
+		r := linkOnce(c, l, bin, w, out, env, extra...)
 		total += r.wall
 		if n == 0 || r.err == "" && (best.err != "" || r.wall < best.wall) {
 			best = r
@@ -404,15 +396,16 @@ func median[T cmp.Ordered](vs []T) T {
 	return vs[len(vs)/2]
 }
 
-func linkOnce(c config, bin string, w *workload, out string, env []string, extra ...string) result {
+// linkOnce runs one link, through l unless it is nil.
+func linkOnce(c config, l *launcher, bin string, w *workload, out string, env []string, extra ...string) result {
 	args := append([]string{"-arch=" + gen.Arch, "-o", out}, extra...)
 	args = append(args, w.names...)
 	os.Remove(out)
 	req := launchRequest{Dir: w.dir, Bin: bin, Args: args, Env: env, Timeout: c.timeout}
 	var res launchResult
-	if c.launch != nil {
+	if l != nil {
 		var err error
-		if res, err = c.launch.run(req); err != nil {
+		if res, err = l.run(req); err != nil {
 			return result{ran: true, err: err.Error(), out: out}
 		}
 	} else {
