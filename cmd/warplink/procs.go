@@ -13,10 +13,13 @@ import (
 // A small link on many cores otherwise wakes them all for little work,
 // and each P the allocator hands pages to touches huge pages of its own:
 // on the 16-core GPU machine (nvlink 13.0's corpus, 5 links each, peak
-// RSS / wall) 1,000 objects (5.3 MB) took 26.1-27.9 MB / 28.6-32.4 ms
-// under 16 Ps against 20.7-22.5 MB / 25.9-29.8 ms under 4, and 2,000
-// objects (10.4 MB) 37.9-42.7 MB / 52.7-83.1 ms under 16 against
-// 34.8-36.3 MB / 49.4-72.1 ms under 8. The input's size is estimated from
+// RSS / wall) 1,000 objects (5.3 MB) took 26.7-28.6 MB / 28.6-32.4 ms
+// under 16 Ps against 21.2-23.1 MB / 25.9-29.8 ms under 4, and 2,000
+// objects (10.4 MB) 38.8-43.7 MB / 52.7-83.1 ms under 16 against
+// 35.6-37.2 MB / 49.4-72.1 ms under 8. Then, seven links each way
+// (medians): 1,000 objects 23.0 MB / 27.6 ms against 27.0 / 30.2 under
+// 16, 2,000 36.9 / 47.0 against 41.1 / 48.0, 4,000 (14 Ps) 65.8 / 88.3
+// against 66.2 / 91.5; the same bytes. The input's size is estimated from
 // at most procsSample inputs spread over the command line (stat calls
 // cost 2-3 µs each: all of 100,000 inputs would be 0.2-0.3 s); an input
 // that cannot be found counts as nothing (read reports it).
