@@ -236,9 +236,10 @@ func defaultHeapSettings(t *testing.T) {
 }
 
 // TestLinkHeapSettings links 100 generated objects (430 KB: not a tiny
-// link), and 300 (more than earlyArgs arguments: the heap is advised
-// before the command line is parsed), through run, as the command does
-// (early advice, read's pause, size, release), under the heap settings a
+// link, but below adviceFrom: no advice), 3,000 (past adviceFrom: advised
+// once the command line is parsed) and 4,200 (more than largeArgs
+// arguments: advised before it is parsed), through run, as the command
+// does (advice, read's pause, size, release), under the heap settings a
 // user may set, and checks the outputs are the same bytes whatever the
 // settings, and that the collector and memory limit are left as size sets
 // them (run may be called more than once in a process).
@@ -248,7 +249,7 @@ func TestLinkHeapSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int{100, 300} {
+	for _, n := range []int{100, 3000, 4200} {
 		dir := t.TempDir()
 		names, size, err := tm.WriteDir(dir, gen.Config{N: n, Seed: 1})
 		if err != nil {
@@ -262,8 +263,9 @@ func TestLinkHeapSettings(t *testing.T) {
 			t.Fatalf("%d bytes: want a link past tinyBytes", size)
 		}
 		args := append([]string{"warplink", "-arch=" + gen.Arch, "-o", ""}, inputs...)
-		if early := len(args)-1 > earlyArgs; early != (n == 300) {
-			t.Fatalf("%d objects: early advice %v", n, early)
+		early, advised := len(args)-1 > largeArgs, inputEstimate(&merge.Options{Inputs: inputs}, fileSize) >= adviceFrom
+		if early != (n == 4200) || advised != (n >= 3000) {
+			t.Fatalf("%d objects (%d bytes): early advice %v, advice %v", n, size, early, advised)
 		}
 		var first []byte
 		for _, env := range [][2]string{{"", ""}, {"GOGC", "50"}, {"GOMEMLIMIT", "32MiB"}, {"WARPLINK_HUGEPAGES", "0"}} {
@@ -290,17 +292,21 @@ func TestLinkHeapSettings(t *testing.T) {
 				// size leaves its limit for the rest of the process (and a
 				// small link's collector off, unless GOGC is set); nothing
 				// of read's pause may remain.
+				counted := size // (as size counts the input)
+				if env[0] == "WARPLINK_HUGEPAGES" {
+					counted *= 3
+				}
 				limit := debug.SetMemoryLimit(-1)
 				if env[0] == "GOMEMLIMIT" {
 					if limit != 1<<40 {
 						t.Errorf("memory limit %d, want the one set before (%d)", limit, int64(1<<40))
 					}
-				} else if limit == 1<<40 || limit > 64<<20 {
-					t.Errorf("memory limit %d, want size's", limit)
+				} else if limit != limitFor(counted) {
+					t.Errorf("memory limit %d, want size's %d", limit, limitFor(counted))
 				}
-				wantGC := -1 // (a small link: the limit alone runs the collector)
-				if env[0] == "GOGC" || env[0] == "GOMEMLIMIT" {
-					wantGC = 100 // the user's settings rule
+				wantGC := 100 // the user's settings rule, and GOGC's for a larger link
+				if counted < smallLink && env[0] != "GOGC" && env[0] != "GOMEMLIMIT" {
+					wantGC = -1 // (a small link: the limit alone runs the collector)
 				}
 				if got := gcPercent(); got != wantGC {
 					t.Errorf("GOGC %d after the link, want %d", got, wantGC)

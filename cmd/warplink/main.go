@@ -58,6 +58,9 @@ type heapSizer struct {
 	// record the calls).
 	adviseHeap func(n int, below bool) bool
 	collect    func()
+	// noAdvice marks a small link, whose heap gets no advice before read
+	// nor after it (adviceFrom).
+	noAdvice bool
 }
 
 // newHeapSizer returns a heapSizer that advises with hugemem.AdviseHeap.
@@ -247,7 +250,7 @@ func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 			h.leaveToLimit()
 		}
 	}
-	if !inputsOnHeap {
+	if !inputsOnHeap && !h.noAdvice {
 		// (10,000 objects: 0.40 -> 0.30 s; 100,000: 6.0 -> 4.5 s; up to
 		// 1-2 MB more peak RSS.) The runtime places the allocation where
 		// it finds room: usually past the early range, which the heap
@@ -320,13 +323,22 @@ func tinyLink(o *merge.Options) bool {
 	return true
 }
 
-// tinyInputs and tinyBytes bound a tiny link (see tinyLink); a command
-// line of more than earlyArgs arguments is taken for a link of more than
-// tinyInputs inputs (a few dozen options at most besides them).
+// tinyInputs and tinyBytes bound a tiny link (see tinyLink). A command
+// line of more than largeArgs arguments is taken for a link of at least
+// adviceFrom bytes (4,096 inputs of 3 KiB, less than the corpus's median
+// cubin), advised before it is parsed. Below adviceFrom (estimated:
+// inputEstimate) the Go heap gets no advice at all, neither before read
+// nor after (heapSizer.noAdvice): its garbage then takes 4 KiB pages,
+// not whole 2 MiB ones. On the 2-core VM (16 alternating links each,
+// medians): 1,000 objects 20.3 -> 16.8 MiB and 29.1 -> 30.3 ms, 2,000
+// objects 28.5 -> 25.5 MiB and 57.0 -> 62.5 ms (nvlink 11.8: 15.3 and
+// 27.7 MiB); with the later advice kept, 18.6 and 28.0 MiB. From 4,000
+// objects (17 MB) on the advice stays: there it is time.
 const (
 	tinyInputs = 64
 	tinyBytes  = 256 << 10
-	earlyArgs  = 256
+	largeArgs  = 4096
+	adviceFrom = 12 << 20
 )
 
 // progName is the name diagnostics are printed under: "nvlink" when the
@@ -361,7 +373,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		bag.Print(stderr, prog)
 		return 1
 	}
-	// A command line long enough that the link cannot be tiny gets the
+	// A command line long enough that the link cannot be small gets the
 	// heap's advice before it is parsed, so that what parsing allocates
 	// lands in huge pages too (10,000 objects: about 190 faults fewer).
 	heap := newHeapSizer()
@@ -369,7 +381,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// WARPLINK_HUGEPAGES=0 reads the inputs into the Go heap instead, and
 	// leaves the heap's pages as the runtime has them.
 	plainMemory := os.Getenv("WARPLINK_HUGEPAGES") == "0"
-	early := len(args) > earlyArgs && !plainMemory
+	early := len(args) > largeArgs && !plainMemory
 	if early {
 		heap.advise(false, len(args))
 	}
@@ -403,22 +415,26 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// three-object link 10.3-10.6 -> 9.8-10.1 ms; 8.6-9.4 with
 	// GOMAXPROCS=1 from the start, which a process cannot give itself).
 	cmd.Opts.PlainMemory = plainMemory
-	// A larger one gets one P per 1.5 MiB of input (procsFor).
+	// A larger one gets one P per 1.5 MiB of input (procsFor), and below
+	// adviceFrom leaves the Go heap's pages as the runtime has them.
 	ownProcs := cmd.Opts.Threads == 0 && os.Getenv("GOMAXPROCS") == ""
+	procs := runtime.GOMAXPROCS(0)
 	if tinyLink(&cmd.Opts) {
 		cmd.Opts.PlainMemory = true
 		if ownProcs {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 		}
-	} else if procs := runtime.GOMAXPROCS(0); ownProcs {
-		if p := procsFor(&cmd.Opts, procs, fileSize); p < procs {
+	} else if mayAdvise, mayCap := !early && !plainMemory, ownProcs && procs > minProcs; mayAdvise || mayCap {
+		est := inputEstimate(&cmd.Opts, fileSize)
+		if p := procsFor(est, procs); mayCap && p < procs {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
 		}
+		heap.noAdvice = mayAdvise && est < adviceFrom
 	}
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
 	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"
 	if !early {
-		heap.advise(cmd.Opts.PlainMemory, len(cmd.Opts.Inputs))
+		heap.advise(cmd.Opts.PlainMemory || heap.noAdvice, len(cmd.Opts.Inputs))
 	}
 	cmd.Opts.InputSize = heap.size
 	cmd.Opts.Reading = heap.reading

@@ -8,8 +8,8 @@ import (
 	"github.com/warplink/warplink/merge"
 )
 
-// procsFor is how many Ps (GOMAXPROCS) a link of o's inputs gets out of
-// procs: one per bytesPerProc of input, at least minProcs, at most procs.
+// procsFor is how many Ps (GOMAXPROCS) a link of about est bytes of input
+// gets out of procs: one per bytesPerProc of input, at least minProcs, at most procs.
 // A small link on many cores otherwise wakes them all for little work,
 // and each P the allocator hands pages to touches huge pages of its own:
 // on the 16-core GPU machine (nvlink 13.0's corpus, 5 links each, peak
@@ -19,15 +19,24 @@ import (
 // 35.6-37.2 MB / 49.4-72.1 ms under 8. Then, seven links each way
 // (medians): 1,000 objects 23.0 MB / 27.6 ms against 27.0 / 30.2 under
 // 16, 2,000 36.9 / 47.0 against 41.1 / 48.0, 4,000 (14 Ps) 65.8 / 88.3
-// against 66.2 / 91.5; the same bytes. The input's size is estimated from
-// at most procsSample inputs spread over the command line (stat calls
-// cost 2-3 µs each: all of 100,000 inputs would be 0.2-0.3 s); an input
-// that cannot be found counts as nothing (read reports it).
-func procsFor(o *merge.Options, procs int, size func(path string) (int64, bool)) int {
-	if procs <= minProcs || len(o.Inputs) == 0 {
+// against 66.2 / 91.5; the same bytes. est is inputEstimate's.
+func procsFor(est int64, procs int) int {
+	if procs <= minProcs {
 		return procs
 	}
+	want := int((est + bytesPerProc - 1) / bytesPerProc)
+	return min(max(want, minProcs), procs)
+}
+
+// inputEstimate is the size of o's inputs in bytes, estimated from at
+// most procsSample of them spread over the command line (stat calls cost
+// 2-3 µs each: all of 100,000 inputs would be 0.2-0.3 s). An input that
+// cannot be found counts as nothing (read reports it).
+func inputEstimate(o *merge.Options, size func(path string) (int64, bool)) int64 {
 	n := len(o.Inputs)
+	if n == 0 {
+		return 0
+	}
 	step := (n + procsSample - 1) / procsSample
 	var sum int64
 	var seen int
@@ -44,9 +53,7 @@ func procsFor(o *merge.Options, procs int, size func(path string) (int64, bool))
 		}
 		seen++
 	}
-	est := sum * int64(n) / int64(seen)
-	want := int((est + bytesPerProc - 1) / bytesPerProc)
-	return min(max(want, minProcs), procs)
+	return sum * int64(n) / int64(seen)
 }
 
 // bytesPerProc, minProcs and procsSample: see procsFor.

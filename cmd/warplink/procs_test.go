@@ -13,9 +13,35 @@ import (
 	"github.com/warplink/warplink/merge"
 )
 
-// TestProcsFor checks the Ps a link gets from its inputs' estimated size,
-// and that the estimate stats a sample, not every input.
+// TestProcsFor checks the Ps a link gets from its inputs' estimated size.
 func TestProcsFor(t *testing.T) {
+	const each = 5427 // bytes: a generated object's average
+	cases := []struct {
+		name  string
+		est   int64
+		procs int
+		want  int
+	}{
+		{"one core", 1000 * each, 1, 1},
+		{"two cores: left alone", 1000 * each, 2, 2},
+		{"1,000 objects", 1000 * each, 16, 4},
+		{"2,000 objects", 2000 * each, 16, 7},
+		{"4,000 objects: 14 of 16", 4000 * each, 16, 14},
+		{"10,000 objects: every core", 10000 * each, 16, 16},
+		{"100,000 objects", 100000 * each, 64, 64},
+		{"small: at least two", 80 * 4 << 10, 16, minProcs},
+		{"nothing found", 0, 16, minProcs},
+	}
+	for _, c := range cases {
+		if got := procsFor(c.est, c.procs); got != c.want {
+			t.Errorf("%s: %d Ps, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestInputEstimate checks the estimate of the inputs' size, and that it
+// stats a sample, not every input.
+func TestInputEstimate(t *testing.T) {
 	inputs := func(n int) []string {
 		s := make([]string, n)
 		for i := range s {
@@ -23,26 +49,19 @@ func TestProcsFor(t *testing.T) {
 		}
 		return s
 	}
-	const kb = 1 << 10
 	cases := []struct {
 		name      string
 		n         int
 		each      int64 // bytes per input
-		procs     int
-		want      int
+		want      int64
 		maxStats  int
 		missingAt int // an input that cannot be stat'ed (-1: none)
 	}{
-		{"one core", 1000, 5 * kb, 1, 1, 0, -1},
-		{"two cores: left alone", 1000, 5 * kb, 2, 2, 0, -1},
-		{"1,000 objects of 5.3 KiB", 1000, 5427, 16, 4, procsSample, -1},
-		{"2,000 objects", 2000, 5427, 16, 7, procsSample, -1},
-		{"4,000 objects: 14 of 16", 4000, 5427, 16, 14, procsSample, -1},
-		{"10,000 objects: every core", 10000, 5427, 16, 16, procsSample, -1},
-		{"100,000 objects: a sample", 100000, 5427, 64, 64, procsSample, -1},
-		{"few large inputs", 8, 4 << 20, 16, 16, 8, -1},
-		{"few small inputs: at least two", 80, 4 * kb, 16, minProcs, 80, -1},
-		{"a missing input counts nothing", 2, 3 << 20, 16, 2, 2, 1},
+		{"none", 0, 1, 0, 0, -1},
+		{"few: every one", 8, 4 << 20, 32 << 20, 8, -1},
+		{"1,000: a sample", 1000, 5427, 5427000, procsSample, -1},
+		{"100,000: a sample", 100000, 5427, 542700000, procsSample, -1},
+		{"a missing input counts nothing", 2, 3 << 20, 3 << 20, 2, 1},
 	}
 	for _, c := range cases {
 		stats := 0
@@ -53,9 +72,8 @@ func TestProcsFor(t *testing.T) {
 			}
 			return c.each, true
 		}
-		got := procsFor(&merge.Options{Inputs: inputs(c.n)}, c.procs, size)
-		if got != c.want {
-			t.Errorf("%s: %d Ps, want %d", c.name, got, c.want)
+		if got := inputEstimate(&merge.Options{Inputs: inputs(c.n)}, size); got != c.want {
+			t.Errorf("%s: %d bytes, want %d", c.name, got, c.want)
 		}
 		if stats > c.maxStats {
 			t.Errorf("%s: %d stat calls, want at most %d", c.name, stats, c.maxStats)
@@ -63,9 +81,9 @@ func TestProcsFor(t *testing.T) {
 	}
 }
 
-// TestProcsForLibraries finds -l libraries in the library directories, as
-// read does, and sizes the real files.
-func TestProcsForLibraries(t *testing.T) {
+// TestInputEstimateLibraries finds -l libraries in the library
+// directories, as read does, and sizes the real files.
+func TestInputEstimateLibraries(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "libbig.a"), make([]byte, 10<<20), 0o644); err != nil {
 		t.Fatal(err)
@@ -74,13 +92,12 @@ func TestProcsForLibraries(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := &merge.Options{Inputs: []string{filepath.Join(dir, "a.cubin"), "-lbig", "-lmissing"}, LibDirs: []string{dir}}
-	// (10 MiB + 1 KiB over 3 inputs, extrapolated from all three: 7 Ps.)
-	if got := procsFor(o, 16, fileSize); got != 7 {
-		t.Errorf("with a -l archive: %d Ps, want 7", got)
+	if got, want := inputEstimate(o, fileSize), int64(10<<20+1<<10); got != want {
+		t.Errorf("with a -l archive: %d bytes, want %d", got, want)
 	}
 	o.LibDirs = nil
-	if got := procsFor(o, 16, fileSize); got != minProcs {
-		t.Errorf("the archive not found: %d Ps, want %d", got, minProcs)
+	if got, want := inputEstimate(o, fileSize), int64(1<<10); got != want {
+		t.Errorf("the archive not found: %d bytes, want %d", got, want)
 	}
 }
 
@@ -106,7 +123,7 @@ func TestSmallLinkProcs(t *testing.T) {
 	for _, n := range names {
 		inputs = append(inputs, filepath.Join(dir, n))
 	}
-	want := procsFor(&merge.Options{Inputs: inputs}, 16, fileSize)
+	want := procsFor(inputEstimate(&merge.Options{Inputs: inputs}, fileSize), 16)
 	if want >= 16 || want < minProcs {
 		t.Fatalf("300 objects: procsFor %d, want fewer than 16", want)
 	}
