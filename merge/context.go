@@ -260,6 +260,9 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 	}
 	if !opts.PlainMemory {
 		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{SmallFirst: smallTables}
+		if opts.SmallPages {
+			c.mem.SmallFirst, c.tables.SmallFirst = hugemem.AllSmall, hugemem.AllSmall
+		}
 	}
 	// nvlink's output object starts with these names in both tables.
 	for _, n := range []string{".shstrtab", ".strtab", ".symtab", ".symtab_shndx", ".nv.info"} {

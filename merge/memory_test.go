@@ -13,6 +13,7 @@ import (
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/hugemem"
 )
 
 // gcWriter discards what it is given, collecting garbage first.
@@ -148,5 +149,31 @@ func TestReleaseTables(t *testing.T) {
 	}
 	if len(outs[0]) == 0 || !bytes.Equal(outs[0], outs[1]) {
 		t.Errorf("outputs differ with and without the dump (%d and %d bytes)", len(outs[0]), len(outs[1]))
+	}
+}
+
+// TestSmallPagesArenas: Options.SmallPages keeps both arenas' first
+// mappings in small pages; without it only the tables' first smallTables
+// bytes are; PlainMemory has no arenas.
+func TestSmallPagesArenas(t *testing.T) {
+	for _, c := range []struct {
+		opts        Options
+		mem, tables int
+		plain       bool
+	}{
+		{Options{}, 0, smallTables, false},
+		{Options{SmallPages: true}, hugemem.AllSmall, hugemem.AllSmall, false},
+		{Options{PlainMemory: true, SmallPages: true}, 0, 0, true},
+	} {
+		ctx := newContext(&c.opts, &diag.Bag{}, "warplink")
+		if c.plain {
+			if ctx.mem != nil || ctx.tables != nil {
+				t.Errorf("%+v: arenas with PlainMemory", c.opts)
+			}
+			continue
+		}
+		if ctx.mem.SmallFirst != c.mem || ctx.tables.SmallFirst != c.tables {
+			t.Errorf("SmallPages %v: SmallFirst %d and %d, want %d and %d", c.opts.SmallPages, ctx.mem.SmallFirst, ctx.tables.SmallFirst, c.mem, c.tables)
+		}
 	}
 }

@@ -74,6 +74,11 @@ type Options struct {
 	// WARPLINK_HUGEPAGES=0, and for a tiny link (a few inputs of at most
 	// 256 KiB together). It does not change the output.
 	PlainMemory bool
+	// SmallPages keeps the arenas' mappings in small pages (no huge-page
+	// advice); cmd/warplink sets it for a small link (below its
+	// adviceFrom), whose last huge page would be mostly empty. It does not
+	// change the output.
+	SmallPages bool
 	// NoRing reads the inputs one system call at a time, without io_uring
 	// (input.Ring); set by WARPLINK_IOURING=0. It does not change the output.
 	NoRing bool

@@ -47,7 +47,8 @@ func TestSizeHeap(t *testing.T) {
 
 // TestPassDoneCollects checks that a small link, whose collector size
 // leaves to the memory limit, is collected once after each pass
-// collectAfter names (read, merge and relocate) and no other, and that a larger link, which runs GOGC's collections, is not
+// collectAfter names (read, merge, relocate and finalize) and no other,
+// and that a larger link, which runs GOGC's collections, is not
 // collected by passDone.
 func TestPassDoneCollects(t *testing.T) {
 	defaultHeapSettings(t)
@@ -56,8 +57,8 @@ func TestPassDoneCollects(t *testing.T) {
 		input int64
 		want  int
 	}{
-		{1 << 20, 3},
-		{smallLink - 1, 3},
+		{1 << 20, 4},
+		{smallLink - 1, 4},
 		{smallLink, 0},
 		{200 << 20, 0},
 	} {

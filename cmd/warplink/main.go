@@ -186,7 +186,10 @@ func (h *heapSizer) leaveToLimit() {
 // 20.7-21.1 MB, for 1-2 ms at 1,000 objects (fastest links 17.1 ->
 // 19.2 ms); after resolve and relocate, or after resolve, dce and
 // finalize, saved less. Larger links run GOGC's collections
-// anyway (4,000 objects: no gain).
+// anyway (4,000 objects: no gain). After finalize too, once the heap and
+// arena of a small link kept small pages (24 alternating links,
+// 2026-11-27): 1,000 objects 15.3 -> 15.1 MiB, 2,000 24.3 -> 23.9, the
+// same medians of time (36.5 / 36.6 ms, 57.9 / 58.1).
 func (h *heapSizer) passDone(pass string) {
 	if h.limitOnly && slices.Contains(collectAfter, pass) {
 		h.collect()
@@ -201,7 +204,7 @@ var memTrace func(pass string)
 
 // collectAfter names the passes after which passDone collects a small
 // link's heap.
-var collectAfter = []string{"read", "merge", "relocate"}
+var collectAfter = []string{"read", "merge", "relocate", "finalize"}
 
 // restoreLimit puts back the memory limit advise found, if it lowered it
 // for the pause. Not concurrently: from release's winner, or from size
@@ -333,12 +336,20 @@ func tinyLink(o *merge.Options) bool {
 // medians): 1,000 objects 20.3 -> 16.8 MiB and 29.1 -> 30.3 ms, 2,000
 // objects 28.5 -> 25.5 MiB and 57.0 -> 62.5 ms (nvlink 11.8: 15.3 and
 // 27.7 MiB); with the later advice kept, 18.6 and 28.0 MiB. From 4,000
-// objects (17 MB) on the advice stays: there it is time.
+// objects (17 MB) on the advice stays: there it is time. Below
+// smallPagesBelow the arenas keep small pages too (Options.SmallPages):
+// their last huge page is mostly empty, which a small link's figure
+// shows, and the faults of small pages cost in proportion to the arena
+// (24 alternating links, MB of 10^6 bytes, medians): 1,000 objects
+// 17.6 -> 15.8 MB, 27.6 -> 29.6 ms (nvlink 16.1 MB); 1,500 22.0 -> 20.1
+// MB, the same time (nvlink 22.7); 2,000 26.8 -> 25.1 MB, 53.4 -> 57.5 ms
+// (nvlink 28.1), so not there.
 const (
-	tinyInputs = 64
-	tinyBytes  = 256 << 10
-	largeArgs  = 4096
-	adviceFrom = 12 << 20
+	tinyInputs      = 64
+	tinyBytes       = 256 << 10
+	largeArgs       = 4096
+	adviceFrom      = 12 << 20
+	smallPagesBelow = 7 << 20
 )
 
 // progName is the name diagnostics are printed under: "nvlink" when the
@@ -430,6 +441,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
 		}
 		heap.noAdvice = mayAdvise && est < adviceFrom
+		cmd.Opts.SmallPages = heap.noAdvice && est < smallPagesBelow
 	}
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
 	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"

@@ -33,8 +33,8 @@ func memTraceLine(pass string) {
 	}
 	metrics.Read(s)
 	v := func(i int) float64 { return float64(s[i].Value.Uint64()) / (1 << 20) }
-	fmt.Fprintf(os.Stderr, "MEM %-9s rss=%s hwm=%s thp=%s thr=%s | go total=%.1f obj=%.1f unused=%.1f free=%.1f rel=%.1f stk=%.1f gc=%d\n",
-		pass, get(st, "VmRSS:"), get(st, "VmHWM:"), get(sr, "AnonHugePages:"), get(st, "Threads:"), v(0), v(1), v(2), v(3), v(4), v(5), s[6].Value.Uint64())
+	fmt.Fprintf(os.Stderr, "MEM %-9s rss=%s file=%s hwm=%s thp=%s thr=%s | go total=%.1f obj=%.1f unused=%.1f free=%.1f rel=%.1f stk=%.1f gc=%d\n",
+		pass, get(st, "VmRSS:"), get(st, "RssFile:"), get(st, "VmHWM:"), get(sr, "AnonHugePages:"), get(st, "Threads:"), v(0), v(1), v(2), v(3), v(4), v(5), s[6].Value.Uint64())
 	if pass == "write" || pass == "finalize" {
 		f, err := os.ReadFile("/proc/self/smaps")
 		if err != nil {

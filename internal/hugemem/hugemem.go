@@ -26,6 +26,10 @@ const chunkSize = 64 << 20
 // 4 GiB (1 GiB where int has 32 bits, where AdviseHeap refuses anyway).
 const MaxHeapAdvice = 1 << 30 << (^uint(0) >> 63 * 2)
 
+// AllSmall, as an Arena's SmallFirst, keeps its whole first mapping in
+// small pages.
+const AllSmall = chunkSize
+
 // hugePage is the huge page size chunks are rounded to.
 const hugePage = 2 << 20
 
@@ -36,7 +40,7 @@ type Arena struct {
 	// small pages (set before the first allocation): an arena that often
 	// holds a few megabytes, freed early, would otherwise hold a huge page
 	// mostly empty.
-	SmallFirst int
+	SmallFirst int // (AllSmall: every byte of it)
 
 	mu     sync.Mutex
 	used   int      // bytes handed out from mappings (see Used)

@@ -255,6 +255,55 @@ func TestSmallFirst(t *testing.T) {
 	}
 }
 
+// TestAllSmall: an arena whose SmallFirst is AllSmall advises none of its
+// first mapping for huge pages (VmFlags "hg"), while a default arena's
+// is, where this system gives the advice at all.
+func TestAllSmall(t *testing.T) {
+	smapsFlags := func(p uintptr) (string, bool) {
+		smaps, err := os.ReadFile("/proc/self/smaps")
+		if err != nil {
+			return "", false
+		}
+		var lo, hi uint64
+		in := false
+		for _, l := range strings.Split(string(smaps), "\n") {
+			if n, _ := fmt.Sscanf(l, "%x-%x ", &lo, &hi); n == 2 && strings.Contains(l, " rw") {
+				in = uint64(p) >= lo && uint64(p) < hi
+				continue
+			}
+			if in && strings.HasPrefix(l, "VmFlags:") {
+				return l, true
+			}
+		}
+		return "", false
+	}
+	var def, small Arena
+	small.SmallFirst = AllSmall
+	defer def.Free()
+	defer small.Free()
+	d, b := def.Alloc(8<<20), small.Alloc(8<<20)
+	if !def.OffHeap() || !small.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	d[0], b[0], b[len(b)-1] = 1, 1, 2
+	flags, ok := smapsFlags(uintptr(unsafe.Pointer(&d[0])))
+	if !ok {
+		t.Skip("no /proc/self/smaps")
+	}
+	if !strings.Contains(flags, " hg") {
+		t.Skip("no huge-page advice on this system")
+	}
+	for _, p := range []uintptr{uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&b[len(b)-1]))} {
+		flags, ok := smapsFlags(p)
+		if !ok {
+			t.Fatal("the arena's mapping is not in /proc/self/smaps")
+		}
+		if strings.Contains(flags, " hg") {
+			t.Errorf("AllSmall arena advised for huge pages at %#x: %s", p, flags)
+		}
+	}
+}
+
 // TestUsed: Used counts what the mappings handed out, 8-byte rounded, and
 // Free resets it; the heap fallback and a nil arena count nothing.
 func TestUsed(t *testing.T) {
