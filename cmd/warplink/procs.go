@@ -8,11 +8,11 @@ import (
 	"github.com/warplink/warplink/merge"
 )
 
-// procsFor is how many Ps (GOMAXPROCS) a link of about est bytes of input
-// gets out of procs: one per bytesPerProc of input, at least minProcs, at most procs.
-// A small link on many cores otherwise wakes them all for little work,
-// and each P the allocator hands pages to touches huge pages of its own:
-// on the 16-core GPU machine (nvlink 13.0's corpus, 5 links each, peak
+// procsFor is how many Ps (GOMAXPROCS) a link of about est bytes of
+// input gets out of procs: one per bytesPerProc of input, at least
+// minProcs, at most procs. A small link on many cores otherwise wakes
+// them all for little work, and each P the allocator hands pages to
+// touches huge pages of its own: on the 16-core GPU machine (nvlink 13.0's corpus, 5 links each, peak
 // RSS / wall) 1,000 objects (5.3 MB) took 26.7-28.6 MB / 28.6-32.4 ms
 // under 16 Ps against 21.2-23.1 MB / 25.9-29.8 ms under 4, and 2,000
 // objects (10.4 MB) 38.8-43.7 MB / 52.7-83.1 ms under 16 against

@@ -27,8 +27,8 @@ const chunkSize = 64 << 20
 const MaxHeapAdvice = 1 << 30 << (^uint(0) >> 63 * 2)
 
 // AllSmall, as an Arena's SmallFirst, keeps its whole first mapping in
-// small pages.
-const AllSmall = chunkSize
+// small pages, however large.
+const AllSmall = int(^uint(0) >> 1)
 
 // hugePage is the huge page size chunks are rounded to.
 const hugePage = 2 << 20
