@@ -47,33 +47,50 @@ func TestSizeHeap(t *testing.T) {
 
 // TestPassDoneCollects checks that a small link, whose collector size
 // leaves to the memory limit, is collected once after each pass
-// collectAfter names (read, merge, relocate and finalize) and no other,
-// and that a larger link, which runs GOGC's collections, is not
-// collected by passDone.
+// collectAfter names (read, merge, relocate and finalize) and no other;
+// that a heap that got no advice returns its free pages instead after
+// those returnAfter names (merge, relocate and finalize: a collection
+// too); and that a larger link, which runs GOGC's collections, is
+// neither collected nor returned by passDone.
 func TestPassDoneCollects(t *testing.T) {
 	defaultHeapSettings(t)
 	passes := []string{"read", "resolve", "merge", "dce", "layout", "relocate", "finalize", "write"}
+	for _, r := range returnAfter {
+		if !slices.Contains(collectAfter, r) {
+			t.Errorf("returnAfter's %s is not in collectAfter", r)
+		}
+	}
 	for _, c := range []struct {
-		input int64
-		want  int
+		input        int64
+		noAdvice     bool
+		gcs, returns int
 	}{
-		{1 << 20, 4},
-		{smallLink - 1, 4},
-		{smallLink, 0},
-		{200 << 20, 0},
+		{1 << 20, false, 4, 0},
+		{1 << 20, true, 1, 3},
+		{smallLink - 1, false, 4, 0},
+		{smallLink - 1, true, 1, 3},
+		{smallLink, false, 0, 0},
+		{smallLink, true, 0, 0},
+		{200 << 20, false, 0, 0},
 	} {
-		gcs := 0
-		h := &heapSizer{adviseHeap: func(int, bool) bool { return true }, collect: func() { gcs++ }}
+		gcs, returns := 0, 0
+		h := &heapSizer{adviseHeap: func(int, bool) bool { return true }, collect: func() { gcs++ }, freeOS: func() { returns++ }, noAdvice: c.noAdvice}
 		h.size(c.input, false)
 		for _, p := range passes {
-			before := gcs
+			g, r := gcs, returns
 			h.passDone(p)
-			if gcs != before && !slices.Contains(collectAfter, p) {
+			if gcs != g && !slices.Contains(collectAfter, p) {
 				t.Errorf("input %d: collected after %s", c.input, p)
 			}
+			if returns != r && !slices.Contains(returnAfter, p) {
+				t.Errorf("input %d: free pages returned after %s", c.input, p)
+			}
+			if gcs != g && returns != r {
+				t.Errorf("input %d: both after %s", c.input, p)
+			}
 		}
-		if gcs != c.want {
-			t.Errorf("input %d: %d collections after the passes, want %d", c.input, gcs, c.want)
+		if gcs != c.gcs || returns != c.returns {
+			t.Errorf("input %d, noAdvice %v: %d collections and %d returns after the passes, want %d and %d", c.input, c.noAdvice, gcs, returns, c.gcs, c.returns)
 		}
 	}
 }
