@@ -24,7 +24,6 @@ import (
 	"github.com/warplink/warplink/internal/cmpelf"
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/hugemem"
-	"github.com/warplink/warplink/internal/input"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -329,17 +328,15 @@ func tinyLink(o *merge.Options) bool {
 	}
 	var total int64
 	for _, in := range o.Inputs {
-		path := in
-		if name, ok := strings.CutPrefix(in, "-l"); ok {
-			if path, ok = input.FindLibrary(name, o.LibDirs); !ok {
-				continue // (read skips it too)
-			}
+		path, ok := inputPath(o, in)
+		if !ok {
+			continue // (read skips it too)
 		}
-		st, err := os.Stat(path)
-		if err != nil {
+		size, ok := fileSize(path)
+		if !ok {
 			return false // (read reports it)
 		}
-		if total += st.Size(); total > tinyBytes {
+		if total += size; total > tinyBytes {
 			return false
 		}
 	}

@@ -41,17 +41,12 @@ func inputEstimate(o *merge.Options, size func(path string) (int64, bool)) int64
 	var sum int64
 	var seen int
 	for i := 0; i < n; i += step {
-		path := o.Inputs[i]
-		if name, ok := strings.CutPrefix(path, "-l"); ok {
-			if path, ok = input.FindLibrary(name, o.LibDirs); !ok {
-				seen++
-				continue
+		seen++
+		if path, ok := inputPath(o, o.Inputs[i]); ok {
+			if s, ok := size(path); ok {
+				sum += s
 			}
 		}
-		if s, ok := size(path); ok {
-			sum += s
-		}
-		seen++
 	}
 	return sum * int64(n) / int64(seen)
 }
@@ -62,6 +57,16 @@ const (
 	minProcs     = 2
 	procsSample  = 64
 )
+
+// inputPath is the file input in names: itself, or for -lNAME the
+// library read would find in o.LibDirs (false when there is none: read
+// skips it).
+func inputPath(o *merge.Options, in string) (string, bool) {
+	if name, ok := strings.CutPrefix(in, "-l"); ok {
+		return input.FindLibrary(name, o.LibDirs)
+	}
+	return in, true
+}
 
 // fileSize is os.Stat's size of path.
 func fileSize(path string) (int64, bool) {
