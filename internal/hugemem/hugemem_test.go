@@ -223,25 +223,10 @@ func TestSmallFirst(t *testing.T) {
 		}
 	}
 	b[0], b[len(b)-1] = 1, 2
-	smaps, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
+	if _, err := os.Stat("/proc/self/smaps"); err != nil {
 		t.Skip("no /proc/self/smaps")
 	}
 	base := uintptr(unsafe.Pointer(&b[0]))
-	advised := func(p uintptr) (bool, bool) {
-		var lo, hi uint64
-		in := false
-		for _, l := range strings.Split(string(smaps), "\n") {
-			if n, _ := fmt.Sscanf(l, "%x-%x ", &lo, &hi); n == 2 && strings.Contains(l, " rw") {
-				in = uint64(p) >= lo && uint64(p) < hi
-				continue
-			}
-			if in && strings.HasPrefix(l, "VmFlags:") {
-				return strings.Contains(l, " hg"), true
-			}
-		}
-		return false, false
-	}
 	small, ok1 := advised(base)
 	huge, ok2 := advised(base + 6<<20)
 	if !ok1 || !ok2 {
@@ -259,24 +244,6 @@ func TestSmallFirst(t *testing.T) {
 // first mapping for huge pages (VmFlags "hg"), while a default arena's
 // is, where this system gives the advice at all.
 func TestAllSmall(t *testing.T) {
-	smapsFlags := func(p uintptr) (string, bool) {
-		smaps, err := os.ReadFile("/proc/self/smaps")
-		if err != nil {
-			return "", false
-		}
-		var lo, hi uint64
-		in := false
-		for _, l := range strings.Split(string(smaps), "\n") {
-			if n, _ := fmt.Sscanf(l, "%x-%x ", &lo, &hi); n == 2 && strings.Contains(l, " rw") {
-				in = uint64(p) >= lo && uint64(p) < hi
-				continue
-			}
-			if in && strings.HasPrefix(l, "VmFlags:") {
-				return l, true
-			}
-		}
-		return "", false
-	}
 	var def, small Arena
 	small.SmallFirst = AllSmall
 	defer def.Free()
@@ -286,22 +253,43 @@ func TestAllSmall(t *testing.T) {
 		t.Skip("no mappings on this system")
 	}
 	d[0], b[0], b[len(b)-1] = 1, 1, 2
-	flags, ok := smapsFlags(uintptr(unsafe.Pointer(&d[0])))
+	hg, ok := advised(uintptr(unsafe.Pointer(&d[0])))
 	if !ok {
 		t.Skip("no /proc/self/smaps")
 	}
-	if !strings.Contains(flags, " hg") {
+	if !hg {
 		t.Skip("no huge-page advice on this system")
 	}
 	for _, p := range []uintptr{uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&b[len(b)-1]))} {
-		flags, ok := smapsFlags(p)
+		hg, ok := advised(p)
 		if !ok {
 			t.Fatal("the arena's mapping is not in /proc/self/smaps")
 		}
-		if strings.Contains(flags, " hg") {
-			t.Errorf("AllSmall arena advised for huge pages at %#x: %s", p, flags)
+		if hg {
+			t.Errorf("AllSmall arena advised for huge pages at %#x", p)
 		}
 	}
+}
+
+// advised reports whether the writable mapping holding p is advised for
+// huge pages (VmFlags "hg" in /proc/self/smaps), and whether it was found.
+func advised(p uintptr) (hg, found bool) {
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return false, false
+	}
+	var lo, hi uint64
+	in := false
+	for _, l := range strings.Split(string(smaps), "\n") {
+		if n, _ := fmt.Sscanf(l, "%x-%x ", &lo, &hi); n == 2 && strings.Contains(l, " rw") {
+			in = uint64(p) >= lo && uint64(p) < hi
+			continue
+		}
+		if in && strings.HasPrefix(l, "VmFlags:") {
+			return strings.Contains(l, " hg"), true
+		}
+	}
+	return false, false
 }
 
 // TestUsed: Used counts what the mappings handed out, 8-byte rounded, and
