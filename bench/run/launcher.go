@@ -129,9 +129,9 @@ func (ls *launchers) note() string {
 	return b.String()
 }
 
-// launcher is the benchmark's side of a launcher process.
+// launcher is the benchmark's side of a launcher process; one
+// measurement's links use it in turn, never at once.
 type launcher struct {
-	mu   sync.Mutex
 	cmd  *exec.Cmd
 	in   io.WriteCloser
 	out  *bufio.Reader
@@ -169,8 +169,6 @@ func startLauncherFrom(bin string) (*launcher, error) {
 
 // run has the launcher run one link.
 func (l *launcher) run(req launchRequest) (launchResult, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	b, err := json.Marshal(req)
 	if err != nil {
 		return launchResult{}, err

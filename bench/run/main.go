@@ -409,8 +409,7 @@ func linkOnce(c config, l *launcher, bin string, w *workload, out string, env []
 			return result{ran: true, err: err.Error(), out: out}
 		}
 	} else {
-		env := os.Environ()
-		res = launch(req, env[:len(env):len(env)])
+		res = launch(req, os.Environ())
 	}
 	r := result{ran: true, wall: res.Wall, out: out, maxRSS: res.MaxRSS, cpu: res.CPU}
 	switch {
