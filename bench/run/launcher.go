@@ -52,7 +52,6 @@ type launchRequest struct {
 
 // launchResult is what the launcher measured.
 type launchResult struct {
-	Started  bool
 	Wall     time.Duration
 	CPU      time.Duration // user + system
 	MaxRSS   int64         // bytes
@@ -244,7 +243,6 @@ func launch(req launchRequest, env []string) launchResult {
 	err := cmd.Run()
 	res := launchResult{Wall: time.Since(start), Exit: -1, Output: output.String()}
 	if cmd.ProcessState != nil {
-		res.Started = true
 		res.MaxRSS = maxRSS(cmd.ProcessState)
 		res.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		res.Exit = cmd.ProcessState.ExitCode()
