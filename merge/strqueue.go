@@ -77,6 +77,10 @@ func openStrQueue(tabs ...*StrTab) *strQueue {
 // consume makes the queued additions, batch by batch, in order.
 func (q *strQueue) consume() {
 	defer close(q.done)
+	// (Here, not on merge's goroutine: the faults overlap merge.)
+	for _, t := range q.tabs {
+		t.prefault()
+	}
 	for b := range q.full {
 		for i := range b.ops[:b.n] {
 			op := &b.ops[i]

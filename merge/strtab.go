@@ -3,6 +3,7 @@ package merge
 import (
 	"hash/maphash"
 	"slices"
+	"unsafe"
 
 	"github.com/warplink/warplink/internal/hugemem"
 )
@@ -57,15 +58,17 @@ func (t *StrTab) Reserve(n int, alloc func(int) []byte) {
 	// The hint (the inputs' tables together) runs about 1.6 times the
 	// result on generated links: names repeat across inputs.
 	t.buf = append(alloc(len(t.buf) + n*2/3)[:0], t.buf...)
-	// A distinct name takes 51-55 bytes of the hint on generated links
+	// A distinct name takes 50-55 bytes of the hint on generated links
 	// (10,000 objects: 80,135 names in .strtab for 4.1 MB of input
-	// tables, 62,787 in .shstrtab for 3.4 MB); keep the load under one
-	// half. (Every slot is touched, so an oversized index costs its whole
+	// tables, 62,787 in .shstrtab for 3.4 MB; 1,000 objects: 8,064 for
+	// 403 KB); keep the load under one half with some room (one slot per
+	// 25 bytes filled the index to its limit at 1,000 objects, which then
+	// grew it on the Go heap and built it twice). (Every slot is touched, so an oversized index costs its whole
 	// size in memory; an undersized one grows on the Go heap and is built
 	// twice. Rounded to a power of two, n/48 slots grew .strtab's index at
 	// every size, and both at 100,000 objects: 32 MB more on the heap,
 	// 16 MB left unused in the arena.)
-	want := max(64, n/25)
+	want := max(64, n/22)
 	if want > len(t.slots) {
 		old := t.slots
 		t.slots = hugemem.SliceOf[strSlot](want, alloc)
@@ -131,6 +134,13 @@ func (t *StrTab) insert(i int, s string, h uint32) uint32 {
 		t.grow()
 	}
 	return o
+}
+
+// prefault faults in the index's pages by writing them (see
+// hugemem.Touch): find reads a slot before insert writes it. Not while
+// another goroutine may use t.
+func (t *StrTab) prefault() {
+	hugemem.Touch(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(t.slots))), len(t.slots)*int(unsafe.Sizeof(strSlot{}))))
 }
 
 func (t *StrTab) grow() {

@@ -15,6 +15,7 @@ package hugemem
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -188,4 +189,33 @@ func SliceOf[T any](n int, alloc func(int) []byte) []T {
 		return make([]T, n)
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// pageSize is the small page size Touch steps by.
+const pageSize = 4 << 10
+
+// Touch faults in every page of b by writing it, leaving its bytes as they
+// are (an atomic add of zero to an aligned word of b in each page; a page
+// where b holds no whole aligned word, at either end, is left alone). Memory that is read
+// before it is written maps the kernel's zero page on the first read and
+// takes a second fault on the first write, whose copy-on-write flushes the
+// page from every core's TLB (an interrupt to each other core the process
+// runs on); touched here first, each page faults once and no other core
+// is interrupted. Touch must not race with other writes to b.
+func Touch(b []byte) {
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	first := int(-start & 3) // the first 4-byte-aligned offset
+	if len(b) < first+4 {
+		return
+	}
+	last := first + (len(b)-4-first)&^3 // (the last whole aligned word)
+	for i := first; ; i += pageSize {
+		if i > last {
+			i = last // (the last page, which the steps may have skipped)
+		}
+		atomic.AddUint32((*uint32)(unsafe.Pointer(&b[i])), 0)
+		if i == last {
+			return
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package hugemem
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"runtime"
@@ -274,9 +275,27 @@ func TestAllSmall(t *testing.T) {
 // advised reports whether the writable mapping holding p is advised for
 // huge pages (VmFlags "hg" in /proc/self/smaps), and whether it was found.
 func advised(p uintptr) (hg, found bool) {
+	l, ok := smapsLine(p, "VmFlags:")
+	return strings.Contains(l, " hg"), ok
+}
+
+// resident is the Rss of the writable mapping holding p, in KiB, and
+// whether it was found.
+func resident(p uintptr) (kb int, found bool) {
+	l, ok := smapsLine(p, "Rss:")
+	if !ok {
+		return 0, false
+	}
+	_, err := fmt.Sscanf(l, "Rss: %d kB", &kb)
+	return kb, err == nil
+}
+
+// smapsLine returns the line of /proc/self/smaps that starts with field
+// for the writable mapping holding p, and whether it was found.
+func smapsLine(p uintptr, field string) (string, bool) {
 	smaps, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
-		return false, false
+		return "", false
 	}
 	var lo, hi uint64
 	in := false
@@ -285,11 +304,11 @@ func advised(p uintptr) (hg, found bool) {
 			in = uint64(p) >= lo && uint64(p) < hi
 			continue
 		}
-		if in && strings.HasPrefix(l, "VmFlags:") {
-			return strings.Contains(l, " hg"), true
+		if in && strings.HasPrefix(l, field) {
+			return l, true
 		}
 	}
-	return false, false
+	return "", false
 }
 
 // TestUsed: Used counts what the mappings handed out, 8-byte rounded, and
@@ -312,5 +331,59 @@ func TestUsed(t *testing.T) {
 	nilArena.Alloc(100)
 	if got := nilArena.Used(); got != 0 {
 		t.Errorf("a nil arena: Used %d", got)
+	}
+}
+
+// TestTouch checks that Touch leaves every byte as it was, on slices of
+// any start and length, mapped or not.
+func TestTouch(t *testing.T) {
+	var a Arena
+	defer a.Free()
+	for _, mem := range [][]byte{a.Alloc(3*pageSize + 100), make([]byte, 3*pageSize+100)} {
+		for i := range mem {
+			mem[i] = byte(i*7 + 1)
+		}
+		want := bytes.Clone(mem)
+		for _, lo := range []int{0, 1, 2, 3, 5, pageSize - 1} {
+			for _, hi := range []int{lo, lo + 1, lo + 3, lo + 4, lo + 9, pageSize + 1, len(mem)} {
+				if hi < lo {
+					continue
+				}
+				Touch(mem[lo:hi])
+				if !bytes.Equal(mem, want) {
+					t.Fatalf("Touch(mem[%d:%d]) changed the bytes", lo, hi)
+				}
+			}
+		}
+	}
+}
+
+// TestTouchFaultsIn: reading fresh memory leaves it out of the resident
+// set (the zero page), Touch brings in every page it spans, the last
+// partial one included, and no other.
+func TestTouchFaultsIn(t *testing.T) {
+	var a Arena
+	a.SmallFirst = AllSmall
+	defer a.Free()
+	b := a.Alloc(64 << 20)
+	if !a.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	p := uintptr(unsafe.Pointer(&b[0]))
+	if _, ok := resident(p); !ok {
+		t.Skip("no /proc/self/smaps")
+	}
+	sum := 0
+	for i := 0; i < 1<<20; i += pageSize {
+		sum += int(b[i])
+	}
+	before, _ := resident(p)
+	if sum != 0 || before > 8 {
+		t.Skipf("reading fresh memory made %d KiB resident (no zero page here?)", before)
+	}
+	Touch(b[pageSize-8 : 17*pageSize+10]) // spans pages 0 to 17
+	after, _ := resident(p)
+	if got, want := after-before, 18*pageSize>>10; got != want {
+		t.Errorf("Touch brought in %d KiB, want %d", got, want)
 	}
 }
