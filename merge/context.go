@@ -262,6 +262,9 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{SmallFirst: smallTables}
 		if opts.SmallPages {
 			c.mem.SmallFirst, c.tables.SmallFirst = hugemem.AllSmall, hugemem.AllSmall
+			if opts.HugeFirst > 0 {
+				c.mem.SmallFirst, c.mem.HugeTo = 0, opts.HugeFirst
+			}
 		}
 	}
 	// nvlink's output object starts with these names in both tables.

@@ -153,17 +153,21 @@ func TestReleaseTables(t *testing.T) {
 }
 
 // TestSmallPagesArenas: Options.SmallPages keeps both arenas' first
-// mappings in small pages; without it only the tables' first smallTables
-// bytes are; PlainMemory has no arenas.
+// mappings in small pages, but for the first HugeFirst bytes of the main
+// arena; without it only the tables' first smallTables bytes are;
+// PlainMemory has no arenas.
 func TestSmallPagesArenas(t *testing.T) {
 	for _, c := range []struct {
 		opts        Options
 		mem, tables int
+		hugeTo      int
 		plain       bool
 	}{
-		{Options{}, 0, smallTables, false},
-		{Options{SmallPages: true}, hugemem.AllSmall, hugemem.AllSmall, false},
-		{Options{PlainMemory: true, SmallPages: true}, 0, 0, true},
+		{Options{}, 0, smallTables, 0, false},
+		{Options{SmallPages: true}, hugemem.AllSmall, hugemem.AllSmall, 0, false},
+		{Options{SmallPages: true, HugeFirst: 4 << 20}, 0, hugemem.AllSmall, 4 << 20, false},
+		{Options{HugeFirst: 4 << 20}, 0, smallTables, 0, false},
+		{Options{PlainMemory: true, SmallPages: true}, 0, 0, 0, true},
 	} {
 		ctx := newContext(&c.opts, &diag.Bag{}, "warplink")
 		if c.plain {
@@ -171,6 +175,9 @@ func TestSmallPagesArenas(t *testing.T) {
 				t.Errorf("%+v: arenas with PlainMemory", c.opts)
 			}
 			continue
+		}
+		if ctx.mem.HugeTo != c.hugeTo || ctx.tables.HugeTo != 0 {
+			t.Errorf("%+v: HugeTo %d and %d, want %d and 0", c.opts, ctx.mem.HugeTo, ctx.tables.HugeTo, c.hugeTo)
 		}
 		if ctx.mem.SmallFirst != c.mem || ctx.tables.SmallFirst != c.tables {
 			t.Errorf("SmallPages %v: SmallFirst %d and %d, want %d and %d", c.opts.SmallPages, ctx.mem.SmallFirst, ctx.tables.SmallFirst, c.mem, c.tables)

@@ -79,6 +79,11 @@ type Options struct {
 	// adviceFrom), whose last huge page would be mostly empty. It does not
 	// change the output.
 	SmallPages bool
+	// HugeFirst, with SmallPages, still asks huge pages for the first
+	// HugeFirst bytes of the arena (hugemem.Arena.HugeTo): cmd/warplink
+	// sets it to what the link is sure to fill. It does not change the
+	// output.
+	HugeFirst int
 	// NoRing reads the inputs one system call at a time, without io_uring
 	// (input.Ring); set by WARPLINK_IOURING=0. It does not change the output.
 	NoRing bool

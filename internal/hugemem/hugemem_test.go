@@ -387,3 +387,34 @@ func TestTouchFaultsIn(t *testing.T) {
 		t.Errorf("Touch brought in %d KiB, want %d", got, want)
 	}
 }
+
+// TestHugeTo: an arena with HugeTo advises only the first HugeTo bytes of
+// its first mapping for huge pages (VmFlags "hg"), where this system
+// gives the advice at all; later mappings are advised whole.
+func TestHugeTo(t *testing.T) {
+	var a Arena
+	a.HugeTo = 2 << 20
+	defer a.Free()
+	b := a.Alloc(8 << 20)
+	if !a.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	b[0], b[len(b)-1] = 1, 2
+	hg, ok := advised(uintptr(unsafe.Pointer(&b[0])))
+	if !ok {
+		t.Skip("no /proc/self/smaps")
+	}
+	if !hg {
+		t.Skip("no huge-page advice on this system")
+	}
+	for _, off := range []int{2 << 20, len(b) - 1} {
+		if hg, _ := advised(uintptr(unsafe.Pointer(&b[off]))); hg {
+			t.Errorf("byte %#x of the first mapping is advised for huge pages, past HugeTo", off)
+		}
+	}
+	c := a.Alloc(chunkSize) // (a mapping of its own)
+	c[0] = 1
+	if hg, _ := advised(uintptr(unsafe.Pointer(&c[0]))); !hg {
+		t.Error("a later mapping is not advised for huge pages")
+	}
+}

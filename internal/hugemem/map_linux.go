@@ -10,9 +10,9 @@ const (
 )
 
 // mapAnon maps size bytes of private anonymous memory, reserved lazily
-// (pages are only committed when touched), and asks for huge pages past
-// its first small bytes.
-func mapAnon(size, small int) ([]byte, bool) {
+// (pages are only committed when touched), and asks for huge pages for
+// its bytes from small to huge.
+func mapAnon(size, small, huge int) ([]byte, bool) {
 	m, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE,
 		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
 	if err != nil {
@@ -20,8 +20,8 @@ func mapAnon(size, small int) ([]byte, bool) {
 	}
 	// Advice only: a kernel without transparent huge pages (or with them
 	// off) keeps small pages and the memory is as good.
-	if small < len(m) {
-		_ = syscall.Madvise(m[small:], madvHugepage)
+	if huge = min(huge, len(m)); small < huge {
+		_ = syscall.Madvise(m[small:huge], madvHugepage)
 	}
 	return m, true
 }

@@ -2,7 +2,7 @@
 
 package hugemem
 
-func mapAnon(size, small int) ([]byte, bool) { return nil, false }
+func mapAnon(size, small, huge int) ([]byte, bool) { return nil, false }
 
 func mapZeros(size int) ([]byte, bool) { return nil, false }
 
