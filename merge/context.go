@@ -127,11 +127,9 @@ type Obj struct {
 	private   [][]byte
 	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
 	nvinfo    []infoSec      // decoded .nv.info sections, in section order (see info)
-	// cgSec is 1 + the index of the first .nv.callgraph section (0:
-	// none), cgMore whether there are others (see eachCallgraph; both set
-	// by decodeInfo).
-	cgSec  int32
-	cgMore bool
+	// cg and proto find the object's .nv.callgraph and .nv.prototype
+	// sections (eachCallgraph, eachPrototype; set by decodeInfo).
+	cg, proto typedSecs
 }
 
 // OutSym is an output symbol. (Fields are ordered by size, to leave no

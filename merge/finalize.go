@@ -1183,18 +1183,15 @@ func (o *Obj) strtab() []byte {
 // buildPrototype merges .nv.prototype: (function, prototype string) pairs
 // for the functions called directly, one per function, first wins.
 func buildPrototype(ctx *Context) {
-	callee := map[int32]bool{}
+	// (Sets of symbol IDs, dense: maps cost 1.5 ms at 10,000 objects.)
+	callee := make([]bool, len(ctx.Syms))
 	for _, e := range ctx.cgEdges[:ctx.directEdges] {
 		callee[e.callee] = true
 	}
 	var recs []cgEdge
-	seen := map[int32]bool{}
+	seen := make([]bool, len(ctx.Syms))
 	for _, o := range ctx.Objs {
-		for si := range o.F.Sections {
-			s := &o.F.Sections[si]
-			if s.Type != elf.SHTCudaPrototype {
-				continue
-			}
+		o.eachPrototype(func(s *elf.Section) {
 			strs := o.strtab()
 			for off := 0; off+8 <= len(s.Data); off += 8 {
 				r := elf.CallgraphEntryAt(s.Data, off) // (a .nv.prototype record has the same layout)
@@ -1209,7 +1206,7 @@ func buildPrototype(ctx *Context) {
 				seen[sym] = true
 				recs = append(recs, cgEdge{sym, int32(ctx.Str.Add(str))})
 			}
-		}
+		})
 	}
 	ctx.Str.Add(".nv.prototype")
 	p := ctx.newSection(".nv.prototype", elf.SHTCudaPrototype, 0, 4, 8)

@@ -262,7 +262,7 @@ func defaultHeader(sm int) elf.Header {
 // a handful among tens of sections).
 func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	nrel, ninfo := 0, 0
-	o.cgSec, o.cgMore = 0, false
+	o.cg, o.proto = typedSecs{}, typedSecs{}
 	for si := range o.F.Sections {
 		switch o.F.Sections[si].Type {
 		case elf.SHTRela, elf.SHTRel:
@@ -270,11 +270,9 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		case elf.SHTCudaInfo:
 			ninfo++
 		case elf.SHTCudaCallgraph:
-			if o.cgSec == 0 {
-				o.cgSec = int32(si) + 1
-			} else {
-				o.cgMore = true
-			}
+			o.cg.note(si)
+		case elf.SHTCudaPrototype:
+			o.proto.note(si)
 		}
 	}
 	o.relSecs = make([]relocSec, 0, nrel)
@@ -301,22 +299,50 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	return nil
 }
 
-// eachCallgraph calls fn for each .nv.callgraph section of o, in section
-// order: the one an object has, found by decodeInfo, without going over
-// every section record again (at 100,000 objects those are 135 MB, which
-// three passes read for one section each).
-func (o *Obj) eachCallgraph(fn func(s *elf.Section)) {
-	if o.cgSec == 0 {
+// typedSecs finds an object's sections of one type without going over
+// its section records again (at 100,000 objects those are 135 MB, which
+// three passes read for one section each): 1 + the index of the first
+// (0: none), and whether there are others.
+type typedSecs struct {
+	first int32
+	more  bool
+}
+
+// note records section si, in section order.
+func (t *typedSecs) note(si int) {
+	if t.first == 0 {
+		t.first = int32(si) + 1
+	} else {
+		t.more = true
+	}
+}
+
+// each calls fn for each section of o of type typ that t noted, in
+// section order.
+func (t typedSecs) each(o *Obj, typ uint32, fn func(s *elf.Section)) {
+	if t.first == 0 {
 		return
 	}
-	fn(&o.F.Sections[o.cgSec-1])
-	if o.cgMore {
-		for si := int(o.cgSec); si < len(o.F.Sections); si++ {
-			if s := &o.F.Sections[si]; s.Type == elf.SHTCudaCallgraph {
+	fn(&o.F.Sections[t.first-1])
+	if t.more {
+		for si := int(t.first); si < len(o.F.Sections); si++ {
+			if s := &o.F.Sections[si]; s.Type == typ {
 				fn(s)
 			}
 		}
 	}
+}
+
+// eachCallgraph calls fn for each .nv.callgraph section of o, in section
+// order (the one an object has, found by decodeInfo).
+func (o *Obj) eachCallgraph(fn func(s *elf.Section)) {
+	o.cg.each(o, elf.SHTCudaCallgraph, fn)
+}
+
+// eachPrototype calls fn for each .nv.prototype section of o, in section
+// order.
+func (o *Obj) eachPrototype(fn func(s *elf.Section)) {
+	o.proto.each(o, elf.SHTCudaPrototype, fn)
 }
 
 // relocSec is the decoded relocations of input section si.
