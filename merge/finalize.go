@@ -1196,11 +1196,14 @@ func buildPrototype(ctx *Context) {
 			for off := 0; off+8 <= len(s.Data); off += 8 {
 				r := elf.CallgraphEntryAt(s.Data, off) // (a .nv.prototype record has the same layout)
 				sym := ctx.liveSym(o, r.Caller)
-				str, ok := elf.CString(strs, uint32(r.Callee))
 				// (--preserve-relocs also keeps the entries of the device
 				// runtime's functions, which it keeps whole: corpus cdp;
 				// a user's address-taken functions still go: virtual.)
-				if sym < 0 || !ok || seen[sym] || !callee[sym] && !(ctx.Opts.PreserveRelocs && o.System) {
+				if sym < 0 || seen[sym] || !callee[sym] && !(ctx.Opts.PreserveRelocs && o.System) {
+					continue
+				}
+				str, ok := elf.CString(strs, uint32(r.Callee)) // (only for a record kept: most are not)
+				if !ok {
 					continue
 				}
 				seen[sym] = true
