@@ -64,15 +64,15 @@ type Context struct {
 	// Out).
 	openOutput func() (io.Writer, error)
 
-	cgEdges      []cgEdge       // call edges (caller, callee) in file order
-	calls        lists[int32]   // by caller symbol ID: its callees in edge order (finalize)
-	callers      []int32        // callers in order of their first edge
-	callersOf    lists[int32]   // by callee symbol ID: its callers in edge order (raiseCallers)
-	indirectSite map[int32]bool // functions with an indirect call site (block -3; finalize)
-	addressTaken []int32        // address-taken functions (block -2), in file order (finalize)
-	cg           cgReport       // what --dump-callgraph prints besides the graph
-	infoOrder    []int32        // code sections in the order nvlink creates their .nv.info.<f>
-	infoSeen     map[int32]bool
+	cgEdges      []cgEdge           // call edges (caller, callee) in file order
+	calls        lists[int32]       // by caller symbol ID: its callees in edge order (finalize)
+	callers      []int32            // callers in order of their first edge
+	callersOf    lists[int32]       // by callee symbol ID: its callers in edge order (raiseCallers)
+	indirectSite map[int32]bool     // functions with an indirect call site (block -3; finalize)
+	addressTaken []int32            // address-taken functions (block -2), in file order (finalize)
+	cg           cgReport           // what --dump-callgraph prints besides the graph
+	infoOrder    []int32            // code sections in the order nvlink creates their .nv.info.<f>
+	infoSeen     []bool             // by code section ID: in infoOrder (see infoNoted)
 	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
 	callees      lists[int32]       // function symbol ID -> its callees in the inputs' call graphs (dce)
 	externOff    map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
@@ -249,7 +249,6 @@ func (ctx *Context) outputSink() (io.Writer, error) {
 func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 	c := &Context{
 		Opts: opts, Diags: diags, Prog: prog,
-		infoSeen: map[int32]bool{},
 		// .shstrtab: a section name's ordinal there is nvlink's creation
 		// index of the section, which .symtab_shndx records.
 		ShStr: NewStrTab(),

@@ -342,7 +342,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	}
 	order := ctx.infoOrder
 	for _, t := range texts {
-		if !ctx.infoSeen[t] {
+		if !ctx.infoNoted(t) {
 			order = append(order, t)
 		}
 	}

@@ -486,12 +486,20 @@ func noteFunctionInfo(ctx *Context, o *Obj, si int) {
 // section text now (first time only): its name enters the string tables and
 // its position among the .nv.info sections is fixed.
 func (ctx *Context) noteInfoSection(text int32) {
-	if ctx.infoSeen[text] {
+	if ctx.infoNoted(text) {
 		return
+	}
+	if int(text) >= len(ctx.infoSeen) {
+		ctx.infoSeen = append(ctx.infoSeen, make([]bool, max(int(text)+1, len(ctx.Secs))-len(ctx.infoSeen))...)
 	}
 	ctx.infoSeen[text] = true
 	ctx.infoOrder = append(ctx.infoOrder, text)
 	ctx.addSecName(".nv.info"+strings.TrimPrefix(ctx.Secs[text].Name, ".text"), text)
+}
+
+// infoNoted reports whether noteInfoSection has noted code section text.
+func (ctx *Context) infoNoted(text int32) bool {
+	return int(text) < len(ctx.infoSeen) && ctx.infoSeen[text]
 }
 
 // stvInternal is STV_INTERNAL: ptxas marks its own local data so (the

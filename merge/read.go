@@ -359,17 +359,33 @@ type infoSec struct {
 
 // info returns the decoded records of input section si (nil if none).
 func (o *Obj) info(si int) []elf.Attr {
-	i := sort.Search(len(o.nvinfo), func(i int) bool { return int(o.nvinfo[i].si) >= si })
+	i := secSearch(len(o.nvinfo), si, func(i int) int32 { return o.nvinfo[i].si })
 	if i < len(o.nvinfo) && int(o.nvinfo[i].si) == si {
 		return o.nvinfo[i].attrs
 	}
 	return nil
 }
 
+// secSearch is sort.Search over n entries in increasing order of their
+// section index (at(i)) for the first at or past si; at is inlined, unlike
+// sort.Search's predicate (merge looks up every code section's records).
+func secSearch(n, si int, at func(i int) int32) int {
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if int(at(m)) < si {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
 // relocs returns the decoded relocations of input section si (nil if it
 // is not a relocation section).
 func (o *Obj) relocs(si int) []elf.Rela {
-	i := sort.Search(len(o.relSecs), func(i int) bool { return int(o.relSecs[i].si) >= si })
+	i := secSearch(len(o.relSecs), si, func(i int) int32 { return o.relSecs[i].si })
 	if i < len(o.relSecs) && int(o.relSecs[i].si) == si {
 		return o.relSecs[i].rels
 	}
