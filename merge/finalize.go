@@ -67,7 +67,9 @@ func (ctx *Context) newSection(name string, typ uint32, flags, align, entsize ui
 	*s = OutSec{ID: int32(len(ctx.Secs)), Name: name, Type: typ, Flags: flags, Align: align, Entsize: entsize,
 		InfoSym: -1, InfoSec: -1, SymID: -1}
 	ctx.Secs = append(ctx.Secs, s)
-	ctx.secByName[name] = s.ID
+	if !ctx.secNamesDone {
+		ctx.secByName[name] = s.ID
+	}
 	ctx.addStr(ctx.ShStr, name, &s.nameOff)
 	return s
 }
