@@ -203,14 +203,15 @@ func SliceOf[T any](n int, alloc func(int) []byte) []T {
 // pageSize is the small page size Touch steps by.
 const pageSize = 4 << 10
 
-// Touch faults in every page of b by writing it, leaving its bytes as they
-// are (an atomic add of zero to an aligned word of b in each page; a page
-// where b holds no whole aligned word, at either end, is left alone). Memory that is read
-// before it is written maps the kernel's zero page on the first read and
-// takes a second fault on the first write, whose copy-on-write flushes the
-// page from every core's TLB (an interrupt to each other core the process
-// runs on); touched here first, each page faults once and no other core
-// is interrupted. Touch must not race with other writes to b.
+// Touch faults in every page of b by writing it, leaving its bytes as
+// they are (an atomic add of zero to an aligned word of b in each page; a
+// page where b holds no whole aligned word, at either end, is left
+// alone). Memory that is read before it is written maps the kernel's zero
+// page on the first read and takes a second fault on the first write,
+// whose copy-on-write flushes the page from every core's TLB (an
+// interrupt to each other core the process runs on); touched here first,
+// each page faults once and no other core is interrupted. Touch must not
+// race with other writes to b.
 func Touch(b []byte) {
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	first := int(-start & 3) // the first 4-byte-aligned offset
