@@ -207,68 +207,59 @@ func TestZeros(t *testing.T) {
 	}
 }
 
-// TestSmallFirst: the first SmallFirst bytes of an arena's first mapping
-// are not advised for huge pages, the rest is (VmFlags "hg" in
-// /proc/self/smaps), and the memory works the same.
-func TestSmallFirst(t *testing.T) {
-	var a Arena
-	a.SmallFirst = 4 << 20
-	defer a.Free()
-	b := a.Alloc(8 << 20)
-	if !a.OffHeap() {
-		t.Skip("no mappings on this system")
-	}
-	for i := range b {
-		if b[i] != 0 {
-			t.Fatalf("byte %d not zero", i)
-		}
-	}
-	b[0], b[len(b)-1] = 1, 2
-	if _, err := os.Stat("/proc/self/smaps"); err != nil {
-		t.Skip("no /proc/self/smaps")
-	}
-	base := uintptr(unsafe.Pointer(&b[0]))
-	small, ok1 := advised(base)
-	huge, ok2 := advised(base + 6<<20)
-	if !ok1 || !ok2 {
-		t.Fatal("the arena's mapping is not in /proc/self/smaps")
-	}
-	if !huge {
-		t.Skip("no huge-page advice on this system")
-	}
-	if small {
-		t.Error("the first SmallFirst bytes are advised for huge pages")
-	}
-}
-
-// TestAllSmall: an arena whose SmallFirst is AllSmall advises none of its
-// first mapping for huge pages (VmFlags "hg"), while a default arena's
-// is, where this system gives the advice at all.
-func TestAllSmall(t *testing.T) {
-	var def, small Arena
-	small.SmallFirst = AllSmall
+// TestAdvice: which bytes of an arena's first mapping are advised for huge
+// pages (VmFlags "hg" in /proc/self/smaps): all by default, none below
+// SmallFirst (AllSmall: none at all), none from HugeTo on; a later
+// mapping whole; the memory zeroed either way. Where this system gives
+// no advice (a default arena's first byte is not advised) it skips.
+func TestAdvice(t *testing.T) {
+	var def Arena
 	defer def.Free()
-	defer small.Free()
-	d, b := def.Alloc(8<<20), small.Alloc(8<<20)
-	if !def.OffHeap() || !small.OffHeap() {
+	d := def.Alloc(8 << 20)
+	if !def.OffHeap() {
 		t.Skip("no mappings on this system")
 	}
-	d[0], b[0], b[len(b)-1] = 1, 1, 2
-	hg, ok := advised(uintptr(unsafe.Pointer(&d[0])))
-	if !ok {
+	d[0] = 1
+	if hg, ok := advised(uintptr(unsafe.Pointer(&d[0]))); !ok {
 		t.Skip("no /proc/self/smaps")
-	}
-	if !hg {
+	} else if !hg {
 		t.Skip("no huge-page advice on this system")
 	}
-	for _, p := range []uintptr{uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&b[len(b)-1]))} {
-		hg, ok := advised(p)
-		if !ok {
-			t.Fatal("the arena's mapping is not in /proc/self/smaps")
+	for _, c := range []struct {
+		name               string
+		smallFirst, hugeTo int
+		want               map[int]bool // offset -> advised
+	}{
+		{"default", 0, 0, map[int]bool{0: true, 8<<20 - 1: true}},
+		{"SmallFirst", 4 << 20, 0, map[int]bool{0: false, 6 << 20: true}},
+		{"AllSmall", AllSmall, 0, map[int]bool{0: false, 8<<20 - 1: false}},
+		{"HugeTo", 0, 2 << 20, map[int]bool{0: true, 2 << 20: false, 8<<20 - 1: false}},
+	} {
+		a := &Arena{SmallFirst: c.smallFirst, HugeTo: c.hugeTo}
+		b := a.Alloc(8 << 20)
+		for i := range b {
+			if b[i] != 0 {
+				t.Fatalf("%s: byte %d not zero", c.name, i)
+			}
 		}
-		if hg {
-			t.Errorf("AllSmall arena advised for huge pages at %#x", p)
+		for off, want := range c.want {
+			b[off] = 1
+			hg, ok := advised(uintptr(unsafe.Pointer(&b[off])))
+			if !ok {
+				t.Fatalf("%s: the arena's mapping is not in /proc/self/smaps", c.name)
+			}
+			if hg != want {
+				t.Errorf("%s: byte %#x advised for huge pages %v, want %v", c.name, off, hg, want)
+			}
 		}
+		if c.hugeTo > 0 {
+			m := a.Alloc(chunkSize) // (a mapping of its own)
+			m[0] = 1
+			if hg, _ := advised(uintptr(unsafe.Pointer(&m[0]))); !hg {
+				t.Errorf("%s: a later mapping is not advised for huge pages", c.name)
+			}
+		}
+		a.Free()
 	}
 }
 
@@ -389,36 +380,5 @@ func TestTouchFaultsIn(t *testing.T) {
 	}
 	if got != want {
 		t.Errorf("Touch brought in %d KiB, want %d", got, want)
-	}
-}
-
-// TestHugeTo: an arena with HugeTo advises only the first HugeTo bytes of
-// its first mapping for huge pages (VmFlags "hg"), where this system
-// gives the advice at all; later mappings are advised whole.
-func TestHugeTo(t *testing.T) {
-	var a Arena
-	a.HugeTo = 2 << 20
-	defer a.Free()
-	b := a.Alloc(8 << 20)
-	if !a.OffHeap() {
-		t.Skip("no mappings on this system")
-	}
-	b[0], b[len(b)-1] = 1, 2
-	hg, ok := advised(uintptr(unsafe.Pointer(&b[0])))
-	if !ok {
-		t.Skip("no /proc/self/smaps")
-	}
-	if !hg {
-		t.Skip("no huge-page advice on this system")
-	}
-	for _, off := range []int{2 << 20, len(b) - 1} {
-		if hg, _ := advised(uintptr(unsafe.Pointer(&b[off]))); hg {
-			t.Errorf("byte %#x of the first mapping is advised for huge pages, past HugeTo", off)
-		}
-	}
-	c := a.Alloc(chunkSize) // (a mapping of its own)
-	c[0] = 1
-	if hg, _ := advised(uintptr(unsafe.Pointer(&c[0]))); !hg {
-		t.Error("a later mapping is not advised for huge pages")
 	}
 }
