@@ -355,12 +355,12 @@ func tinyLink(o *merge.Options) bool {
 // 27.7 MiB); with the later advice kept, 18.6 and 28.0 MiB. From 4,000
 // objects (17 MB) on the advice stays: there it is time. Below
 // adviceFrom the arenas keep small pages too (Options.SmallPages) past
-// the huge pages the link is sure to fill (hugeFirst): a last huge page
+// the huge pages the link is sure to fill (Options.HugeFirst): a last huge page
 // mostly empty shows in a small link's figure. All in small pages (24
 // alternating links, MB of 10^6 bytes, medians): 1,000 objects 17.6 ->
 // 15.8 MB, 27.6 -> 29.6 ms (nvlink 16.1 MB); 1,500 22.0 -> 20.1 MB, the
 // same time (nvlink 22.7); 2,000 26.8 -> 25.1 MB, 53.4 -> 57.5 ms
-// (nvlink 28.1). With hugeFirst's pages besides (2026-11-27, 30 and 16
+// (nvlink 28.1). With those huge pages besides (2026-11-27, 30 and 16
 // alternating links): 1,000 objects the same peak RSS, 24.2 -> 23.5 ms
 // (1,300 page faults fewer); 2,000 objects 25.9 -> 24.5 MB against all
 // huge pages, the same time.
@@ -370,20 +370,6 @@ const (
 	largeArgs  = 4096
 	adviceFrom = 12 << 20
 )
-
-// hugeFirst is how much of a small link's arena still takes huge pages:
-// est rounded down to whole 2 MiB pages. The arena holds about 1.09
-// times the cubins read (generated links of 1,000 to 4,000 objects),
-// and inputEstimate was within 7 % of their size there, so those pages
-// fill. A link whose arena holds less than its inputs' size (host
-// objects, whose host code is not kept) leaves at most one of them partly
-// empty: advised memory never touched costs nothing.
-func hugeFirst(est int64) int {
-	return int(est &^ (hugePage - 1))
-}
-
-// hugePage is the huge page size hugeFirst rounds to.
-const hugePage = 2 << 20
 
 // progName is the name diagnostics are printed under: "nvlink" when the
 // binary was invoked as nvlink, else "warplink".
@@ -475,7 +461,13 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		}
 		heap.noAdvice = mayAdvise && est < adviceFrom
 		if heap.noAdvice {
-			cmd.Opts.SmallPages, cmd.Opts.HugeFirst = true, hugeFirst(est)
+			// The arena holds about 1.09 times the cubins read (generated
+			// links of 1,000 to 4,000 objects), and inputEstimate was
+			// within 7 % of their size there: the huge pages up to est
+			// fill. A link whose arena holds less (host objects, whose
+			// host code is not kept) leaves at most one partly empty:
+			// advised memory never touched costs nothing.
+			cmd.Opts.SmallPages, cmd.Opts.HugeFirst = true, int(est)
 		}
 	}
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.

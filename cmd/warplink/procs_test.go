@@ -159,19 +159,3 @@ func TestSmallLinkProcs(t *testing.T) {
 		t.Errorf("outputs differ: %d bytes on %d Ps, %d on 16", len(capped), want, len(full))
 	}
 }
-
-// TestHugeFirst: a small link's arena takes huge pages for its estimated
-// input rounded down to whole huge pages, none below one.
-func TestHugeFirst(t *testing.T) {
-	for _, c := range []struct {
-		est  int64
-		want int
-	}{
-		{0, 0}, {1 << 20, 0}, {2<<20 - 1, 0}, {2 << 20, 2 << 20},
-		{4_412_190, 4 << 20}, {7_944_634, 6 << 20}, {12<<20 - 1, 10 << 20},
-	} {
-		if got := hugeFirst(c.est); got != c.want {
-			t.Errorf("hugeFirst(%d) = %d, want %d", c.est, got, c.want)
-		}
-	}
-}

@@ -43,10 +43,10 @@ type Arena struct {
 	// mostly empty.
 	SmallFirst int // (AllSmall: every byte of it)
 	// HugeTo, when positive, ends the huge-page advice of the first
-	// mapping: past its first HugeTo bytes it keeps small pages too (set
-	// before the first allocation). An arena sure to fill a few huge pages
-	// but not the one after them takes those few (512 faults fewer each)
-	// without a last one mostly empty.
+	// mapping: past its first HugeTo bytes, rounded down to whole huge
+	// pages, it keeps small pages too (set before the first allocation).
+	// An arena sure to fill about HugeTo bytes takes the huge pages those
+	// fill (512 faults fewer each) without a last one mostly empty.
 	HugeTo int
 
 	mu     sync.Mutex
@@ -100,7 +100,7 @@ func (a *Arena) AllocMapped(n int) []byte {
 		if len(a.chunks) == 0 {
 			small = a.SmallFirst
 			if a.HugeTo > 0 {
-				huge = min(a.HugeTo, size)
+				huge = min(a.HugeTo&^(hugePage-1), size)
 			}
 		}
 		m, ok := mapAnon(size, small, huge)

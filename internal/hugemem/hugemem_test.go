@@ -209,7 +209,8 @@ func TestZeros(t *testing.T) {
 
 // TestAdvice: which bytes of an arena's first mapping are advised for huge
 // pages (VmFlags "hg" in /proc/self/smaps): all by default, none below
-// SmallFirst (AllSmall: none at all), none from HugeTo on; a later
+// SmallFirst (AllSmall: none at all), none from HugeTo (rounded down to
+// whole huge pages) on; a later
 // mapping whole; the memory zeroed either way. Where this system gives
 // no advice (a default arena's first byte is not advised) it skips.
 func TestAdvice(t *testing.T) {
@@ -234,6 +235,8 @@ func TestAdvice(t *testing.T) {
 		{"SmallFirst", 4 << 20, 0, map[int]bool{0: false, 6 << 20: true}},
 		{"AllSmall", AllSmall, 0, map[int]bool{0: false, 8<<20 - 1: false}},
 		{"HugeTo", 0, 2 << 20, map[int]bool{0: true, 2 << 20: false, 8<<20 - 1: false}},
+		{"HugeTo rounded down", 0, 3 << 20, map[int]bool{0: true, 2 << 20: false}},
+		{"HugeTo under a huge page", 0, 1 << 20, map[int]bool{0: false, 8<<20 - 1: false}},
 	} {
 		a := &Arena{SmallFirst: c.smallFirst, HugeTo: c.hugeTo}
 		b := a.Alloc(8 << 20)
