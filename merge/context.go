@@ -262,6 +262,9 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 	}
 	if !opts.PlainMemory {
 		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{SmallFirst: smallTables}
+		if opts.InputEstimate >= hugeTablesFrom {
+			c.tables.SmallFirst = 0
+		}
 		if opts.SmallPages {
 			c.mem.SmallFirst, c.tables.SmallFirst = hugemem.AllSmall, hugemem.AllSmall
 			if opts.HugeFirst > 0 {

@@ -154,8 +154,9 @@ func TestReleaseTables(t *testing.T) {
 
 // TestSmallPagesArenas: Options.SmallPages keeps both arenas' first
 // mappings in small pages, but for the first HugeFirst bytes of the main
-// arena; without it only the tables' first smallTables bytes are;
-// PlainMemory has no arenas.
+// arena; without it only the tables' first smallTables bytes are, and
+// none from an InputEstimate of hugeTablesFrom on; PlainMemory has no
+// arenas.
 func TestSmallPagesArenas(t *testing.T) {
 	for _, c := range []struct {
 		opts        Options
@@ -167,6 +168,9 @@ func TestSmallPagesArenas(t *testing.T) {
 		{Options{SmallPages: true}, hugemem.AllSmall, hugemem.AllSmall, 0, false},
 		{Options{SmallPages: true, HugeFirst: 4 << 20}, 0, hugemem.AllSmall, 4 << 20, false},
 		{Options{HugeFirst: 4 << 20}, 0, smallTables, 0, false},
+		{Options{InputEstimate: hugeTablesFrom - 1}, 0, smallTables, 0, false},
+		{Options{InputEstimate: hugeTablesFrom}, 0, 0, 0, false},
+		{Options{SmallPages: true, InputEstimate: hugeTablesFrom}, hugemem.AllSmall, hugemem.AllSmall, 0, false},
 		{Options{PlainMemory: true, SmallPages: true}, 0, 0, 0, true},
 	} {
 		ctx := newContext(&c.opts, &diag.Bag{}, "warplink")
@@ -180,7 +184,7 @@ func TestSmallPagesArenas(t *testing.T) {
 			t.Errorf("%+v: HugeTo %d and %d, want %d and 0", c.opts, ctx.mem.HugeTo, ctx.tables.HugeTo, c.hugeTo)
 		}
 		if ctx.mem.SmallFirst != c.mem || ctx.tables.SmallFirst != c.tables {
-			t.Errorf("SmallPages %v: SmallFirst %d and %d, want %d and %d", c.opts.SmallPages, ctx.mem.SmallFirst, ctx.tables.SmallFirst, c.mem, c.tables)
+			t.Errorf("%+v: SmallFirst %d and %d, want %d and %d", c.opts, ctx.mem.SmallFirst, ctx.tables.SmallFirst, c.mem, c.tables)
 		}
 	}
 }

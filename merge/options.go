@@ -84,6 +84,11 @@ type Options struct {
 	// sets it to what the link is sure to fill. It does not change the
 	// output.
 	HugeFirst int
+	// InputEstimate is about how many bytes the inputs take (0: unknown;
+	// cmd/warplink estimates it from a sample of them). From
+	// hugeTablesFrom on, the decoded tables take huge pages from their
+	// first byte. It does not change the output.
+	InputEstimate int64
 	// NoRing reads the inputs one system call at a time, without io_uring
 	// (input.Ring); set by WARPLINK_IOURING=0. It does not change the output.
 	NoRing bool

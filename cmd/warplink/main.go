@@ -454,8 +454,11 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		if ownProcs {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 		}
-	} else if mayAdvise, mayCap := !early && !plainMemory, ownProcs && procs > minProcs; mayAdvise || mayCap {
+	} else if mayAdvise, mayCap := !early && !plainMemory, ownProcs && procs > minProcs; mayCap || !plainMemory {
+		// (The estimate also decides the pages of the decoded tables:
+		// merge.Options.InputEstimate.)
 		est := inputEstimate(&cmd.Opts, fileSize)
+		cmd.Opts.InputEstimate = est
 		if p := procsFor(est, procs); mayCap && p < procs {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
 		}
