@@ -39,6 +39,11 @@ type Context struct {
 	// .nv.info ones, which nothing looks up by name: 2 ms of map
 	// insertions at 10,000 objects).
 	secNamesDone bool
+	// bankSecs and sharedSecs are the output sections layout looks for by
+	// name, noted as they are made (noteSecName): module-scope constant
+	// banks (.nv.constantN), and entries' .nv.shared.<k> with the module's
+	// .nv_debug.shared.
+	bankSecs, sharedSecs []int32
 
 	// Strings of .shstrtab and .strtab, in the order nvlink adds them.
 	ShStr *StrTab

@@ -69,6 +69,7 @@ func (ctx *Context) newSection(name string, typ uint32, flags, align, entsize ui
 	ctx.Secs = append(ctx.Secs, s)
 	if !ctx.secNamesDone {
 		ctx.secByName[name] = s.ID
+		ctx.noteSecName(s.ID, name)
 	}
 	ctx.addStr(ctx.ShStr, name, &s.nameOff)
 	return s

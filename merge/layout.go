@@ -78,16 +78,15 @@ func layoutShared(ctx *Context) {
 	var moduleSec int32 = -1
 	alias := map[dataKey]dataKey{} // another copy of global shared data -> the winner's
 	// Which output sections are an entry's .nv.shared.<k> (1) or the
-	// module's (2): one test each, not one per section symbol of every
-	// object (whose names, far apart in memory, cost 3 ms at 10,000
-	// objects to compare).
+	// module's (2): noted as they were made (noteSecName), not one test
+	// per section symbol of every object, nor per output section (whose
+	// names, far apart in memory, cost 3 ms at 10,000 objects to compare,
+	// and a tenth of layout at 100,000).
 	kind := make([]uint8, len(ctx.Secs))
-	for i, s := range ctx.Secs {
-		switch {
-		case strings.HasPrefix(s.Name, ".nv.shared."):
-			kind[i] = 1
-		case s.Name == moduleShared:
-			kind[i] = 2
+	for _, id := range ctx.sharedSecs {
+		kind[id] = 1
+		if ctx.Secs[id].Name == moduleShared {
+			kind[id] = 2
 		}
 	}
 	for _, o := range ctx.Objs {
@@ -323,6 +322,23 @@ func (ctx *Context) reachableCode(t int32) map[int32]bool {
 	return seen
 }
 
+// noteSecName notes output section id, just made with that name, when
+// layout will look for it: in bankSecs, a module-scope constant bank
+// (.nv.constantN without an entry suffix), in sharedSecs, an entry's
+// .nv.shared.<k> or the module's .nv_debug.shared. (While the name is in
+// the cache: layout's passes over every section's name took a tenth of
+// it at 100,000 objects.)
+func (ctx *Context) noteSecName(id int32, name string) {
+	switch {
+	case strings.HasPrefix(name, ".nv.constant"):
+		if !strings.Contains(name[len(".nv.constant"):], ".") {
+			ctx.bankSecs = append(ctx.bankSecs, id)
+		}
+	case strings.HasPrefix(name, ".nv.shared."), name == moduleShared:
+		ctx.sharedSecs = append(ctx.sharedSecs, id)
+	}
+}
+
 // allocateCommons places every global still SHN_COMMON after resolution
 // into .nv.global, as nvlink 11.8 does: in reverse order of the symbols'
 // creation, each at the next multiple of its alignment (st_value of the
@@ -357,11 +373,8 @@ const constantBankLimit = 0x10000
 // checkConstantBanks reports module-scope constant banks (.nv.constantN
 // without an entry suffix) larger than a bank.
 func checkConstantBanks(ctx *Context) {
-	for _, s := range ctx.Secs {
-		if !strings.HasPrefix(s.Name, ".nv.constant") || strings.Contains(s.Name[len(".nv.constant"):], ".") {
-			continue
-		}
-		if s.Size > constantBankLimit {
+	for _, id := range ctx.bankSecs {
+		if s := ctx.Secs[id]; s.Size > constantBankLimit {
 			ctx.Diags.Errorf([3]int{4, 0, int(s.ID)}, "File uses too much global constant data (0x%x bytes, 0x%x max)", s.Size, constantBankLimit)
 		}
 	}

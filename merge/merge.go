@@ -707,6 +707,7 @@ func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	if _, ok := ctx.secByName[in.Name]; !ok {
 		ctx.secByName[in.Name] = id
 	}
+	ctx.noteSecName(id, in.Name)
 	ctx.addStr(ctx.ShStr, in.Name, &sec.nameOff)
 	// nvlink creates a .rel section beside each constant bank it makes.
 	// (Only the per-kernel bank 0: no nvlink 11.8 output of the corpus or
