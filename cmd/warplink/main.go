@@ -199,7 +199,12 @@ func (h *heapSizer) leaveToLimit() {
 // collects it as well: the passes after fault in only what they need
 // (16 alternating links, medians, 2026-11-27: 1,000 objects 15.1 ->
 // 14.2 MiB, 32.6 / 32.7 ms; 2,000 objects 25.3 -> 24.4 MiB). With huge
-// pages that would split them.
+// pages that would split them. Not after finalize: write, the last
+// pass, then faulted back in what it needs, where a plain collection
+// lets it reuse those pages (three sets of 30-40 alternating links at
+// 1,000 objects, third session of 2026-11-27: 19.6 / 21.9 -> 19.1 /
+// 20.9 ms, 21.4 / 28.8 -> 20.9 / 27.5 at best / median, for 14.9 ->
+// 15.2 MB; nvlink 16.0-16.1).
 func (h *heapSizer) passDone(pass string) {
 	switch {
 	case !h.limitOnly:
@@ -223,7 +228,7 @@ var collectAfter = []string{"read", "merge", "relocate", "finalize"}
 // returnAfter names the passes after which passDone also returns the
 // free pages of a small link's heap that got no advice (a subset of
 // collectAfter).
-var returnAfter = []string{"merge", "relocate", "finalize"}
+var returnAfter = []string{"merge", "relocate"}
 
 // restoreLimit puts back the memory limit advise found, if it lowered it
 // for the pause. Not concurrently: from release's winner, or from size
