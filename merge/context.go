@@ -272,8 +272,8 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		}
 		if opts.SmallPages {
 			c.mem.SmallFirst, c.tables.SmallFirst = hugemem.AllSmall, hugemem.AllSmall
-			if opts.HugeFirst > 0 {
-				c.mem.SmallFirst, c.mem.HugeTo = 0, opts.HugeFirst
+			if opts.InputEstimate > 0 {
+				c.mem.SmallFirst, c.mem.HugeTo = 0, int(opts.InputEstimate)
 			}
 		}
 	}

@@ -153,7 +153,7 @@ func TestReleaseTables(t *testing.T) {
 }
 
 // TestSmallPagesArenas: Options.SmallPages keeps both arenas' first
-// mappings in small pages, but for the first HugeFirst bytes of the main
+// mappings in small pages, but for the first InputEstimate bytes of the main
 // arena; without it only the tables' first smallTables bytes are, and
 // none from an InputEstimate of hugeTablesFrom on; PlainMemory has no
 // arenas.
@@ -166,11 +166,11 @@ func TestSmallPagesArenas(t *testing.T) {
 	}{
 		{Options{}, 0, smallTables, 0, false},
 		{Options{SmallPages: true}, hugemem.AllSmall, hugemem.AllSmall, 0, false},
-		{Options{SmallPages: true, HugeFirst: 4 << 20}, 0, hugemem.AllSmall, 4 << 20, false},
-		{Options{HugeFirst: 4 << 20}, 0, smallTables, 0, false},
+		{Options{SmallPages: true, InputEstimate: 4 << 20}, 0, hugemem.AllSmall, 4 << 20, false},
+		{Options{InputEstimate: 4 << 20}, 0, smallTables, 0, false},
 		{Options{InputEstimate: hugeTablesFrom - 1}, 0, smallTables, 0, false},
 		{Options{InputEstimate: hugeTablesFrom}, 0, 0, 0, false},
-		{Options{SmallPages: true, InputEstimate: hugeTablesFrom}, hugemem.AllSmall, hugemem.AllSmall, 0, false},
+		{Options{SmallPages: true, InputEstimate: hugeTablesFrom}, 0, hugemem.AllSmall, hugeTablesFrom, false},
 		{Options{PlainMemory: true, SmallPages: true}, 0, 0, 0, true},
 	} {
 		ctx := newContext(&c.opts, &diag.Bag{}, "warplink")

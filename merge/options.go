@@ -79,13 +79,10 @@ type Options struct {
 	// adviceFrom), whose last huge page would be mostly empty. It does not
 	// change the output.
 	SmallPages bool
-	// HugeFirst, with SmallPages, still asks huge pages for the first
-	// HugeFirst bytes of the arena (hugemem.Arena.HugeTo): cmd/warplink
-	// sets it to what the link is sure to fill. It does not change the
-	// output.
-	HugeFirst int
 	// InputEstimate is about how many bytes the inputs take (0: unknown;
-	// cmd/warplink estimates it from a sample of them). From
+	// cmd/warplink estimates it from a sample of them): with SmallPages,
+	// the arena still asks huge pages for that many bytes, which the link
+	// is sure to fill (hugemem.Arena.HugeTo); without, from
 	// hugeTablesFrom on, the decoded tables take huge pages from their
 	// first byte. It does not change the output.
 	InputEstimate int64

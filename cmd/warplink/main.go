@@ -360,7 +360,7 @@ func tinyLink(o *merge.Options) bool {
 // 27.7 MiB); with the later advice kept, 18.6 and 28.0 MiB. From 4,000
 // objects (17 MB) on the advice stays: there it is time. Below
 // adviceFrom the arenas keep small pages too (Options.SmallPages) past
-// the huge pages the link is sure to fill (Options.HugeFirst): a last huge page
+// the huge pages the link is sure to fill (Options.InputEstimate): a last huge page
 // mostly empty shows in a small link's figure. All in small pages (24
 // alternating links, MB of 10^6 bytes, medians): 1,000 objects 17.6 ->
 // 15.8 MB, 27.6 -> 29.6 ms (nvlink 16.1 MB); 1,500 22.0 -> 20.1 MB, the
@@ -460,7 +460,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 		}
 	} else if mayAdvise, mayCap := !early && !plainMemory, ownProcs && procs > minProcs; mayCap || !plainMemory {
-		// (The estimate also decides the pages of the decoded tables:
+		// (The estimate also decides the arenas' pages:
 		// merge.Options.InputEstimate.)
 		est := inputEstimate(&cmd.Opts, fileSize)
 		cmd.Opts.InputEstimate = est
@@ -475,7 +475,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 			// fill. A link whose arena holds less (host objects, whose
 			// host code is not kept) leaves at most one partly empty:
 			// advised memory never touched costs nothing.
-			cmd.Opts.SmallPages, cmd.Opts.HugeFirst = true, int(est)
+			cmd.Opts.SmallPages = true
 		}
 	}
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
