@@ -162,36 +162,27 @@ func emitChunk(total uint64) int {
 	return int(min(max(total/16, 256<<10), 2<<20))
 }
 
-// runBuffer returns a buffer of n bytes for a run of a file of total
-// bytes. A file under heapRunsBelow gets its two buffers from the Go heap,
-// which by write holds the pages finalize's garbage left (resident, and
-// already faulted); a larger one from the arena, where they cost the heap
-// no collections (10,000 objects: 7-14 ms more from the heap, for about 2 MB
-// less peak RSS).
-func runBuffer(ctx *Context, n int, total uint64) []byte {
-	if total < heapRunsBelow {
+// writeBuffer returns n zero bytes for write's own use: from the arena
+// when large, else from the Go heap, which by write holds the pages
+// finalize's garbage left (resident, and already faulted). Write runs with
+// the heap at its limit, where a large allocation costs the allocating
+// goroutine its share of a collection's work and brings the next
+// collection closer; from the arena it costs the heap nothing, and its
+// fresh memory reads zero (as the null symbol's slot must). Callers say
+// large: the run buffers of a file of heapRunsBelow or more (10,000
+// objects: 7-14 ms more from the heap, for about 2 MB less peak RSS), the
+// symbol tables from arenaTablesFrom (10,000 objects, 1 MB of symbols:
+// write 18.1 -> 15.7 ms fastest, 23.8 -> 22.0 median, median peak RSS
+// 1.8 MB lower, 20 alternating links).
+func writeBuffer(ctx *Context, n int, large bool) []byte {
+	if !large {
 		return make([]byte, n)
 	}
 	return ctx.mem.Alloc(n)
 }
 
-// tableBuffer returns n zero bytes for .symtab or .symtab_shndx: from the
-// Go heap below arenaTablesFrom, like a small file's run buffers (see
-// runBuffer), else from the arena. Write runs with the heap at its limit,
-// where a large allocation costs the allocating goroutine its share of a
-// collection's work and brings the next collection closer: 10,000
-// objects (1 MB of symbols) 18.1 -> 15.7 ms fastest write, 23.8 -> 22.0
-// median, and a median peak RSS 1.8 MB lower (20 alternating links).
-// (Every byte of the arena's fresh memory reads zero, as the null
-// symbol's slot must.)
-func tableBuffer(ctx *Context, n int) []byte {
-	if n < arenaTablesFrom {
-		return make([]byte, n)
-	}
-	return ctx.mem.Alloc(n)
-}
-
-// arenaTablesFrom is the size from which tableBuffer takes the arena:
+// arenaTablesFrom is the size from which .symtab and .symtab_shndx come
+// from the arena (writeBuffer):
 // 512 KiB of symbols, about 5,000 generated objects (heapRunsBelow's
 // links).
 const arenaTablesFrom = 512 << 10
@@ -257,7 +248,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 	next := func(n uint64) []byte {
 		buf := <-free
 		if uint64(cap(buf)) < n {
-			buf = runBuffer(ctx, int(max(n, uint64(chunk))), total)
+			buf = writeBuffer(ctx, int(max(n, uint64(chunk))), total >= heapRunsBelow)
 		}
 		return buf[:n]
 	}
@@ -490,10 +481,10 @@ func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 // real index is in .symtab_shndx; other entries hold 0).
 func buildSymtab(ctx *Context) ([]byte, []byte) {
 	le := binary.LittleEndian
-	b := tableBuffer(ctx, ctx.nsyms*elf.SymSize)
+	b := writeBuffer(ctx, ctx.nsyms*elf.SymSize, ctx.nsyms*elf.SymSize >= arenaTablesFrom)
 	var x []byte
 	if ctx.fixed == 5 {
-		x = tableBuffer(ctx, ctx.nsyms*4)
+		x = writeBuffer(ctx, ctx.nsyms*4, ctx.nsyms*4 >= arenaTablesFrom)
 	}
 	put := func(s *OutSym) {
 		shndx := s.Shndx
