@@ -276,7 +276,7 @@ func TestLinkHeapSettings(t *testing.T) {
 		for _, n := range names {
 			inputs = append(inputs, filepath.Join(dir, n))
 		}
-		if size <= tinyBytes || tinyLink(&merge.Options{Inputs: inputs}) {
+		if size <= tinyBytes || tinyLink(&merge.Options{Inputs: inputs}, fileSize) {
 			t.Fatalf("%d bytes: want a link past tinyBytes", size)
 		}
 		args := append([]string{"warplink", "-arch=" + gen.Arch, "-o", ""}, inputs...)
@@ -367,7 +367,7 @@ func TestTinyLink(t *testing.T) {
 		{"a large library", []string{small, "-lbig"}, false},
 	} {
 		o := &merge.Options{Inputs: c.inputs, LibDirs: []string{dir}}
-		if got := tinyLink(o); got != c.want {
+		if got := tinyLink(o, fileSize); got != c.want {
 			t.Errorf("%s: tinyLink %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -390,7 +390,7 @@ func TestTinyLinkRun(t *testing.T) {
 	for _, n := range []string{"a.cubin", "b.cubin", "c.cubin"} {
 		args = append(args, filepath.Join(dir, n))
 	}
-	if !tinyLink(&merge.Options{Inputs: args[4:]}) {
+	if !tinyLink(&merge.Options{Inputs: args[4:]}, fileSize) {
 		t.Fatal("xcall should be a tiny link")
 	}
 	procs := runtime.GOMAXPROCS(0)

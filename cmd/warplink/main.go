@@ -327,7 +327,8 @@ const smallLink = 16 << 20
 // Generated links in the Go heap's own pages instead: 10 objects
 // 14.8-17.8 -> 10.8 ms, 30 objects 14.3-16.3 -> 12.9-13.2, 100 objects
 // (430 KB) the same, 300 objects 22 -> 29-30 (perf stat, 20 links).
-func tinyLink(o *merge.Options) bool {
+// size is fileSize or a memo of it (sizeMemo).
+func tinyLink(o *merge.Options, size func(path string) (int64, bool)) bool {
 	if len(o.Inputs) > tinyInputs {
 		return false
 	}
@@ -337,11 +338,11 @@ func tinyLink(o *merge.Options) bool {
 		if !ok {
 			continue // (read skips it too)
 		}
-		size, ok := fileSize(path)
+		n, ok := size(path)
 		if !ok {
 			return false // (read reports it)
 		}
-		if total += size; total > tinyBytes {
+		if total += n; total > tinyBytes {
 			return false
 		}
 	}
@@ -454,7 +455,10 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// adviceFrom leaves the Go heap's pages as the runtime has them.
 	ownProcs := cmd.Opts.Threads == 0 && os.Getenv("GOMAXPROCS") == ""
 	procs := runtime.GOMAXPROCS(0)
-	if tinyLink(&cmd.Opts) {
+	// (A link of up to tinyInputs inputs that is not tiny would otherwise
+	// stat them twice: tinyLink, then inputEstimate.)
+	size := sizeMemo(fileSize)
+	if tinyLink(&cmd.Opts, size) {
 		cmd.Opts.PlainMemory = true
 		if ownProcs {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
@@ -462,7 +466,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	} else if mayAdvise, mayCap := !early && !plainMemory, ownProcs && procs > minProcs; mayCap || !plainMemory {
 		// (The estimate also decides the arenas' pages:
 		// merge.Options.InputEstimate.)
-		est := inputEstimate(&cmd.Opts, fileSize)
+		est := inputEstimate(&cmd.Opts, size)
 		cmd.Opts.InputEstimate = est
 		if p := procsFor(est, procs); mayCap && p < procs {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))

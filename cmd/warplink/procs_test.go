@@ -101,6 +101,57 @@ func TestInputEstimateLibraries(t *testing.T) {
 	}
 }
 
+// TestSizeMemo checks that sizeMemo asks about each path once and gives
+// the same answers as the function it remembers, failures included, and
+// that tinyLink then inputEstimate through one memo stat each input once.
+func TestSizeMemo(t *testing.T) {
+	asked := map[string]int{}
+	size := func(path string) (int64, bool) {
+		asked[path]++
+		if path == "missing" {
+			return 0, false
+		}
+		return int64(len(path)), true
+	}
+	memo := sizeMemo(size)
+	for range 3 {
+		for _, p := range []string{"a", "bb", "missing"} {
+			n, ok := memo(p)
+			if wn, wok := size(p); n != wn || ok != wok {
+				t.Errorf("%s: %d %v, want %d %v", p, n, ok, wn, wok)
+			}
+			asked[p]-- // (the check's own question)
+		}
+	}
+	for p, n := range asked {
+		if n != 1 {
+			t.Errorf("%s asked %d times, want once", p, n)
+		}
+	}
+
+	dir := t.TempDir()
+	var inputs []string
+	for i := range 3 {
+		name := filepath.Join(dir, fmt.Sprintf("o%d.cubin", i))
+		if err := os.WriteFile(name, make([]byte, tinyBytes), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, name)
+	}
+	stats := 0
+	memo = sizeMemo(func(path string) (int64, bool) { stats++; return fileSize(path) })
+	o := &merge.Options{Inputs: inputs}
+	if tinyLink(o, memo) {
+		t.Fatalf("%d bytes: a tiny link", 3*tinyBytes)
+	}
+	if got, want := inputEstimate(o, memo), int64(3*tinyBytes); got != want {
+		t.Errorf("estimate %d, want %d", got, want)
+	}
+	if stats != len(inputs) {
+		t.Errorf("%d stat calls for %d inputs, want one each", stats, len(inputs))
+	}
+}
+
 // TestSmallLinkProcs links 300 generated objects through run on 16 Ps: the
 // link runs on procsFor's fewer (seen from the passes' hook), GOMAXPROCS
 // is 16 again afterwards, and the bytes are those of the same link with
