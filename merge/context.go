@@ -70,9 +70,9 @@ type Context struct {
 	// the rest of finalize and write do not come on top.
 	tables *hugemem.Arena
 
-	// openOutput opens where the write pass streams the file (nil: into
-	// Out).
-	openOutput func() (io.Writer, error)
+	// openOutput opens where the write pass streams the file, size bytes
+	// (nil: into Out).
+	openOutput func(size uint64) (io.Writer, error)
 
 	cgEdges      []cgEdge           // call edges (caller, callee) in file order
 	calls        lists[int32]       // by caller symbol ID: its callees in edge order (finalize)
@@ -247,13 +247,13 @@ func (ctx *Context) res(o *Obj, i int) *Resolution {
 	return nil
 }
 
-// outputSink opens the output stream; nil when the file is to be kept in
-// Out.
-func (ctx *Context) outputSink() (io.Writer, error) {
+// outputSink opens the output stream for a file of size bytes; nil when
+// the file is to be kept in Out.
+func (ctx *Context) outputSink(size uint64) (io.Writer, error) {
 	if ctx.openOutput == nil {
 		return nil, nil
 	}
-	return ctx.openOutput()
+	return ctx.openOutput(size)
 }
 
 func newContext(opts *Options, diags *diag.Bag, prog string) *Context {

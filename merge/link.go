@@ -29,12 +29,13 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	// The write pass streams the file into an unnamed or temporary file
 	// (atomicfile), named or renamed into place only when the link succeeds.
 	var outFile *atomicfile.File
-	ctx.openOutput = func() (io.Writer, error) {
+	ctx.openOutput = func(size uint64) (io.Writer, error) {
 		f, err := createOutput(opts.Files, opts.output())
 		if err != nil {
 			diags.Fatalf([3]int{9, 0, 0}, "Could not open output file '%s'", opts.output())
 			return nil, errFatal
 		}
+		f.Reserve(int64(min(size, 1<<62))) // (the blocks at once: see atomicfile.File.Reserve)
 		outFile = f
 		return f, nil
 	}

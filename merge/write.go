@@ -3,7 +3,8 @@ package merge
 // write: assign file offsets and serialize the executable cubin.
 //
 // Inputs: finalized sections (Order, Index), symbols (Index), string tables.
-// Outputs: the file, streamed to what Context.openOutput opens
+// Outputs: the file, streamed to what Context.openOutput opens, told the
+// file's size first (the link reserves its blocks: atomicfile.File.Reserve)
 // (Context.Out holds it when there is none, or for --warplink-dump=write).
 // Invariants: the layout is nvlink's: ELF header, .shstrtab, .strtab,
 // .symtab, then the sections in index order, each at its alignment (NOBITS
@@ -131,7 +132,7 @@ func write(ctx *Context) error {
 		}
 	}
 
-	sink, err := ctx.outputSink()
+	sink, err := ctx.outputSink(total)
 	if err != nil {
 		return err
 	}

@@ -119,6 +119,21 @@ func withTempName(path string, use func(tmp string) error) (string, error) {
 	}
 }
 
+// Reserve tells the file system that about n bytes are coming, where it
+// can be told (Linux's fallocate, keeping the size): the blocks are
+// allocated at once, and the writes that follow skip the delayed
+// allocation's work page by page (on ext4, 28 MB written in 1.75 MB
+// pieces: 5.0-5.8 -> 3.2-3.4 ms with the call, 2.8 MB 0.50-0.64 ->
+// 0.29-0.43 ms). A target written in place (a device, a pipe) gets no
+// call. It reports whether the blocks were reserved; the file is as
+// usable either way.
+func (f *File) Reserve(n int64) bool {
+	if n <= 0 || (!f.unnamed && f.tmp == "") {
+		return false
+	}
+	return f.reserve(n) == nil
+}
+
 // Path is the target path.
 func (f *File) Path() string { return f.path }
 

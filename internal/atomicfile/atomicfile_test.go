@@ -228,6 +228,65 @@ func TestMissingDir(t *testing.T) {
 	}
 }
 
+// TestReserve reserves blocks for new and replacing outputs (unnamed and
+// named temporary files): the file keeps the size of what was written,
+// holds it, and where Reserve reported the blocks reserved, has them
+// (st_blocks) before a byte is written. A target written in place
+// (/dev/null) gets no reservation.
+func TestReserve(t *testing.T) {
+	const n = 1 << 20
+	data := make([]byte, 100)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	dir := t.TempDir()
+	for _, existing := range []bool{false, true} {
+		path := filepath.Join(dir, "out")
+		if existing {
+			if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f, err := Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Reserve(n) && runtime.GOOS == "linux" {
+			var st syscall.Stat_t
+			if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Size != 0 || st.Blocks*512 < n {
+				t.Errorf("existing %v: reserved, but size %d and %d bytes of blocks (want 0 and %d)", existing, st.Size, st.Blocks*512, n)
+			}
+		}
+		if _, err := f.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		holds(t, path, string(data))
+		leaves(t, dir, 1)
+	}
+	if runtime.GOOS != "windows" {
+		f, err := Create(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Reserve(n) {
+			t.Error("/dev/null: reserved")
+		}
+		f.Commit()
+	}
+	if f, err := Create(filepath.Join(dir, "zero")); err == nil {
+		if f.Reserve(0) {
+			t.Error("nothing to reserve: reserved")
+		}
+		f.Abort()
+	}
+}
+
 func TestDevNull(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("unix only")
