@@ -251,13 +251,9 @@ func TestReserve(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Reserve(n) && runtime.GOOS == "linux" {
-			var st syscall.Stat_t
-			if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
-				t.Fatal(err)
-			}
-			if st.Size != 0 || st.Blocks*512 < n {
-				t.Errorf("existing %v: reserved, but size %d and %d bytes of blocks (want 0 and %d)", existing, st.Size, st.Blocks*512, n)
+		if f.Reserve(n) {
+			if size, blocks, ok := sizeAndBlocks(t, f); ok && (size != 0 || blocks < n) {
+				t.Errorf("existing %v: reserved, but size %d and %d bytes of blocks (want 0 and %d)", existing, size, blocks, n)
 			}
 		}
 		if _, err := f.Write(data); err != nil {
