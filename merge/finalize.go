@@ -190,7 +190,7 @@ func reportProperties(ctx *Context) {
 		switch {
 		case s.Name == ".nv.global" || s.Name == ".nv.global.init":
 			gmem += s.Size
-		case strings.HasPrefix(s.Name, ".nv.constant") && !strings.Contains(s.Name[len(".nv.constant"):], "."):
+		case isModuleBankName(s.Name):
 			banks = append(banks, fmt.Sprintf(", %d bytes cmem[%s]", s.Size, s.Name[len(".nv.constant"):]))
 		}
 	}

@@ -330,13 +330,18 @@ func (ctx *Context) reachableCode(t int32) map[int32]bool {
 // it at 100,000 objects.)
 func (ctx *Context) noteSecName(id int32, name string) {
 	switch {
-	case strings.HasPrefix(name, ".nv.constant"):
-		if !strings.Contains(name[len(".nv.constant"):], ".") {
-			ctx.bankSecs = append(ctx.bankSecs, id)
-		}
-	case strings.HasPrefix(name, ".nv.shared."), name == moduleShared:
+	case isModuleBankName(name):
+		ctx.bankSecs = append(ctx.bankSecs, id)
+	case isSharedName(name):
 		ctx.sharedSecs = append(ctx.sharedSecs, id)
 	}
+}
+
+// isModuleBankName reports the module-scope constant banks: .nv.constantN
+// without an entry's suffix.
+func isModuleBankName(n string) bool {
+	rest, ok := strings.CutPrefix(n, ".nv.constant")
+	return ok && !strings.Contains(rest, ".")
 }
 
 // allocateCommons places every global still SHN_COMMON after resolution

@@ -960,8 +960,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 // isSharedMemory reports the sections of shared memory: per-entry
 // .nv.shared.<k> and module-scope .nv_debug.shared.
 func (ctx *Context) isSharedMemory(sec int32) bool {
-	n := ctx.Secs[sec].Name
-	return strings.HasPrefix(n, ".nv.shared.") || n == moduleShared
+	return isSharedName(ctx.Secs[sec].Name)
 }
 
 // stoCudaShared is the memory-space bit of st_other for shared data.
