@@ -266,15 +266,18 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		Timer: &Timer{},
 	}
 	if !opts.PlainMemory {
-		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{SmallFirst: smallTables}
-		if opts.InputEstimate >= hugeTablesFrom {
-			c.tables.SmallFirst = 0
+		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{}
+		switch {
+		case opts.SmallPages && opts.InputEstimate > 0:
+			c.mem.HugeTo = int(opts.InputEstimate) // (what the link is sure to fill)
+		case opts.SmallPages:
+			c.mem.SmallFirst = hugemem.AllSmall
 		}
-		if opts.SmallPages {
-			c.mem.SmallFirst, c.tables.SmallFirst = hugemem.AllSmall, hugemem.AllSmall
-			if opts.InputEstimate > 0 {
-				c.mem.SmallFirst, c.mem.HugeTo = 0, int(opts.InputEstimate)
-			}
+		switch {
+		case opts.SmallPages:
+			c.tables.SmallFirst = hugemem.AllSmall
+		case opts.InputEstimate < hugeTablesFrom:
+			c.tables.SmallFirst = smallTables
 		}
 	}
 	// nvlink's output object starts with these names in both tables.
