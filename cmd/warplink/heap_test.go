@@ -404,3 +404,33 @@ func TestTinyLinkRun(t *testing.T) {
 		t.Errorf("GOMAXPROCS %d after the link, want %d", got, procs)
 	}
 }
+
+// TestPagesFor checks which links go without heap advice and which keep
+// the arenas in small pages: below adviceFrom both, up to smallPagesBelow
+// small pages only, from there neither; a link advised before its command
+// line was parsed (mayAdvise false) neither.
+func TestPagesFor(t *testing.T) {
+	cases := []struct {
+		est                  int64
+		mayAdvise            bool
+		noAdvice, smallPages bool
+	}{
+		{0, true, true, true},
+		{adviceFrom - 1, true, true, true},
+		{adviceFrom, true, false, true},
+		{smallPagesBelow - 1, true, false, true},
+		{smallPagesBelow, true, false, false},
+		{1 << 30, true, false, false},
+		{1 << 20, false, false, false},
+		{smallPagesBelow - 1, false, false, false},
+	}
+	for _, c := range cases {
+		noAdvice, smallPages := pagesFor(c.est, c.mayAdvise)
+		if noAdvice != c.noAdvice || smallPages != c.smallPages {
+			t.Errorf("pagesFor(%d, %v) = %v, %v; want %v, %v", c.est, c.mayAdvise, noAdvice, smallPages, c.noAdvice, c.smallPages)
+		}
+	}
+	if adviceFrom >= smallPagesBelow {
+		t.Errorf("adviceFrom %d not below smallPagesBelow %d", adviceFrom, smallPagesBelow)
+	}
+}

@@ -361,21 +361,44 @@ func tinyLink(o *merge.Options, size func(path string) (int64, bool)) bool {
 // 27.7 MiB); with the later advice kept, 18.6 and 28.0 MiB. From 4,000
 // objects (17 MB) on the advice stays: there it is time. Below
 // adviceFrom the arenas keep small pages too (Options.SmallPages) past
-// the huge pages the link is sure to fill (Options.InputEstimate): a last huge page
-// mostly empty shows in a small link's figure. All in small pages (24
-// alternating links, MB of 10^6 bytes, medians): 1,000 objects 17.6 ->
-// 15.8 MB, 27.6 -> 29.6 ms (nvlink 16.1 MB); 1,500 22.0 -> 20.1 MB, the
-// same time (nvlink 22.7); 2,000 26.8 -> 25.1 MB, 53.4 -> 57.5 ms
-// (nvlink 28.1). With those huge pages besides (2026-11-27, 30 and 16
+// the huge pages the link is sure to fill (Options.InputEstimate), and so
+// up to smallPagesBelow (pagesFor): a last huge page mostly empty shows in
+// a small link's figure. All in small pages (24 alternating links, MB of
+// 10^6 bytes, medians): 1,000 objects 17.6 -> 15.8 MB, 27.6 -> 29.6 ms
+// (nvlink 16.1 MB); 1,500 22.0 -> 20.1 MB, the same time (nvlink 22.7);
+// 2,000 26.8 -> 25.1 MB, 53.4 -> 57.5 ms (nvlink 28.1). With those huge pages besides (2026-11-27, 30 and 16
 // alternating links): 1,000 objects the same peak RSS, 24.2 -> 23.5 ms
 // (1,300 page faults fewer); 2,000 objects 25.9 -> 24.5 MB against all
 // huge pages, the same time.
 const (
-	tinyInputs = 64
-	tinyBytes  = 256 << 10
-	largeArgs  = 4096
-	adviceFrom = 12 << 20
+	tinyInputs      = 64
+	tinyBytes       = 256 << 10
+	largeArgs       = 4096
+	adviceFrom      = 12 << 20
+	smallPagesBelow = 24 << 20
 )
+
+// pagesFor decides, for a link of about est bytes of input (inputEstimate)
+// that may advise the heap, whether the Go heap goes without advice (below
+// adviceFrom) and whether the arenas keep small pages past the huge pages
+// the link is sure to fill (below smallPagesBelow; Options.SmallPages).
+// The arena holds about 1.09 times the cubins read (generated links of
+// 1,000 to 4,000 objects), and inputEstimate was within 7 % of their size
+// there: the huge pages up to est fill. A link whose arena holds less
+// (host objects, whose host code is not kept) leaves at most one partly
+// empty: advised memory never touched costs nothing.
+//
+// Small pages from adviceFrom to smallPagesBelow (2026-11-27, 4,000
+// objects, medians of alternating links): on the 16-core GPU machine with
+// nvlink 13.0's corpus (21.1 MB of input) 65.6 -> 63.5 MB under 14 Ps and
+// 63.6 -> 61.7 MB under 8 (12 links each; nvlink 13.0: 62.6 MB), the
+// same time; on the 2-core VM (17.4 MB) 51.1 -> 50.6 MB, the same time
+// (24 links each). At 5,500 objects (24 MB) they no longer saved memory
+// and may cost time (95.8 -> 99.7 ms, 16 links each, a noisy spell);
+// at 10,000 they cost 3-10 ms.
+func pagesFor(est int64, mayAdvise bool) (noAdvice, smallPages bool) {
+	return mayAdvise && est < adviceFrom, mayAdvise && est < smallPagesBelow
+}
 
 // progName is the name diagnostics are printed under: "nvlink" when the
 // binary was invoked as nvlink, else "warplink".
@@ -451,7 +474,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// three-object link 10.3-10.6 -> 9.8-10.1 ms; 8.6-9.4 with
 	// GOMAXPROCS=1 from the start, which a process cannot give itself).
 	cmd.Opts.PlainMemory = plainMemory
-	// A larger one gets one P per 1.5 MiB of input (procsFor), and below
+	// A larger one gets one P per 2.5 MiB of input (procsFor), and below
 	// adviceFrom leaves the Go heap's pages as the runtime has them.
 	ownProcs := cmd.Opts.Threads == 0 && os.Getenv("GOMAXPROCS") == ""
 	procs := runtime.GOMAXPROCS(0)
@@ -471,16 +494,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		if p := procsFor(est, procs); mayCap && p < procs {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
 		}
-		heap.noAdvice = mayAdvise && est < adviceFrom
-		if heap.noAdvice {
-			// The arena holds about 1.09 times the cubins read (generated
-			// links of 1,000 to 4,000 objects), and inputEstimate was
-			// within 7 % of their size there: the huge pages up to est
-			// fill. A link whose arena holds less (host objects, whose
-			// host code is not kept) leaves at most one partly empty:
-			// advised memory never touched costs nothing.
-			cmd.Opts.SmallPages = true
-		}
+		heap.noAdvice, cmd.Opts.SmallPages = pagesFor(est, mayAdvise)
 	}
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
 	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"

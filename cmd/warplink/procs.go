@@ -12,14 +12,21 @@ import (
 // input gets out of procs: one per bytesPerProc of input, at least
 // minProcs, at most procs. A small link on many cores otherwise wakes
 // them all for little work, and each P the allocator hands pages to
-// touches huge pages of its own: on the 16-core GPU machine (nvlink 13.0's corpus, 5 links each, peak
-// RSS / wall) 1,000 objects (5.3 MB) took 26.7-28.6 MB / 28.6-32.4 ms
-// under 16 Ps against 21.2-23.1 MB / 25.9-29.8 ms under 4, and 2,000
-// objects (10.4 MB) 38.8-43.7 MB / 52.7-83.1 ms under 16 against
-// 35.6-37.2 MB / 49.4-72.1 ms under 8. Then, seven links each way
-// (medians): 1,000 objects 23.0 MB / 27.6 ms against 27.0 / 30.2 under
-// 16, 2,000 36.9 / 47.0 against 41.1 / 48.0, 4,000 (14 Ps) 65.8 / 88.3
-// against 66.2 / 91.5; the same bytes. est is inputEstimate's.
+// touches huge pages of its own: on the 16-core GPU machine (nvlink
+// 13.0's corpus, 5 links each, peak RSS / wall) 1,000 objects (5.3 MB)
+// took 26.7-28.6 MB / 28.6-32.4 ms under 16 Ps against 21.2-23.1 MB /
+// 25.9-29.8 ms under 4, and 2,000 objects (10.4 MB) 38.8-43.7 MB /
+// 52.7-83.1 ms under 16 against 35.6-37.2 MB / 49.4-72.1 ms under 8.
+// Then, seven links each way (medians): 1,000 objects 23.0 MB / 27.6 ms
+// against 27.0 / 30.2 under 16, 2,000 36.9 / 47.0 against 41.1 / 48.0,
+// 4,000 (14 Ps) 65.8 / 88.3 against 66.2 / 91.5; the same bytes.
+// One P per 2.5 MiB rather than 1.5 (2026-11-27, the same machine, the
+// arenas in small pages below smallPagesBelow, 12 alternating links each,
+// medians): 4,000 objects (9 Ps against 14) 61.7 MB / 79.2 ms against
+// 63.5 / 82.7 (nvlink 13.0: 62.6 MB); 1,000 (3 against 4) 17.2 / 28.7
+// against 17.3 / 27.6; 2,000 (5 against 7) 28.7 / 49.8 against 29.2 /
+// 51.5; 10,000 all 16 either way. (3 MiB: 4,000 objects the same memory,
+// 1,000 objects 30.9 ms.) est is inputEstimate's.
 func procsFor(est int64, procs int) int {
 	if procs <= minProcs {
 		return procs
@@ -53,7 +60,7 @@ func inputEstimate(o *merge.Options, size func(path string) (int64, bool)) int64
 
 // bytesPerProc, minProcs and procsSample: see procsFor.
 const (
-	bytesPerProc = 3 << 19 // 1.5 MiB
+	bytesPerProc = 5 << 19 // 2.5 MiB
 	minProcs     = 2
 	procsSample  = 64
 )

@@ -24,9 +24,10 @@ func TestProcsFor(t *testing.T) {
 	}{
 		{"one core", 1000 * each, 1, 1},
 		{"two cores: left alone", 1000 * each, 2, 2},
-		{"1,000 objects", 1000 * each, 16, 4},
-		{"2,000 objects", 2000 * each, 16, 7},
-		{"4,000 objects: 14 of 16", 4000 * each, 16, 14},
+		{"1,000 objects", 1000 * each, 16, 3},
+		{"2,000 objects", 2000 * each, 16, 5},
+		{"4,000 objects: 9 of 16", 4000 * each, 16, 9},
+		{"7,000 objects: 15 of 16", 7000 * each, 16, 15},
 		{"10,000 objects: every core", 10000 * each, 16, 16},
 		{"100,000 objects", 100000 * each, 64, 64},
 		{"small: at least two", 80 * 4 << 10, 16, minProcs},
