@@ -76,8 +76,8 @@ type Options struct {
 	PlainMemory bool
 	// SmallPages keeps the arenas' mappings in small pages (no huge-page
 	// advice); cmd/warplink sets it for a small link (below its
-	// adviceFrom), whose last huge page would be mostly empty. It does not
-	// change the output.
+	// smallPagesBelow: pagesFor), whose last huge page would be mostly
+	// empty. It does not change the output.
 	SmallPages bool
 	// InputEstimate is about how many bytes the inputs take (0: unknown;
 	// cmd/warplink estimates it from a sample of them): with SmallPages,
