@@ -366,10 +366,10 @@ func tinyLink(o *merge.Options, size func(path string) (int64, bool)) bool {
 // a small link's figure. All in small pages (24 alternating links, MB of
 // 10^6 bytes, medians): 1,000 objects 17.6 -> 15.8 MB, 27.6 -> 29.6 ms
 // (nvlink 16.1 MB); 1,500 22.0 -> 20.1 MB, the same time (nvlink 22.7);
-// 2,000 26.8 -> 25.1 MB, 53.4 -> 57.5 ms (nvlink 28.1). With those huge pages besides (2026-11-27, 30 and 16
-// alternating links): 1,000 objects the same peak RSS, 24.2 -> 23.5 ms
-// (1,300 page faults fewer); 2,000 objects 25.9 -> 24.5 MB against all
-// huge pages, the same time.
+// 2,000 26.8 -> 25.1 MB, 53.4 -> 57.5 ms (nvlink 28.1). With those huge
+// pages besides (2026-11-27, 30 and 16 alternating links): 1,000 objects
+// the same peak RSS, 24.2 -> 23.5 ms (1,300 page faults fewer); 2,000
+// objects 25.9 -> 24.5 MB against all huge pages, the same time.
 const (
 	tinyInputs      = 64
 	tinyBytes       = 256 << 10
