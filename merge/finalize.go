@@ -130,20 +130,6 @@ func finalize(ctx *Context) error {
 	return nil
 }
 
-// smallTables is how much of Context.tables keeps small pages: the tables
-// of links up to about 4,000 generated objects (4.2 MB there), whose
-// release would otherwise leave a huge page mostly empty before it.
-const smallTables = 4 << 20
-
-// hugeTablesFrom is the input size (Options.InputEstimate) from which
-// Context.tables takes huge pages from its first byte: the decoded tables
-// run about a quarter of the input (4.2 MB for 17.4 MB of generated
-// objects at 4,000), so from here they outgrow releaseTablesBelow, are
-// never released, and small pages only cost faults: 10,000 objects took
-// 2,378 page faults a link with them, 1,025 without (read 34.6 -> 32.7
-// ms at best, 16 alternating links).
-const hugeTablesFrom = 4 * releaseTablesBelow
-
 // releaseTablesBelow bounds the tables releaseTables frees: 8 MiB, about
 // 8,000 generated objects. Larger links are below nvlink's peak RSS
 // anyway, and there the freed memory cost the next process: this VM's
@@ -164,9 +150,9 @@ const releaseTablesBelow = 8 << 20
 // objects the same. Freed before buildNvInfo instead, whose records and
 // the symbol indices grow the heap by 5 MB at 4,000 objects: 52.0 ->
 // 50.1 MB (medians of 12 alternating links, 2026-11-26; 2,000 objects
-// 29.5 -> 29.2, 1,000 the same, no slower). The tables' first 4 MiB take
-// small pages (smallTables): in huge pages, what a small link freed left
-// one mostly empty before it (1,000 objects 20.9 -> 22.9 MB). The symbol
+// 29.5 -> 29.2, 1,000 the same, no slower). A small link's tables take
+// small pages (Options.SmallPages): in huge pages, what it freed left one
+// mostly empty before it (1,000 objects 20.9 -> 22.9 MB). The symbol
 // tables and relocations are dropped from the objects, so that a use
 // after this fails at once; a dump (after any pass, or of the call graph,
 // which names input symbols) shows them, so they stay for one.

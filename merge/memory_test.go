@@ -154,9 +154,8 @@ func TestReleaseTables(t *testing.T) {
 
 // TestSmallPagesArenas: Options.SmallPages keeps both arenas' first
 // mappings in small pages, but for the first InputEstimate bytes of the main
-// arena; without it only the tables' first smallTables bytes are, and
-// none from an InputEstimate of hugeTablesFrom on; PlainMemory has no
-// arenas.
+// arena; without it both take huge pages from their first byte, whatever
+// the estimate; PlainMemory has no arenas.
 func TestSmallPagesArenas(t *testing.T) {
 	for _, c := range []struct {
 		opts        Options
@@ -164,13 +163,12 @@ func TestSmallPagesArenas(t *testing.T) {
 		hugeTo      int
 		plain       bool
 	}{
-		{Options{}, 0, smallTables, 0, false},
+		{Options{}, 0, 0, 0, false},
 		{Options{SmallPages: true}, hugemem.AllSmall, hugemem.AllSmall, 0, false},
 		{Options{SmallPages: true, InputEstimate: 4 << 20}, 0, hugemem.AllSmall, 4 << 20, false},
-		{Options{InputEstimate: 4 << 20}, 0, smallTables, 0, false},
-		{Options{InputEstimate: hugeTablesFrom - 1}, 0, smallTables, 0, false},
-		{Options{InputEstimate: hugeTablesFrom}, 0, 0, 0, false},
-		{Options{SmallPages: true, InputEstimate: hugeTablesFrom}, 0, hugemem.AllSmall, hugeTablesFrom, false},
+		{Options{InputEstimate: 4 << 20}, 0, 0, 0, false},
+		{Options{InputEstimate: 32 << 20}, 0, 0, 0, false},
+		{Options{SmallPages: true, InputEstimate: 32 << 20}, 0, hugemem.AllSmall, 32 << 20, false},
 		{Options{PlainMemory: true, SmallPages: true}, 0, 0, 0, true},
 	} {
 		ctx := newContext(&c.opts, &diag.Bag{}, "warplink")

@@ -82,9 +82,8 @@ type Options struct {
 	// InputEstimate is about how many bytes the inputs take (0: unknown;
 	// cmd/warplink estimates it from a sample of them): with SmallPages,
 	// the arena still asks huge pages for that many bytes, which the link
-	// is sure to fill (hugemem.Arena.HugeTo); without, from
-	// hugeTablesFrom on, the decoded tables take huge pages from their
-	// first byte. It does not change the output.
+	// is sure to fill (hugemem.Arena.HugeTo). It does not change the
+	// output.
 	InputEstimate int64
 	// NoRing reads the inputs one system call at a time, without io_uring
 	// (input.Ring); set by WARPLINK_IOURING=0. It does not change the output.

@@ -408,7 +408,7 @@ func TestTinyLinkRun(t *testing.T) {
 // TestPagesFor checks which links go without heap advice and which keep
 // the arenas in small pages: below adviceFrom both, up to smallPagesBelow
 // small pages only, from there neither; a link advised before its command
-// line was parsed (mayAdvise false) neither.
+// line was parsed (mayAdvise false) small pages only, by the same bound.
 func TestPagesFor(t *testing.T) {
 	cases := []struct {
 		est                  int64
@@ -421,8 +421,9 @@ func TestPagesFor(t *testing.T) {
 		{smallPagesBelow - 1, true, false, true},
 		{smallPagesBelow, true, false, false},
 		{1 << 30, true, false, false},
-		{1 << 20, false, false, false},
-		{smallPagesBelow - 1, false, false, false},
+		{1 << 20, false, false, true},
+		{smallPagesBelow - 1, false, false, true},
+		{smallPagesBelow, false, false, false},
 	}
 	for _, c := range cases {
 		noAdvice, smallPages := pagesFor(c.est, c.mayAdvise)

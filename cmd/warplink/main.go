@@ -378,10 +378,17 @@ const (
 	smallPagesBelow = 24 << 20
 )
 
-// pagesFor decides, for a link of about est bytes of input (inputEstimate)
-// that may advise the heap, whether the Go heap goes without advice (below
-// adviceFrom) and whether the arenas keep small pages past the huge pages
-// the link is sure to fill (below smallPagesBelow; Options.SmallPages).
+// pagesFor decides, for a link of about est bytes of input
+// (inputEstimate), whether the Go heap goes without advice (below
+// adviceFrom, where the link may still advise it: mayAdvise) and whether
+// the arenas keep small pages past the huge pages the link is sure to fill
+// (below smallPagesBelow; Options.SmallPages). The arenas are not the
+// heap: a link advised before its command line was parsed keeps small
+// ones too (4,500 objects, 16 alternating links, medians: 57.2 -> 55.4
+// MB, the same time; nvlink 60.6). They are the only small pages merge
+// gives its arenas (it kept the decoded tables' first 4 MiB small below
+// 32 MiB of input as well until 2026-11-27: at 4,500 and 6,500 objects
+// that no longer changed anything).
 // The arena holds about 1.09 times the cubins read (generated links of
 // 1,000 to 4,000 objects), and inputEstimate was within 7 % of their size
 // there: the huge pages up to est fill. A link whose arena holds less
@@ -397,7 +404,7 @@ const (
 // and may cost time (95.8 -> 99.7 ms, 16 links each, a noisy spell);
 // at 10,000 they cost 3-10 ms.
 func pagesFor(est int64, mayAdvise bool) (noAdvice, smallPages bool) {
-	return mayAdvise && est < adviceFrom, mayAdvise && est < smallPagesBelow
+	return mayAdvise && est < adviceFrom, est < smallPagesBelow
 }
 
 // progName is the name diagnostics are printed under: "nvlink" when the
