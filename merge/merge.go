@@ -656,16 +656,13 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 	if align > sec.Align {
 		sec.Align = align
 	}
+	// Every section concatenates its inputs, .nv.global and the shared
+	// constant banks too: one definition of each symbol stays (resolve),
+	// and nvlink 11.8 lays the files' pieces end to end (corpus globals and
+	// constants, byte-identical).
 	off := alignUp(sec.Size, align)
-	if isOverlapSection(sec) {
-		off = 0 // data sections of one name overlap by symbol (see layout)
-	}
 	sec.Pieces = append(sec.Pieces, Piece{Obj: int32(o.ID), Sec: int32(i), Offset: off, Size: in.Size, Align: align})
-	if !isOverlapSection(sec) {
-		sec.Size = off + in.Size
-	} else if in.Size > sec.Size {
-		sec.Size = in.Size
-	}
+	sec.Size = off + in.Size
 	o.SecMap[i] = id
 	o.SecOff[i] = off
 	return id
@@ -733,14 +730,6 @@ func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 // when it concatenated them. Objects of CUDA 11.8 have none.
 func isCUInfoNote(s *elf.Section) bool {
 	return s.Type == elf.SHTNote && s.Name == ".note.nv.cuinfo"
-}
-
-// isOverlapSection reports global-scope data sections whose contributions
-// from different files are merged by overlapping identical definitions
-// rather than concatenated. They are .nv.global, .nv.global.init and the
-// shared constant banks (.nv.constantN without an entry suffix).
-func isOverlapSection(s *OutSec) bool {
-	return false
 }
 
 func alignUp(v, a uint64) uint64 {

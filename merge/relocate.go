@@ -418,9 +418,8 @@ func (ctx *Context) isGlobalMemory(sec int32) bool {
 // generated contents, or its pieces, and zeros wherever neither reaches
 // (alignment gaps between pieces, a tail past the last). b may hold
 // anything before: the writer reuses its buffers. (Pieces come in offset
-// order, or all at offset 0 in sections whose pieces overlap; a gap is
-// cleared only past every byte written so far, so a later piece that
-// covers it still wins, as before.)
+// order, end to end: mapSectionTo. A gap is cleared only past every byte
+// written so far, so a later piece that covers it still wins.)
 func (ctx *Context) fillSection(s *OutSec, b []byte, lo uint64) {
 	hi := lo + uint64(len(b))
 	if s.Data != nil {
