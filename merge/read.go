@@ -294,7 +294,27 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		if err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
 		}
+		if err := checkRegcounts(attrs); err != nil {
+			return fmt.Errorf("%v in '%s'", err, o.Name)
+		}
 		o.nvinfo = append(o.nvinfo, infoSec{int32(si), attrs})
+	}
+	return nil
+}
+
+// checkRegcounts rejects an EIATTR_REGCOUNT record without a count (a
+// payload of less than the function's symbol and its count: 8 bytes),
+// which propagateRegCount would have to raise. nvlink 11.8 fails on one
+// with "Internal error: no regcount?", call edges or not
+// (testdata/malformed/nvinfo-regcount-short.cubin).
+func checkRegcounts(attrs []elf.Attr) error {
+	off := 0
+	for i := range attrs {
+		a := &attrs[i]
+		if a.Code == elf.EIAttrRegcount && len(a.Payload) < 8 {
+			return fmt.Errorf(".nv.info record 0x%x (EIATTR_REGCOUNT) at offset 0x%x has size %d, too short for a register count", a.Code, off, len(a.Payload))
+		}
+		off += a.Size()
 	}
 	return nil
 }

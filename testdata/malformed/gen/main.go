@@ -140,6 +140,16 @@ func section(f *elf.File, name string) *elf.Section {
 	panic("no section " + name)
 }
 
+// sectionIndex returns the index of the named section of f.
+func sectionIndex(f *elf.File, name string) int {
+	for i := range f.Sections {
+		if f.Sections[i].Name == name {
+			return i
+		}
+	}
+	panic("no section " + name)
+}
+
 // shdr returns the offset of section i's header.
 func shdr(f *elf.File, i int) int { return int(f.Header.Shoff) + i*elf.ShdrSize }
 
@@ -159,7 +169,7 @@ const (
 func setShdr64(name string, field int, v uint64) func([]byte) []byte {
 	return func(b []byte) []byte {
 		f := mustParse(b)
-		le.PutUint64(b[shdr(f, section(f, name).Index)+field:], v)
+		le.PutUint64(b[shdr(f, sectionIndex(f, name))+field:], v)
 		return b
 	}
 }
@@ -167,7 +177,7 @@ func setShdr64(name string, field int, v uint64) func([]byte) []byte {
 func setShdr32(name string, field int, v uint32) func([]byte) []byte {
 	return func(b []byte) []byte {
 		f := mustParse(b)
-		le.PutUint32(b[shdr(f, section(f, name).Index)+field:], v)
+		le.PutUint32(b[shdr(f, sectionIndex(f, name))+field:], v)
 		return b
 	}
 }
@@ -180,7 +190,7 @@ func withFile(fn func(f *elf.File, b []byte) []byte) func([]byte) []byte {
 // resizeSection changes the named section's sh_size by delta.
 func resizeSection(name string, delta int) func([]byte) []byte {
 	return withFile(func(f *elf.File, b []byte) []byte {
-		le.PutUint64(b[shdr(f, section(f, name).Index)+shSize:], uint64(int(section(f, name).Size)+delta))
+		le.PutUint64(b[shdr(f, sectionIndex(f, name))+shSize:], uint64(int(section(f, name).Size)+delta))
 		return b
 	})
 }
@@ -369,7 +379,7 @@ func cases() []Case {
 		{"shnum-huge.cubin", "e_shnum is 0xFF00, the table would run past the end", cubin, put16(60, 0xFF00)},
 		{"shstrndx-out-of-range.cubin", "e_shstrndx names section 200 of 16", cubin, put16(62, 200)},
 		{"shstrndx-not-strtab.cubin", "e_shstrndx names .text", cubin, withFile(func(f *elf.File, b []byte) []byte {
-			le.PutUint16(b[62:], uint16(section(f, text).Index))
+			le.PutUint16(b[62:], uint16(sectionIndex(f, text)))
 			return b
 		})},
 		{"ext-shnum-lie.cubin", "e_shnum 0 with section 0 sh_size 0xFFFFFFFF (extended numbering)", cubin, withFile(func(f *elf.File, b []byte) []byte {
@@ -402,7 +412,7 @@ func cases() []Case {
 		{"symtab-size-ragged.cubin", ".symtab sh_size not a multiple of 24", cubin, resizeSection(".symtab", -5)},
 		{"symtab-link-out-of-range.cubin", ".symtab sh_link names section 99", cubin, setShdr32(".symtab", shLink, 99)},
 		{"symtab-link-not-strtab.cubin", ".symtab sh_link names .text", cubin, withFile(func(f *elf.File, b []byte) []byte {
-			le.PutUint32(b[shdr(f, f.SymtabIndex)+shLink:], uint32(section(f, text).Index))
+			le.PutUint32(b[shdr(f, f.SymtabIndex)+shLink:], uint32(sectionIndex(f, text)))
 			return b
 		})},
 		{"symtab-info-out-of-range.cubin", ".symtab sh_info (first global) 1000", cubin, setShdr32(".symtab", shInfo, 1000)},
@@ -443,6 +453,7 @@ func cases() []Case {
 		{"nvinfo-bad-format.cubin", ".nv.info record format 9", cubin, inSection(".nv.info", func(d []byte) { d[0] = 9 })},
 		{"nvinfo-sym-out-of-range.cubin", ".nv.info record names symbol 0xFFFFFF", cubin, inSection(".nv.info", func(d []byte) { le.PutUint32(d[4:], 0xFFFFFF) })},
 		{"nvinfo-func-info-out-of-range.cubin", ".nv.info.<kernel> sh_info (function section) 99", cubin, setShdr32(finfo, shInfo, 99)},
+		{"nvinfo-regcount-short.cubin", ".nv.info EIATTR_REGCOUNT of the kernel with a 4-byte payload (no count), the kernel calling a function with one", cubin, shortRegcount},
 		{"callgraph-index-out-of-range.cubin", ".nv.callgraph entry names symbol 0xFFFF", cubin, inSection(".nv.callgraph", func(d []byte) { le.PutUint32(d[0:], 0xFFFF) })},
 		{"callgraph-callee-out-of-range.cubin", ".nv.callgraph callee names symbol 0xFFFFFFF0", cubin, inSection(".nv.callgraph", func(d []byte) { le.PutUint32(d[4:], 0xFFFFFFF0) })},
 		{"callgraph-size-ragged.cubin", ".nv.callgraph sh_size not a multiple of 8", cubin, resizeSection(".nv.callgraph", -3)},
@@ -498,4 +509,27 @@ func cases() []Case {
 		})},
 	}
 	return c
+}
+
+// shortRegcount makes the base cubin's kernel (_Z12shared_otherPfi, symbol
+// 9) call its device function (_Z11reduce_tilePfi, symbol 10, 62
+// registers) in .nv.callgraph, and cuts the kernel's EIATTR_REGCOUNT
+// record in .nv.info to the symbol alone: the records after it move up
+// and the section shrinks by the 4 bytes. Propagating the callee's count
+// then has no count field to raise.
+func shortRegcount(b []byte) []byte {
+	f := mustParse(b)
+	cg := section(f, ".nv.callgraph")
+	d := b[cg.Offset : cg.Offset+cg.Size]
+	le.PutUint32(d[0:], 9) // the first record, <0,-1>, becomes the edge 9 -> 10
+	le.PutUint32(d[4:], 10)
+	info := section(f, ".nv.info")
+	d = b[info.Offset : info.Offset+info.Size]
+	const rec = 36 // the fourth record: EIFMT_SVAL EIATTR_REGCOUNT, 8 bytes, symbol 9
+	if d[rec] != 0x04 || d[rec+1] != byte(elf.EIAttrRegcount) || le.Uint16(d[rec+2:]) != 8 || le.Uint32(d[rec+4:]) != 9 {
+		panic("base cubin's .nv.info changed")
+	}
+	le.PutUint16(d[rec+2:], 4)
+	copy(d[rec+8:], d[rec+12:])
+	return resizeSection(".nv.info", -4)(b)
 }
