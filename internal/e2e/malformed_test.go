@@ -472,3 +472,64 @@ func readCubin(t *testing.T, path string) ([]byte, *elf.File) {
 	}
 	return b, f
 }
+
+// TestMalformedCorpusCurrent rebuilds testdata/malformed with its generator
+// into a temporary directory and checks that it writes the same files, byte
+// for byte: the generator still builds, and the corpus is what it makes.
+func TestMalformedCorpusCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the generator")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	out := t.TempDir()
+	cmd := exec.Command(goTool, "run", "./testdata/malformed/gen", "-o", out)
+	cmd.Dir = "../.."
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("generator: %v\n%s", err, b)
+	}
+	want, err := filepath.Glob(filepath.Join(malformedDir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := filepath.Glob(filepath.Join(out, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, p := range got {
+		names[filepath.Base(p)] = true
+	}
+	n := 0
+	for _, p := range want {
+		name := filepath.Base(p)
+		if name == "gen" || name == "README.md" {
+			continue
+		}
+		n++
+		if !names[name] {
+			t.Errorf("%s: in testdata/malformed, not made by the generator", name)
+			continue
+		}
+		delete(names, name)
+		a, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: the generator makes other bytes (%d, committed %d)", name, len(b), len(a))
+		}
+	}
+	for name := range names {
+		t.Errorf("%s: made by the generator, not in testdata/malformed", name)
+	}
+	if n < 50 {
+		t.Fatalf("testdata/malformed holds %d files, want at least 50", n)
+	}
+}

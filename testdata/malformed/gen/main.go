@@ -8,6 +8,9 @@
 //
 //	go run ./testdata/malformed/gen
 //
+// (-o DIR writes them elsewhere: internal/e2e's TestMalformedCorpusCurrent
+// rebuilds them so and compares.)
+//
 // The output is deterministic, so a rebuild changes nothing unless a case
 // was added or changed.
 package main
@@ -15,6 +18,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -25,10 +29,7 @@ import (
 	"github.com/warplink/warplink/elf"
 )
 
-const (
-	corpus = "testdata/corpus/cuda11.8-sm_90"
-	outDir = "testdata/malformed"
-)
+const corpus = "testdata/corpus/cuda11.8-sm_90"
 
 var le = binary.LittleEndian
 
@@ -70,6 +71,13 @@ func main() {
 }
 
 func run() error {
+	outDir := flag.String("o", "testdata/malformed", "the directory to write the corpus into")
+	flag.Parse()
+	return write(*outDir)
+}
+
+// write rebuilds the corpus and its MANIFEST in outDir.
+func write(outDir string) error {
 	cases := cases()
 	old, _ := filepath.Glob(filepath.Join(outDir, "*"))
 	for _, p := range old {
