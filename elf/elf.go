@@ -195,8 +195,9 @@ func IsELF(b []byte) bool {
 	return len(b) >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F'
 }
 
-// maxEntries bounds counts so that absurd headers cannot make us allocate
-// far more than the file could describe.
+// fits reports whether count entries of entsize bytes fit in avail bytes:
+// it bounds counts so that absurd headers cannot make us allocate far more
+// than the file could describe.
 func fits(count, entsize, avail uint64) bool {
 	return entsize == 0 || count <= avail/entsize
 }

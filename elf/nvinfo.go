@@ -86,8 +86,6 @@ const (
 	EIAttrTcgen05Inst1CtaUsed        = 0x51
 	EIAttrTcgen05Inst2CtaUsed        = 0x52
 	EIAttrGenErrbarAtExit            = 0x53
-	EIAttrRegTidXyzOffsets           = 0x54
-	EIAttrCudaReqCapability          = 0x55
 )
 
 // Attr is one nv.info record. Payload aliases the input for EIFMT_SVAL;

@@ -148,12 +148,10 @@ type OutSym struct {
 	ID       int32
 	Sec      int32 // output section ID; -1 = undefined
 	File     int32
-	InIdx    int32
 	nameOff  uint32 // offset of Name in .strtab (set when created)
 	Shndx    uint16
 	Info     uint8
 	Other    uint8
-	Global   bool // in the negative array
 	IsSecSym bool
 	dead     bool // removed by dead code elimination
 	// emptyName: the name is nvlink's second empty string (Context.emptyProto),
@@ -174,8 +172,6 @@ type Piece struct {
 	Obj    int32
 	Sec    int32
 	Offset uint64
-	Size   uint64
-	Align  uint64
 }
 
 // OutSec is an output section.
@@ -200,7 +196,6 @@ type OutSec struct {
 	Entsize uint64
 	Size    uint64
 	Index   int // final section index
-	Offset  uint64
 	Pieces  []Piece
 	Data    []byte   // generated contents (nv.info, callgraph, rela, ...)
 	Relocs  []OutRel // for .rela sections: entries in output order
@@ -233,7 +228,6 @@ type OutRel struct {
 type Resolution struct {
 	File  int32 // winning definition (-1: undefined everywhere)
 	Index int32
-	First int32 // file of the name's first appearance
 	Size  uint64
 	Other uint8
 	sym   int32 // the output symbol merge made for the name (-1: none yet)

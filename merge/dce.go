@@ -20,7 +20,9 @@ package merge
 // function count as the winner's.
 // An undefined global stays referenced (and is reported) when a relocation
 // of live code or a live function's call-graph edge names it.
-// --keep-system-libraries keeps all of libcudadevrt. The outcome depends
+// libcudadevrt's unused functions go too, --keep-system-libraries or not
+// (that option only keeps its objects in the link: resolve's
+// dropUnusedSystemObjects; docs/usage.md). The outcome depends
 // only on the inputs: each object's references are found in parallel and
 // gathered in file order.
 

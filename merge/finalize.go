@@ -317,8 +317,10 @@ type infoRec struct {
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
 // nvlink keeps the records of a section in a list it prepends to, so each
 // output section holds its records in reverse input order. The linker drops
-// the per-function MAX_STACK_SIZE and the EXTERNS lists (resolved by the
-// link). Every function gets a .nv.info.<f>, in code order.
+// the per-function MAX_STACK_SIZE, keeps of each EXTERNS list the entries
+// the link leaves unresolved and completes it with what the function
+// reaches (closeExterns). Every function gets a .nv.info.<f>, in code
+// order.
 func buildNvInfo(ctx *Context, job *infoJob) {
 	// Gather the objects' translated records in file order: the global
 	// ones, each object's in its part of one array, closed up.
@@ -1037,7 +1039,6 @@ type cgEdge struct {
 // The edges are collected while objectInfo runs (see finalize): until
 // infoDone returns, only the string table and the edge lists change.
 func buildCallgraph(ctx *Context, infoDone func()) {
-	var hasCG bool
 	cg := &callgraph{lists: map[int32][]cgEdge{}}
 	seen := map[cgEdge]bool{}
 	taken := map[int32]bool{}
@@ -1045,7 +1046,6 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	for _, o := range ctx.Objs {
 		first := len(ctx.cgEdges) // (this file's edges: seen once it is done)
 		o.eachCallgraph(func(s *elf.Section) {
-			hasCG = true
 			strs := o.strtab()
 			for list, r := range elf.CallgraphRecords(s.Data) {
 				ca := ctx.liveSym(o, r.Caller)
@@ -1085,7 +1085,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 		}
 		addLaunchedKernels(ctx, o, cg, taken)
 	}
-	_ = hasCG // nvlink writes the call graph even when no input had one
+	// (nvlink writes the call graph even when no input had one.)
 	ctx.directEdges = len(ctx.cgEdges)
 	for _, site := range cg.lists[-3] {
 		if ctx.indirectSite == nil {

@@ -661,7 +661,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 	// and nvlink 11.8 lays the files' pieces end to end (corpus globals and
 	// constants, byte-identical).
 	off := alignUp(sec.Size, align)
-	sec.Pieces = append(sec.Pieces, Piece{Obj: int32(o.ID), Sec: int32(i), Offset: off, Size: in.Size, Align: align})
+	sec.Pieces = append(sec.Pieces, Piece{Obj: int32(o.ID), Sec: int32(i), Offset: off})
 	sec.Size = off + in.Size
 	o.SecMap[i] = id
 	o.SecOff[i] = off
@@ -715,7 +715,7 @@ func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	}
 	// A section brought in by a symbol gets a local section symbol.
 	if !ctx.noSecSym {
-		sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
+		sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
 	} else {
 		ctx.addStr(ctx.Str, in.Name, nil)
 	}
@@ -748,7 +748,6 @@ func newSym(ctx *Context, v OutSym, global bool) int32 {
 	ctx.symSlab = append(ctx.symSlab, v)
 	s := &ctx.symSlab[len(ctx.symSlab)-1]
 	s.ID = int32(len(ctx.Syms))
-	s.Global = global
 	ctx.Syms = append(ctx.Syms, s)
 	if global {
 		ctx.Globals = append(ctx.Globals, s.ID)
@@ -784,7 +783,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		}
 		id := mapSection(ctx, o, int(s.Shndx))
 		if ctx.Secs[id].SymID < 0 {
-			ctx.Secs[id].SymID = newSym(ctx, OutSym{Name: ctx.Secs[id].Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
+			ctx.Secs[id].SymID = newSym(ctx, OutSym{Name: ctx.Secs[id].Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
 		}
 		o.SymMap[i] = ctx.Secs[id].SymID
 	case s.Bind() == elf.STBLocal:
@@ -807,7 +806,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		}
 		if s.Type() == elf.STTFunc && o.SecMap[s.Shndx] < 0 {
 			// A local function's record comes before its section's.
-			o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: s.Info, Other: s.Other, Size: s.Size, File: int32(o.ID), InIdx: int32(i)}, false)
+			o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: s.Info, Other: s.Other, Size: s.Size, File: int32(o.ID)}, false)
 			sym := ctx.Syms[o.SymMap[i]]
 			var id int32
 			if prev, ok := ctx.secByName[o.F.Sections[s.Shndx].Name]; ok && ctx.Secs[prev].InfoSym >= 0 {
@@ -840,14 +839,14 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 						o.sharedSyms = map[int32]int32{}
 					}
 					o.sharedSyms[int32(i)] = newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject,
-						Other: outOther(s) | stvInternal, Sec: id, Size: s.Size, File: int32(o.ID), InIdx: int32(i)}, false)
+						Other: outOther(s) | stvInternal, Sec: id, Size: s.Size, File: int32(o.ID)}, false)
 				}
 				return
 			}
 			info, other = s.Info&0xF0|elf.STTObject, outOther(s)
 		}
 		o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: info, Other: other, Sec: id,
-			Value: s.Value + o.SecOff[s.Shndx], Size: s.Size, File: int32(o.ID), InIdx: int32(i)}, false)
+			Value: s.Value + o.SecOff[s.Shndx], Size: s.Size, File: int32(o.ID)}, false)
 		claimCode(ctx, o, id, o.SymMap[i], s)
 	default:
 		mergeGlobal(ctx, o, i)
@@ -891,7 +890,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			// xcall, printf, virtual, recursion).
 			o.placeholder = 1 + newSym(ctx, OutSym{Info: elf.STBLocal<<4 | elf.STTFunc, Sec: -1, File: int32(o.ID), emptyName: true}, false)
 		}
-		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID), InIdx: int32(i)}
+		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID)}
 		// The record stays in the array of its first appearance: nvcc puts
 		// weak functions among the locals (below .symtab's sh_info), so
 		// they stay in the positive array; a reference from the global part
@@ -929,7 +928,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 	sym.Other = outOther(s)
 	sym.Other |= r.Other & stoCudaObscure
 	sym.Size = s.Size
-	sym.File, sym.InIdx = int32(o.ID), int32(i)
+	sym.File = int32(o.ID)
 	switch s.Shndx {
 	case elf.SHNAbs:
 		sym.Shndx = elf.SHNAbs
@@ -1010,7 +1009,7 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol) {
 			sh := ctx.newSection(n, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)
 			sh.Nobits = true
 			sh.infoObj, sh.infoIn = int32(o.ID), int32(s.Shndx)
-			sh.SymID = newSym(ctx, OutSym{Name: n, Info: elf.STTSection, Sec: sh.ID, IsSecSym: true, File: int32(o.ID), InIdx: -1}, false)
+			sh.SymID = newSym(ctx, OutSym{Name: n, Info: elf.STTSection, Sec: sh.ID, IsSecSym: true, File: int32(o.ID)}, false)
 		}
 	}
 }

@@ -12,7 +12,7 @@ type Options struct {
 	Arch                     string   // target, e.g. "sm_90" (from -arch)
 	Output                   string   // -o; "" means nvlink's default "a.out"
 	Inputs                   []string // input paths and "-l<name>" entries, in command-line order
-	LibDirs                  []string // -L directories, in order (then $LIBRARY_PATH)
+	LibDirs                  []string // -L directories, in order ($LIBRARY_PATH is not consulted)
 	Machine64                bool     // -m64 (the default)
 	CPUArch                  string   // -cpu-arch
 	Debug                    bool     // -g

@@ -361,9 +361,6 @@ func (o *Obj) inLostData(sec int, off uint64) bool {
 // --preserve-relocs in corpus cdp).
 const ptxConst0Size = ".nv.ptx.const0.size"
 
-// secKey names input section sec of object obj.
-type secKey struct{ obj, sec int32 }
-
 // relocValue decides what an input relocation refers to in the output:
 // the output symbol (for kept relocations) or the link-time value.
 func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep, ok bool) {

@@ -24,9 +24,8 @@ type candidate struct {
 	c    shard.Cand
 }
 
-// shardState is one owner's table: the standing record of each name (with
-// the file of its first appearance) and the diagnostics raised, in fold
-// order.
+// shardState is one owner's table: the standing record of each name and
+// the diagnostics raised, in fold order.
 type shardState struct {
 	index map[string]int32 // name -> recs
 	recs  []shardRec
@@ -35,7 +34,6 @@ type shardState struct {
 
 type shardRec struct {
 	sym   shard.Sym
-	first int32 // file of the name's first appearance
 	other uint8 // st_other bits gathered over every appearance
 }
 
@@ -175,7 +173,7 @@ func resolve(ctx *Context) error {
 			if !ok {
 				resID[cd.c.Index] = int32(len(st.recs))
 				st.index[cd.name] = int32(len(st.recs))
-				st.recs = append(st.recs, shardRec{sym: shard.NewSym(cd.c), first: int32(file), other: cd.c.Other & shard.OtherAddrTaken})
+				st.recs = append(st.recs, shardRec{sym: shard.NewSym(cd.c), other: cd.c.Other & shard.OtherAddrTaken})
 				continue
 			}
 			resID[cd.c.Index] = k
@@ -202,7 +200,7 @@ func resolve(ctx *Context) error {
 		for j := range st.recs {
 			rec := &st.recs[j]
 			r := &ctx.Res[base[k]+int32(j)]
-			*r = Resolution{File: -1, Index: -1, First: rec.first, Other: rec.other, sym: -1}
+			*r = Resolution{File: -1, Index: -1, Other: rec.other, sym: -1}
 			if s := &rec.sym; s.Kind != shard.Undef {
 				r.File, r.Index, r.Size = s.File, s.Index, s.Size
 			}

@@ -479,7 +479,9 @@ func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 
 // buildSymtab encodes .symtab with final indices, and .symtab_shndx when
 // section indices reach SHN_LORESERVE (st_shndx is then SHN_XINDEX and the
-// real index is in .symtab_shndx; other entries hold 0).
+// real index is in .symtab_shndx; an entry of a section below it holds
+// that section's creation ordinal, as nvlink's does, and the entries of
+// symbols without a section 0).
 func buildSymtab(ctx *Context) ([]byte, []byte) {
 	le := binary.LittleEndian
 	b := writeBuffer(ctx, ctx.nsyms*elf.SymSize, ctx.nsyms*elf.SymSize >= arenaTablesFrom)

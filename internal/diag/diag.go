@@ -51,7 +51,6 @@ type Diag struct {
 type Bag struct {
 	mu     sync.Mutex
 	list   []Diag
-	seq    int
 	Werror bool // -Werror: warnings become errors
 	NoWarn bool // -w: warnings are dropped
 }

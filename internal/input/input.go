@@ -40,8 +40,9 @@ type Unit struct {
 	Path        string
 	FromArchive bool
 	// System marks units from libcudadevrt (an archive whose path contains
-	// "cudadevrt"); nvlink drops their unused code unless
-	// --keep-system-libraries is given.
+	// "cudadevrt"); nvlink drops those nothing uses unless
+	// --keep-system-libraries is given, and their unused functions
+	// either way.
 	System bool
 	// ModuleID is the __nv_module_id of the host object the unit came from.
 	ModuleID string
