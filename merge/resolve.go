@@ -49,6 +49,12 @@ func candidateOf(ctx *Context, o *Obj, i int) shard.Cand {
 	s := &o.F.Symbols[i]
 	c := shard.Cand{File: int32(o.ID), Index: int32(i), Func: s.Type() == elf.STTFunc,
 		Weak: s.Bind() == elf.STBWeak, Other: s.Other, Size: s.Size, PTXVersion: o.F.Header.Version}
+	if !c.Func {
+		// ptxas writes data's memory space in st_other's top bits, on
+		// definitions and declarations alike (nvcc 11.8: __device__ 0x20,
+		// __constant__ 0x80), and nvlink compares them.
+		c.Space = s.Other >> 5
+	}
 	switch {
 	case s.Shndx == elf.SHNUndef:
 		c.Kind = shard.Undef

@@ -95,6 +95,10 @@ func (s State) String() string {
 // OtherAddrTaken is the st_other bit nvlink uses for "address taken".
 const OtherAddrTaken = 0x08
 
+// OtherManaged is the st_other bit ptxas sets on __managed__ data, defined
+// or declared (nvcc 11.8: 0x24 where __device__ data has 0x20).
+const OtherManaged = 0x04
+
 // Cand is one file's symbol for a global name: the input of Resolve. It is a
 // plain value; the shard owners copy it freely.
 type Cand struct {
@@ -104,7 +108,7 @@ type Cand struct {
 	Weak       bool   // STB_WEAK
 	Func       bool   // STT_FUNC
 	Init       bool   // data defined in .nv.global.init
-	Space      uint8  // memory space of data (0 = unknown); compared when both are known
+	Space      uint8  // memory space of data (st_other's top 3 bits: 1 global, 4 constant; 0 = unknown); compared when both are known
 	Other      uint8  // st_other
 	Size       uint64 // st_size
 	RegCount   uint32 // register count (0 = absent), compared for weak functions
@@ -177,14 +181,18 @@ const (
 
 // Code identifies a diagnostic produced by Resolve. All are errors; nvlink
 // ends the merge with "merge_elf failed" after the file that raised them.
+// They are declared in the order nvlink prints them for one symbol
+// (CommonLarger takes SizeMismatch's place, and never comes with
+// MultipleDef).
 type Code uint8
 
 const (
-	NoDiag        Code = iota
-	SpaceMismatch      // Memory space doesn't match for '%s' in '%s', first specified in '%s'
-	SizeMismatch       // Size doesn't match for '%s' in '%s', first specified in '%s'
-	MultipleDef        // Multiple definition of '%s' in '%s', first defined in '%s'
-	CommonLarger       // Common symbol '%s' in file '%s' has larger size than initialization
+	NoDiag          Code = iota
+	SpaceMismatch        // Memory space doesn't match for '%s' in '%s', first specified in '%s'
+	ManagedMismatch      // Managed attribute doesn't match for '%s' in '%s', first specified in '%s'
+	SizeMismatch         // Size doesn't match for '%s' in '%s', first specified in '%s'
+	MultipleDef          // Multiple definition of '%s' in '%s', first defined in '%s'
+	CommonLarger         // Common symbol '%s' in file '%s' has larger size than initialization
 )
 
 // Format returns the printf format of c; the first verb is the symbol name,
@@ -193,6 +201,8 @@ func (c Code) Format() string {
 	switch c {
 	case SpaceMismatch:
 		return "Memory space doesn't match for '%s' in '%s', first specified in '%s'"
+	case ManagedMismatch:
+		return "Managed attribute doesn't match for '%s' in '%s', first specified in '%s'"
 	case SizeMismatch:
 		return "Size doesn't match for '%s' in '%s', first specified in '%s'"
 	case MultipleDef:
@@ -217,7 +227,7 @@ type Outcome struct {
 	Action Action
 	Reason Reason
 	NDiag  uint8
-	Diags  [3]Diag
+	Diags  [4]Diag
 }
 
 func (o *Outcome) add(code Code, file, first int32) {
@@ -232,6 +242,11 @@ func Resolve(ex Sym, in Cand) Outcome {
 
 	if ex.Func != in.Func || (ex.Space != 0 && in.Space != 0 && ex.Space != in.Space) {
 		o.add(SpaceMismatch, in.File, ex.First)
+	}
+	if !ex.Func && !in.Func && (ex.Other^in.Other)&OtherManaged != 0 {
+		// Defined or declared, whatever the memory spaces (nvlink 11.8 on
+		// nvcc's objects: TestResolveNvlink11).
+		o.add(ManagedMismatch, in.File, ex.First)
 	}
 	exCommonInit := ex.Kind == Common && in.Kind == Defined && in.Init
 	inCommonInit := in.Kind == Common && ex.Kind == Defined && ex.Init

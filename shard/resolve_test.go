@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,7 +32,8 @@ func fold(name string, files []string, cs []Cand) (Sym, []string) {
 // defines or references x (4 or 8 bytes) or f; the expected messages are
 // nvlink's stderr, and the final state is read from the output's symtab.
 func TestResolveNvlink11(t *testing.T) {
-	const g = 1 // .nv.global memory space
+	const g = 1 // .nv.global memory space (st_other 0x20)
+	const c = 4 // constant memory (st_other 0x80)
 	obj := map[string]Cand{
 		"com4":   {Kind: Common, Space: g, Size: 4},
 		"com4b":  {Kind: Common, Space: g, Size: 4},
@@ -63,12 +65,30 @@ func TestResolveNvlink11(t *testing.T) {
 		"a70":     {Kind: Defined, Weak: true, Func: true, Size: 256, RegCount: 24},
 		"b78":     {Kind: Defined, Weak: true, Func: true, Size: 256, RegCount: 24},
 		"big78":   {Kind: Defined, Weak: true, Func: true, Size: 640, RegCount: 54},
+		// Memory spaces and __managed__, from nvcc 11.8 -rdc cubins of
+		// one-line programs (2026-11-27): __device__ int v = 1 (dev4i),
+		// __device__ int v (dev4), __device__ long v = 1 (dev8i),
+		// __constant__ int v = 2 (con4), __constant__ long v = 1 (con8),
+		// __managed__ int v = 3 (man4), and the extern declarations of
+		// __constant__ int, __constant__ long, __device__ int and
+		// __managed__ int (excon4, excon8, exdev4, exman4).
+		"dev4i":  {Kind: Defined, Init: true, Space: g, Size: 4},
+		"dev4":   {Kind: Defined, Space: g, Size: 4},
+		"dev8i":  {Kind: Defined, Init: true, Space: g, Size: 8},
+		"con4":   {Kind: Defined, Space: c, Size: 4},
+		"con8":   {Kind: Defined, Space: c, Size: 8},
+		"man4":   {Kind: Defined, Init: true, Space: g, Other: OtherManaged, Size: 4},
+		"excon4": {Kind: Undef, Space: c, Size: 4},
+		"excon8": {Kind: Undef, Space: c, Size: 8},
+		"exdev4": {Kind: Undef, Space: g, Size: 4},
+		"exman4": {Kind: Undef, Space: g, Other: OtherManaged, Size: 4},
 	}
 	const (
 		mdef = "Multiple definition of '%s' in '%s.cubin', first defined in '%s.cubin'"
 		size = "Size doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
 		spc  = "Memory space doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
 		comm = "Common symbol '%s' in file '%s.cubin' has larger size than initialization"
+		man  = "Managed attribute doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
 	)
 	tests := []struct {
 		link   string
@@ -151,6 +171,33 @@ func TestResolveNvlink11(t *testing.T) {
 		{"a70 big78", nil, true, 256, "a70"},
 		{"a70 b78", nil, true, 256, "a70"},
 		{"b78 a70", nil, true, 256, "b78"},
+		// Memory spaces and __managed__: the space first, then the
+		// attribute, the size, the definitions; declarations compared too.
+		{"dev4i excon4", []string{spc + ":excon4:dev4i"}, false, 0, ""},
+		{"excon4 dev4i", []string{spc + ":dev4i:excon4"}, false, 0, ""},
+		{"con4 exdev4", []string{spc + ":exdev4:con4"}, false, 0, ""},
+		{"exdev4 con4", []string{spc + ":con4:exdev4"}, false, 0, ""},
+		{"excon4 exdev4", []string{spc + ":exdev4:excon4"}, false, 0, ""},
+		{"con4 dev4", []string{spc + ":dev4:con4", mdef + ":dev4:con4"}, false, 0, ""},
+		{"dev4 con4", []string{spc + ":con4:dev4", mdef + ":con4:dev4"}, false, 0, ""},
+		{"dev4i dev4", []string{mdef + ":dev4:dev4i"}, false, 0, ""},
+		{"dev8i con4", []string{spc + ":con4:dev8i", size + ":con4:dev8i", mdef + ":con4:dev8i"}, false, 0, ""},
+		{"con8 dev4i", []string{spc + ":dev4i:con8", size + ":dev4i:con8", mdef + ":dev4i:con8"}, false, 0, ""},
+		{"excon8 dev4i", []string{spc + ":dev4i:excon8", size + ":dev4i:excon8"}, false, 0, ""},
+		{"dev4i excon8", []string{spc + ":excon8:dev4i", size + ":excon8:dev4i"}, false, 0, ""},
+		{"excon4 excon8", []string{size + ":excon8:excon4"}, false, 0, ""},
+		{"dev4i man4", []string{man + ":man4:dev4i", mdef + ":man4:dev4i"}, false, 0, ""},
+		{"man4 dev4i", []string{man + ":dev4i:man4", mdef + ":dev4i:man4"}, false, 0, ""},
+		{"dev4 man4", []string{man + ":man4:dev4", mdef + ":man4:dev4"}, false, 0, ""},
+		{"con4 man4", []string{spc + ":man4:con4", man + ":man4:con4", mdef + ":man4:con4"}, false, 0, ""},
+		{"man4 con4", []string{spc + ":con4:man4", man + ":con4:man4", mdef + ":con4:man4"}, false, 0, ""},
+		{"excon4 man4", []string{spc + ":man4:excon4", man + ":man4:excon4"}, false, 0, ""},
+		{"dev4i exman4", []string{man + ":exman4:dev4i"}, false, 0, ""},
+		{"exman4 dev4i", []string{man + ":dev4i:exman4"}, false, 0, ""},
+		{"exman4 exdev4", []string{man + ":exdev4:exman4"}, false, 0, ""},
+		{"exdev4 exman4", []string{man + ":exman4:exdev4"}, false, 0, ""},
+		{"exman4 man4", nil, false, 4, "man4"},
+		{"man4 exman4", nil, false, 4, "man4"},
 	}
 	for _, tt := range tests {
 		files := strings.Fields(tt.link)
@@ -195,7 +242,8 @@ func TestResolveNvlink11(t *testing.T) {
 }
 
 // allCands enumerates candidates over every state, function/data, init,
-// size, register count and PTX version relation that Resolve looks at.
+// size, register count, PTX version, address-taken and managed bit and
+// memory space relation that Resolve looks at.
 func allCands(file int32) []Cand {
 	var out []Cand
 	for _, k := range []Kind{Undef, Common, Defined} {
@@ -205,9 +253,11 @@ func allCands(file int32) []Cand {
 					for _, size := range []uint64{4, 8} {
 						for _, regs := range []uint32{0, 24, 54} {
 							for _, ptx := range []uint32{70, 78} {
-								for _, other := range []uint8{0, OtherAddrTaken} {
-									out = append(out, Cand{File: file, Index: file*100 + int32(len(out)), Kind: k, Weak: weak, Func: fn,
-										Init: init, Size: size, RegCount: regs, PTXVersion: ptx, Other: other | 0x10, Space: 1})
+								for _, other := range []uint8{0, OtherAddrTaken, OtherManaged} {
+									for _, space := range []uint8{1, 4} {
+										out = append(out, Cand{File: file, Index: file*100 + int32(len(out)), Kind: k, Weak: weak, Func: fn,
+											Init: init, Size: size, RegCount: regs, PTXVersion: ptx, Other: other | 0x10, Space: space})
+									}
 								}
 							}
 						}
@@ -258,8 +308,10 @@ func TestResolveMatrix(t *testing.T) {
 			if o.Action != want.act {
 				t.Fatalf("%s: action %v, want %v", ctx, o.Action, want.act)
 			}
-			var mdef, space, sz, comm bool
+			var mdef, space, managed, sz, comm bool
+			var order []Code
 			for _, d := range o.Diags[:o.NDiag] {
+				order = append(order, d.Code)
 				switch d.Code {
 				case MultipleDef:
 					mdef = true
@@ -268,6 +320,8 @@ func TestResolveMatrix(t *testing.T) {
 					}
 				case SpaceMismatch:
 					space = true
+				case ManagedMismatch:
+					managed = true
 				case SizeMismatch:
 					sz = true
 				case CommonLarger:
@@ -277,8 +331,14 @@ func TestResolveMatrix(t *testing.T) {
 			if mdef != want.mdef {
 				t.Fatalf("%s: multiple definition %v, want %v", ctx, mdef, want.mdef)
 			}
-			if space != (e.Func != in.Func) {
+			if space != (e.Func != in.Func || e.Space != in.Space) {
 				t.Fatalf("%s: space mismatch %v", ctx, space)
+			}
+			if managed != (!e.Func && !in.Func && (e.Other^in.Other)&OtherManaged != 0) {
+				t.Fatalf("%s: managed mismatch %v", ctx, managed)
+			}
+			if !slices.IsSorted(order) {
+				t.Fatalf("%s: diagnostics out of nvlink's order: %v", ctx, order)
 			}
 			commonInit := (es == StateCommon && in.Kind == Defined && in.Init) ||
 				(is == StateCommon && e.Kind == Defined && e.Init)

@@ -479,6 +479,24 @@ case_many_sections_xindex() {
 		for f in m*.cubin; do gzip -9nf "$f"; done)
 }
 
+# Memory spaces and the managed attribute, in st_other (nvcc 11.8 -rdc -ptx
+# of one-line programs): nvlink compares them on declarations too.
+case_memory_space_mismatch() {
+	asm memory-space-mismatch dev.ptx
+	asm memory-space-mismatch excon.ptx
+	link memory-space-mismatch -arch=$ARCH dev.cubin excon.cubin -o ref.cubin
+}
+case_managed_mismatch() {
+	asm managed-mismatch dev.ptx
+	asm managed-mismatch exman.ptx
+	link managed-mismatch -arch=$ARCH exman.cubin dev.cubin -o ref.cubin
+}
+case_managed_extern() {
+	asm managed-extern exman.ptx
+	asm managed-extern man.ptx
+	link managed-extern -arch=$ARCH exman.cubin man.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
