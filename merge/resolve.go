@@ -243,10 +243,13 @@ func resolve(ctx *Context) error {
 		msg := d.d.Code.Format()
 		key := [3]int{1, int(d.file), k}
 		in := ctx.Objs[d.d.File].Name
-		if d.d.First >= 0 {
-			ctx.Diags.Errorf(key, msg, d.name, in, ctx.Objs[d.d.First].Name)
-		} else {
+		switch d.d.Code.Files() {
+		case 0:
+			ctx.Diags.Errorf(key, msg, d.name)
+		case 1:
 			ctx.Diags.Errorf(key, msg, d.name, in)
+		default:
+			ctx.Diags.Errorf(key, msg, d.name, in, ctx.Objs[d.d.First].Name)
 		}
 	}
 	if len(diags) > 0 {

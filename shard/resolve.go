@@ -95,6 +95,10 @@ func (s State) String() string {
 // OtherAddrTaken is the st_other bit nvlink uses for "address taken".
 const OtherAddrTaken = 0x08
 
+// OtherEntry is the st_other bit (STO_CUDA_ENTRY) of a __global__
+// function, defined or declared.
+const OtherEntry = 0x10
+
 // OtherManaged is the st_other bit ptxas sets on __managed__ data, defined
 // or declared (nvcc 11.8: 0x24 where __device__ data has 0x20).
 const OtherManaged = 0x04
@@ -190,6 +194,7 @@ const (
 	NoDiag          Code = iota
 	SpaceMismatch        // Memory space doesn't match for '%s' in '%s', first specified in '%s'
 	ManagedMismatch      // Managed attribute doesn't match for '%s' in '%s', first specified in '%s'
+	EntryMismatch        // Function '%s' not declared __global__ in all source files
 	SizeMismatch         // Size doesn't match for '%s' in '%s', first specified in '%s'
 	MultipleDef          // Multiple definition of '%s' in '%s', first defined in '%s'
 	CommonLarger         // Common symbol '%s' in file '%s' has larger size than initialization
@@ -203,6 +208,8 @@ func (c Code) Format() string {
 		return "Memory space doesn't match for '%s' in '%s', first specified in '%s'"
 	case ManagedMismatch:
 		return "Managed attribute doesn't match for '%s' in '%s', first specified in '%s'"
+	case EntryMismatch:
+		return "Function '%s' not declared __global__ in all source files"
 	case SizeMismatch:
 		return "Size doesn't match for '%s' in '%s', first specified in '%s'"
 	case MultipleDef:
@@ -213,8 +220,21 @@ func (c Code) Format() string {
 	return ""
 }
 
-// Diag is one diagnostic: its code and the files it names (First is -1 when
-// the message names one file).
+// Files is how many file names c's message takes after the symbol's: 2
+// (Diag.File, then Diag.First), 1 (Diag.File) or 0.
+func (c Code) Files() int {
+	switch c {
+	case CommonLarger:
+		return 1
+	case EntryMismatch:
+		return 0
+	}
+	return 2
+}
+
+// Diag is one diagnostic: its code, the file being merged when it was
+// raised, and the file it names as first (-1 when the message names
+// fewer: Code.Files).
 type Diag struct {
 	Code  Code
 	File  int32
@@ -247,6 +267,11 @@ func Resolve(ex Sym, in Cand) Outcome {
 		// Defined or declared, whatever the memory spaces (nvlink 11.8 on
 		// nvcc's objects: TestResolveNvlink11).
 		o.add(ManagedMismatch, in.File, ex.First)
+	}
+	if ex.Func && in.Func && (ex.Other^in.Other)&OtherEntry != 0 {
+		// A kernel defined or declared in one object, a device function in
+		// another (the message names no file).
+		o.add(EntryMismatch, in.File, -1)
 	}
 	exCommonInit := ex.Kind == Common && in.Kind == Defined && in.Init
 	inCommonInit := in.Kind == Common && ex.Kind == Defined && ex.Init

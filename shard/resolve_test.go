@@ -16,9 +16,12 @@ func fold(name string, files []string, cs []Cand) (Sym, []string) {
 	for _, c := range cs[1:] {
 		o := Resolve(s, c)
 		for _, d := range o.Diags[:o.NDiag] {
-			if d.First < 0 {
+			switch d.Code.Files() {
+			case 0:
+				msgs = append(msgs, fmt.Sprintf(d.Code.Format(), name))
+			case 1:
 				msgs = append(msgs, fmt.Sprintf(d.Code.Format(), name, files[d.File]))
-			} else {
+			default:
 				msgs = append(msgs, fmt.Sprintf(d.Code.Format(), name, files[d.File], files[d.First]))
 			}
 		}
@@ -82,6 +85,12 @@ func TestResolveNvlink11(t *testing.T) {
 		"excon8": {Kind: Undef, Space: c, Size: 8},
 		"exdev4": {Kind: Undef, Space: g, Size: 4},
 		"exman4": {Kind: Undef, Space: g, Other: OtherManaged, Size: 4},
+		// extern "C" functions f of nvcc 11.8 -rdc cubins: a kernel
+		// (kern), a device function (devf), a device function's
+		// declaration (exdevf).
+		"kern":   {Kind: Defined, Func: true, Other: OtherEntry, Size: 256},
+		"devf":   {Kind: Defined, Func: true, Size: 256},
+		"exdevf": {Kind: Undef, Func: true},
 	}
 	const (
 		mdef = "Multiple definition of '%s' in '%s.cubin', first defined in '%s.cubin'"
@@ -89,6 +98,7 @@ func TestResolveNvlink11(t *testing.T) {
 		spc  = "Memory space doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
 		comm = "Common symbol '%s' in file '%s.cubin' has larger size than initialization"
 		man  = "Managed attribute doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
+		ent  = "Function '%s' not declared __global__ in all source files"
 	)
 	tests := []struct {
 		link   string
@@ -198,6 +208,13 @@ func TestResolveNvlink11(t *testing.T) {
 		{"exdev4 exman4", []string{man + ":exman4:exdev4"}, false, 0, ""},
 		{"exman4 man4", nil, false, 4, "man4"},
 		{"man4 exman4", nil, false, 4, "man4"},
+		// A kernel and a device function of one name.
+		{"kern devf", []string{ent, mdef + ":devf:kern"}, false, 0, ""},
+		{"devf kern", []string{ent, mdef + ":kern:devf"}, false, 0, ""},
+		{"kern exdevf", []string{ent}, false, 0, ""},
+		{"exdevf kern", []string{ent}, false, 0, ""},
+		{"devf exdevf", nil, false, 256, "devf"},
+		{"exdevf devf", nil, false, 256, "devf"},
 	}
 	for _, tt := range tests {
 		files := strings.Fields(tt.link)
@@ -242,8 +259,8 @@ func TestResolveNvlink11(t *testing.T) {
 }
 
 // allCands enumerates candidates over every state, function/data, init,
-// size, register count, PTX version, address-taken and managed bit and
-// memory space relation that Resolve looks at.
+// size, register count, PTX version, entry, address-taken and managed bit
+// and memory space relation that Resolve looks at.
 func allCands(file int32) []Cand {
 	var out []Cand
 	for _, k := range []Kind{Undef, Common, Defined} {
@@ -253,10 +270,10 @@ func allCands(file int32) []Cand {
 					for _, size := range []uint64{4, 8} {
 						for _, regs := range []uint32{0, 24, 54} {
 							for _, ptx := range []uint32{70, 78} {
-								for _, other := range []uint8{0, OtherAddrTaken, OtherManaged} {
+								for _, other := range []uint8{OtherEntry, 0, OtherEntry | OtherAddrTaken, OtherEntry | OtherManaged} {
 									for _, space := range []uint8{1, 4} {
 										out = append(out, Cand{File: file, Index: file*100 + int32(len(out)), Kind: k, Weak: weak, Func: fn,
-											Init: init, Size: size, RegCount: regs, PTXVersion: ptx, Other: other | 0x10, Space: space})
+											Init: init, Size: size, RegCount: regs, PTXVersion: ptx, Other: other, Space: space})
 									}
 								}
 							}
@@ -308,7 +325,7 @@ func TestResolveMatrix(t *testing.T) {
 			if o.Action != want.act {
 				t.Fatalf("%s: action %v, want %v", ctx, o.Action, want.act)
 			}
-			var mdef, space, managed, sz, comm bool
+			var mdef, space, managed, entry, sz, comm bool
 			var order []Code
 			for _, d := range o.Diags[:o.NDiag] {
 				order = append(order, d.Code)
@@ -322,6 +339,8 @@ func TestResolveMatrix(t *testing.T) {
 					space = true
 				case ManagedMismatch:
 					managed = true
+				case EntryMismatch:
+					entry = true
 				case SizeMismatch:
 					sz = true
 				case CommonLarger:
@@ -336,6 +355,9 @@ func TestResolveMatrix(t *testing.T) {
 			}
 			if managed != (!e.Func && !in.Func && (e.Other^in.Other)&OtherManaged != 0) {
 				t.Fatalf("%s: managed mismatch %v", ctx, managed)
+			}
+			if entry != (e.Func && in.Func && (e.Other^in.Other)&OtherEntry != 0) {
+				t.Fatalf("%s: entry mismatch %v", ctx, entry)
 			}
 			if !slices.IsSorted(order) {
 				t.Fatalf("%s: diagnostics out of nvlink's order: %v", ctx, order)

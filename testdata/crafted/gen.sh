@@ -491,6 +491,11 @@ case_managed_mismatch() {
 	asm managed-mismatch exman.ptx
 	link managed-mismatch -arch=$ARCH exman.cubin dev.cubin -o ref.cubin
 }
+case_entry_mismatch() {
+	asm entry-mismatch kern.ptx
+	asm entry-mismatch exdev.ptx
+	link entry-mismatch -arch=$ARCH kern.cubin exdev.cubin -o ref.cubin
+}
 case_managed_extern() {
 	asm managed-extern exman.ptx
 	asm managed-extern man.ptx
