@@ -289,3 +289,31 @@ func warplinkBytes(t *testing.T, arch, dir string, inputs []string) []byte {
 	}
 	return b
 }
+
+// TestRemapSuffix checks offsets into the middle of a string (a suffix
+// shared with a longer name): kept where renaming left the suffix as it
+// was, refused where it changed it.
+func TestRemapSuffix(t *testing.T) {
+	m := &strMap{starts: []uint32{0, 1, 12}, ents: []strEnt{
+		{0, 0, 0, "", ""},
+		{10, 1, 14, ".text.k_42", ".text.k_42_a0b"}, // renamed at its end
+		{9, 16, 9, ".rela.foo", ".rela.foo"},        // left alone
+	}}
+	for _, tc := range []struct {
+		off  uint32
+		want uint32
+		ok   bool
+	}{
+		{1, 1, true},   // the start of a renamed string
+		{7, 0, false},  // "k_42": its suffix changed
+		{12, 16, true}, // the start of a string left alone
+		{17, 21, true}, // ".foo" inside ".rela.foo"
+		{11, 15, true}, // the terminating NUL of ".text.k_42": "" is a suffix of anything
+		{99, 0, false}, // past the table
+	} {
+		got, err := m.remap(tc.off)
+		if (err == nil) != tc.ok || tc.ok && got != tc.want {
+			t.Errorf("remap(%d) = %d, %v; want %d, ok %v", tc.off, got, err, tc.want, tc.ok)
+		}
+	}
+}

@@ -157,7 +157,7 @@ type strMap struct {
 
 type strEnt struct {
 	oldLen, newStart, newLen uint32
-	tail                     string // old string, to check suffix references
+	old, nu                  string // the string before and after renaming, to check suffix references
 }
 
 // table rewrites a string table string by string, keeping the order, and
@@ -176,7 +176,7 @@ func (r *renamer) table(old []byte) ([]byte, *strMap) {
 			nu = r.rename(s)
 		}
 		m.starts = append(m.starts, uint32(start))
-		m.ents = append(m.ents, strEnt{oldLen: uint32(len(s)), newStart: uint32(len(out)), newLen: uint32(len(nu)), tail: s})
+		m.ents = append(m.ents, strEnt{oldLen: uint32(len(s)), newStart: uint32(len(out)), newLen: uint32(len(nu)), old: s, nu: nu})
 		out = append(out, nu...)
 		out = append(out, 0)
 		start = end + 1
@@ -186,7 +186,7 @@ func (r *renamer) table(old []byte) ([]byte, *strMap) {
 
 // remap translates an offset into the old table. An offset into the middle
 // of a string (a shared suffix) keeps its distance from the string's end,
-// which is valid only when that suffix was not renamed.
+// which is valid only when renaming left that suffix as it was.
 func (m *strMap) remap(off uint32) (uint32, error) {
 	i := sort.Search(len(m.starts), func(i int) bool { return m.starts[i] > off }) - 1
 	if i < 0 || off > m.starts[i]+m.ents[i].oldLen {
@@ -197,7 +197,7 @@ func (m *strMap) remap(off uint32) (uint32, error) {
 		return e.newStart, nil
 	}
 	suffix := e.oldLen - (off - m.starts[i])
-	if suffix > e.newLen {
+	if suffix > e.newLen || !strings.HasSuffix(e.nu, e.old[len(e.old)-int(suffix):]) {
 		return 0, fmt.Errorf("string offset 0x%x points into a renamed string", off)
 	}
 	return e.newStart + e.newLen - suffix, nil
