@@ -18,8 +18,9 @@ package merge
 // tables) are kept, but what only they call is not
 // (testdata/crafted/virtual-cross-object-g). The edges of a replaced weak
 // function count as the winner's.
-// An undefined global stays referenced (and is reported) when a relocation
-// of live code or a live function's call-graph edge names it.
+// An undefined function stays referenced (and is reported) when a
+// relocation of live code or a live function's call-graph edge names it;
+// undefined data is reported whoever names it (reportUndefined).
 // libcudadevrt's unused functions go too, --keep-system-libraries or not
 // (that option only keeps its objects in the link: resolve's
 // dropUnusedSystemObjects; docs/usage.md). The outcome depends

@@ -229,11 +229,15 @@ func reportProperties(ctx *Context) {
 }
 
 // reportUndefined reports every global still undefined, naming the first
-// file that referenced it.
+// file that referenced it: data whoever names it, a function only when
+// code that dead code elimination kept names it (nvlink 11.8: an extern
+// __device__ variable that only an uncalled function reads is an undefined
+// reference, an undefined function that only it calls is not; crafted
+// undefined-data-dead-code).
 func reportUndefined(ctx *Context) {
 	for pos, id := range ctx.Globals {
 		s := ctx.Syms[id]
-		if s.Sec >= 0 || s.Shndx != 0 || !ctx.referencedLive(id) {
+		if t := s.Type(); s.Sec >= 0 || s.Shndx != 0 || !ctx.referencedLive(id) && t != elf.STTObject && t != sttCudaObject {
 			continue
 		}
 		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {

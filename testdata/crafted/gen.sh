@@ -496,6 +496,11 @@ case_entry_mismatch() {
 	asm entry-mismatch exdev.ptx
 	link entry-mismatch -arch=$ARCH kern.cubin exdev.cubin -o ref.cubin
 }
+case_undefined_data_dead_code() {
+	asm undefined-data-dead-code a.ptx
+	asm undefined-data-dead-code b.ptx
+	link undefined-data-dead-code -arch=$ARCH a.cubin b.cubin -o ref.cubin
+}
 case_managed_extern() {
 	asm managed-extern exman.ptx
 	asm managed-extern man.ptx
