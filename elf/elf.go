@@ -131,6 +131,31 @@ func (h *Header) SM() int {
 	return int(h.Flags & 0xFF)
 }
 
+// SetSM writes sm where SM reads it, leaving the other bits of e_flags (the
+// virtual architecture among them) as they are.
+func (h *Header) SetSM(sm int) {
+	if h.Ident[7] == 0x41 {
+		h.Flags = h.Flags&^0xFF00 | uint32(sm&0xFF)<<8
+		return
+	}
+	h.Flags = h.Flags&^0xFF | uint32(sm&0xFF)
+}
+
+// SMCompatible reports whether code for SM input links into a link for SM
+// target, as nvlink 11.8 takes it: the same SM, or one of the same major
+// version with a lower minor, where neither is one of the integrated
+// (Tegra) GPUs' SMs, whose code runs on no other (-arch=sm_86 takes sm_80
+// cubins, sm_89 sm_80 and sm_86, sm_75 sm_70, sm_61 sm_60, sm_52 sm_50;
+// sm_87, sm_72, sm_62 and sm_53 take none, nor are they taken; nothing
+// crosses a major version).
+func SMCompatible(input, target int) bool {
+	if input == target {
+		return true
+	}
+	tegra := func(sm int) bool { return sm == 53 || sm == 62 || sm == 72 || sm == 87 }
+	return input/10 == target/10 && input < target && !tegra(input) && !tegra(target)
+}
+
 // Section is a decoded section header plus its name and contents. (A link
 // holds one per input section: fields are ordered to leave no padding, and
 // the alignment and entry size, 64-bit in the file, are kept in 32 bits: a

@@ -160,7 +160,22 @@ func read(ctx *Context) error {
 		ctx.Opts.InputSize(size, !ctx.mem.OffHeap())
 	}
 	if len(ctx.Objs) > 0 {
+		// The first object's, for the target's SM (code of a lower SM of
+		// the same family links unchanged: elf.SMCompatible), with the
+		// lowest virtual architecture of all (e_flags bits 16-23 of CUDA
+		// 11's cubins: nvlink 11.8 writes compute_75 for objects of
+		// compute_75 and compute_80 code for sm_90, compute_80 for sm_86
+		// and sm_80 objects linked for sm_86, whatever their order;
+		// crafted virtual-arch-lowest).
 		ctx.Header = ctx.Objs[0].F.Header
+		if ctx.Header.Ident[7] != 0x41 {
+			v := ctx.Header.Flags >> 16 & 0xFF
+			for _, o := range ctx.Objs[1:] {
+				v = min(v, o.F.Header.Flags>>16&0xFF)
+			}
+			ctx.Header.Flags = ctx.Header.Flags&^0xFF0000 | v<<16
+		}
+		ctx.Header.SetSM(arch)
 	} else {
 		ctx.Header = defaultHeader(arch)
 	}

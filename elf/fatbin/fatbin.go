@@ -298,10 +298,13 @@ const (
 )
 
 // Select picks the member nvlink links for target SM arch: the first ELF
-// member whose SM equals arch; failing that, the PTX member with the highest
-// SM not above arch. It returns the index into ms, or -1 for NoCode.
+// member whose SM equals arch; failing that, the ELF member of the highest
+// SM whose code runs there (elf.SMCompatible: an sm_80 cubin for sm_86),
+// even beside PTX for the target itself (nvlink 11.8); failing that, the
+// PTX member with the highest SM not above arch. It returns the index into
+// ms, or -1 for NoCode.
 func Select(ms []Member, arch int) (int, Choice) {
-	ptx := -1
+	ptx, compat := -1, -1
 	for i := range ms {
 		m := &ms[i]
 		switch m.Kind {
@@ -309,11 +312,17 @@ func Select(ms []Member, arch int) (int, Choice) {
 			if m.Arch == arch {
 				return i, SASS
 			}
+			if elf.SMCompatible(m.Arch, arch) && (compat < 0 || m.Arch > ms[compat].Arch) {
+				compat = i
+			}
 		case KindPTX:
 			if m.Arch <= arch && (ptx < 0 || m.Arch > ms[ptx].Arch) {
 				ptx = i
 			}
 		}
+	}
+	if compat >= 0 {
+		return compat, SASS
 	}
 	if ptx >= 0 {
 		return ptx, PTXOnly

@@ -304,3 +304,37 @@ func FuzzFatbin(f *testing.F) {
 		}
 	})
 }
+
+// TestSelectCompatible checks the choice among members as nvlink 11.8
+// makes it for a target no ELF member names exactly: the highest SM whose
+// code runs there, ahead of PTX for the target itself; PTX only when no
+// ELF member fits (probed with nvcc 11.8 fat objects, -arch=sm_86 and
+// sm_89, 2026-11-27).
+func TestSelectCompatible(t *testing.T) {
+	elf80 := Member{Kind: KindELF, Arch: 80}
+	elf86 := Member{Kind: KindELF, Arch: 86}
+	elf87 := Member{Kind: KindELF, Arch: 87}
+	elf90 := Member{Kind: KindELF, Arch: 90}
+	ptx86 := Member{Kind: KindPTX, Arch: 86}
+	ptx80 := Member{Kind: KindPTX, Arch: 80}
+	for _, tc := range []struct {
+		ms     []Member
+		arch   int
+		want   int
+		choice Choice
+	}{
+		{[]Member{elf80, elf90}, 86, 0, SASS},
+		{[]Member{elf80, ptx86}, 86, 0, SASS},
+		{[]Member{ptx86, elf80}, 86, 1, SASS},
+		{[]Member{elf80, elf86, elf90}, 89, 1, SASS},
+		{[]Member{elf86, elf80}, 86, 0, SASS}, // the exact one
+		{[]Member{elf87, ptx80}, 89, 1, PTXOnly},
+		{[]Member{elf80}, 87, -1, NoCode},
+		{[]Member{elf90, ptx86}, 89, 1, PTXOnly},
+		{[]Member{elf86}, 80, -1, NoCode},
+	} {
+		if i, ch := Select(tc.ms, tc.arch); i != tc.want || ch != tc.choice {
+			t.Errorf("Select(%v, %d) = %d, %v; want %d, %v", tc.ms, tc.arch, i, ch, tc.want, tc.choice)
+		}
+	}
+}

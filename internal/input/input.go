@@ -295,7 +295,7 @@ func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, e
 	if f.Header.Type != elf.ETRel {
 		return nil, nil
 	}
-	if f.Header.SM() != x.arch {
+	if !elf.SMCompatible(f.Header.SM(), x.arch) {
 		if strict {
 			return nil, x.fatal("Input file '%s' arch does not match target '%s'", name, x.target())
 		}

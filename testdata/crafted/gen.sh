@@ -501,6 +501,17 @@ case_undefined_data_dead_code() {
 	asm undefined-data-dead-code b.ptx
 	link undefined-data-dead-code -arch=$ARCH a.cubin b.cubin -o ref.cubin
 }
+# Code of a lower SM of the same family (sm_80 for -arch=sm_86), and of
+# older virtual architectures.
+case_arch_compatible() {
+	(cd arch-compatible && ptxas -arch=sm_86 -c a86.ptx -o a86.cubin && ptxas -arch=sm_80 -c b80.ptx -o b80.cubin)
+	link arch-compatible -arch=sm_86 a86.cubin b80.cubin -o ref.cubin
+}
+case_virtual_arch_lowest() {
+	asm virtual-arch-lowest a80.ptx
+	asm virtual-arch-lowest b75.ptx
+	link virtual-arch-lowest -arch=$ARCH a80.cubin b75.cubin -o ref.cubin
+}
 case_managed_extern() {
 	asm managed-extern exman.ptx
 	asm managed-extern man.ptx
