@@ -128,7 +128,9 @@ func (b *Bag) Sorted() []Diag {
 	return out
 }
 
-// Print writes every diagnostic as "<prog> <severity>: <msg>".
+// Print writes the diagnostics as "<prog> <severity>: <msg>", in key
+// order, up to the first fatal one: nvlink exits there, so it says nothing
+// that would come after (two bad inputs: only the first is named).
 func (b *Bag) Print(w io.Writer, prog string) {
 	for _, d := range b.Sorted() {
 		if d.Verbatim {
@@ -136,6 +138,9 @@ func (b *Bag) Print(w io.Writer, prog string) {
 			continue
 		}
 		fmt.Fprintf(w, "%s %s: %s\n", prog, d.Sev.prefix(d.Promoted), d.Msg)
+		if d.Sev == Fatal {
+			return
+		}
 	}
 }
 

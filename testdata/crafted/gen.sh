@@ -429,6 +429,9 @@ case_non_relocatable_input() {
 
 case_junk_input() { link junk-input -arch=$ARCH junk.cubin -o ref.cubin; }
 case_missing_input() { link missing-input -arch=$ARCH missing.cubin -o ref.cubin; }
+# nvlink stops at its first fatal diagnostic: the second bad input goes
+# unnamed.
+case_two_bad_inputs() { link two-bad-inputs -arch=$ARCH missing.cubin junk.cubin -o ref.cubin; }
 
 case_kernels_used() {
 	asm kernels-used a.ptx
