@@ -8,7 +8,8 @@ package merge
 // (each function's callees in the inputs' call graphs, for layout).
 // Invariants: roots are every entry function (those --kernels-used names
 // when it or --variables-used is given) and every function with the
-// address-taken st_other bit; a function is live when a live function's
+// address-taken st_other bit, and under -g every function (nvlink 11.8
+// removes none then: crafted debug-flag-keeps-functions); a function is live when a live function's
 // call edge (block -1 of .nv.callgraph) names it, as in nvlink 11.8: a
 // relocation in live code alone does not keep its target
 // (testdata/crafted/callgraph-liveness, callgraph-edge-not-relocation; in
@@ -87,7 +88,7 @@ func dce(ctx *Context) error {
 		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym {
 			continue
 		}
-		if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) || s.Other&stoCudaObscure != 0 || (ctx.Opts.PreserveRelocs && ctx.Objs[s.File].System) {
+		if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) || s.Other&stoCudaObscure != 0 || ctx.Opts.PreserveRelocs || ctx.Opts.Debug {
 			mark(s.ID)
 		}
 	}

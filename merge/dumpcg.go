@@ -16,8 +16,8 @@ package merge
 // the next number, whether it is defined there or not; before the first
 // such undefined function of an input, one extra number is taken that
 // never prints a name: the nameless local function symbol nvlink makes at
-// that point, which the output keeps only under --preserve-relocs (see
-// mergeGlobal). A function that is not in the output (removed
+// that point, which the output keeps only under --preserve-relocs or -g
+// (see mergeGlobal), and which then prints as "N:  ->". A function that is not in the output (removed
 // system-library code) keeps its number and prints as a blank line, as do
 // those extra numbers.
 
@@ -61,9 +61,12 @@ type regRaise struct {
 }
 
 // cgNode is one numbered function of the report; sym is its output symbol
-// ID, -1 for the numbers that print blank.
+// ID, -1 for the numbers that print blank; nameless marks the number of
+// the nameless function nvlink makes before an input's first new
+// undefined function.
 type cgNode struct {
-	sym int32
+	sym      int32
+	nameless bool
 }
 
 // callgraphNodes numbers the functions as nvlink does (see the file
@@ -85,7 +88,7 @@ func callgraphNodes(ctx *Context) ([]cgNode, []int32) {
 		if sym >= 0 {
 			bySym[sym] = int32(len(nodes))
 		}
-		nodes = append(nodes, cgNode{sym: sym})
+		nodes = append(nodes, cgNode{sym: sym, nameless: f.obj < 0})
 	}
 	return nodes, bySym
 }
@@ -145,6 +148,11 @@ func dumpCallgraph(ctx *Context) {
 		fmt.Fprintf(&b, "%d: ", n)
 		id := nodes[n].sym
 		if id < 0 {
+			if nodes[n].nameless && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) {
+				// Kept in the output then, it prints as a function with
+				// no name and no calls (corpus xcall with either).
+				b.WriteString(" ->")
+			}
 			b.WriteString("\n")
 			continue
 		}

@@ -1190,6 +1190,23 @@ func buildPrototype(ctx *Context) {
 	for _, e := range ctx.cgEdges[:ctx.directEdges] {
 		callee[e.callee] = true
 	}
+	// Under -g and --preserve-relocs, which keep every function, nvlink
+	// keeps the records of the functions no one calls too, but for the
+	// address-taken ones (block -2 of an input's call graph): corpus
+	// archive, cdp and virtual linked with either.
+	var taken []bool
+	if ctx.Opts.Debug || ctx.Opts.PreserveRelocs {
+		taken = make([]bool, len(ctx.Syms))
+		for _, o := range ctx.Objs {
+			o.eachCallgraph(func(s *elf.Section) {
+				for block, e := range elf.CallgraphRecords(s.Data) {
+					if f := ctx.liveSym(o, e.Caller); block == -2 && f >= 0 {
+						taken[f] = true
+					}
+				}
+			})
+		}
+	}
 	var recs []cgEdge
 	seen := make([]bool, len(ctx.Syms))
 	for _, o := range ctx.Objs {
@@ -1198,10 +1215,10 @@ func buildPrototype(ctx *Context) {
 			for off := 0; off+8 <= len(s.Data); off += 8 {
 				r := elf.CallgraphEntryAt(s.Data, off) // (a .nv.prototype record has the same layout)
 				sym := ctx.liveSym(o, r.Caller)
-				// (--preserve-relocs also keeps the entries of the device
-				// runtime's functions, which it keeps whole: corpus cdp;
-				// a user's address-taken functions still go: virtual.)
-				if sym < 0 || seen[sym] || !callee[sym] && !(ctx.Opts.PreserveRelocs && o.System) {
+				// (A function called directly keeps its record; under -g
+				// or --preserve-relocs any other too, but for the
+				// address-taken ones: see taken.)
+				if sym < 0 || seen[sym] || !callee[sym] && (taken == nil || taken[sym]) {
 					continue
 				}
 				str, ok := elf.CString(strs, uint32(r.Callee)) // (only for a record kept: most are not)

@@ -832,14 +832,19 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// symbol.
 				ctx.addStr(ctx.Str, s.Name, nil)
 				o.SymMap[i] = -2 - id
-				if ctx.Opts.PreserveRelocs && ctx.isSharedMemory(id) {
-					// --preserve-relocs keeps a symbol for it, at the
-					// offset layout gives it (corpus shared).
+				if (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) && ctx.isSharedMemory(id) {
+					// --preserve-relocs and -g keep a symbol for it, at
+					// the offset layout gives it (corpus shared; crafted
+					// debug-flag-keeps-functions).
 					if o.sharedSyms == nil {
 						o.sharedSyms = map[int32]int32{}
 					}
+					other := outOther(s)
+					if ctx.Opts.PreserveRelocs && !ctx.Opts.Debug {
+						other |= stvInternal // (not under -g: corpus shared, cdp)
+					}
 					o.sharedSyms[int32(i)] = newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject,
-						Other: outOther(s) | stvInternal, Sec: id, Size: s.Size, File: int32(o.ID)}, false)
+						Other: other, Sec: id, Size: s.Size, File: int32(o.ID)}, false)
 				}
 				return
 			}
@@ -882,12 +887,13 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			ctx.sawUndefFunc = true
 			ctx.addStrDup(ctx.Str, "", &ctx.emptyProto)
 		}
-		if !defined && typ == elf.STTFunc && o.placeholder == 0 && ctx.Opts.PreserveRelocs {
+		if !defined && typ == elf.STTFunc && o.placeholder == 0 && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) {
 			// Before an object's first new undefined function nvlink makes
 			// a nameless local function symbol; it is dropped from the
-			// output except under --preserve-relocs, which keeps it and
-			// points the object's EIATTR_KPARAM_INFO records at it (corpus
-			// xcall, printf, virtual, recursion).
+			// output except under --preserve-relocs or -g, which keep it
+			// and point the object's EIATTR_KPARAM_INFO records at it
+			// (corpus xcall, printf, virtual, recursion; crafted
+			// debug-flag-placeholder).
 			o.placeholder = 1 + newSym(ctx, OutSym{Info: elf.STBLocal<<4 | elf.STTFunc, Sec: -1, File: int32(o.ID), emptyName: true}, false)
 		}
 		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID)}

@@ -61,7 +61,18 @@ var preserveRelocsGaps = map[string]string{}
 // cubins with --preserve-relocs, with warplink and with the installed
 // nvlink, and requires identical outputs except for preserveRelocsGaps.
 func TestCorpusPreserveRelocsNvlink(t *testing.T) {
-	testCorpusOptionNvlink(t, []string{"--preserve-relocs"}, preserveRelocsGaps, 24)
+	testCorpusOptionNvlink(t, []string{"--preserve-relocs"}, preserveRelocsGaps, 50)
+}
+
+// TestCorpusDebugNvlink does the same with -g, which nvcc -G -dlink passes
+// to nvlink (no dead code elimination, symbols nvlink otherwise drops),
+// alone and with --preserve-relocs.
+func TestCorpusDebugNvlink(t *testing.T) {
+	testCorpusOptionNvlink(t, []string{"-g"}, nil, 50)
+}
+
+func TestCorpusDebugPreserveRelocsNvlink(t *testing.T) {
+	testCorpusOptionNvlink(t, []string{"-g", "--preserve-relocs"}, nil, 50)
 }
 
 // TestCorpusKeepSystemLibrariesNvlink does the same with libcudadevrt
@@ -69,7 +80,7 @@ func TestCorpusPreserveRelocsNvlink(t *testing.T) {
 // device runtime's object even where nothing uses it, but still drops its
 // unused functions.
 func TestCorpusKeepSystemLibrariesNvlink(t *testing.T) {
-	testCorpusOptionNvlink(t, []string{"-L" + libdir, "-lcudadevrt", "--keep-system-libraries"}, nil, 24)
+	testCorpusOptionNvlink(t, []string{"-L" + libdir, "-lcudadevrt", "--keep-system-libraries"}, nil, 50)
 }
 
 // testCorpusOptionNvlink links every corpus program (both architectures)
@@ -92,35 +103,37 @@ func testCorpusOptionNvlink(t *testing.T, extra []string, gaps map[string]string
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range progs {
-			dir := filepath.Join(corpus, p.Name())
-			tmp := t.TempDir()
-			args, err := cliLinkArgs(dir, libdir, filepath.Join(tmp, "out.cubin"))
-			if err != nil || p.Name() == "archive" {
-				continue
-			}
-			args = append(args, extra...)
-			cmd := exec.Command(nvlink, args...)
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("%s: nvlink: %v\n%s", p.Name(), err, out)
-			}
-			ref, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
-			os.Remove(filepath.Join(tmp, "out.cubin"))
-			t.Chdir(dir)
-			if rc := linkCLI(args, io.Discard); rc != 0 {
-				t.Fatalf("%s: warplink exit %d", p.Name(), rc)
-			}
-			ours, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
-			_, gap := gaps[p.Name()]
-			switch same := bytes.Equal(ours, ref); {
-			case same && gap:
-				t.Errorf("%s/%s: now identical; remove it from the gaps", filepath.Base(corpus), p.Name())
-			case !same && !gap:
-				rep, _ := cmpelf.Compare(ours, ref)
-				t.Errorf("%s/%s: differs from nvlink: %v", filepath.Base(corpus), p.Name(), firstN(rep.Diffs, 4))
-			case same:
-				identical++
+		for _, link := range []string{"link.args", "link_dc.args"} {
+			for _, p := range progs {
+				dir := filepath.Join(corpus, p.Name())
+				tmp := t.TempDir()
+				args, err := cliLinkArgsFrom(dir, link, libdir, filepath.Join(tmp, "out.cubin"))
+				if err != nil || p.Name() == "archive" && link == "link.args" {
+					continue // (the archive of cubins: an undefined reference)
+				}
+				args = append(args, extra...)
+				cmd := exec.Command(nvlink, args...)
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%s: nvlink: %v\n%s", p.Name(), err, out)
+				}
+				ref, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
+				os.Remove(filepath.Join(tmp, "out.cubin"))
+				t.Chdir(dir)
+				if rc := linkCLI(args, io.Discard); rc != 0 {
+					t.Fatalf("%s: warplink exit %d", p.Name(), rc)
+				}
+				ours, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
+				_, gap := gaps[p.Name()]
+				switch same := bytes.Equal(ours, ref); {
+				case same && gap:
+					t.Errorf("%s/%s: now identical; remove it from the gaps", filepath.Base(corpus), p.Name())
+				case !same && !gap:
+					rep, _ := cmpelf.Compare(ours, ref)
+					t.Errorf("%s/%s (%s): differs from nvlink: %v", filepath.Base(corpus), p.Name(), link, firstN(rep.Diffs, 4))
+				case same:
+					identical++
+				}
 			}
 		}
 	}
@@ -134,13 +147,19 @@ func testCorpusOptionNvlink(t *testing.T, extra []string, gaps map[string]string
 // in dir (link.args), with the device-runtime folder and the output path
 // filled in.
 func cliLinkArgs(dir, libdir, out string) ([]string, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, "link.args"))
+	return cliLinkArgsFrom(dir, "link.args", libdir, out)
+}
+
+// cliLinkArgsFrom is cliLinkArgs for the arguments file name of dir
+// (link.args: the cubins; link_dc.args: nvcc -dlink's, host objects).
+func cliLinkArgsFrom(dir, name, libdir, out string) ([]string, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}
 	args := strings.Fields(strings.ReplaceAll(string(raw), "@CUDA_LIBDIR@", libdir))
 	for i := range args {
-		if args[i] == "ref.cubin" {
+		if args[i] == "ref.cubin" || args[i] == "ref_dc.cubin" {
 			args[i] = out
 		}
 	}

@@ -515,6 +515,30 @@ case_virtual_arch_lowest() {
 	asm virtual-arch-lowest b75.ptx
 	link virtual-arch-lowest -arch=$ARCH a80.cubin b75.cubin -o ref.cubin
 }
+# -g (which nvcc -G -dlink passes): no dead code elimination, and symbols
+# nvlink otherwise drops.
+case_debug_flag_keeps_functions() {
+	for f in f sa sb; do asm debug-flag-keeps-functions $f.ptx; done
+	link debug-flag-keeps-functions -arch=$ARCH -g f.cubin sa.cubin sb.cubin -o ref.cubin
+}
+case_debug_flag_undefined() {
+	asm debug-flag-undefined a.ptx
+	link debug-flag-undefined -arch=$ARCH -g a.cubin -o ref.cubin
+}
+case_debug_flag_virtual() {
+	for f in a b; do asm debug-flag-virtual $f.ptx; done
+	link debug-flag-virtual -arch=$ARCH -g a.cubin b.cubin -o ref.cubin
+}
+case_debug_flag_placeholder() {
+	for f in a b c; do asm debug-flag-placeholder $f.ptx; done
+	link debug-flag-placeholder -arch=$ARCH -g --dump-callgraph a.cubin b.cubin c.cubin -o ref.cubin
+}
+# --preserve-relocs warns for sm_90 only; its archive of host objects keeps
+# every function, as -g does.
+case_preserve_relocs_sm80() {
+	for f in a b c; do (cd preserve-relocs-sm80 && ptxas -arch=sm_80 -c $f.ptx -o $f.cubin); done
+	link preserve-relocs-sm80 -arch=sm_80 --preserve-relocs a.cubin b.cubin c.cubin -o ref.cubin
+}
 case_managed_extern() {
 	asm managed-extern exman.ptx
 	asm managed-extern man.ptx
