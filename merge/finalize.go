@@ -102,6 +102,12 @@ func finalize(ctx *Context) error {
 	propagateBarriers(ctx)
 	if ctx.hasExtern {
 		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
+		// The .nv_debug.shared that extern __shared__ memory keeps has no
+		// section symbol, even where an input's module-scope shared
+		// variables brought one (testdata/crafted/extern-shared-module).
+		if id, ok := ctx.secByName[moduleShared]; ok && ctx.Secs[id].SymID >= 0 {
+			ctx.Syms[ctx.Secs[id].SymID].dead = true
+		}
 	}
 	buildNvInfo(ctx, info)
 	// The inputs' relocations and resolutions are not read after this

@@ -539,6 +539,10 @@ case_preserve_relocs_sm80() {
 	for f in a b c; do (cd preserve-relocs-sm80 && ptxas -arch=sm_80 -c $f.ptx -o $f.cubin); done
 	link preserve-relocs-sm80 -arch=sm_80 --preserve-relocs a.cubin b.cubin c.cubin -o ref.cubin
 }
+case_extern_shared_module() {
+	for f in mod ext; do asm extern-shared-module $f.ptx; done
+	link extern-shared-module -arch=$ARCH mod.cubin ext.cubin -o ref.cubin
+}
 case_managed_extern() {
 	asm managed-extern exman.ptx
 	asm managed-extern man.ptx
