@@ -88,6 +88,7 @@ type Context struct {
 	externOff    map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
 	bound        *boundRefs         // bound texture and surface references' slots (layoutBoundRefs; nil: none)
 	hasExtern    bool               // some input references extern __shared__ memory
+	externSyms   []int32            // under -g: the output symbols of extern __shared__ arrays, in .nv_debug.shared
 	hasBoundRefs bool               // some input refers to a bound texture or surface reference (merge)
 	directEdges  int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed        int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]

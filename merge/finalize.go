@@ -100,7 +100,7 @@ func finalize(ctx *Context) error {
 	releaseTables(ctx)
 	ctx.calls, ctx.callers = calleesByCaller(ctx.cgEdges, len(ctx.Syms))
 	propagateBarriers(ctx)
-	if ctx.hasExtern {
+	if ctx.hasExtern && !ctx.Opts.Debug {
 		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
 		// The .nv_debug.shared that extern __shared__ memory keeps has no
 		// section symbol, even where an input's module-scope shared

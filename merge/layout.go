@@ -220,6 +220,48 @@ func layoutShared(ctx *Context) {
 			s.keep = true
 		}
 	}
+	if ctx.Opts.Debug && len(ctx.externSyms) > 0 {
+		// Under -g each extern __shared__ array is a symbol with one
+		// value: the largest offset of the entries that can run code
+		// using it, to which all of them grow (crafted
+		// debug-flag-extern-shared).
+		usedBy := map[int32][]int32{} // code -> extern symbols it names
+		for _, o := range ctx.Objs {
+			o.eachRelocSection(func(t int, rels []elf.Rela) {
+				if c := o.SecMap[t]; c >= 0 && o.F.Sections[t].Flags&elf.SHFExecInstr != 0 {
+					for _, r := range rels {
+						if int(r.Sym) < len(o.SymMap) && o.SymMap[r.Sym] >= 0 && isExternShared(&o.F.Symbols[r.Sym]) {
+							usedBy[c] = append(usedBy[c], o.SymMap[r.Sym])
+						}
+					}
+				}
+			})
+		}
+		reach := map[int32][]int{} // extern symbol -> entries
+		for c, ks := range externAt {
+			for _, x := range usedBy[c] {
+				reach[x] = append(reach[x], ks...)
+			}
+		}
+		for _, x := range ctx.externSyms {
+			var v uint64
+			for _, k := range reach[x] {
+				v = max(v, alignUp(end[entries[k].shared], externSharedAlign))
+			}
+			ctx.Syms[x].Value = v
+			for _, k := range reach[x] {
+				ctx.Secs[entries[k].shared].Size = max(ctx.Secs[entries[k].shared].Size, v)
+			}
+		}
+		if id, ok := ctx.secByName[moduleShared]; ok {
+			// The section spans the reserved window; without one (sm_80)
+			// it stays empty, and its symbol goes.
+			ctx.Secs[id].Size = reservedShared(ctx.Header.SM())
+			if ctx.Secs[id].Size == 0 && ctx.Secs[id].SymID >= 0 {
+				ctx.Syms[ctx.Secs[id].SymID].dead = true
+			}
+		}
+	}
 	for k, w := range alias {
 		if v, ok := ctx.dataVal[w]; ok {
 			ctx.dataVal[k] = v // (each key written once: order does not matter)

@@ -197,8 +197,15 @@ func mergeFile(ctx *Context, o *Obj) {
 		}
 		if isExternShared(&syms[i]) {
 			// nvlink makes its .nv_debug.shared for dynamic shared memory
-			// now, in both string tables (crafted extern-shared).
+			// now, in both string tables (crafted extern-shared); under -g
+			// with its section symbol (crafted debug-flag-extern-shared).
 			ctx.addSecName(moduleShared, -1)
+			if ctx.Opts.Debug {
+				externShared(ctx)
+				if s := ctx.Secs[ctx.secByName[moduleShared]]; s.SymID < 0 {
+					s.SymID = newSym(ctx, OutSym{Name: s.Name, Info: elf.STTSection, Sec: s.ID, IsSecSym: true, File: int32(o.ID)}, false)
+				}
+			}
 		}
 		ctx.hasBoundRefs = ctx.hasBoundRefs || isBoundRef(&syms[i])
 		ctx.addStr(ctx.Str, syms[i].Name, nil)
@@ -865,6 +872,9 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 	s := &o.F.Symbols[i]
 	if isExternShared(s) {
 		externShared(ctx)
+		if ctx.Opts.Debug {
+			mergeExternSharedDebug(ctx, o, i)
+		}
 		return
 	}
 	r := ctx.res(o, i)
@@ -964,6 +974,26 @@ const stoCudaShared = 0x40
 // memory): an undefined global data symbol in shared memory.
 func isExternShared(s *elf.Symbol) bool {
 	return s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef && isDataSym(s) && s.Other&0xF0 == stoCudaShared
+}
+
+// mergeExternSharedDebug gives extern __shared__ array i of o, under -g,
+// the symbol nvlink 11.8 then keeps: one global object per name, in
+// .nv_debug.shared, whose value layout sets (its offset past the static
+// shared data of every entry that can run code using it).
+func mergeExternSharedDebug(ctx *Context, o *Obj, i int) {
+	s := &o.F.Symbols[i]
+	r := ctx.res(o, i)
+	if r != nil && r.sym >= 0 {
+		o.SymMap[i] = r.sym
+		return
+	}
+	id := newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject, Other: outOther(s),
+		Sec: ctx.secByName[moduleShared], File: int32(o.ID)}, !inLocalPart(o, i))
+	if r != nil {
+		r.sym = id
+	}
+	o.SymMap[i] = id
+	ctx.externSyms = append(ctx.externSyms, id)
 }
 
 // externShared notes a reference to extern __shared__ memory. nvlink makes

@@ -289,6 +289,11 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				if o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 {
 					val = ^uint64(0)
 				}
+				if m := o.SymMap[r.Sym]; ctx.Opts.Debug && m >= 0 {
+					// Under -g, its symbol's value, in code and debug
+					// information alike (layoutShared).
+					val = ctx.Syms[m].Value
+				}
 			}
 			if !ok {
 				continue // reference to a dropped weak copy: nvlink removes it

@@ -533,6 +533,11 @@ case_debug_flag_placeholder() {
 	for f in a b c; do asm debug-flag-placeholder $f.ptx; done
 	link debug-flag-placeholder -arch=$ARCH -g --dump-callgraph a.cubin b.cubin c.cubin -o ref.cubin
 }
+case_debug_flag_extern_shared() {
+	asm debug-flag-extern-shared kernels.ptx
+	asm debug-flag-extern-shared dbg.ptx -g
+	link debug-flag-extern-shared -arch=$ARCH -g kernels.cubin dbg.cubin -o ref.cubin
+}
 # --preserve-relocs warns for sm_90 only; its archive of host objects keeps
 # every function, as -g does.
 case_preserve_relocs_sm80() {
