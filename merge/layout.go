@@ -179,6 +179,24 @@ func layoutShared(ctx *Context) {
 		// kernel uses aligns them to 8).
 		commonAlign = max(commonAlign, ctx.Secs[moduleSec].Align)
 	}
+	if ctx.Opts.Debug && moduleSec >= 0 {
+		// Under -g the module section keeps the variables several entries
+		// share, with their symbols, past the reserved window; the others
+		// live in their entry's section and lose theirs (sweep
+		// shared-chain and the like, -G objects linked with -g).
+		if len(common) > 0 {
+			ctx.Secs[moduleSec].Size = commonEnd + reservedShared(ctx.Header.SM())
+		}
+		isCommon := map[dataKey]bool{}
+		for _, v := range common {
+			isCommon[v.key] = true
+		}
+		for _, v := range module {
+			if id, ok := ctx.Objs[v.key.obj].sharedSyms[v.key.sym]; ok && !isCommon[v.key] {
+				ctx.Syms[id].dead = true
+			}
+		}
+	}
 	base := reservedShared(ctx.Header.SM())
 	end := map[int32]uint64{}
 	for _, s := range ctx.Secs {

@@ -925,7 +925,28 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		// the others at it (testdata/crafted/weak-shared-data).
 		sec := mapSection(ctx, o, int(s.Shndx))
 		o.SymMap[i] = -2 - sec
-		ctx.Syms[id].dead, ctx.Syms[id].Sec = true, sec
+		keptEarlier := false
+		if r != nil && r.File >= 0 && r.File < int32(o.ID) {
+			k, ok := ctx.Objs[r.File].sharedSyms[r.Index]
+			keptEarlier = ok && k == id
+		}
+		if !keptEarlier {
+			// (Not over the record -g keeps for the winner's copy, met
+			// in an earlier file.)
+			ctx.Syms[id].dead, ctx.Syms[id].Sec = true, sec
+		}
+		if ctx.Opts.Debug && r != nil && r.File == int32(o.ID) && r.Index == int32(i) {
+			// Under -g the winner's copy keeps its record where several
+			// entries share it (layoutShared decides; sweep
+			// weak-inline-shared, weak-shared-three).
+			sym := ctx.Syms[id]
+			sym.dead = false
+			sym.Info, sym.Other, sym.Size, sym.File = s.Info&0xF0|elf.STTObject, outOther(s), s.Size, int32(o.ID)
+			if o.sharedSyms == nil {
+				o.sharedSyms = map[int32]int32{}
+			}
+			o.sharedSyms[int32(i)] = id
+		}
 		return
 	}
 	if defined && !winner && o.replacedLater(s.Shndx) {

@@ -92,75 +92,85 @@ func TestNvccSweep(t *testing.T) {
 	}
 	g.Wait()
 	var mu sync.Mutex
-	same, skipped := 0, 0
+	same, skipped, links := 0, 0, 0
 	for _, j := range jobs {
-		name := j.prog + " " + j.v.arch + j.v.flag
-		t.Run(strings.ReplaceAll(name, " ", "/"), func(t *testing.T) {
-			if j.skipped != "" {
-				mu.Lock()
-				skipped++
-				mu.Unlock()
-				t.Skip(j.skipped)
-			}
-			dir := filepath.Dir(j.cubins[0])
-			args := []string{"-arch=" + j.v.arch}
-			args = append(args, j.cubins...)
-			if b, err := os.ReadFile(filepath.Join(root, j.prog, "libs")); err == nil {
-				args = append(args, "-L"+lib)
-				args = append(args, strings.Fields(string(b))...)
-			}
-			ref, ours := filepath.Join(dir, "nv.cubin"), filepath.Join(dir, "wl.cubin")
-			nv := exec.Command("nvlink", append(args, "-o", ref)...)
-			var nvLog bytes.Buffer
-			nv.Stdout, nv.Stderr = &nvLog, &nvLog
-			nvRC := 0
-			if err := nv.Run(); err != nil {
-				if ee, ok := err.(*exec.ExitError); ok {
-					nvRC = ee.ExitCode()
-				} else {
-					t.Fatalf("nvlink: %v", err)
+		// -G objects are linked twice: as they are, and with the -g that
+		// nvcc -G -dlink passes to nvlink.
+		extras := [][]string{nil}
+		if j.v.flag == "-G" {
+			extras = append(extras, []string{"-g"})
+		}
+		for _, extra := range extras {
+			name := j.prog + " " + j.v.arch + j.v.flag + strings.Join(extra, "")
+			links++
+			t.Run(strings.ReplaceAll(name, " ", "/"), func(t *testing.T) {
+				if j.skipped != "" {
+					mu.Lock()
+					skipped++
+					mu.Unlock()
+					t.Skip(j.skipped)
 				}
-			}
-			var wlLog bytes.Buffer
-			wlRC := linkCLI(append(args, "-o", ours), &wlLog)
-			var problem string
-			switch {
-			case wlRC != nvRC:
-				problem = fmt.Sprintf("exit status %d, nvlink %d: %s", wlRC, nvRC, firstLine(wlLog.String()))
-			case errorLines(wlLog.String()) != errorLines(nvLog.String()):
-				problem = fmt.Sprintf("diagnostics %q, nvlink %q", wlLog.String(), nvLog.String())
-			case nvRC == 0:
-				a, _ := os.ReadFile(ref)
-				b, err := os.ReadFile(ours)
-				if err != nil {
-					problem = "no output written"
-				} else if !bytes.Equal(a, b) {
-					problem = "output differs"
-					if rep, err := cmpelf.Compare(b, a); err == nil {
-						problem += ": " + strings.Join(firstN(rep.Diffs, 3), "; ")
+				dir := filepath.Dir(j.cubins[0])
+				args := []string{"-arch=" + j.v.arch}
+				args = append(args, extra...)
+				args = append(args, j.cubins...)
+				if b, err := os.ReadFile(filepath.Join(root, j.prog, "libs")); err == nil {
+					args = append(args, "-L"+lib)
+					args = append(args, strings.Fields(string(b))...)
+				}
+				ref, ours := filepath.Join(dir, "nv"+strings.Join(extra, "")+".cubin"), filepath.Join(dir, "wl"+strings.Join(extra, "")+".cubin")
+				nv := exec.Command("nvlink", append(args, "-o", ref)...)
+				var nvLog bytes.Buffer
+				nv.Stdout, nv.Stderr = &nvLog, &nvLog
+				nvRC := 0
+				if err := nv.Run(); err != nil {
+					if ee, ok := err.(*exec.ExitError); ok {
+						nvRC = ee.ExitCode()
+					} else {
+						t.Fatalf("nvlink: %v", err)
 					}
 				}
-			}
-			if len(problem) > 400 {
-				problem = problem[:400] + "..."
-			}
-			why, known := sweepKnown[name]
-			switch {
-			case problem == "" && known:
-				t.Errorf("now matches nvlink: remove %q from sweepKnown", name)
-			case problem != "" && known:
-				t.Logf("known difference (%s): %s", why, problem)
-			case problem != "":
-				t.Errorf("%s", problem)
-			default:
-				mu.Lock()
-				same++
-				mu.Unlock()
-			}
-		})
+				var wlLog bytes.Buffer
+				wlRC := linkCLI(append(args, "-o", ours), &wlLog)
+				var problem string
+				switch {
+				case wlRC != nvRC:
+					problem = fmt.Sprintf("exit status %d, nvlink %d: %s", wlRC, nvRC, firstLine(wlLog.String()))
+				case errorLines(wlLog.String()) != errorLines(nvLog.String()):
+					problem = fmt.Sprintf("diagnostics %q, nvlink %q", wlLog.String(), nvLog.String())
+				case nvRC == 0:
+					a, _ := os.ReadFile(ref)
+					b, err := os.ReadFile(ours)
+					if err != nil {
+						problem = "no output written"
+					} else if !bytes.Equal(a, b) {
+						problem = "output differs"
+						if rep, err := cmpelf.Compare(b, a); err == nil {
+							problem += ": " + strings.Join(firstN(rep.Diffs, 3), "; ")
+						}
+					}
+				}
+				if len(problem) > 400 {
+					problem = problem[:400] + "..."
+				}
+				why, known := sweepKnown[name]
+				switch {
+				case problem == "" && known:
+					t.Errorf("now matches nvlink: remove %q from sweepKnown", name)
+				case problem != "" && known:
+					t.Logf("known difference (%s): %s", why, problem)
+				case problem != "":
+					t.Errorf("%s", problem)
+				default:
+					mu.Lock()
+					same++
+					mu.Unlock()
+				}
+			})
+		}
 	}
-	t.Logf("nvcc sweep: %d of %d links byte-identical to nvlink 11.8 (%d variants nvcc cannot build, %d known differences)",
-		same, len(jobs)-skipped, skipped, len(sweepKnown))
+	t.Logf("nvcc sweep: %d of %d links byte-identical to nvlink 11.8 (%d links of variants nvcc cannot build, %d known differences)",
+		same, links-skipped, skipped, len(sweepKnown))
 }
 
 // firstLine is s up to its first newline.

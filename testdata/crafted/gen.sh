@@ -538,6 +538,14 @@ case_debug_flag_extern_shared() {
 	asm debug-flag-extern-shared dbg.ptx -g
 	link debug-flag-extern-shared -arch=$ARCH -g kernels.cubin dbg.cubin -o ref.cubin
 }
+case_debug_flag_module_shared() {
+	asm debug-flag-module-shared chain.ptx
+	link debug-flag-module-shared -arch=$ARCH -g chain.cubin -o ref.cubin
+}
+case_debug_flag_weak_shared() {
+	for f in wa wb; do asm debug-flag-weak-shared $f.ptx; done
+	link debug-flag-weak-shared -arch=$ARCH -g wa.cubin wb.cubin -o ref.cubin
+}
 # --preserve-relocs warns for sm_90 only; its archive of host objects keeps
 # every function, as -g does.
 case_preserve_relocs_sm80() {
