@@ -64,8 +64,9 @@ type sharedVar struct {
 // layoutShared lays out every entry's .nv.shared.<k>. Module-scope shared
 // variables (.nv_debug.shared) belong to the entries whose code, or code
 // they call, refers to them; that section itself ends up empty. nvlink 11.8
-// places first, at offsets common to all entries, the module variables
-// several entries use (largest alignment, then largest size first; those
+// places first the module variables several entries use (largest
+// alignment, then largest size first), each at one offset for all its
+// entries, past what those entries hold of such variables so far (those
 // entries' sections take the module section's alignment); then each
 // entry's own variables (its .nv.shared.<k> and the module variables only
 // it uses: largest alignment, then smallest size first); then,
@@ -165,11 +166,23 @@ func layoutShared(ctx *Context) {
 			}
 		}
 	}
+	// Each goes past what the entries using it hold of them so far, so
+	// variables no entry uses together may share offsets (two kernels on
+	// x, two on y, one on both: y after x; z, used apart, at 0: crafted
+	// shared-common-disjoint).
 	var commonEnd, commonAlign uint64
+	commonTo := map[int32]uint64{} // .nv.shared.<k> -> end of the shared variables it uses
 	for _, v := range sortShared(common) {
-		commonEnd = alignUp(commonEnd, v.align)
-		ctx.dataVal[v.key] = commonEnd
-		commonEnd += v.size
+		var off uint64
+		for _, k := range users[v.key] {
+			off = max(off, commonTo[entries[k].shared])
+		}
+		off = alignUp(off, v.align)
+		ctx.dataVal[v.key] = off
+		for _, k := range users[v.key] {
+			commonTo[entries[k].shared] = off + v.size
+		}
+		commonEnd = max(commonEnd, off+v.size)
 		commonAlign = max(commonAlign, v.align)
 	}
 	if len(common) > 0 {
@@ -205,7 +218,7 @@ func layoutShared(ctx *Context) {
 		}
 		var cur uint64
 		if sharedBy[s.ID] {
-			cur = commonEnd
+			cur = commonTo[s.ID]
 			s.Align = max(s.Align, commonAlign)
 		}
 		items := sortOwn(own[s.ID])

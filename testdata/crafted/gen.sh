@@ -546,6 +546,10 @@ case_debug_flag_weak_shared() {
 	for f in wa wb; do asm debug-flag-weak-shared $f.ptx; done
 	link debug-flag-weak-shared -arch=$ARCH -g wa.cubin wb.cubin -o ref.cubin
 }
+case_shared_common_disjoint() {
+	for f in K X Y Z; do asm shared-common-disjoint $f.ptx; done
+	link shared-common-disjoint -arch=$ARCH K.cubin X.cubin Y.cubin Z.cubin -o ref.cubin
+}
 # --preserve-relocs warns for sm_90 only; its archive of host objects keeps
 # every function, as -g does.
 case_preserve_relocs_sm80() {
