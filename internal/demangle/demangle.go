@@ -246,6 +246,15 @@ func (p *parser) nested() (name, bool) {
 			if !ok {
 				return name{}, false
 			}
+			if k == plainName && strings.HasPrefix(u, "_INTERNAL_") && p.peek() != 'E' {
+				// The namespace nvcc wraps a file's internal-linkage
+				// names in (_INTERNAL_<hash>_<len>_<file>_<hash>):
+				// cu++filt leaves it out ("static __device__ int sf(int)"
+				// prints as sf(int)), but it still counts among the
+				// substitutions.
+				p.subs = append(p.subs, &node{text: strings.Join(parts, "::"), tight: true})
+				continue
+			}
 			parts = append(parts, u)
 			last = u
 			n.ctor = k != plainName
