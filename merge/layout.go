@@ -192,20 +192,25 @@ func layoutShared(ctx *Context) {
 		// kernel uses aligns them to 8).
 		commonAlign = max(commonAlign, ctx.Secs[moduleSec].Align)
 	}
-	if ctx.Opts.Debug && moduleSec >= 0 {
-		// Under -g the module section keeps the variables several entries
-		// share, with their symbols, past the reserved window; the others
-		// live in their entry's section and lose theirs (sweep
-		// shared-chain and the like, -G objects linked with -g).
+	if (ctx.Opts.Debug || ctx.Opts.PreserveRelocs) && moduleSec >= 0 {
+		// Under -g and --preserve-relocs the module section keeps the
+		// variables several entries share, with their symbols, past the
+		// reserved window. A variable one entry uses lives in that entry's
+		// section: its symbol goes there under --preserve-relocs, and goes
+		// under -g alone (sweep shared-chain and the like, -G objects
+		// linked with -g; crafted preserve-relocs-module-shared).
 		if len(common) > 0 {
 			ctx.Secs[moduleSec].Size = commonEnd + reservedShared(ctx.Header.SM())
 		}
-		isCommon := map[dataKey]bool{}
-		for _, v := range common {
-			isCommon[v.key] = true
-		}
 		for _, v := range module {
-			if id, ok := ctx.Objs[v.key.obj].sharedSyms[v.key.sym]; ok && !isCommon[v.key] {
+			id, ok := ctx.Objs[v.key.obj].sharedSyms[v.key.sym]
+			if u := users[v.key]; !ok || len(u) > 1 {
+				continue
+			} else if ctx.Opts.PreserveRelocs && len(u) == 1 {
+				// (STV_INTERNAL then, -g or not.)
+				ctx.Syms[id].Sec = entries[u[0]].shared
+				ctx.Syms[id].Other |= stvInternal
+			} else {
 				ctx.Syms[id].dead = true
 			}
 		}

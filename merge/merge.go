@@ -935,13 +935,16 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			// in an earlier file.)
 			ctx.Syms[id].dead, ctx.Syms[id].Sec = true, sec
 		}
-		if ctx.Opts.Debug && r != nil && r.File == int32(o.ID) && r.Index == int32(i) {
-			// Under -g the winner's copy keeps its record where several
-			// entries share it (layoutShared decides; sweep
-			// weak-inline-shared, weak-shared-three).
+		if (ctx.Opts.Debug || ctx.Opts.PreserveRelocs) && r != nil && r.File == int32(o.ID) && r.Index == int32(i) {
+			// Under -g and --preserve-relocs the winner's copy keeps its
+			// record (layoutShared decides where, and whether under -g;
+			// sweep weak-inline-shared, weak-shared-three).
 			sym := ctx.Syms[id]
 			sym.dead = false
 			sym.Info, sym.Other, sym.Size, sym.File = s.Info&0xF0|elf.STTObject, outOther(s), s.Size, int32(o.ID)
+			if ctx.Opts.PreserveRelocs && !ctx.Opts.Debug {
+				sym.Other |= stvInternal
+			}
 			if o.sharedSyms == nil {
 				o.sharedSyms = map[int32]int32{}
 			}

@@ -386,6 +386,13 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 			if id, kept := o.sharedSyms[int32(r.Sym)]; kept {
 				return id, v, false, true // --preserve-relocs
 			}
+			if w := ctx.res(o, int(r.Sym)); w != nil && w.File >= 0 && int(w.File) < len(ctx.Objs) {
+				// Another object's copy of global shared data: the
+				// winner's symbol (sweep weak-inline-shared).
+				if id, kept := ctx.Objs[w.File].sharedSyms[w.Index]; kept {
+					return id, v, false, true
+				}
+			}
 			return secSym, v, false, true
 		}
 		return secSym, in.Value + o.SecOff[in.Shndx], false, true

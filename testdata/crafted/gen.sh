@@ -550,6 +550,10 @@ case_shared_common_disjoint() {
 	for f in K X Y Z; do asm shared-common-disjoint $f.ptx; done
 	link shared-common-disjoint -arch=$ARCH K.cubin X.cubin Y.cubin Z.cubin -o ref.cubin
 }
+case_preserve_relocs_module_shared() {
+	for f in b c wa wb; do asm preserve-relocs-module-shared $f.ptx; done
+	link preserve-relocs-module-shared -arch=$ARCH --preserve-relocs b.cubin c.cubin wa.cubin wb.cubin -o ref.cubin
+}
 # --preserve-relocs warns for sm_90 only; its archive of host objects keeps
 # every function, as -g does.
 case_preserve_relocs_sm80() {
