@@ -259,10 +259,10 @@ func (x *expander) expand(path string, data []byte) ([]Unit, error) {
 	switch {
 	case isAr:
 		return x.archive(path, data)
-	case filepath.Ext(path) == ".so", !elf.IsELF(data):
+	case filepath.Ext(path) == ".so", !elf.IsELF(data), isDeviceELF(data):
+		// (A device ELF is a cubin only by its name: nvlink 11.8 links
+		// nothing of one named .o, .bin, .obj or without an extension.)
 		return nil, nil
-	case isDeviceELF(data):
-		return x.cubin(path, path, data, false)
 	}
 	return x.host(path, path, data, true)
 }
