@@ -449,11 +449,23 @@ func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 		start := hdrs[idx[0]].off
 		pos, filesz := start, uint64(0)
 		sawNobits := false
+		var maxAlign uint64
+		for _, i := range idx {
+			maxAlign = max(maxAlign, hdrs[i].sec.Align)
+		}
 		for _, i := range idx {
 			h := hdrs[i]
 			a := h.sec.Align
 			if a == 0 {
 				a = 1
+			}
+			if h.sec.Nobits && !sawNobits {
+				// nvlink 11.8 starts the memory-only part at the largest
+				// alignment of the segment's sections (a 4-aligned
+				// .nv.global after 9 bytes of .nv.global.init, with an
+				// 8-aligned .nv.shared.<k> after it: filesz 0x10, not 0xc;
+				// crafted segment-nobits-align).
+				a = max(a, maxAlign)
 			}
 			pos = alignUp(pos, a)
 			if h.sec.Nobits && !sawNobits {

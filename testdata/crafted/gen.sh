@@ -554,6 +554,10 @@ case_preserve_relocs_module_shared() {
 	for f in b c wa wb; do asm preserve-relocs-module-shared $f.ptx; done
 	link preserve-relocs-module-shared -arch=$ARCH --preserve-relocs b.cubin c.cubin wa.cubin wb.cubin -o ref.cubin
 }
+case_segment_nobits_align() {
+	for f in d e; do asm segment-nobits-align $f.ptx; done
+	link segment-nobits-align -arch=$ARCH d.cubin e.cubin -o ref.cubin
+}
 # --preserve-relocs warns for sm_90 only; its archive of host objects keeps
 # every function, as -g does.
 case_preserve_relocs_sm80() {
