@@ -52,12 +52,16 @@ func read(ctx *Context) error {
 		files = append(files, in)
 	}
 	var paths []string
+	nfiles := 0 // paths[:nfiles] are file inputs, the rest -l libraries
 	seen := &input.Seen{}
-	for _, path := range append(files, libs...) {
+	for k, path := range append(files, libs...) {
 		if mayBeArchive(path) && !seen.Add(path) {
 			continue
 		}
 		paths = append(paths, path)
+		if k < len(files) {
+			nfiles = len(paths)
+		}
 	}
 	// Each worker reads, parses and decodes whole inputs; file IDs are
 	// assigned afterwards, in command-line order. Decoded tables holding
@@ -134,9 +138,10 @@ func read(ctx *Context) error {
 		}
 		return nil
 	})
+	devrtFirst := devrtBeforeObjects(ctx, objs[:nfiles])
 	for _, err := range errs {
 		var fe *input.FatalError
-		if errors.As(err, &fe) {
+		if errors.As(err, &fe) || devrtFirst {
 			return errFatal
 		}
 		if err != nil {
@@ -180,6 +185,46 @@ func read(ctx *Context) error {
 		ctx.Header = defaultHeader(arch)
 	}
 	return nil
+}
+
+// devrtBeforeObjects records nvlink 11.8's "unexpected object after
+// cudadevrt" and reports it: the device runtime's archive given by its
+// path (files names the objects of each file input, in command-line
+// order), with nothing before it using what it defines, and an object
+// after it (crafted devrt-before-objects). nvlink reads libraries (-l)
+// after every file, and an archive the earlier objects need is taken
+// there and then.
+func devrtBeforeObjects(ctx *Context, files [][]*Obj) bool {
+	wanted := map[string]bool{}
+	for i, objs := range files {
+		// (An input that failed to decode holds nil objects: read
+		// reports it once this returns.)
+		if len(objs) > 0 && objs[0] != nil && objs[0].System {
+			used := false
+			for _, o := range objs {
+				used = used || o != nil && definesAny(o, wanted)
+			}
+			if !used {
+				for j := i + 1; j < len(files); j++ {
+					if len(files[j]) > 0 {
+						ctx.Diags.Fatalf([3]int{0, j, 0}, "unexpected object after cudadevrt")
+						return true
+					}
+				}
+			}
+		}
+		for _, o := range objs {
+			if o == nil || o.System {
+				continue
+			}
+			for k := range o.F.Symbols {
+				if s := &o.F.Symbols[k]; s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef && s.Name != "" {
+					wanted[s.Name] = true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // badUnit is the first cubin of an input whose tables did not decode.

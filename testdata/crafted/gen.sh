@@ -558,6 +558,11 @@ case_segment_nobits_align() {
 	for f in d e; do asm segment-nobits-align $f.ptx; done
 	link segment-nobits-align -arch=$ARCH d.cubin e.cubin -o ref.cubin
 }
+# libcudadevrt by its path, with nothing before it using it, then an object.
+case_devrt_before_objects() {
+	for f in t s; do asm devrt-before-objects $f.ptx; done
+	link devrt-before-objects -arch=$ARCH t.cubin ../../cudalib/libcudadevrt.a s.cubin -o ref.cubin
+}
 # --preserve-relocs warns for sm_90 only; its archive of host objects keeps
 # every function, as -g does.
 case_preserve_relocs_sm80() {
