@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -195,6 +196,9 @@ func read(ctx *Context) error {
 // after every file, and an archive the earlier objects need is taken
 // there and then.
 func devrtBeforeObjects(ctx *Context, files [][]*Obj) bool {
+	if !slices.ContainsFunc(files, func(objs []*Obj) bool { return len(objs) > 0 && objs[0] != nil && objs[0].System }) {
+		return false // (the usual link: no names gathered)
+	}
 	wanted := map[string]bool{}
 	for i, objs := range files {
 		// (An input that failed to decode holds nil objects: read
