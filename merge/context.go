@@ -89,6 +89,7 @@ type Context struct {
 	bound        *boundRefs         // bound texture and surface references' slots (layoutBoundRefs; nil: none)
 	hasExtern    bool               // some input references extern __shared__ memory
 	externSyms   []int32            // under -g: the output symbols of extern __shared__ arrays, in .nv_debug.shared
+	externSymOff map[int32]uint64   // under -g: the offset the code reads for each of them (layout)
 	hasBoundRefs bool               // some input refers to a bound texture or surface reference (merge)
 	directEdges  int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed        int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]

@@ -1198,19 +1198,14 @@ func buildPrototype(ctx *Context) {
 	}
 	// Under -g and --preserve-relocs, which keep every function, nvlink
 	// keeps the records of the functions no one calls too, but for the
-	// address-taken ones (block -2 of an input's call graph): corpus
-	// archive, cdp and virtual linked with either.
+	// address-taken ones (the output call graph's block -2,
+	// Context.addressTaken): corpus archive, cdp and virtual linked with
+	// either.
 	var taken []bool
 	if ctx.Opts.Debug || ctx.Opts.PreserveRelocs {
 		taken = make([]bool, len(ctx.Syms))
-		for _, o := range ctx.Objs {
-			o.eachCallgraph(func(s *elf.Section) {
-				for block, e := range elf.CallgraphRecords(s.Data) {
-					if f := ctx.liveSym(o, e.Caller); block == -2 && f >= 0 {
-						taken[f] = true
-					}
-				}
-			})
+		for _, f := range ctx.addressTaken {
+			taken[f] = true
 		}
 	}
 	var recs []cgEdge

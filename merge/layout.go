@@ -121,8 +121,10 @@ func layoutShared(ctx *Context) {
 	var entries []entry
 	users := map[dataKey][]int{}  // module variable -> entries using it
 	externAt := map[int32][]int{} // code using extern shared -> entries running it
+	var externRefs map[int32][]int32
 	if len(module) > 0 || ctx.hasExtern {
-		varRefs, externRefs := sharedRefs(ctx, alias)
+		var varRefs map[int32][]dataKey
+		varRefs, externRefs = sharedRefs(ctx, alias)
 		for _, t := range ctx.textSections() {
 			f := ctx.Secs[t].InfoSym
 			if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
@@ -143,7 +145,7 @@ func layoutShared(ctx *Context) {
 						users[v] = append(users[v], k)
 					}
 				}
-				if externRefs[c] {
+				if len(externRefs[c]) > 0 {
 					externAt[c] = append(externAt[c], k)
 				}
 			}
@@ -190,7 +192,12 @@ func layoutShared(ctx *Context) {
 		// whole module shared section, whatever they use of it
 		// (testdata/crafted/shared-common-align: a double only a third
 		// kernel uses aligns them to 8).
-		commonAlign = max(commonAlign, ctx.Secs[moduleSec].Align)
+		// (The inputs' own alignment of it: not the 16 that extern
+		// __shared__ memory gives the output section, crafted
+		// shared-common-extern.)
+		for _, p := range ctx.Secs[moduleSec].Pieces {
+			commonAlign = max(commonAlign, uint64(ctx.Objs[p.Obj].F.Sections[p.Sec].Addralign))
+		}
 	}
 	if (ctx.Opts.Debug || ctx.Opts.PreserveRelocs) && moduleSec >= 0 {
 		// Under -g and --preserve-relocs the module section keeps the
@@ -204,13 +211,12 @@ func layoutShared(ctx *Context) {
 		}
 		for _, v := range module {
 			id, ok := ctx.Objs[v.key.obj].sharedSyms[v.key.sym]
-			if u := users[v.key]; !ok || len(u) > 1 {
-				continue
-			} else if ctx.Opts.PreserveRelocs && len(u) == 1 {
-				// (STV_INTERNAL then, -g or not.)
+			switch u := users[v.key]; {
+			case !ok || len(u) > 1:
+			case ctx.Opts.PreserveRelocs && len(u) == 1:
 				ctx.Syms[id].Sec = entries[u[0]].shared
-				ctx.Syms[id].Other |= stvInternal
-			} else {
+				ctx.Syms[id].Other |= stvInternal // (-g or not)
+			default:
 				ctx.Syms[id].dead = true
 			}
 		}
@@ -261,38 +267,35 @@ func layoutShared(ctx *Context) {
 		// value: the largest offset of the entries that can run code
 		// using it, to which all of them grow (crafted
 		// debug-flag-extern-shared).
-		usedBy := map[int32][]int32{} // code -> extern symbols it names
-		for _, o := range ctx.Objs {
-			o.eachRelocSection(func(t int, rels []elf.Rela) {
-				if c := o.SecMap[t]; c >= 0 && o.F.Sections[t].Flags&elf.SHFExecInstr != 0 {
-					for _, r := range rels {
-						if int(r.Sym) < len(o.SymMap) && o.SymMap[r.Sym] >= 0 && isExternShared(&o.F.Symbols[r.Sym]) {
-							usedBy[c] = append(usedBy[c], o.SymMap[r.Sym])
-						}
-					}
-				}
-			})
-		}
+		// The code reads that offset; the symbol holds it past the
+		// reserved window when the module section holds shared variables
+		// (0x480 for 0x80 of them on sm_90), as it is otherwise (crafted
+		// debug-flag-extern-shared, shared-common-extern).
 		reach := map[int32][]int{} // extern symbol -> entries
 		for c, ks := range externAt {
-			for _, x := range usedBy[c] {
+			for _, x := range externRefs[c] {
 				reach[x] = append(reach[x], ks...)
 			}
 		}
+		ctx.externSymOff = map[int32]uint64{}
 		for _, x := range ctx.externSyms {
 			var v uint64
 			for _, k := range reach[x] {
 				v = max(v, alignUp(end[entries[k].shared], externSharedAlign))
 			}
+			ctx.externSymOff[x] = v
 			ctx.Syms[x].Value = v
+			if len(common) > 0 {
+				ctx.Syms[x].Value += base
+			}
 			for _, k := range reach[x] {
 				ctx.Secs[entries[k].shared].Size = max(ctx.Secs[entries[k].shared].Size, v)
 			}
 		}
 		if id, ok := ctx.secByName[moduleShared]; ok {
-			// The section spans the reserved window; without one (sm_80)
-			// it stays empty, and its symbol goes.
-			ctx.Secs[id].Size = reservedShared(ctx.Header.SM())
+			// The section spans the reserved window at least; empty
+			// without one (sm_80) and shared variables, its symbol goes.
+			ctx.Secs[id].Size = max(ctx.Secs[id].Size, base)
 			if ctx.Secs[id].Size == 0 && ctx.Secs[id].SymID >= 0 {
 				ctx.Syms[ctx.Secs[id].SymID].dead = true
 			}
@@ -342,10 +345,11 @@ func sortShared(vs []sharedVar) []sharedVar {
 }
 
 // sharedRefs finds, per output code section, the module-scope shared
-// variables its relocations name and whether it uses extern shared memory.
-func sharedRefs(ctx *Context, alias map[dataKey]dataKey) (map[int32][]dataKey, map[int32]bool) {
+// variables its relocations name and the extern shared arrays it uses
+// (their output symbols: -1 but under -g, mergeExternSharedDebug).
+func sharedRefs(ctx *Context, alias map[dataKey]dataKey) (map[int32][]dataKey, map[int32][]int32) {
 	vars := map[int32][]dataKey{}
-	extern := map[int32]bool{}
+	extern := map[int32][]int32{}
 	for _, o := range ctx.Objs {
 		o.eachRelocSection(func(t int, rels []elf.Rela) {
 			if o.SecMap[t] < 0 || o.F.Sections[t].Flags&elf.SHFExecInstr == 0 {
@@ -363,7 +367,7 @@ func sharedRefs(ctx *Context, alias map[dataKey]dataKey) (map[int32][]dataKey, m
 					}
 					vars[c] = append(vars[c], k)
 				} else if isExternShared(&o.F.Symbols[r.Sym]) {
-					extern[c] = true
+					extern[c] = append(extern[c], o.SymMap[r.Sym])
 				}
 			}
 		})

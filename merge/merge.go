@@ -202,9 +202,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			ctx.addSecName(moduleShared, -1)
 			if ctx.Opts.Debug {
 				externShared(ctx)
-				if s := ctx.Secs[ctx.secByName[moduleShared]]; s.SymID < 0 {
-					s.SymID = newSym(ctx, OutSym{Name: s.Name, Info: elf.STTSection, Sec: s.ID, IsSecSym: true, File: int32(o.ID)}, false)
-				}
+				sectionSymbol(ctx, ctx.secByName[moduleShared], o)
 			}
 		}
 		ctx.hasBoundRefs = ctx.hasBoundRefs || isBoundRef(&syms[i])
@@ -788,11 +786,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			}
 			return
 		}
-		id := mapSection(ctx, o, int(s.Shndx))
-		if ctx.Secs[id].SymID < 0 {
-			ctx.Secs[id].SymID = newSym(ctx, OutSym{Name: ctx.Secs[id].Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
-		}
-		o.SymMap[i] = ctx.Secs[id].SymID
+		o.SymMap[i] = sectionSymbol(ctx, mapSection(ctx, o, int(s.Shndx)), o)
 	case s.Bind() == elf.STBLocal:
 		if s.Name == "" {
 			ctx.addStr(ctx.Str, "", nil)
@@ -843,15 +837,8 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 					// --preserve-relocs and -g keep a symbol for it, at
 					// the offset layout gives it (corpus shared; crafted
 					// debug-flag-keeps-functions).
-					if o.sharedSyms == nil {
-						o.sharedSyms = map[int32]int32{}
-					}
-					other := outOther(s)
-					if ctx.Opts.PreserveRelocs && !ctx.Opts.Debug {
-						other |= stvInternal // (not under -g: corpus shared, cdp)
-					}
-					o.sharedSyms[int32(i)] = newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject,
-						Other: other, Sec: id, Size: s.Size, File: int32(o.ID)}, false)
+					o.keepShared(i, newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject,
+						Other: keptSharedOther(ctx, s), Sec: id, Size: s.Size, File: int32(o.ID)}, false))
 				}
 				return
 			}
@@ -925,30 +912,19 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		// the others at it (testdata/crafted/weak-shared-data).
 		sec := mapSection(ctx, o, int(s.Shndx))
 		o.SymMap[i] = -2 - sec
-		keptEarlier := false
-		if r != nil && r.File >= 0 && r.File < int32(o.ID) {
-			k, ok := ctx.Objs[r.File].sharedSyms[r.Index]
-			keptEarlier = ok && k == id
-		}
-		if !keptEarlier {
-			// (Not over the record -g keeps for the winner's copy, met
-			// in an earlier file.)
-			ctx.Syms[id].dead, ctx.Syms[id].Sec = true, sec
-		}
-		if (ctx.Opts.Debug || ctx.Opts.PreserveRelocs) && r != nil && r.File == int32(o.ID) && r.Index == int32(i) {
-			// Under -g and --preserve-relocs the winner's copy keeps its
-			// record (layoutShared decides where, and whether under -g;
-			// sweep weak-inline-shared, weak-shared-three).
-			sym := ctx.Syms[id]
-			sym.dead = false
-			sym.Info, sym.Other, sym.Size, sym.File = s.Info&0xF0|elf.STTObject, outOther(s), s.Size, int32(o.ID)
-			if ctx.Opts.PreserveRelocs && !ctx.Opts.Debug {
-				sym.Other |= stvInternal
-			}
-			if o.sharedSyms == nil {
-				o.sharedSyms = map[int32]int32{}
-			}
-			o.sharedSyms[int32(i)] = id
+		// Under -g and --preserve-relocs the winner's copy keeps the
+		// record (layoutShared decides where, and whether under -g; sweep
+		// weak-inline-shared, weak-shared-three); the others leave it be.
+		kept := (ctx.Opts.Debug || ctx.Opts.PreserveRelocs) && r != nil && r.File >= 0
+		switch sym := ctx.Syms[id]; {
+		case kept && r.File == int32(o.ID) && r.Index == int32(i):
+			sym.dead, sym.Sec = false, sec
+			sym.Info, sym.Other, sym.Size, sym.File = s.Info&0xF0|elf.STTObject, keptSharedOther(ctx, s), s.Size, int32(o.ID)
+			o.keepShared(i, id)
+		case kept && r.File < int32(o.ID):
+			// (The winner's, in an earlier file, holds it.)
+		default:
+			sym.dead, sym.Sec = true, sec
 		}
 		return
 	}
@@ -998,6 +974,34 @@ const stoCudaShared = 0x40
 // memory): an undefined global data symbol in shared memory.
 func isExternShared(s *elf.Symbol) bool {
 	return s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef && isDataSym(s) && s.Other&0xF0 == stoCudaShared
+}
+
+// sectionSymbol returns output section id's section symbol, made for
+// object o when the section has none yet.
+func sectionSymbol(ctx *Context, id int32, o *Obj) int32 {
+	if s := ctx.Secs[id]; s.SymID < 0 {
+		s.SymID = newSym(ctx, OutSym{Name: s.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
+	}
+	return ctx.Secs[id].SymID
+}
+
+// keepShared records id as the symbol --preserve-relocs or -g keeps for
+// shared data i of o (its value is set after layout).
+func (o *Obj) keepShared(i int, id int32) {
+	if o.sharedSyms == nil {
+		o.sharedSyms = map[int32]int32{}
+	}
+	o.sharedSyms[int32(i)] = id
+}
+
+// keptSharedOther is the st_other of a shared-data symbol kept for s:
+// STV_INTERNAL under --preserve-relocs, not under -g (corpus shared, cdp).
+func keptSharedOther(ctx *Context, s *elf.Symbol) uint8 {
+	other := outOther(s)
+	if ctx.Opts.PreserveRelocs && !ctx.Opts.Debug {
+		other |= stvInternal
+	}
+	return other
 }
 
 // mergeExternSharedDebug gives extern __shared__ array i of o, under -g,

@@ -218,13 +218,8 @@ func devrtBeforeObjects(ctx *Context, files [][]*Obj) bool {
 			}
 		}
 		for _, o := range objs {
-			if o == nil || o.System {
-				continue
-			}
-			for k := range o.F.Symbols {
-				if s := &o.F.Symbols[k]; s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef && s.Name != "" {
-					wanted[s.Name] = true
-				}
+			if o != nil && !o.System {
+				o.addUndefined(wanted)
 			}
 		}
 	}

@@ -290,9 +290,9 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 					val = ^uint64(0)
 				}
 				if m := o.SymMap[r.Sym]; ctx.Opts.Debug && m >= 0 {
-					// Under -g, its symbol's value, in code and debug
+					// Under -g, its symbol's offset, in code and debug
 					// information alike (layoutShared).
-					val = ctx.Syms[m].Value
+					val = ctx.externSymOff[m]
 				}
 			}
 			if !ok {

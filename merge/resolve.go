@@ -271,13 +271,8 @@ func dropUnusedSystemObjects(ctx *Context) {
 	}
 	wanted := map[string]bool{}
 	for _, o := range ctx.Objs {
-		if o.System {
-			continue
-		}
-		for i := range o.F.Symbols {
-			if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef && s.Name != "" {
-				wanted[s.Name] = true
-			}
+		if !o.System {
+			o.addUndefined(wanted)
 		}
 	}
 	kept := ctx.Objs[:0]
@@ -291,6 +286,16 @@ func dropUnusedSystemObjects(ctx *Context) {
 	ctx.Objs = kept
 }
 
+// addUndefined adds the names of o's undefined globals to names.
+func (o *Obj) addUndefined(names map[string]bool) {
+	for i := range o.F.Symbols {
+		if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal && s.Shndx == elf.SHNUndef && s.Name != "" {
+			names[s.Name] = true
+		}
+	}
+}
+
+// definesAny reports whether o defines a global that names holds.
 func definesAny(o *Obj, names map[string]bool) bool {
 	for i := range o.F.Symbols {
 		if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal && s.Shndx != elf.SHNUndef && names[s.Name] {

@@ -69,28 +69,22 @@ func TestResolveNvlink11(t *testing.T) {
 		"b78":     {Kind: Defined, Weak: true, Func: true, Size: 256, RegCount: 24},
 		"big78":   {Kind: Defined, Weak: true, Func: true, Size: 640, RegCount: 54},
 		// Memory spaces and __managed__, from nvcc 11.8 -rdc cubins of
-		// one-line programs (2026-11-27): __device__ int v = 1 (dev4i),
-		// __device__ int v (dev4), __device__ long v = 1 (dev8i),
+		// one-line programs (2026-11-27): __device__ int v = 1 (as init4),
+		// __device__ int v (as bss4), __device__ long v = 1 (as init8),
 		// __constant__ int v = 2 (con4), __constant__ long v = 1 (con8),
 		// __managed__ int v = 3 (man4), and the extern declarations of
 		// __constant__ int, __constant__ long, __device__ int and
-		// __managed__ int (excon4, excon8, exdev4, exman4).
-		"dev4i":  {Kind: Defined, Init: true, Space: g, Size: 4},
-		"dev4":   {Kind: Defined, Space: g, Size: 4},
-		"dev8i":  {Kind: Defined, Init: true, Space: g, Size: 8},
+		// __managed__ int (excon4, excon8, ext, exman4).
 		"con4":   {Kind: Defined, Space: c, Size: 4},
 		"con8":   {Kind: Defined, Space: c, Size: 8},
 		"man4":   {Kind: Defined, Init: true, Space: g, Other: OtherManaged, Size: 4},
 		"excon4": {Kind: Undef, Space: c, Size: 4},
 		"excon8": {Kind: Undef, Space: c, Size: 8},
-		"exdev4": {Kind: Undef, Space: g, Size: 4},
 		"exman4": {Kind: Undef, Space: g, Other: OtherManaged, Size: 4},
 		// extern "C" functions f of nvcc 11.8 -rdc cubins: a kernel
-		// (kern), a device function (devf), a device function's
-		// declaration (exdevf).
-		"kern":   {Kind: Defined, Func: true, Other: OtherEntry, Size: 256},
-		"devf":   {Kind: Defined, Func: true, Size: 256},
-		"exdevf": {Kind: Undef, Func: true},
+		// (kern), beside a device function (as gfs) and a device
+		// function's declaration (as uf).
+		"kern": {Kind: Defined, Func: true, Other: OtherEntry, Size: 256},
 	}
 	const (
 		mdef = "Multiple definition of '%s' in '%s.cubin', first defined in '%s.cubin'"
@@ -183,38 +177,38 @@ func TestResolveNvlink11(t *testing.T) {
 		{"b78 a70", nil, true, 256, "b78"},
 		// Memory spaces and __managed__: the space first, then the
 		// attribute, the size, the definitions; declarations compared too.
-		{"dev4i excon4", []string{spc + ":excon4:dev4i"}, false, 0, ""},
-		{"excon4 dev4i", []string{spc + ":dev4i:excon4"}, false, 0, ""},
-		{"con4 exdev4", []string{spc + ":exdev4:con4"}, false, 0, ""},
-		{"exdev4 con4", []string{spc + ":con4:exdev4"}, false, 0, ""},
-		{"excon4 exdev4", []string{spc + ":exdev4:excon4"}, false, 0, ""},
-		{"con4 dev4", []string{spc + ":dev4:con4", mdef + ":dev4:con4"}, false, 0, ""},
-		{"dev4 con4", []string{spc + ":con4:dev4", mdef + ":con4:dev4"}, false, 0, ""},
-		{"dev4i dev4", []string{mdef + ":dev4:dev4i"}, false, 0, ""},
-		{"dev8i con4", []string{spc + ":con4:dev8i", size + ":con4:dev8i", mdef + ":con4:dev8i"}, false, 0, ""},
-		{"con8 dev4i", []string{spc + ":dev4i:con8", size + ":dev4i:con8", mdef + ":dev4i:con8"}, false, 0, ""},
-		{"excon8 dev4i", []string{spc + ":dev4i:excon8", size + ":dev4i:excon8"}, false, 0, ""},
-		{"dev4i excon8", []string{spc + ":excon8:dev4i", size + ":excon8:dev4i"}, false, 0, ""},
+		{"init4 excon4", []string{spc + ":excon4:init4"}, false, 0, ""},
+		{"excon4 init4", []string{spc + ":init4:excon4"}, false, 0, ""},
+		{"con4 ext", []string{spc + ":ext:con4"}, false, 0, ""},
+		{"ext con4", []string{spc + ":con4:ext"}, false, 0, ""},
+		{"excon4 ext", []string{spc + ":ext:excon4"}, false, 0, ""},
+		{"con4 bss4", []string{spc + ":bss4:con4", mdef + ":bss4:con4"}, false, 0, ""},
+		{"bss4 con4", []string{spc + ":con4:bss4", mdef + ":con4:bss4"}, false, 0, ""},
+		{"init4 bss4", []string{mdef + ":bss4:init4"}, false, 0, ""},
+		{"init8 con4", []string{spc + ":con4:init8", size + ":con4:init8", mdef + ":con4:init8"}, false, 0, ""},
+		{"con8 init4", []string{spc + ":init4:con8", size + ":init4:con8", mdef + ":init4:con8"}, false, 0, ""},
+		{"excon8 init4", []string{spc + ":init4:excon8", size + ":init4:excon8"}, false, 0, ""},
+		{"init4 excon8", []string{spc + ":excon8:init4", size + ":excon8:init4"}, false, 0, ""},
 		{"excon4 excon8", []string{size + ":excon8:excon4"}, false, 0, ""},
-		{"dev4i man4", []string{man + ":man4:dev4i", mdef + ":man4:dev4i"}, false, 0, ""},
-		{"man4 dev4i", []string{man + ":dev4i:man4", mdef + ":dev4i:man4"}, false, 0, ""},
-		{"dev4 man4", []string{man + ":man4:dev4", mdef + ":man4:dev4"}, false, 0, ""},
+		{"init4 man4", []string{man + ":man4:init4", mdef + ":man4:init4"}, false, 0, ""},
+		{"man4 init4", []string{man + ":init4:man4", mdef + ":init4:man4"}, false, 0, ""},
+		{"bss4 man4", []string{man + ":man4:bss4", mdef + ":man4:bss4"}, false, 0, ""},
 		{"con4 man4", []string{spc + ":man4:con4", man + ":man4:con4", mdef + ":man4:con4"}, false, 0, ""},
 		{"man4 con4", []string{spc + ":con4:man4", man + ":con4:man4", mdef + ":con4:man4"}, false, 0, ""},
 		{"excon4 man4", []string{spc + ":man4:excon4", man + ":man4:excon4"}, false, 0, ""},
-		{"dev4i exman4", []string{man + ":exman4:dev4i"}, false, 0, ""},
-		{"exman4 dev4i", []string{man + ":dev4i:exman4"}, false, 0, ""},
-		{"exman4 exdev4", []string{man + ":exdev4:exman4"}, false, 0, ""},
-		{"exdev4 exman4", []string{man + ":exman4:exdev4"}, false, 0, ""},
+		{"init4 exman4", []string{man + ":exman4:init4"}, false, 0, ""},
+		{"exman4 init4", []string{man + ":init4:exman4"}, false, 0, ""},
+		{"exman4 ext", []string{man + ":ext:exman4"}, false, 0, ""},
+		{"ext exman4", []string{man + ":exman4:ext"}, false, 0, ""},
 		{"exman4 man4", nil, false, 4, "man4"},
 		{"man4 exman4", nil, false, 4, "man4"},
 		// A kernel and a device function of one name.
-		{"kern devf", []string{ent, mdef + ":devf:kern"}, false, 0, ""},
-		{"devf kern", []string{ent, mdef + ":kern:devf"}, false, 0, ""},
-		{"kern exdevf", []string{ent}, false, 0, ""},
-		{"exdevf kern", []string{ent}, false, 0, ""},
-		{"devf exdevf", nil, false, 256, "devf"},
-		{"exdevf devf", nil, false, 256, "devf"},
+		{"kern gfs", []string{ent, mdef + ":gfs:kern"}, false, 0, ""},
+		{"gfs kern", []string{ent, mdef + ":kern:gfs"}, false, 0, ""},
+		{"kern uf", []string{ent}, false, 0, ""},
+		{"uf kern", []string{ent}, false, 0, ""},
+		{"gfs uf", nil, false, 256, "gfs"},
+		{"uf gfs", nil, false, 256, "gfs"},
 	}
 	for _, tt := range tests {
 		files := strings.Fields(tt.link)

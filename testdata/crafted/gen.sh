@@ -563,6 +563,14 @@ case_devrt_before_objects() {
 	for f in t s; do asm devrt-before-objects $f.ptx; done
 	link devrt-before-objects -arch=$ARCH t.cubin ../../cudalib/libcudadevrt.a s.cubin -o ref.cubin
 }
+case_shared_common_extern() {
+	asm shared-common-extern a.ptx
+	link shared-common-extern -arch=$ARCH a.cubin -o ref.cubin
+}
+case_debug_flag_extern_shared_common() {
+	asm debug-flag-extern-shared-common b.ptx
+	link debug-flag-extern-shared-common -arch=$ARCH -g b.cubin -o ref.cubin
+}
 # --preserve-relocs warns for sm_90 only; its archive of host objects keeps
 # every function, as -g does.
 case_preserve_relocs_sm80() {
