@@ -74,12 +74,20 @@ type Context struct {
 	// (nil: into Out).
 	openOutput func(size uint64) (io.Writer, error)
 
-	cgEdges      []cgEdge           // call edges (caller, callee) in file order
-	calls        lists[int32]       // by caller symbol ID: its callees in edge order (finalize)
-	callers      []int32            // callers in order of their first edge
-	callersOf    lists[int32]       // by callee symbol ID: its callers in edge order (raiseCallers)
-	indirectSite map[int32]bool     // functions with an indirect call site (block -3; finalize)
-	addressTaken []int32            // address-taken functions (block -2), in file order (finalize)
+	cgEdges      []cgEdge       // call edges (caller, callee) in file order
+	calls        lists[int32]   // by caller symbol ID: its callees in edge order (finalize)
+	callers      []int32        // callers in order of their first edge
+	callersOf    lists[int32]   // by callee symbol ID: its callers in edge order (raiseCallers)
+	indirectSite map[int32]bool // functions with an indirect call site (block -3; finalize)
+	addressTaken []int32        // address-taken functions (block -2), in file order (finalize)
+	// dceRoot: by symbol ID, the roots of dead code elimination under
+	// --kernels-used or --variables-used (nil without them, or under -g:
+	// every kernel); only they get EIATTR_MIN_STACK_SIZE.
+	dceRoot []bool
+	// rootKernel: the only kernel the link uses (every kernel, or those
+	// --kernels-used names), -1 when it uses none or several: nvlink's
+	// root kernel, whose EXTERNS closeExterns builds otherwise.
+	rootKernel   int32
 	cg           cgReport           // what --dump-callgraph prints besides the graph
 	infoOrder    []int32            // code sections in the order nvlink creates their .nv.info.<f>
 	infoSeen     []bool             // by code section ID: in infoOrder (see infoNoted)
@@ -260,6 +268,8 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		ShStr: NewStrTab(),
 		Str:   NewStrTab(),
 		Timer: &Timer{},
+		// (set by dce when the link uses exactly one kernel)
+		rootKernel: -1,
 	}
 	if !opts.PlainMemory {
 		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{}

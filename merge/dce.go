@@ -9,7 +9,11 @@ package merge
 // Invariants: roots are every entry function (those --kernels-used names
 // when it or --variables-used is given) and every function with the
 // address-taken st_other bit, and under -g every function (nvlink 11.8
-// removes none then: crafted debug-flag-keeps-functions); a function is live when a live function's
+// removes none then: crafted debug-flag-keeps-functions). Kernels other
+// functions name by a relocation (a device-side launch's descriptor) or
+// list as address-taken are kept, and are roots unless the link uses
+// exactly one kernel, nvlink's root kernel (Context.rootKernel; crafted
+// kernels-used-*). A function is live when a live function's
 // call edge (block -1 of .nv.callgraph) names it, as in nvlink 11.8: a
 // relocation in live code alone does not keep its target
 // (testdata/crafted/callgraph-liveness, callgraph-edge-not-relocation; in
@@ -84,12 +88,47 @@ func dce(ctx *Context) error {
 			work = append(work, f)
 		}
 	}
+	// The roots: the kernels used, and address-taken kernels unless
+	// --kernels-used names exactly one kernel (then they are only kept,
+	// below: testdata/crafted/kernels-used-launched).
+	filtered := len(ctx.Opts.KernelsUsed) > 0 || len(ctx.Opts.VariablesUsed) > 0
+	matched := 0
 	for _, s := range ctx.Syms {
 		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym {
 			continue
 		}
-		if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) || s.Other&stoCudaObscure != 0 || ctx.Opts.PreserveRelocs || ctx.Opts.Debug {
+		if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) {
+			matched++
+			ctx.rootKernel = s.ID
 			mark(s.ID)
+		} else if s.Other&stoCudaObscure != 0 {
+			mark(s.ID)
+		}
+	}
+	if matched != 1 {
+		ctx.rootKernel = -1
+	}
+	if filtered && matched != 1 {
+		for _, c := range per {
+			for _, t := range c.taken {
+				if ctx.Syms[t.fn].Other&stoCudaEntry != 0 {
+					mark(t.fn)
+				}
+			}
+			for _, f := range c.launched {
+				mark(f)
+			}
+		}
+	}
+	if filtered && !ctx.Opts.Debug {
+		// EIATTR_MIN_STACK_SIZE goes to the roots only (finalize).
+		ctx.dceRoot = slices.Clone(live)
+	}
+	if ctx.Opts.PreserveRelocs || ctx.Opts.Debug {
+		for _, s := range ctx.Syms {
+			if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym {
+				mark(s.ID)
+			}
 		}
 	}
 	for len(work) > 0 {
@@ -109,6 +148,9 @@ func dce(ctx *Context) error {
 			live[t.fn] = true
 		}
 		for _, f := range c.dataRefs {
+			live[f] = true
+		}
+		for _, f := range c.launched {
 			live[f] = true
 		}
 	}
@@ -174,9 +216,11 @@ func dce(ctx *Context) error {
 // kernelUsed reports whether the entry named name is a root. nvlink 11.8
 // keeps, once --kernels-used or --variables-used is given, only the entries
 // whose names contain one of the --kernels-used strings: --variables-used
-// alone removes every kernel (testdata/crafted/variables-used).
+// alone removes every kernel (testdata/crafted/variables-used). -g keeps
+// them all, as used kernels.
 func (o *Options) kernelUsed(name string) bool {
-	if len(o.KernelsUsed) == 0 && len(o.VariablesUsed) == 0 {
+	if len(o.KernelsUsed) == 0 && len(o.VariablesUsed) == 0 || o.Debug {
+		// (Under -g every kernel is: crafted kernels-used-debug.)
 		return true
 	}
 	for _, k := range o.KernelsUsed {
@@ -204,6 +248,7 @@ type objCalls struct {
 	edges        []cgEdge
 	taken, sites []protoRef
 	dataRefs     []int32
+	launched     []int32 // kernels named by other functions' relocations
 }
 
 // protoRef is a function or call site of a call graph's prototype lists.
@@ -237,12 +282,24 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 		}
 	})
 	o.eachRelocSection(func(t int, rels []elf.Rela) {
-		if sec := &o.F.Sections[t]; o.SecMap[t] < 0 || sec.Flags&elf.SHFExecInstr != 0 || sec.Flags&elf.SHFAlloc == 0 {
+		sec := &o.F.Sections[t]
+		if o.SecMap[t] < 0 || sec.Flags&elf.SHFAlloc == 0 {
 			return
 		}
+		code := sec.Flags&elf.SHFExecInstr != 0
 		for _, r := range rels {
-			if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].Type() == elf.STTFunc {
+			m := remapSym(o, r.Sym)
+			if m < 0 || ctx.Syms[m].Type() != elf.STTFunc {
+				continue
+			}
+			switch s := ctx.Syms[m]; {
+			case !code:
 				c.dataRefs = append(c.dataRefs, m)
+			case s.Other&stoCudaEntry != 0 && s.Sec >= 0 && s.Sec != o.SecMap[t]:
+				// A kernel other code names (a device-side launch's
+				// function descriptor): the address-taken kernels
+				// finalize lists (addLaunchedKernels).
+				c.launched = append(c.launched, m)
 			}
 		}
 	})

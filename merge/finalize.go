@@ -319,9 +319,6 @@ type infoRec struct {
 	externs *[]int32 // EIATTR_EXTERNS: output symbol IDs (nil: another record; behind a pointer, as few records have one)
 	sym     int32
 	dropped bool // removed from the output
-	// sysDefined: the EXTERNS record named a function the device runtime
-	// library defines (closeExterns keeps the record where it is).
-	sysDefined bool
 }
 
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
@@ -356,7 +353,14 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 			order = append(order, t)
 		}
 	}
-	newExterns := closeExterns(ctx, perFunc, order)
+	// The code sections in the order their .nv.info.<f> came in the inputs.
+	var inOrder []int32
+	for i := range per {
+		for _, f := range per[i].perFunc {
+			inOrder = append(inOrder, f.text)
+		}
+	}
+	newExterns := closeExterns(ctx, perFunc, order, inOrder)
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
 	propagateRegCount(ctx, global)
@@ -606,7 +610,7 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 	payloads := make([]byte, 8*len(texts))
 	for _, t := range texts {
 		f := ctx.Secs[t].InfoSym
-		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
+		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 || ctx.dceRoot != nil && !ctx.dceRoot[f] {
 			continue
 		}
 		d := depth(f)
@@ -738,13 +742,8 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 				// What stays is decided later, over the call graph.
 				list := []int32{}
 				for k := 0; k+4 <= len(a.Payload); k += 4 {
-					m := ctx.liveSym(o, a.U32(k))
-					switch {
-					case m < 0:
-					case externKept(ctx.Syms[m]):
+					if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
 						list = append(list, m)
-					case ctx.Syms[m].Sec >= 0 && int(ctx.Syms[m].File) < len(ctx.Objs) && ctx.Objs[ctx.Syms[m].File].System:
-						r.sysDefined = true
 					}
 				}
 				r.externs = &list
@@ -794,7 +793,14 @@ func externKept(s *OutSym) bool {
 // reaches, for this walk, every address-taken function, whatever its
 // prototype (nvlink's call graph keeps only the edges of the site's
 // prototype).
-func closeExterns(ctx *Context, perFunc [][]infoRec, order []int32) (made map[int32]infoRec) {
+//
+// The root kernel (Context.rootKernel: the only kernel the link uses) is
+// treated otherwise: when the lists of the link's live functions, taken in
+// the order their .nv.info.<f> came in the inputs (inOrder), name more
+// than its own, its record goes and a new one, last of its records, lists
+// them all, reversed (nvlink prepends): what functions it does not reach
+// name too (testdata/crafted/externs-root, kernels-used-launched).
+func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (made map[int32]infoRec) {
 	calls := ctx.calls
 	// Function symbol -> surviving entries (few functions have any: a
 	// map, not a slot per symbol).
@@ -812,12 +818,6 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, order []int32) (made map[in
 	}
 	if len(own) == 0 {
 		return nil // (no record to close, none to make)
-	}
-	entries := 0
-	for _, sym := range ctx.Syms {
-		if sym.Other&stoCudaEntry != 0 && sym.Type() == elf.STTFunc && sym.Sec >= 0 && !sym.IsSecSym && !sym.dead {
-			entries++
-		}
 	}
 	// rank: where each function with a list of its own has its .nv.info
 	// section in the output, the order its list is taken in.
@@ -869,13 +869,62 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, order []int32) (made map[in
 		}
 		return more
 	}
+	// rootList is the root kernel's new list when what the link's live
+	// functions name, taken in input order, goes beyond its own list
+	// (reversed: nvlink prepends); nil when it does not (its record then
+	// stays as any other's: corpus printf).
+	rootList := func(f int32) []int32 {
+		gen++
+		for _, m := range own[f] {
+			seen[m] = gen
+		}
+		gen++
+		var all []int32
+		grew := false
+		for _, t := range inOrder {
+			g := ctx.Secs[t].InfoSym
+			if ctx.Secs[t].Dead || g < 0 || visited[g] == gen {
+				continue
+			}
+			visited[g] = gen
+			for _, m := range own[g] {
+				if seen[m] < gen {
+					grew = grew || seen[m] != gen-1
+					seen[m] = gen
+					all = append(all, m)
+				}
+			}
+		}
+		if !grew {
+			return nil
+		}
+		slices.Reverse(all)
+		return all
+	}
 	for t, recs := range perFunc {
 		if recs == nil || ctx.Secs[t].Dead {
 			continue
 		}
 		f := ctx.Secs[t].InfoSym
-		entry := f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0
+		// (Under --kernels-used, only the roots of dead code
+		// elimination: a kernel only --preserve-relocs keeps gathers
+		// nothing.)
+		entry := f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 && (ctx.dceRoot == nil || ctx.dceRoot[f])
 		had := false // an EXTERNS record keeps entries of its own
+		if f >= 0 && f == ctx.rootKernel {
+			if all := rootList(f); all != nil {
+				for k := range recs {
+					if recs[k].externs != nil {
+						recs[k].dropped = true
+					}
+				}
+				if made == nil {
+					made = map[int32]infoRec{}
+				}
+				made[int32(t)] = infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns}, externs: &all, sym: -1}
+				continue
+			}
+		}
 		for k := range recs {
 			if recs[k].externs == nil {
 				continue
@@ -889,18 +938,6 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, order []int32) (made map[in
 						list = append(list, m)
 					}
 				}
-			}
-			if len(list) == 0 && !recs[k].sysDefined && entries == 1 {
-				// Nothing of its own left, every entry defined by the
-				// user's objects, and the only kernel of the link: the
-				// record goes, and the kernel gets a new one for what its
-				// callees bring, last (testdata/crafted/externs-moved).
-				// It stays where it is when it named a function of the
-				// device runtime (crafted cdp-device-api), or when the
-				// link has another kernel, related or not
-				// (testdata/crafted/externs-kept).
-				recs[k].dropped = true
-				continue
 			}
 			had = true
 			if entry {

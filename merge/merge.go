@@ -603,7 +603,7 @@ func standIn(ctx *Context, o *Obj, id int32, s *elf.Symbol) {
 	o.SecMap[s.Shndx] = sec
 	sym := ctx.Syms[id]
 	sym.Sec, sym.Value = sec, 0
-	claimCode(ctx, o, sec, id, s)
+	claimCode(ctx, o, sec, id, s, false)
 }
 
 // mapSection maps input section i of o to its output section, creating it
@@ -820,7 +820,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				id = mapSection(ctx, o, int(s.Shndx))
 			}
 			sym.Sec, sym.Value = id, s.Value+o.SecOff[s.Shndx]
-			claimCode(ctx, o, id, o.SymMap[i], s)
+			claimCode(ctx, o, id, o.SymMap[i], s, false)
 			return
 		}
 		id := mapSection(ctx, o, int(s.Shndx))
@@ -846,7 +846,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		}
 		o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: info, Other: other, Sec: id,
 			Value: s.Value + o.SecOff[s.Shndx], Size: s.Size, File: int32(o.ID)}, false)
-		claimCode(ctx, o, id, o.SymMap[i], s)
+		claimCode(ctx, o, id, o.SymMap[i], s, false)
 	default:
 		mergeGlobal(ctx, o, i)
 	}
@@ -936,6 +936,10 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		return
 	}
 	sym := ctx.Syms[id]
+	// A kernel an earlier object launches (an undefined reference with
+	// the entry bit) gets its .nv.shared.<k> as a used kernel does, even
+	// when --kernels-used leaves it out (testdata/crafted/kernels-used-launched).
+	launched := seen && sym.Sec < 0 && sym.Shndx == 0 && sym.Other&stoCudaEntry != 0
 	typ := s.Type()
 	if typ == sttCudaObject {
 		typ = elf.STTObject
@@ -957,7 +961,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		sec := mapSection(ctx, o, int(s.Shndx))
 		sym.Sec = sec
 		sym.Value = s.Value + o.SecOff[s.Shndx]
-		claimCode(ctx, o, sec, id, s)
+		claimCode(ctx, o, sec, id, s, launched)
 	}
 }
 
@@ -1056,12 +1060,12 @@ func (o *Obj) firstNonLocal() int {
 // names, the first time a function is defined in it. An entry gets its
 // .nv.info.<k> and .nv.shared.<k> then (the shared one is dropped if it
 // stays empty).
-func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol) {
+func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool) {
 	if !ctx.Secs[sec].LinkSymtab || ctx.Secs[sec].InfoSym >= 0 || s.Type() != elf.STTFunc {
 		return
 	}
 	ctx.Secs[sec].InfoSym = id
-	if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) {
+	if s.Other&stoCudaEntry != 0 && (launched || ctx.Opts.kernelUsed(s.Name)) {
 		// (Kernels left out by --kernels-used are handled as plain functions.)
 		ctx.noteInfoSection(sec)
 		n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")

@@ -587,6 +587,36 @@ case_managed_extern() {
 	link managed-extern -arch=$ARCH exman.cubin man.cubin -o ref.cubin
 }
 
+# --kernels-used naming one kernel: nvlink's root kernel. cdp_parent
+# launches cdp_child (b.cubin), which --kernels-used leaves out.
+case_kernels_used_launched() {
+	for f in a b; do asm kernels-used-launched $f.ptx; done
+	link kernels-used-launched -arch=$ARCH --kernels-used=cdp_parent a.cubin b.cubin -L../../cudalib -lcudadevrt -o ref.cubin
+}
+# e.ptx: kx calls leafx; tk stores kx's descriptor; p1, p2, p3 plain.
+case_kernels_used_one() {
+	asm kernels-used-one e.ptx
+	link kernels-used-one -arch=$ARCH --kernels-used=p1 e.cubin -o ref.cubin
+}
+case_kernels_used_two() {
+	asm kernels-used-two e.ptx
+	link kernels-used-two -arch=$ARCH --kernels-used=p1,p2 e.cubin -o ref.cubin
+}
+case_kernels_used_debug() {
+	asm kernels-used-debug e.ptx
+	link kernels-used-debug -arch=$ARCH -g --kernels-used=p1 e.cubin -o ref.cubin
+}
+# d.ptx: user2 and setq store kernels' descriptors; kd, ke call leaves.
+case_kernels_used_preserve_relocs() {
+	asm kernels-used-preserve-relocs d.ptx
+	link kernels-used-preserve-relocs -arch=$ARCH --preserve-relocs --kernels-used=user2 d.cubin -o ref.cubin
+}
+# One kernel kk: malloc and printf itself, rep3 printf, rep2 assert and free.
+case_externs_root() {
+	asm externs-root d.ptx
+	link externs-root -arch=$ARCH d.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
