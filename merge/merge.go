@@ -258,8 +258,17 @@ func mergeFile(ctx *Context, o *Obj) {
 			strs := o.strtab()
 			for list, e := range elf.CallgraphRecords(s.Data) {
 				if elf.CallgraphProtoBlock(list) {
-					if str, ok := elf.CString(strs, uint32(e.Callee)); ok {
+					str, ok := elf.CString(strs, uint32(e.Callee))
+					switch {
+					case ok && str != "":
 						ctx.addStr(ctx.Str, str, nil)
+					case ok && !ctx.sawEmptyProto:
+						// An empty prototype (a kernel whose descriptor
+						// data holds) adds nvlink's empty string as the
+						// first undefined function does (crafted
+						// empty-prototype).
+						ctx.sawEmptyProto = true
+						ctx.addStrDup(ctx.Str, "", &ctx.emptyProto)
 					}
 				}
 			}
@@ -876,12 +885,12 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		if typ == sttCudaObject {
 			typ = elf.STTObject
 		}
-		if !defined && typ == elf.STTFunc && !ctx.sawUndefFunc {
+		if !defined && typ == elf.STTFunc && !ctx.sawEmptyProto {
 			// nvlink 11.8 writes an empty string before the name of the
 			// first undefined function of a link (seen in every corpus
 			// output that has one, and in none without): the empty
 			// prototype string, which call graph entries then name.
-			ctx.sawUndefFunc = true
+			ctx.sawEmptyProto = true
 			ctx.addStrDup(ctx.Str, "", &ctx.emptyProto)
 		}
 		if !defined && typ == elf.STTFunc && o.placeholder == 0 && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) {

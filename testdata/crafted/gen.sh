@@ -617,6 +617,19 @@ case_externs_root() {
 	link externs-root -arch=$ARCH d.cubin -o ref.cubin
 }
 
+# c.ptx: kernel kc's descriptor in a __device__ table (address-taken with
+# an empty prototype) and kernel user.
+case_empty_prototype() {
+	asm empty-prototype c.ptx
+	link empty-prototype -arch=$ARCH c.cubin -o ref.cubin
+}
+# u.ptx: kernel k calls malloc and g (g.ptx), then c.ptx as above (nvlink
+# 11.8 crashes with c.cubin first).
+case_empty_prototype_undefined() {
+	for f in u c g; do asm empty-prototype-undefined $f.ptx; done
+	link empty-prototype-undefined -arch=$ARCH u.cubin c.cubin g.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
