@@ -87,7 +87,10 @@ type Context struct {
 	// rootKernel: the only kernel the link uses (every kernel, or those
 	// --kernels-used names), -1 when it uses none or several: nvlink's
 	// root kernel, whose EXTERNS closeExterns builds otherwise.
-	rootKernel    int32
+	rootKernel int32
+	// hostKernels: the kernels the host objects' code references, when
+	// the link uses that to remove the others (read; hostinfo.go).
+	hostKernels   *hostKernelSet
 	cg            cgReport           // what --dump-callgraph prints besides the graph
 	infoOrder     []int32            // code sections in the order nvlink creates their .nv.info.<f>
 	infoSeen      []bool             // by code section ID: in infoOrder (see infoNoted)
@@ -123,6 +126,11 @@ type Obj struct {
 	overlaps bool
 	// ModuleID is the host object's __nv_module_id ("" for plain cubins).
 	ModuleID string
+	// HostInfo: the cubin came from a host object with host reference
+	// information; hostKernels are the kernels its host code references
+	// (name patterns; see hostKernelSet).
+	HostInfo    bool
+	hostKernels []string
 
 	SymMap []int32  // input symbol index -> output symbol ID (-1: none)
 	SecMap []int32  // input section index -> output section ID (-1: none)

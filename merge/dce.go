@@ -91,13 +91,13 @@ func dce(ctx *Context) error {
 	// The roots: the kernels used, and address-taken kernels unless
 	// --kernels-used names exactly one kernel (then they are only kept,
 	// below: testdata/crafted/kernels-used-launched).
-	filtered := len(ctx.Opts.KernelsUsed) > 0 || len(ctx.Opts.VariablesUsed) > 0
+	filtered := ctx.usedFilter()
 	matched := 0
 	for _, s := range ctx.Syms {
 		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym {
 			continue
 		}
-		if s.Other&stoCudaEntry != 0 && ctx.Opts.kernelUsed(s.Name) {
+		if s.Other&stoCudaEntry != 0 && ctx.kernelUsed(s.Name) {
 			matched++
 			ctx.rootKernel = s.ID
 			mark(s.ID)

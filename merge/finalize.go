@@ -119,6 +119,12 @@ func finalize(ctx *Context) error {
 	if ctx.Opts.DumpCallgraph {
 		dumpCallgraph(ctx)
 	}
+	if _, ok := ctx.secByName[moduleConstants]; ok && !ctx.Opts.Debug && ctx.usedFilter() {
+		// Removing unused kernels, nvlink 11.8 makes (and drops) a
+		// section of this name for the module's constants (crafted
+		// merged-constants-name).
+		ctx.addSecName("TEMP_MERGED_CONSTANTS", -1)
+	}
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
 	rel.Data = relActionTable
 	rel.Size = uint64(len(relActionTable))

@@ -1075,7 +1075,9 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 	}
 	ctx.Secs[sec].InfoSym = id
 	if s.Other&stoCudaEntry != 0 && (launched || ctx.Opts.kernelUsed(s.Name)) {
-		// (Kernels left out by --kernels-used are handled as plain functions.)
+		// (Kernels left out by --kernels-used are handled as plain
+		// functions; the host objects' information is not used yet:
+		// crafted host-info.)
 		ctx.noteInfoSection(sec)
 		n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
 		if i, ok := o.sectionNamed(n); ok && !o.Drop[i] {

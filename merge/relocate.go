@@ -361,10 +361,14 @@ func (o *Obj) inLostData(sec int, off uint64) bool {
 }
 
 // ptxConst0Size is a local undefined symbol libcudadevrt's code refers to
-// (R_CUDA_ABS32_32, in cudaMemsetAsync and its kin); nvlink 11.8 writes
-// 0xFFFFFFFF in its place (seen when those functions are kept, as under
-// --preserve-relocs in corpus cdp).
+// (R_CUDA_ABS32_32, in cudaMemcpyAsync, cudaMemsetAsync and their kin):
+// nvlink 11.8 writes there the size of the module's __constant__ bank
+// (.nv.constant3), 0xFFFFFFFF when the link has none (crafted
+// devrt-const0-size; corpus cdp under --preserve-relocs).
 const ptxConst0Size = ".nv.ptx.const0.size"
+
+// moduleConstants is the output section of the module's __constant__ data.
+const moduleConstants = ".nv.constant3"
 
 // relocValue decides what an input relocation refers to in the output:
 // the output symbol (for kept relocations) or the link-time value.
@@ -374,6 +378,9 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 	}
 	in := &o.F.Symbols[r.Sym]
 	if in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal && in.Name == ptxConst0Size {
+		if id, ok := ctx.secByName[moduleConstants]; ok && !ctx.Secs[id].Dead {
+			return 0, ctx.Secs[id].Size, false, true
+		}
 		return 0, 0xFFFFFFFF, false, true
 	}
 	m := o.SymMap[r.Sym]

@@ -32,7 +32,22 @@ type Object struct {
 	// NonRelocatable reports a .nv_fatbin section (whole-program device
 	// code, which nvlink ignores).
 	NonRelocatable bool
+	// HostInfo: the object has nvcc's host reference sections (.nvHR*),
+	// and HostKernels the name patterns of the kernels its host code
+	// references (.nvHRKE, external, then .nvHRKI, internal: mangled names
+	// with '*' wildcards, "_Z2tk*").
+	HostInfo    bool
+	HostKernels []string
 }
+
+// Host reference sections: kernels, device globals and constants the host
+// code references, each external (E) and internal (I), as NUL-terminated
+// name patterns.
+const (
+	HostKernelsExternal = ".nvHRKE"
+	HostKernelsInternal = ".nvHRKI"
+	hostRefPrefix       = ".nvHR"
+)
 
 // HasDeviceCode reports whether nvlink would take device code from the object.
 func (o *Object) HasDeviceCode() bool { return o.Fatbin != nil }
@@ -49,14 +64,21 @@ func Parse(b []byte) (*Object, error) {
 // FromFile returns the device side of an already decoded host object.
 func FromFile(f *elf.File) *Object {
 	o := &Object{}
-	var rel []byte
+	var rel, kext, kint []byte
 	hasSeg, hasRel := false, false
 	for i := range f.Sections {
 		s := &f.Sections[i]
 		if s.Type == elf.SHTNobits {
 			continue
 		}
+		if len(s.Name) == len(hostRefPrefix)+2 && s.Name[:len(hostRefPrefix)] == hostRefPrefix {
+			o.HostInfo = true
+		}
 		switch s.Name {
+		case HostKernelsExternal:
+			kext = s.Data
+		case HostKernelsInternal:
+			kint = s.Data
 		case RelFatbinSection:
 			rel, hasRel = s.Data, true
 		case SegmentSection:
@@ -71,6 +93,7 @@ func FromFile(f *elf.File) *Object {
 			o.NonRelocatable = true
 		}
 	}
+	o.HostKernels = appendNames(appendNames(nil, kext), kint)
 	if hasSeg && hasRel {
 		o.Fatbin = rel
 		if o.Fatbin == nil {
@@ -78,4 +101,20 @@ func FromFile(f *elf.File) *Object {
 		}
 	}
 	return o
+}
+
+// appendNames appends the NUL-terminated names of b (copies: they outlive
+// the object's bytes), skipping empty ones.
+func appendNames(names []string, b []byte) []string {
+	for len(b) > 0 {
+		n := bytes.IndexByte(b, 0)
+		if n < 0 {
+			n = len(b)
+		}
+		if n > 0 {
+			names = append(names, string(b[:n]))
+		}
+		b = b[min(n+1, len(b)):]
+	}
+	return names
 }

@@ -46,6 +46,11 @@ type Unit struct {
 	System bool
 	// ModuleID is the __nv_module_id of the host object the unit came from.
 	ModuleID string
+	// HostInfo: the unit came from a host object with nvcc's host reference
+	// sections; HostKernels are the kernel name patterns its host code
+	// references (hostobj.Object).
+	HostInfo    bool
+	HostKernels []string
 	// ELF is the decoded cubin (Data may hold only part of the file it
 	// came from: see LoadInto).
 	ELF *elf.File
@@ -390,6 +395,7 @@ func (x *expander) host(name, path string, data []byte, top bool) ([]Unit, error
 	us, err := x.members(name, path, ms, top)
 	for i := range us {
 		us[i].ModuleID = o.ModuleID
+		us[i].HostInfo, us[i].HostKernels = o.HostInfo, o.HostKernels
 	}
 	return us, err
 }

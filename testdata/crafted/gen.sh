@@ -630,6 +630,48 @@ case_empty_prototype_undefined() {
 	link empty-prototype-undefined -arch=$ARCH u.cubin c.cubin g.cubin -o ref.cubin
 }
 
+# hostobj DIR FILE.cu [nvcc flags]: FILE.cu -> FILE.o, a host object with
+# relocatable device code (nvcc -dc; needs the host compiler).
+hostobj() {
+	d=$1 f=$2
+	shift 2
+	(cd "$d" && nvcc -arch=$ARCH -dc "$@" "$f" -o "${f%.cu}.o")
+}
+# Host reference information (.nvHRKE/.nvHRKI of nvcc -dc objects): a.cu
+# launches used_k, not unused_k; b.cu launches bk.
+case_host_info() {
+	for f in a b; do hostobj host-info $f.cu; done
+	link host-info -arch=$ARCH a.o b.o -o ref.cubin
+}
+# Patterns: "_Z2tk*" (template tk, both instantiations), internal kernels
+# (static, anonymous namespace) and a kernel launched by cudaLaunchKernel;
+# d.cu's my_Z2tk holds "_Z2tk" but not at the start.
+case_host_info_patterns() {
+	for f in c d; do hostobj host-info-patterns $f.cu; done
+	link host-info-patterns -arch=$ARCH c.o d.o -o ref.cubin
+}
+# A plain cubin beside the host object: the information is not used.
+case_host_info_incomplete() {
+	hostobj host-info-incomplete a.cu
+	(cd host-info-incomplete && nvcc -arch=$ARCH -rdc=true -cubin plain.cu -o plain.cubin)
+	link host-info-incomplete -arch=$ARCH a.o plain.cubin -o ref.cubin
+}
+# No host code launches a kernel (f.cu copies to a variable only).
+case_host_info_none() {
+	for f in e f; do hostobj host-info-none $f.cu; done
+	link host-info-none -arch=$ARCH e.o f.o -o ref.cubin
+}
+# --kernels-used with __constant__ data: TEMP_MERGED_CONSTANTS is named.
+case_merged_constants_name() {
+	asm merged-constants-name h.ptx
+	link merged-constants-name -arch=$ARCH --kernels-used=hk h.cubin -o ref.cubin
+}
+# cudaMemcpyAsync from device code with __constant__ data in two objects.
+case_devrt_const0_size() {
+	for f in m m2; do asm devrt-const0-size $f.ptx; done
+	link devrt-const0-size -arch=$ARCH m.cubin m2.cubin -L../../cudalib -lcudadevrt -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
