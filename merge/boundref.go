@@ -130,6 +130,9 @@ func layoutBoundRefs(ctx *Context) {
 		}
 	}
 	if len(users) == 0 {
+		// No kernel left uses them (--kernels-used removed those that
+		// did): nvlink still names them (crafted bound-references-unused).
+		ctx.bound = &boundRefs{listed: refs, banks: make([][]int32, len(ctx.Objs))}
 		return
 	}
 	base = alignUp(base, align)

@@ -90,7 +90,9 @@ type Context struct {
 	rootKernel int32
 	// hostKernels: the kernels the host objects' code references, when
 	// the link uses that to remove the others (read; hostinfo.go).
-	hostKernels   *hostKernelSet
+	hostKernels *hostKernelSet
+	// nullSymValue: st_value of the null symbol (mergedConstantsValue).
+	nullSymValue  uint64
 	cg            cgReport           // what --dump-callgraph prints besides the graph
 	infoOrder     []int32            // code sections in the order nvlink creates their .nv.info.<f>
 	infoSeen      []bool             // by code section ID: in infoOrder (see infoNoted)

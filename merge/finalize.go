@@ -97,11 +97,17 @@ func finalize(ctx *Context) error {
 	addBoundNames(ctx)
 	// objectInfo is over (buildCallgraph waited for it): no pass reads the
 	// inputs' symbol tables, relocations or .nv.info records after this.
+	single := lastSingleConstant(ctx) // (reads the inputs' symbol tables)
 	releaseTables(ctx)
 	ctx.calls, ctx.callers = calleesByCaller(ctx.cgEdges, len(ctx.Syms))
 	propagateBarriers(ctx)
 	if ctx.hasExtern && !ctx.Opts.Debug {
-		ctx.Str.Add("externsharedinstance") // nvlink adds this name; no symbol has it
+		if len(ctx.externOff) > 0 {
+			// nvlink adds this name (no symbol has it) when code a
+			// kernel runs uses extern __shared__ memory (not when
+			// --kernels-used removed it: crafted extern-shared-unused).
+			ctx.Str.Add("externsharedinstance")
+		}
 		// The .nv_debug.shared that extern __shared__ memory keeps has no
 		// section symbol, even where an input's module-scope shared
 		// variables brought one (testdata/crafted/extern-shared-module).
@@ -124,6 +130,9 @@ func finalize(ctx *Context) error {
 		// section of this name for the module's constants (crafted
 		// merged-constants-name).
 		ctx.addSecName("TEMP_MERGED_CONSTANTS", -1)
+		if single >= 0 {
+			ctx.nullSymValue = ctx.Syms[single].Value
+		}
 	}
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
 	rel.Data = relActionTable
@@ -386,6 +395,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		name string
 		recs []infoRec
 	}
+	ctaidz := ctaidzEntries(ctx, perFunc, live)
 	made := make([]funcInfo, len(live))
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
 		t := live[k]
@@ -405,6 +415,9 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
 					Payload: le32(0xFFFFFFFF)}, sym: -1})
 			}
+		}
+		if ctaidz[ctx.Secs[t].InfoSym] {
+			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtNVal, Code: elf.EIAttrCtaidzUsed}, sym: -1})
 		}
 		if r, ok := newExterns[t]; ok {
 			recs = append(recs, r) // (after that one: testdata/crafted/externs-moved)
@@ -1467,4 +1480,80 @@ func indexSymbols(ctx *Context) {
 	ctx.nsyms = idx
 	encodeInfo(ctx)
 	encodeCallgraph(ctx)
+}
+
+// lastSingleConstant is the output symbol of the __constant__ variable of
+// the last object (in file order) that defines exactly one in
+// .nv.constant3, of 4 bytes or of 12 to 64, -1 when none does. Its output
+// offset is what nvlink 11.8 leaves in the null symbol's st_value when it
+// names TEMP_MERGED_CONSTANTS, an artifact of the value deduplication it
+// runs then (4-byte values, and 12 to 64 bytes, are compared; 8-byte ones
+// otherwise, larger ones not at all). Observed on links of one to four
+// objects in every order, constants of 4 to 72 bytes and of 16 and 32 KiB
+// (crafted merged-constants-null-symbol); the symbol's value is read by no
+// consumer of the file.
+func lastSingleConstant(ctx *Context) int32 {
+	last := int32(-1)
+	for _, o := range ctx.Objs {
+		only, n := int32(-1), 0
+		for i := range o.F.Symbols {
+			s := &o.F.Symbols[i]
+			if !isDataSym(s) || s.Shndx == elf.SHNUndef || int(s.Shndx) >= len(o.F.Sections) || o.F.Sections[s.Shndx].Name != moduleConstants {
+				continue
+			}
+			n++
+			if i < len(o.SymMap) {
+				only = o.SymMap[i]
+			}
+		}
+		if n == 1 && only >= 0 {
+			if z := ctx.Syms[only].Size; z == 4 || z >= 12 && z <= 64 {
+				last = only
+			}
+		}
+	}
+	return last
+}
+
+// ctaidzEntries returns the entries (by symbol) that get an
+// EIATTR_CTAIDZ_USED record: those without one that reach a function with
+// one (sm_80 objects carry it for code reading blockIdx.z; nvlink 11.8
+// raises it to the entries, at any depth, not to the functions between:
+// crafted ctaidz-propagation). The root kernel gets it when any live
+// function has it, reached or not (as its EXTERNS: sweep launch-other-tu
+// with --kernels-used, libcudadevrt's 3D kernels).
+func ctaidzEntries(ctx *Context, perFunc [][]infoRec, live []int32) map[int32]bool {
+	has := map[int32]bool{}
+	for _, t := range live {
+		if f := ctx.Secs[t].InfoSym; f >= 0 && hasAttr(perFunc[t], elf.EIAttrCtaidzUsed) {
+			has[f] = true
+		}
+	}
+	if len(has) == 0 {
+		return nil // (the usual link: sm_90 code has none)
+	}
+	// Every function from which one that has it is reachable.
+	reaches := make([]bool, len(ctx.Syms))
+	var queue []int32
+	for f := range has {
+		reaches[f] = true
+		queue = append(queue, f)
+	}
+	slices.Sort(queue)
+	raiseCallers(ctx, queue, func(_, c int32) bool {
+		grew := !reaches[c]
+		reaches[c] = true
+		return grew
+	})
+	out := map[int32]bool{}
+	for _, t := range live {
+		f := ctx.Secs[t].InfoSym
+		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 || has[f] {
+			continue
+		}
+		if reaches[f] || f == ctx.rootKernel {
+			out[f] = true
+		}
+	}
+	return out
 }

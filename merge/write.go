@@ -526,6 +526,9 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 		e := elf.Symbol{NameOff: name, Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
 		elf.PutSymbol(b[s.Index*elf.SymSize:], &e)
 	}
+	if ctx.nullSymValue != 0 {
+		le.PutUint64(b[8:], ctx.nullSymValue) // st_value of the null symbol (see finalize)
+	}
 	// Every symbol owns its slot (its Index): filled in parallel.
 	for _, ids := range [][]int32{ctx.Locals, ctx.Globals} {
 		parallelFor(len(ids), ctx.Opts.Threads, func(k int) error {

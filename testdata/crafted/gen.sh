@@ -672,6 +672,28 @@ case_devrt_const0_size() {
 	link devrt-const0-size -arch=$ARCH m.cubin m2.cubin -L../../cudalib -lcudadevrt -o ref.cubin
 }
 
+# sm_80: kernel zc calls zg, which calls zf (b.ptx), which reads
+# blockIdx.z; zd calls zh, which does not.
+case_ctaidz_propagation() {
+	for f in a b; do (cd ctaidz-propagation && ptxas -arch=sm_80 -c $f.ptx -o $f.cubin); done
+	link ctaidz-propagation -arch=sm_80 a.cubin b.cubin -o ref.cubin
+}
+# The sweep's const-shared (kd uses extern __shared__ memory), kd left out.
+case_extern_shared_unused() {
+	for f in a b; do asm extern-shared-unused $f.ptx; done
+	link extern-shared-unused -arch=$ARCH --kernels-used=_Z2kcPfi a.cubin b.cubin -o ref.cubin
+}
+# The sweep's legacy-texref, every kernel left out.
+case_bound_references_unused() {
+	for f in a b; do asm bound-references-unused $f.ptx; done
+	link bound-references-unused -arch=$ARCH --kernels-used=nomatch a.cubin b.cubin -o ref.cubin
+}
+# __constant__ variables: x2 two, x1 one (16 bytes) and two extern, s2 one
+# of 8 bytes, j three.
+case_merged_constants_null_symbol() {
+	for f in x2 x1 s2 j; do asm merged-constants-null-symbol $f.ptx; done
+	link merged-constants-null-symbol -arch=$ARCH --kernels-used=nomatch x2.cubin x1.cubin j.cubin s2.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
