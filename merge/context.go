@@ -91,6 +91,9 @@ type Context struct {
 	// hostKernels: the kernels the host objects' code references, when
 	// the link uses that to remove the others (read; hostinfo.go).
 	hostKernels *hostKernelSet
+	// hostInfoMissing: an input host object (one without device code
+	// too) has no host reference information (read).
+	hostInfoMissing bool
 	// nullSymValue: st_value of the null symbol (mergedConstantsValue).
 	nullSymValue  uint64
 	cg            cgReport           // what --dump-callgraph prints besides the graph

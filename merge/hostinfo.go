@@ -8,7 +8,8 @@ package merge
 // .nvHRKI sections of the host object it came from). Output:
 // Context.hostKernels, set when the link uses them. Invariants: they are
 // used only when every object but the device runtime's has host
-// information, one of them names a kernel, and neither -g, --ignore-host-info, --kernels-used nor
+// information (host objects without device code count: a g++ object, an
+// archive of nvcc -c objects; Context.hostInfoMissing), one of them names a kernel, and neither -g, --ignore-host-info, --kernels-used nor
 // --variables-used is given; a kernel is used when its name matches one
 // of the patterns, '*' standing for any run of characters, the whole
 // name matched ("_Z2tk*" keeps every instantiation of template tk, not
@@ -31,7 +32,7 @@ type hostKernelSet struct {
 // does not use host information.
 func hostKernels(ctx *Context) *hostKernelSet {
 	o := ctx.Opts
-	if o.IgnoreHostInfo || o.Debug || len(o.KernelsUsed) > 0 || len(o.VariablesUsed) > 0 {
+	if o.IgnoreHostInfo || o.Debug || len(o.KernelsUsed) > 0 || len(o.VariablesUsed) > 0 || ctx.hostInfoMissing {
 		return nil
 	}
 	// Whether a user object names a kernel (the device runtime's objects

@@ -73,11 +73,13 @@ func read(ctx *Context) error {
 	errs := make([]error, len(paths))
 	perrs := make([]error, len(paths)) // the first bad cubin of each input
 	pbad := make([]int, len(paths))    // and its position among the input's cubins
+	noHost := make([]bool, len(paths)) // a host object without host information (hostKernels)
 	// (What is kept: see the pass's header.)
 	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Symbols: ctx.tables.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
 		Workers: workers(ctx.Opts.Threads), MapFrom: mapFrom(ctx.Opts.MapFrom)}
 	load := func(i int, file *input.File) {
 		units, err := input.LoadFile(file, arch, ctx.Diags, i, nil, mem)
+		noHost[i] = file.NoHostInfo
 		if err != nil {
 			errs[i] = err
 			return
@@ -185,6 +187,7 @@ func read(ctx *Context) error {
 	} else {
 		ctx.Header = defaultHeader(arch)
 	}
+	ctx.hostInfoMissing = slices.Contains(noHost, true)
 	ctx.hostKernels = hostKernels(ctx)
 	return nil
 }

@@ -1,6 +1,8 @@
 package input
 
 import (
+	"sync/atomic"
+
 	"github.com/warplink/warplink/internal/diag"
 )
 
@@ -10,6 +12,11 @@ type File struct {
 	// Data is the file's contents, or Err why they could not be read.
 	Data []byte
 	Err  error
+
+	// NoHostInfo: the file is, or an archive member of it is, a host
+	// object without host reference information (set by LoadFile; not
+	// for libcudadevrt).
+	NoHostInfo bool
 
 	buf    *[]byte // the scratch buffer Data is in (with Memory.Keep)
 	mapped []byte  // the mapping Data is, if the file was mapped (Memory.MapFrom)
@@ -79,6 +86,8 @@ func LoadFile(f *File, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *M
 	}
 	x.workers = mem.Workers
 	x.mapped = f.mapped != nil
+	var noHostInfo atomic.Bool
+	x.noHostInfo = &noHostInfo
 	var units []Unit
 	err := Guard(f.Path, x.mapped, func() (err error) {
 		units, err = x.load(f.Path, f.Data, f.Err, seen)
@@ -106,5 +115,6 @@ func LoadFile(f *File, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *M
 		}
 	}
 	f.Data, f.buf, f.mapped = nil, nil, nil
+	f.NoHostInfo = noHostInfo.Load()
 	return units, err
 }

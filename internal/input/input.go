@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/warplink/warplink/actors"
 	"github.com/warplink/warplink/elf"
@@ -86,6 +87,9 @@ type expander struct {
 	seq     int
 	workers int  // goroutines for a large archive's members (<= 1: one; see archive)
 	mapped  bool // the file is mapped: what reads it runs under Guard
+	// noHostInfo, when set, records a host object without host reference
+	// information (shared by the copies archiveParallel makes).
+	noHostInfo *atomic.Bool
 }
 
 func (x *expander) key() [3]int {
@@ -381,7 +385,16 @@ func (x *expander) members(name, path string, ms []fatbin.Member, top bool) ([]U
 // cannot read as 64-bit ELF, or without device code, are ignored.
 func (x *expander) host(name, path string, data []byte, top bool) ([]Unit, error) {
 	o, err := hostobj.Parse(data)
-	if err != nil || !o.HasDeviceCode() {
+	if err != nil {
+		return nil, nil
+	}
+	if !o.HostInfo && x.noHostInfo != nil && !strings.Contains(name, "cudadevrt") {
+		// Any host object without host reference information, device
+		// code or not (a g++ object, nvcc -c without -rdc), makes nvlink
+		// 11.8 ignore the others' (crafted host-info-host-object).
+		x.noHostInfo.Store(true)
+	}
+	if !o.HasDeviceCode() {
 		return nil, nil
 	}
 	cs, err := fatbin.Parse(o.Fatbin)

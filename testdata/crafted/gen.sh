@@ -694,6 +694,12 @@ case_merged_constants_null_symbol() {
 	for f in x2 x1 s2 j; do asm merged-constants-null-symbol $f.ptx; done
 	link merged-constants-null-symbol -arch=$ARCH --kernels-used=nomatch x2.cubin x1.cubin j.cubin s2.cubin -o ref.cubin
 }
+# host-info's a.cu beside a host object without host information (g++).
+case_host_info_host_object() {
+	hostobj host-info-host-object a.cu
+	(cd host-info-host-object && g++ -c ho.cpp -o ho.o)
+	link host-info-host-object -arch=$ARCH a.o ho.o -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi

@@ -1,0 +1,1 @@
+int hostonly(int x){return x+1;}
