@@ -14,6 +14,7 @@ package merge
 // references get their slots in the kernels' constant bank 0 (boundref.go).
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,8 +67,9 @@ type sharedVar struct {
 // they call, refers to them; that section itself ends up empty. nvlink 11.8
 // places first the module variables several entries use (largest
 // alignment, then largest size first), each at one offset for all its
-// entries, past what those entries hold of such variables so far (those
-// entries' sections take the module section's alignment); then each
+// entries, past what those entries hold of such variables so far (when a
+// module variable is shared, or unused, every entry using module variables
+// takes the module section's alignment); then each
 // entry's own variables (its .nv.shared.<k> and the module variables only
 // it uses: largest alignment, then smallest size first); then,
 // for entries whose code uses extern __shared__, the dynamic shared memory
@@ -90,7 +92,12 @@ func layoutShared(ctx *Context) {
 			kind[id] = 2
 		}
 	}
+	// rankOrder: the module variables as nvlink 11.8 lists them, each
+	// object's in reverse symbol order, the objects in file order, unused
+	// ones too (see moduleRank).
+	var rankOrder []sharedVar
 	for _, o := range ctx.Objs {
+		first := len(module)
 		for i, m := range o.SymMap {
 			if m > -2 || kind[-2-m] == 0 {
 				continue
@@ -112,7 +119,11 @@ func layoutShared(ctx *Context) {
 				own[sec] = append(own[sec], v)
 			}
 		}
+		for k := len(module) - 1; k >= first; k-- {
+			rankOrder = append(rankOrder, module[k])
+		}
 	}
+	rank := moduleRank(rankOrder)
 	// Entries and the code each can run, only when something needs them.
 	type entry struct {
 		shared int32          // its .nv.shared.<k>
@@ -156,9 +167,15 @@ func layoutShared(ctx *Context) {
 	}
 	// Module variables used by several entries: one offset for all.
 	var common []sharedVar
-	sharedBy := map[int32]bool{} // .nv.shared.<k> sections using them
+	sharedBy := map[int32]bool{}   // .nv.shared.<k> sections using them
+	usesModule := map[int32]bool{} // .nv.shared.<k> sections using module variables
+	unowned := false               // a module variable no entry or several use
 	for _, v := range module {
-		switch u := users[v.key]; {
+		u := users[v.key]
+		for _, k := range u {
+			usesModule[entries[k].shared] = true
+		}
+		switch {
 		case len(u) == 1:
 			own[entries[u[0]].shared] = append(own[entries[u[0]].shared], v)
 		case len(u) > 1:
@@ -167,6 +184,7 @@ func layoutShared(ctx *Context) {
 				sharedBy[entries[k].shared] = true
 			}
 		}
+		unowned = unowned || len(u) != 1
 	}
 	// Each goes past what the entries using it hold of them so far, so
 	// variables no entry uses together may share offsets (two kernels on
@@ -187,11 +205,17 @@ func layoutShared(ctx *Context) {
 		commonEnd = max(commonEnd, off+v.size)
 		commonAlign = max(commonAlign, v.align)
 	}
-	if len(common) > 0 {
-		// The entries that share variables take the alignment of the
-		// whole module shared section, whatever they use of it
-		// (testdata/crafted/shared-common-align: a double only a third
-		// kernel uses aligns them to 8).
+	if unowned {
+		// When a module variable is used by several entries or by none
+		// (its functions removed), every entry using module variables
+		// takes the alignment of the whole module shared section,
+		// whatever it uses of it (testdata/crafted/shared-common-align: a
+		// double only a third kernel uses aligns the two sharing a float
+		// to 8; crafted shared-module-align: a kernel using only a float
+		// of its own too, beside two sharing one; the sweep's
+		// shared-module-two with --kernels-used=_Z2k1Pfi: k1 alone, the
+		// double's function removed). When each is one entry's own,
+		// each keeps its own alignment.
 		// (The inputs' own alignment of it: not the 16 that extern
 		// __shared__ memory gives the output section, crafted
 		// shared-common-extern.)
@@ -230,9 +254,11 @@ func layoutShared(ctx *Context) {
 		var cur uint64
 		if sharedBy[s.ID] {
 			cur = commonTo[s.ID]
+		}
+		if unowned && usesModule[s.ID] {
 			s.Align = max(s.Align, commonAlign)
 		}
-		items := sortOwn(own[s.ID])
+		items := sortOwn(own[s.ID], rank)
 		for _, v := range items {
 			cur = alignUp(cur, v.align)
 			ctx.dataVal[v.key] = cur
@@ -322,7 +348,13 @@ func layoutShared(ctx *Context) {
 // sortOwn orders an entry's own variables: largest alignment first, then
 // the smallest first (testdata/crafted/shared-own-order). (The variables
 // several entries share go largest first: sortShared.)
-func sortOwn(vs []sharedVar) []sharedVar {
+func sortOwn(vs []sharedVar, rank map[dataKey]int) []sharedVar {
+	// The module variables (after the section's own) in nvlink's order
+	// first, so that the stable sort leaves its ties in that order.
+	k := slices.IndexFunc(vs, func(v sharedVar) bool { _, ok := rank[v.key]; return ok })
+	if k >= 0 {
+		slices.SortStableFunc(vs[k:], func(a, b sharedVar) int { return rank[a.key] - rank[b.key] })
+	}
 	sort.SliceStable(vs, func(i, j int) bool {
 		if vs[i].align != vs[j].align {
 			return vs[i].align > vs[j].align
@@ -465,4 +497,54 @@ func checkConstantBanks(ctx *Context) {
 			ctx.Diags.Errorf([3]int{4, 0, int(s.ID)}, "File uses too much global constant data (0x%x bytes, 0x%x max)", s.Size, constantBankLimit)
 		}
 	}
+}
+
+// moduleRank is each module shared variable's place in nvlink 11.8's sorted
+// list of them: the list (l) sorted by alignment, largest first, then size,
+// smallest first, with nvlink's merge sort (boundOrder's: dealt out to two
+// halves alternately, each reversed, each sorted, the first half first on
+// ties). Its ties decide the order of an entry's own module variables of
+// equal alignment and size; unused variables in the list change them
+// (sweep weak-shared-three with --kernels-used; crafted shared-own-ties).
+func moduleRank(l []sharedVar) map[dataKey]int {
+	if len(l) == 0 {
+		return nil
+	}
+	less := func(a, b sharedVar) bool {
+		if a.align != b.align {
+			return a.align > b.align
+		}
+		return a.size < b.size
+	}
+	var msort func(l []sharedVar) []sharedVar
+	msort = func(l []sharedVar) []sharedVar {
+		if len(l) <= 1 {
+			return l
+		}
+		var a, b []sharedVar
+		for k, v := range l {
+			if k%2 == 0 {
+				a = append(a, v)
+			} else {
+				b = append(b, v)
+			}
+		}
+		slices.Reverse(a)
+		slices.Reverse(b)
+		a, b = msort(a), msort(b)
+		out := make([]sharedVar, 0, len(l))
+		for len(a) > 0 && len(b) > 0 {
+			if less(b[0], a[0]) {
+				out, b = append(out, b[0]), b[1:]
+			} else {
+				out, a = append(out, a[0]), a[1:]
+			}
+		}
+		return append(append(out, a...), b...)
+	}
+	rank := make(map[dataKey]int, len(l))
+	for k, v := range msort(l) {
+		rank[v.key] = k
+	}
+	return rank
 }

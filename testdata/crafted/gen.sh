@@ -700,6 +700,17 @@ case_host_info_host_object() {
 	(cd host-info-host-object && g++ -c ho.cpp -o ho.o)
 	link host-info-host-object -arch=$ARCH a.o ho.o -o ref.cubin
 }
+# Kernels F and G share fg's float array; H uses fh's alone, I fi's double.
+case_shared_module_align() {
+	asm shared-module-align a.ptx
+	link shared-module-align -arch=$ARCH a.cubin -o ref.cubin
+}
+# a.ptx: kernel k_a calls weak g<16> and g<8> (each a float array and an
+# int of static shared memory); d.ptx: kernel k_d calls g<24>.
+case_shared_own_ties() {
+	for f in a d; do asm shared-own-ties $f.ptx; done
+	link shared-own-ties -arch=$ARCH --kernels-used=_Z3k_aPfi a.cubin d.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
