@@ -34,14 +34,22 @@ func TestNvccDlink(t *testing.T) {
 		name string
 		tus  []string
 		libs []string
+		dir  string // the sources' (default: the corpus program's)
 	}{
-		{"xcall", []string{"a", "b", "c"}, nil},
-		{"cdp", []string{"a", "b"}, []string{"-lcudadevrt"}}, // dynamic parallelism
+		{"xcall", []string{"a", "b", "c"}, nil, ""},
+		{"cdp", []string{"a", "b"}, []string{"-lcudadevrt"}, ""}, // dynamic parallelism
+		// Host code launching some kernels: nvlink removes the others
+		// (host reference information; templates, static kernels).
+		{"host-info", []string{"a", "b"}, nil, "../../testdata/crafted/host-info"},
+		{"host-info-patterns", []string{"c", "d"}, nil, "../../testdata/crafted/host-info-patterns"},
 	} {
 		t.Run(prog.name, func(t *testing.T) {
 			work := filepath.Join(tmp, prog.name)
 			os.Mkdir(work, 0o755)
 			src, _ := filepath.Abs("../../testdata/corpus/src/programs/" + prog.name)
+			if prog.dir != "" {
+				src, _ = filepath.Abs(prog.dir)
+			}
 			run := func(dir string, env []string, args ...string) {
 				t.Helper()
 				cmd := exec.Command(args[0], args[1:]...)
