@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,5 +110,53 @@ func FuzzHostObj(f *testing.F) {
 		if o.HasDeviceCode() {
 			fatbin.Parse(o.Fatbin)
 		}
+		for _, k := range o.HostKernels {
+			if k == "" || strings.IndexByte(k, 0) >= 0 {
+				t.Fatalf("host kernel pattern %q: empty or holding a NUL", k)
+			}
+		}
+		if len(o.HostKernels) > 0 && !o.HostInfo {
+			t.Fatal("host kernel patterns without HostInfo")
+		}
 	})
+}
+
+var hashRE = regexp.MustCompile(`__[0-9a-f]{8}_`)
+
+// TestHostInfo reads the host reference information of nvcc -dc objects
+// (testdata/crafted/host-info*): the kernel patterns, external then
+// internal, and its absence from a g++ object.
+func TestHostInfo(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		info bool
+		want []string
+	}{
+		{"../../testdata/crafted/host-info/a.o", true, []string{"_Z6used_k*"}},
+		{"../../testdata/crafted/host-info-none/e.o", true, nil},
+		// (The internal kernels' prefix holds a hash of the compilation:
+		// "__nv_static_25__2da0c09a_4_c_cu_23f90cbb_" in the committed
+		// object; hashed here as <h>.)
+		{"../../testdata/crafted/host-info-patterns/c.o", true, []string{"_Z2tk*", "_Z7via_api*",
+			"__nv_static_25__<h>_4_c_cu_23f90cbb_*2tk*",
+			"__nv_static_25__<h>_4_c_cu_23f90cbb_*36_GLOBAL__N__<h>_4_c_cu_23f90cbb6anon_k*",
+			"__nv_static_25__<h>_4_c_cu_23f90cbb_*8static_k*"}},
+		{"../../testdata/crafted/host-info-host-object/ho.o", false, nil},
+	} {
+		b, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := Parse(b)
+		if err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		got := make([]string, len(o.HostKernels))
+		for k, p := range o.HostKernels {
+			got[k] = hashRE.ReplaceAllString(p, "__<h>_")
+		}
+		if o.HostInfo != c.info || !slices.Equal(got, c.want) {
+			t.Errorf("%s: HostInfo %v, kernels %q; want %v, %q", c.path, o.HostInfo, o.HostKernels, c.info, c.want)
+		}
+	}
 }
