@@ -402,6 +402,13 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 			}
 			return secSym, v, false, true
 		}
+		if ctx.isSharedMemory(-2 - m) {
+			// Shared memory no kept kernel uses (a link left without
+			// kernels by --kernels-used) is laid out nowhere: nvlink
+			// 11.8 writes offset 0 (the symbol's value is its
+			// alignment; sweep fp-table with --kernels-used).
+			return secSym, 0, false, true
+		}
 		return secSym, in.Value + o.SecOff[in.Shndx], false, true
 	}
 	if m < 0 || ctx.Syms[m].dead {

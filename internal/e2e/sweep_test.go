@@ -24,12 +24,10 @@ import (
 // test fails when one of them starts to match, so the list stays honest.
 // 42 are --preserve-relocs links, added to the sweep on 2026-11-27 (42 of
 // its 588; every other link matches); before, the list had been empty since
-// the 12 links of legacy-texref and legacy-surfref. 4 are --kernels-used
+// the 12 links of legacy-texref and legacy-surfref. 2 are --kernels-used
 // links, added on 2026-11-27 too (the plain variants with each kernel
 // named, two, and none).
 var sweepKnown = map[string]string{
-	"fp-table sm_80--kernels-used=zzznomatch":                     "no kernel left: an address-taken function's shared array gets offset 0 from nvlink, 4 from warplink; not reproduced yet",
-	"fp-table sm_90--kernels-used=zzznomatch":                     "no kernel left: an address-taken function's shared array gets offset 0 from nvlink, 4 from warplink; not reproduced yet",
 	"weak-shared-three sm_80--kernels-used=_Z3k_aPfi,_Z3k_bPfi":   "the removed kernel's weak template shared variables take room among those two kernels share (nvlink puts one at 0x60, warplink at 0x40); not reproduced yet",
 	"weak-shared-three sm_90--kernels-used=_Z3k_aPfi,_Z3k_bPfi":   "the removed kernel's weak template shared variables take room among those two kernels share (nvlink puts one at 0x60, warplink at 0x40); not reproduced yet",
 	"const-shared sm_90--preserve-relocs":                         "--preserve-relocs over extern __shared__ memory (sm_90): nvlink's output has one symbol more; not reproduced yet",

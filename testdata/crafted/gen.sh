@@ -711,6 +711,12 @@ case_shared_own_ties() {
 	for f in a d; do asm shared-own-ties $f.ptx; done
 	link shared-own-ties -arch=$ARCH --kernels-used=_Z3k_aPfi a.cubin d.cubin -o ref.cubin
 }
+# The sweep's fp-table (f, with a __shared__ array, in a table of
+# function pointers), every kernel left out.
+case_shared_unplaced() {
+	asm shared-unplaced a.ptx
+	link shared-unplaced -arch=$ARCH --kernels-used=nomatch a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
