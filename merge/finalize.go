@@ -110,8 +110,9 @@ func finalize(ctx *Context) error {
 		}
 		// The .nv_debug.shared that extern __shared__ memory keeps has no
 		// section symbol, even where an input's module-scope shared
-		// variables brought one (testdata/crafted/extern-shared-module).
-		if id, ok := ctx.secByName[moduleShared]; ok && ctx.Secs[id].SymID >= 0 {
+		// variables brought one (testdata/crafted/extern-shared-module),
+		// but under --preserve-relocs.
+		if id, ok := ctx.secByName[moduleShared]; ok && ctx.Secs[id].SymID >= 0 && !ctx.Opts.PreserveRelocs {
 			ctx.Syms[ctx.Secs[id].SymID].dead = true
 		}
 	}

@@ -327,6 +327,18 @@ func layoutShared(ctx *Context) {
 			}
 		}
 	}
+	if ctx.Opts.PreserveRelocs && !ctx.Opts.Debug && ctx.hasExtern {
+		// Under --preserve-relocs the .nv_debug.shared of extern
+		// __shared__ memory spans the reserved window and keeps its
+		// section symbol; without one (sm_80) it goes (crafted
+		// preserve-relocs-extern-shared).
+		if id, ok := ctx.secByName[moduleShared]; ok {
+			ctx.Secs[id].Size = max(ctx.Secs[id].Size, base)
+			if ctx.Secs[id].Size == 0 && ctx.Secs[id].SymID >= 0 {
+				ctx.Syms[ctx.Secs[id].SymID].dead = true
+			}
+		}
+	}
 	for k, w := range alias {
 		if v, ok := ctx.dataVal[w]; ok {
 			ctx.dataVal[k] = v // (each key written once: order does not matter)

@@ -200,7 +200,9 @@ func mergeFile(ctx *Context, o *Obj) {
 			// now, in both string tables (crafted extern-shared); under -g
 			// with its section symbol (crafted debug-flag-extern-shared).
 			ctx.addSecName(moduleShared, -1)
-			if ctx.Opts.Debug {
+			if ctx.Opts.Debug || ctx.Opts.PreserveRelocs {
+				// (--preserve-relocs keeps it too: crafted
+				// preserve-relocs-extern-shared.)
 				externShared(ctx)
 				sectionSymbol(ctx, ctx.secByName[moduleShared], o)
 			}
@@ -806,6 +808,19 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		if o.Drop[s.Shndx] {
+			if ctx.Opts.PreserveRelocs && isDataSym(s) && s.Other&3 == stvInternal {
+				// Under --preserve-relocs the parameter block of a weak
+				// entry's dropped copy (sm_80's _param in
+				// .nv.constant0.<k>) keeps a record, in the section of
+				// that name the kept copy fills (the sweep's weak-kernels,
+				// weak-later-wins and the like, sm_80; crafted
+				// preserve-relocs-weak-param).
+				if id, ok := ctx.secByName[o.F.Sections[s.Shndx].Name]; ok {
+					newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject, Other: outOther(s), Sec: id,
+						Value: s.Value, Size: s.Size, File: int32(o.ID)}, false)
+					return
+				}
+			}
 			if isDataSym(s) && o.standInData(s.Shndx) {
 				// Data of a replaced weak entry's stand-in section (sm_80's
 				// _param in .nv.constant0.<k>): no record, but the name

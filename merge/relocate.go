@@ -325,7 +325,9 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 					setField(data[r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
 				}
 			}
-			if ctx.Opts.PreserveRelocs && sym > 0 {
+			if ctx.Opts.PreserveRelocs && sym > 0 && !bound {
+				// (A bound reference's slot is no resolved relocation:
+				// crafted preserve-relocs-bound-references.)
 				if !ctx.Syms[sym].IsSecSym {
 					val = 0 // the symbol itself carries the value
 				}

@@ -717,6 +717,23 @@ case_shared_unplaced() {
 	asm shared-unplaced a.ptx
 	link shared-unplaced -arch=$ARCH --kernels-used=nomatch a.cubin -o ref.cubin
 }
+# The sweep's dyn-shared (reduce, in b.ptx, uses extern __shared__ memory;
+# kernels ks1 and ks2 call it) under --preserve-relocs.
+case_preserve_relocs_extern_shared() {
+	for f in a b; do asm preserve-relocs-extern-shared $f.ptx; done
+	link preserve-relocs-extern-shared -arch=$ARCH --preserve-relocs a.cubin b.cubin -o ref.cubin
+}
+# The sweep's legacy-texref under --preserve-relocs.
+case_preserve_relocs_bound_references() {
+	for f in a b; do asm preserve-relocs-bound-references $f.ptx; done
+	link preserve-relocs-bound-references -arch=$ARCH --preserve-relocs a.cubin b.cubin -o ref.cubin
+}
+# The sweep's weak-kernels for sm_80 (tk<2> in both objects) under
+# --preserve-relocs.
+case_preserve_relocs_weak_param() {
+	for f in a b; do (cd preserve-relocs-weak-param && ptxas -arch=sm_80 -c $f.ptx -o $f.cubin); done
+	link preserve-relocs-weak-param -arch=sm_80 --preserve-relocs a.cubin b.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
