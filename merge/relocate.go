@@ -246,6 +246,16 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 		if rs.Type == elf.SHTRel {
 			own.kind = kindRel
 		}
+		if ctx.Opts.PreserveRelocs {
+			// Under --preserve-relocs nvlink makes the target's
+			// .nv.resolvedrela section right after the section of the
+			// first input relocation section for it, applied relocations
+			// or not (sm_80 code with .rela then .rel sections: the
+			// resolved ones between; the sweep's coop-warp, virtual,
+			// debug-cross-printf with -G or -lineinfo).
+			kept = true
+			evs = append(evs, relEvent{note: true, sec: own}, relEvent{note: true, sec: relSec{out, kindResolved}})
+		}
 		for _, r := range rels {
 			if r.Type == rNone || r.Type == rYieldOpcode9 || r.Type == rYieldClearPred {
 				// YIELD relocations would turn a YIELD into a NOP where

@@ -22,18 +22,16 @@ import (
 // sweepKnown lists the links of the nvcc sweep (program and variant)
 // whose output still differs from nvlink 11.8's, with the reason. The
 // test fails when one of them starts to match, so the list stays honest.
-// 3 are --preserve-relocs links, added to the sweep on 2026-11-27 with 42
-// such differences (39 fixed that day: extern __shared__ memory on sm_90,
-// bound texture and surface references, sm_80 weak kernels' _param);
-// before, the list had been empty since the 12 links of legacy-texref and
+// The --preserve-relocs links, added to the sweep on 2026-11-27 with 42
+// such differences, all match since that day's fixes (extern __shared__
+// memory on sm_90, bound texture and surface references, sm_80 weak
+// kernels' _param, the place of .nv.resolvedrela sections); before, the
+// list had been empty since the 12 links of legacy-texref and
 // legacy-surfref. 2 are --kernels-used links, added on 2026-11-27 too (the
 // plain variants with each kernel named, two, and none).
 var sweepKnown = map[string]string{
 	"weak-shared-three sm_80--kernels-used=_Z3k_aPfi,_Z3k_bPfi": "the removed kernel's weak template shared variables take room among those two kernels share (nvlink puts one at 0x60, warplink at 0x40); not reproduced yet",
 	"weak-shared-three sm_90--kernels-used=_Z3k_aPfi,_Z3k_bPfi": "the removed kernel's weak template shared variables take room among those two kernels share (nvlink puts one at 0x60, warplink at 0x40); not reproduced yet",
-	"coop-warp sm_80-G--preserve-relocs":                        "--preserve-relocs: the place of sm_80's .nv.resolvedrela sections among REL sections in some -G/-lineinfo links: not reproduced yet",
-	"debug-cross-printf sm_80-lineinfo--preserve-relocs":        "--preserve-relocs: the place of sm_80's .nv.resolvedrela sections among REL sections in some -G/-lineinfo links: not reproduced yet",
-	"virtual sm_80-lineinfo--preserve-relocs":                   "--preserve-relocs: the place of sm_80's .nv.resolvedrela sections among REL sections in some -G/-lineinfo links: not reproduced yet",
 }
 
 // TestNvccSweep compiles every program of testdata/sweep (one folder

@@ -734,6 +734,13 @@ case_preserve_relocs_weak_param() {
 	for f in a b; do (cd preserve-relocs-weak-param && ptxas -arch=sm_80 -c $f.ptx -o $f.cubin); done
 	link preserve-relocs-weak-param -arch=sm_80 --preserve-relocs a.cubin b.cubin -o ref.cubin
 }
+# The sweep's coop-warp for sm_80 with -G (kernel kw's code has a .rela
+# section of kept relocations, then a .rel one with applied ones).
+case_preserve_relocs_resolved_order() {
+	d=preserve-relocs-resolved-order
+	(cd $d && ptxas -arch=sm_80 -c -g a.ptx -o a.cubin)
+	link $d -arch=sm_80 --preserve-relocs a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
