@@ -210,6 +210,19 @@ func mergeFile(ctx *Context, o *Obj) {
 		ctx.hasBoundRefs = ctx.hasBoundRefs || isBoundRef(&syms[i])
 		ctx.addStr(ctx.Str, syms[i].Name, nil)
 	}
+	// An object that defines no function (-G data alone) has its debug
+	// sections made now, in section order, each with a section symbol,
+	// those ptxas gave none (.debug_frame, .nv_debug_info_reg_*) too
+	// (crafted debug-data-only).
+	if !slices.ContainsFunc(syms, func(s elf.Symbol) bool { return s.Type() == elf.STTFunc && s.Shndx != elf.SHNUndef }) {
+		for i := 1; i < len(o.F.Sections); i++ {
+			sec := &o.F.Sections[i]
+			if sec.Flags&elf.SHFAlloc != 0 || regenerated(sec) || o.Drop[i] || o.SecMap[i] >= 0 || !strings.HasPrefix(sec.Name, ".debug_") && !strings.HasPrefix(sec.Name, ".nv_debug_") {
+				continue
+			}
+			sectionSymbol(ctx, mapSection(ctx, o, i), o)
+		}
+	}
 	// Then the other locals of the local part, the global data records,
 	// and the locals ptxas placed among the globals (the
 	// .nv.constant0.<k> section symbols).

@@ -741,6 +741,12 @@ case_preserve_relocs_resolved_order() {
 	(cd $d && ptxas -arch=sm_80 -c -g a.ptx -o a.cubin)
 	link $d -arch=sm_80 --preserve-relocs a.cubin -o ref.cubin
 }
+# -G objects: d.ptx defines only data (gdata), k.ptx a kernel reading it.
+case_debug_data_only() {
+	d=debug-data-only
+	(cd $d && for f in d k; do ptxas -arch=$ARCH -c -g $f.ptx -o $f.cubin; done)
+	link $d -arch=$ARCH d.cubin k.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
