@@ -16,7 +16,9 @@ bench:
 
 # The nvcc sweep: compiles testdata/sweep's programs with the real nvcc
 # (sm_80, sm_90; plain, -G, -lineinfo) and links each with nvlink and
-# warplink, comparing bytes (needs nvcc and nvlink; a few minutes).
+# warplink, comparing bytes, also with --preserve-relocs, -g (the -G
+# objects) and --kernels-used (the plain ones) (needs nvcc and nvlink; a
+# few minutes).
 sweep:
 	WARPLINK_SWEEP=1 $(GO) test -timeout 30m ./internal/e2e -run TestNvccSweep -v
 
