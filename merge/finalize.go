@@ -265,8 +265,11 @@ func reportUndefined(ctx *Context) {
 		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {
 			continue
 		}
-		if _, ok := ctx.bound.slotOf(id); ok {
-			continue // a bound texture or surface reference (boundref.go)
+		if _, ok := ctx.bound.slotOf(id); ok || ctx.bound != nil && len(ctx.bound.slot) == 0 && slices.Contains(ctx.bound.listed, id) {
+			// A bound texture or surface reference (boundref.go), or one
+			// no kept kernel uses that only -G debug information names
+			// (the sweep's legacy-texref with --kernels-used).
+			continue
 		}
 		if kind, ok := boundReference(s.Type()); ok {
 			// Sampler references (which nvcc does not write), and a

@@ -282,6 +282,12 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				return evs, fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
 			}
 			sym, val, keep, ok := ctx.relocValue(o, r)
+			if o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 && ctx.removedShared(o, r.Sym) {
+				// Debug information naming a removed kernel's own shared
+				// variable: -1 plus the addend, as for extern shared
+				// memory (the sweep's -G objects with --kernels-used).
+				val = ^uint64(0)
+			}
 			slot, bound := ctx.bound.slotOf(sym)
 			if bound && o.F.Sections[tgt].Flags&elf.SHFAlloc != 0 {
 				// A bound texture or surface reference in code: its slot
@@ -579,4 +585,14 @@ func (ctx *Context) constBank(o *Obj, sym uint32) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// removedShared reports whether input symbol i of o is a shared variable
+// of a removed kernel's own .nv.shared.<k>.
+func (ctx *Context) removedShared(o *Obj, i uint32) bool {
+	if int(i) >= len(o.SymMap) || i == 0 {
+		return false
+	}
+	m := o.SymMap[i]
+	return m <= -2 && ctx.Secs[-2-m].Dead && ctx.isSharedMemory(-2-m)
 }

@@ -747,6 +747,19 @@ case_debug_data_only() {
 	(cd $d && for f in d k; do ptxas -arch=$ARCH -c -g $f.ptx -o $f.cubin; done)
 	link $d -arch=$ARCH d.cubin k.cubin -o ref.cubin
 }
+# The sweep's aligned-data, -G, every kernel left out (debug information
+# naming their own shared variables).
+case_debug_removed_shared() {
+	d=debug-removed-shared
+	(cd $d && for f in a b; do ptxas -arch=$ARCH -c -g $f.ptx -o $f.cubin; done)
+	link $d -arch=$ARCH --kernels-used=nomatch a.cubin b.cubin -o ref.cubin
+}
+# The sweep's legacy-texref, -G, every kernel left out.
+case_debug_bound_references_unused() {
+	d=debug-bound-references-unused
+	(cd $d && for f in a b; do ptxas -arch=$ARCH -c -g $f.ptx -o $f.cubin; done)
+	link $d -arch=$ARCH --kernels-used=nomatch a.cubin b.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
