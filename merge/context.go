@@ -136,6 +136,10 @@ type Obj struct {
 	// (name patterns; see hostKernelSet).
 	HostInfo    bool
 	hostKernels []string
+	// launched: the kernels this object's code names by a relocation,
+	// other than its own (device-side launches), in relocation order
+	// (dce's findCalls; finalize lists them as address-taken).
+	launched []int32
 
 	SymMap []int32  // input symbol index -> output symbol ID (-1: none)
 	SecMap []int32  // input section index -> output section ID (-1: none)

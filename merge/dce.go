@@ -45,6 +45,7 @@ func dce(ctx *Context) error {
 	per := make([]objCalls, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		per[i] = findCalls(ctx, ctx.Objs[i])
+		ctx.Objs[i].launched = per[i].launched // (finalize's addLaunchedKernels)
 		return nil
 	})
 	// An indirect call site may reach every address-taken function of its

@@ -1208,23 +1208,15 @@ func calleesByCaller(edges []cgEdge, nsyms int) (lists[int32], []int32) {
 
 // addLaunchedKernels lists in the address-taken block (-2, with no
 // prototype) every entry whose address another function's code takes: a
-// kernel launched from the device (corpus program cdp).
+// kernel launched from the device (corpus program cdp). dce found them
+// (Obj.launched), in the order of o's relocations.
 func addLaunchedKernels(ctx *Context, o *Obj, cg *callgraph, taken map[int32]bool) {
-	o.eachRelocSection(func(t int, rels []elf.Rela) {
-		if o.F.Sections[t].Flags&elf.SHFExecInstr == 0 || o.SecMap[t] < 0 {
-			return
+	for _, m := range o.launched {
+		if !taken[m] && !ctx.Syms[m].dead {
+			taken[m] = true
+			cg.lists[-2] = append(cg.lists[-2], cgEdge{m, 0})
 		}
-		for _, r := range rels {
-			m := ctx.liveSym(o, r.Sym)
-			if m < 0 || taken[m] {
-				continue
-			}
-			if sym := ctx.Syms[m]; sym.Other&stoCudaEntry != 0 && sym.Type() == elf.STTFunc && sym.Sec != o.SecMap[t] {
-				taken[m] = true
-				cg.lists[-2] = append(cg.lists[-2], cgEdge{m, 0})
-			}
-		}
-	})
+	}
 }
 
 // protoString is the .strtab offset of a prototype string: the empty one is
