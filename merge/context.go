@@ -94,7 +94,7 @@ type Context struct {
 	// hostInfoMissing: an input host object (one without device code
 	// too) has no host reference information (read).
 	hostInfoMissing bool
-	// nullSymValue: st_value of the null symbol (mergedConstantsValue).
+	// nullSymValue: st_value of the null symbol (lastSingleConstant).
 	nullSymValue  uint64
 	cg            cgReport           // what --dump-callgraph prints besides the graph
 	infoOrder     []int32            // code sections in the order nvlink creates their .nv.info.<f>

@@ -97,7 +97,17 @@ func finalize(ctx *Context) error {
 	addBoundNames(ctx)
 	// objectInfo is over (buildCallgraph waited for it): no pass reads the
 	// inputs' symbol tables, relocations or .nv.info records after this.
-	single := lastSingleConstant(ctx) // (reads the inputs' symbol tables)
+	// Removing unused kernels, nvlink 11.8 makes (and drops) a section
+	// named TEMP_MERGED_CONSTANTS for the module's constants (crafted
+	// merged-constants-name), and leaves a value in the null symbol
+	// (lastSingleConstant reads the inputs' symbol tables: now).
+	_, constants := ctx.secByName[moduleConstants]
+	mergedConstants := constants && !ctx.Opts.Debug && ctx.usedFilter()
+	if mergedConstants {
+		if single := lastSingleConstant(ctx); single >= 0 {
+			ctx.nullSymValue = ctx.Syms[single].Value
+		}
+	}
 	releaseTables(ctx)
 	ctx.calls, ctx.callers = calleesByCaller(ctx.cgEdges, len(ctx.Syms))
 	propagateBarriers(ctx)
@@ -126,14 +136,8 @@ func finalize(ctx *Context) error {
 	if ctx.Opts.DumpCallgraph {
 		dumpCallgraph(ctx)
 	}
-	if _, ok := ctx.secByName[moduleConstants]; ok && !ctx.Opts.Debug && ctx.usedFilter() {
-		// Removing unused kernels, nvlink 11.8 makes (and drops) a
-		// section of this name for the module's constants (crafted
-		// merged-constants-name).
+	if mergedConstants {
 		ctx.addSecName("TEMP_MERGED_CONSTANTS", -1)
-		if single >= 0 {
-			ctx.nullSymValue = ctx.Syms[single].Value
-		}
 	}
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
 	rel.Data = relActionTable
