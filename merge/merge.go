@@ -132,7 +132,9 @@ func merge(ctx *Context) error {
 func mergeFile(ctx *Context, o *Obj) {
 	syms := o.F.Symbols
 	isLocalFunc := func(s *elf.Symbol) bool { return s.Bind() == elf.STBLocal && s.Type() == elf.STTFunc }
+	definesFunc := false // (debug sections of data-only objects, below)
 	for i := 1; i < len(syms); i++ {
+		definesFunc = definesFunc || syms[i].Type() == elf.STTFunc && syms[i].Shndx != elf.SHNUndef
 		switch {
 		case isLocalFunc(&syms[i]):
 			mergeSymbol(ctx, o, i)
@@ -214,7 +216,7 @@ func mergeFile(ctx *Context, o *Obj) {
 	// sections made now, in section order, each with a section symbol,
 	// those ptxas gave none (.debug_frame, .nv_debug_info_reg_*) too
 	// (crafted debug-data-only).
-	if !slices.ContainsFunc(syms, func(s elf.Symbol) bool { return s.Type() == elf.STTFunc && s.Shndx != elf.SHNUndef }) {
+	if !definesFunc {
 		for i := 1; i < len(o.F.Sections); i++ {
 			sec := &o.F.Sections[i]
 			if sec.Flags&elf.SHFAlloc != 0 || regenerated(sec) || o.Drop[i] || o.SecMap[i] >= 0 || !strings.HasPrefix(sec.Name, ".debug_") && !strings.HasPrefix(sec.Name, ".nv_debug_") {
