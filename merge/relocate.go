@@ -282,12 +282,6 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				return evs, fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
 			}
 			sym, val, keep, ok := ctx.relocValue(o, r)
-			if o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 && ctx.removedShared(o, r.Sym) {
-				// Debug information naming a removed kernel's own shared
-				// variable: -1 plus the addend, as for extern shared
-				// memory (the sweep's -G objects with --kernels-used).
-				val = ^uint64(0)
-			}
 			slot, bound := ctx.bound.slotOf(sym)
 			if bound && o.F.Sections[tgt].Flags&elf.SHFAlloc != 0 {
 				// A bound texture or surface reference in code: its slot
@@ -406,6 +400,13 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		secSym := ctx.Secs[-2-m].SymID
 		if secSym < 0 {
 			secSym = 0
+		}
+		if ctx.Secs[-2-m].Dead && ctx.isSharedMemory(-2-m) {
+			// A removed kernel's own shared variable, which only debug
+			// information still names (its code went with it): -1 plus
+			// the addend, as for extern shared memory (crafted
+			// debug-removed-shared).
+			return secSym, ^uint64(0), false, true
 		}
 		if v, ok := ctx.dataVal[dataKey{int32(o.ID), int32(r.Sym)}]; ok {
 			if id, kept := o.sharedSyms[int32(r.Sym)]; kept {
@@ -585,14 +586,4 @@ func (ctx *Context) constBank(o *Obj, sym uint32) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
-}
-
-// removedShared reports whether input symbol i of o is a shared variable
-// of a removed kernel's own .nv.shared.<k>.
-func (ctx *Context) removedShared(o *Obj, i uint32) bool {
-	if int(i) >= len(o.SymMap) || i == 0 {
-		return false
-	}
-	m := o.SymMap[i]
-	return m <= -2 && ctx.Secs[-2-m].Dead && ctx.isSharedMemory(-2-m)
 }
