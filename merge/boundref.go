@@ -182,10 +182,18 @@ func boundBankText(ctx *Context, s *OutSec) (int32, bool) {
 // as listed: p1 p0; p0 p2 p1; p1 p3 p0 p2; p4 p0 p2 p1 p3 (and so on, up
 // to the nine of testdata/crafted/bound-references' notes).
 func boundOrder(l []int32) []int32 {
+	return nvlinkSort(l, func(a, b int32) bool { return false })
+}
+
+// nvlinkSort sorts l as nvlink 11.8's list merge sort does: the list dealt
+// out to two halves alternately, each dealt card going on top of its half
+// (which reverses them), each half sorted so, then merged, the first
+// half's first on ties. less may report every pair equal (boundOrder).
+func nvlinkSort[T any](l []T, less func(a, b T) bool) []T {
 	if len(l) <= 1 {
 		return l
 	}
-	var a, b []int32
+	var a, b []T
 	for k, x := range l {
 		if k%2 == 0 {
 			a = append(a, x)
@@ -195,7 +203,16 @@ func boundOrder(l []int32) []int32 {
 	}
 	slices.Reverse(a) // (each dealt card on top of its half)
 	slices.Reverse(b)
-	return append(boundOrder(a), boundOrder(b)...)
+	a, b = nvlinkSort(a, less), nvlinkSort(b, less)
+	out := make([]T, 0, len(l))
+	for len(a) > 0 && len(b) > 0 {
+		if less(b[0], a[0]) {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // addBoundNames enters the names nvlink makes while laying the slots out,

@@ -513,9 +513,7 @@ func checkConstantBanks(ctx *Context) {
 
 // moduleRank is each module shared variable's place in nvlink 11.8's sorted
 // list of them: the list (l) sorted by alignment, largest first, then size,
-// smallest first, with nvlink's merge sort (boundOrder's: dealt out to two
-// halves alternately, each reversed, each sorted, the first half first on
-// ties). Its ties decide the order of an entry's own module variables of
+// smallest first, with nvlink's merge sort (nvlinkSort). Its ties decide the order of an entry's own module variables of
 // equal alignment and size; unused variables in the list change them
 // (sweep weak-shared-three with --kernels-used; crafted shared-own-ties).
 func moduleRank(l []sharedVar) map[dataKey]int {
@@ -528,34 +526,8 @@ func moduleRank(l []sharedVar) map[dataKey]int {
 		}
 		return a.size < b.size
 	}
-	var msort func(l []sharedVar) []sharedVar
-	msort = func(l []sharedVar) []sharedVar {
-		if len(l) <= 1 {
-			return l
-		}
-		var a, b []sharedVar
-		for k, v := range l {
-			if k%2 == 0 {
-				a = append(a, v)
-			} else {
-				b = append(b, v)
-			}
-		}
-		slices.Reverse(a)
-		slices.Reverse(b)
-		a, b = msort(a), msort(b)
-		out := make([]sharedVar, 0, len(l))
-		for len(a) > 0 && len(b) > 0 {
-			if less(b[0], a[0]) {
-				out, b = append(out, b[0]), b[1:]
-			} else {
-				out, a = append(out, a[0]), a[1:]
-			}
-		}
-		return append(append(out, a...), b...)
-	}
 	rank := make(map[dataKey]int, len(l))
-	for k, v := range msort(l) {
+	for k, v := range nvlinkSort(l, less) {
 		rank[v.key] = k
 	}
 	return rank
