@@ -91,8 +91,9 @@ type Context struct {
 	// hostKernels: the kernels the host objects' code references, when
 	// the link uses that to remove the others (read; hostinfo.go).
 	hostKernels *hostKernelSet
-	// hostInfoMissing: an input host object (one without device code
-	// too) has no host reference information (read).
+	// hostInfoMissing: an input but libcudadevrt's has no host reference
+	// information: a cubin or fatbinary, a host object without it (one
+	// without device code too) (read).
 	hostInfoMissing bool
 	// nullSymValue: st_value of the null symbol (lastSingleConstant).
 	nullSymValue  uint64
@@ -131,10 +132,8 @@ type Obj struct {
 	overlaps bool
 	// ModuleID is the host object's __nv_module_id ("" for plain cubins).
 	ModuleID string
-	// HostInfo: the cubin came from a host object with host reference
-	// information; hostKernels are the kernels its host code references
-	// (name patterns; see hostKernelSet).
-	HostInfo    bool
+	// hostKernels are the kernels the host code of the host object it came
+	// from references (name patterns; see hostKernelSet).
 	hostKernels []string
 	// launched: the kernels this object's code names by a relocation,
 	// other than its own (device-side launches), in relocation order

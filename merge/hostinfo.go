@@ -4,12 +4,13 @@ package merge
 // host objects launches, which nvlink 11.8 uses by default to remove the
 // others (testdata/crafted/host-info-*).
 //
-// Inputs: each object's HostInfo and hostKernels (from nvcc's .nvHRKE and
-// .nvHRKI sections of the host object it came from). Output:
+// Inputs: Context.hostInfoMissing and each object's hostKernels (from
+// nvcc's .nvHRKE and .nvHRKI sections of the host object it came from). Output:
 // Context.hostKernels, set when the link uses them. Invariants: they are
-// used only when every object but the device runtime's has host
+// used only when every input but the device runtime's has host
 // information (host objects without device code count: a g++ object, an
-// archive of nvcc -c objects; Context.hostInfoMissing), one of them names a kernel, and neither -g, --ignore-host-info, --kernels-used nor
+// archive of nvcc -c objects; Context.hostInfoMissing), one of them names
+// a kernel, and neither -g, --ignore-host-info, --kernels-used nor
 // --variables-used is given; a kernel is used when its name matches one
 // of the patterns, '*' standing for any run of characters, the whole
 // name matched ("_Z2tk*" keeps every instantiation of template tk, not
@@ -35,19 +36,9 @@ func hostKernels(ctx *Context) *hostKernelSet {
 	if o.IgnoreHostInfo || o.Debug || len(o.KernelsUsed) > 0 || len(o.VariablesUsed) > 0 || ctx.hostInfoMissing {
 		return nil
 	}
-	// Whether a user object names a kernel (the device runtime's objects
+	// Used when a user object names a kernel (the device runtime's objects
 	// name some of theirs, but do not make the link use the information).
-	names := false
-	for _, obj := range ctx.Objs {
-		if obj.System {
-			continue
-		}
-		if !obj.HostInfo {
-			return nil // incomplete: nvlink ignores it all
-		}
-		names = names || len(obj.hostKernels) > 0
-	}
-	if !names {
+	if !slices.ContainsFunc(ctx.Objs, func(obj *Obj) bool { return !obj.System && len(obj.hostKernels) > 0 }) {
 		// No host code launches a kernel (objects built only for their
 		// device code, the corpus's): nvlink keeps them all.
 		return nil

@@ -30,8 +30,8 @@ func TestGlobMatch(t *testing.T) {
 
 func TestHostKernelSet(t *testing.T) {
 	objs := []*Obj{
-		{HostInfo: true, hostKernels: []string{"_Z2tk*", "_Z7via_api*"}},
-		{HostInfo: true},
+		{hostKernels: []string{"_Z2tk*", "_Z7via_api*"}},
+		{},
 		{System: true, hostKernels: []string{"__nv_static_44__x_*16memcpy_3d_device*"}},
 	}
 	ctx := &Context{Opts: &Options{}, Objs: objs}
@@ -50,18 +50,19 @@ func TestHostKernelSet(t *testing.T) {
 	// Not used: an object without the information, none naming a
 	// kernel, or an option that turns it off.
 	for _, c := range []struct {
-		name string
-		objs []*Obj
-		opts Options
+		name    string
+		objs    []*Obj
+		opts    Options
+		missing bool // an input without the information (read)
 	}{
-		{"plain cubin", append(objs[:2:2], &Obj{}), Options{}},
-		{"no kernel named", []*Obj{{HostInfo: true}, objs[2]}, Options{}},
-		{"-g", objs, Options{Debug: true}},
-		{"--ignore-host-info", objs, Options{IgnoreHostInfo: true}},
-		{"--kernels-used", objs, Options{KernelsUsed: []string{"x"}}},
-		{"--variables-used", objs, Options{VariablesUsed: []string{"x"}}},
+		{"plain cubin", objs, Options{}, true},
+		{"no kernel named", []*Obj{{}, objs[2]}, Options{}, false},
+		{"-g", objs, Options{Debug: true}, false},
+		{"--ignore-host-info", objs, Options{IgnoreHostInfo: true}, false},
+		{"--kernels-used", objs, Options{KernelsUsed: []string{"x"}}, false},
+		{"--variables-used", objs, Options{VariablesUsed: []string{"x"}}, false},
 	} {
-		if hostKernels(&Context{Opts: &c.opts, Objs: c.objs}) != nil {
+		if hostKernels(&Context{Opts: &c.opts, Objs: c.objs, hostInfoMissing: c.missing}) != nil {
 			t.Errorf("%s: host information used", c.name)
 		}
 	}

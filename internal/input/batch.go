@@ -13,9 +13,9 @@ type File struct {
 	Data []byte
 	Err  error
 
-	// NoHostInfo: the file is, or an archive member of it is, a host
-	// object without host reference information (set by LoadFile; not
-	// for libcudadevrt).
+	// NoHostInfo: the file is a cubin or fatbinary, or is, or has as an
+	// archive member, a host object without host reference information
+	// (set by LoadFile; not for libcudadevrt).
 	NoHostInfo bool
 
 	buf    *[]byte // the scratch buffer Data is in (with Memory.Keep)

@@ -47,10 +47,9 @@ type Unit struct {
 	System bool
 	// ModuleID is the __nv_module_id of the host object the unit came from.
 	ModuleID string
-	// HostInfo: the unit came from a host object with nvcc's host reference
-	// sections; HostKernels are the kernel name patterns its host code
-	// references (hostobj.Object).
-	HostInfo    bool
+	// HostKernels are the kernel name patterns the host code of the host
+	// object the unit came from references (hostobj.Object; an input
+	// without that information marks its File.NoHostInfo).
 	HostKernels []string
 	// ELF is the decoded cubin (Data may hold only part of the file it
 	// came from: see LoadInto).
@@ -252,7 +251,7 @@ func (x *expander) expand(path string, data []byte) ([]Unit, error) {
 		if !elf.IsELF(data) {
 			return nil, x.fatal("cubin not an elf?")
 		}
-		return x.cubin(path, path, data, true)
+		return x.noHostInfoIf(path)(x.cubin(path, path, data, true))
 	case ".fatbin":
 		if !fatbin.IsFatbin(data) {
 			return nil, x.fatal("fatbin wrong format?")
@@ -261,7 +260,7 @@ func (x *expander) expand(path string, data []byte) ([]Unit, error) {
 		if err != nil {
 			return nil, x.fatal("fatbin wrong format?")
 		}
-		return x.members(path, path, c.Members, true)
+		return x.noHostInfoIf(path)(x.members(path, path, c.Members, true))
 	case ".ptx":
 		return x.ptx(path, data)
 	}
@@ -388,11 +387,11 @@ func (x *expander) host(name, path string, data []byte, top bool) ([]Unit, error
 	if err != nil {
 		return nil, nil
 	}
-	if !o.HostInfo && x.noHostInfo != nil && !strings.Contains(name, "cudadevrt") {
+	if !o.HostInfo {
 		// Any host object without host reference information, device
 		// code or not (a g++ object, nvcc -c without -rdc), makes nvlink
 		// 11.8 ignore the others' (crafted host-info-host-object).
-		x.noHostInfo.Store(true)
+		x.markNoHostInfo(name)
 	}
 	if !o.HasDeviceCode() {
 		return nil, nil
@@ -408,7 +407,7 @@ func (x *expander) host(name, path string, data []byte, top bool) ([]Unit, error
 	us, err := x.members(name, path, ms, top)
 	for i := range us {
 		us[i].ModuleID = o.ModuleID
-		us[i].HostInfo, us[i].HostKernels = o.HostInfo, o.HostKernels
+		us[i].HostKernels = o.HostKernels
 	}
 	return us, err
 }
@@ -526,4 +525,25 @@ func FindLibrary(name string, libDirs []string) (path string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// markNoHostInfo records that the input named name has no host reference
+// information (libcudadevrt's objects do not count, as in nvlink 11.8:
+// a name holding "cudadevrt").
+func (x *expander) markNoHostInfo(name string) {
+	if x.noHostInfo != nil && !strings.Contains(name, "cudadevrt") {
+		x.noHostInfo.Store(true)
+	}
+}
+
+// noHostInfoIf passes an expansion's result on, marking the input as
+// without host reference information when it made cubins (a cubin or
+// fatbinary given directly: crafted host-info-incomplete).
+func (x *expander) noHostInfoIf(name string) func([]Unit, error) ([]Unit, error) {
+	return func(us []Unit, err error) ([]Unit, error) {
+		if len(us) > 0 {
+			x.markNoHostInfo(name)
+		}
+		return us, err
+	}
 }
