@@ -50,6 +50,12 @@ type boundRefs struct {
 	banks  [][]int32        // by file ID: the users' banks of the file's kernels, in section order
 }
 
+// lists reports whether the link's bound references include symbol id
+// (with a slot or, when no kept kernel uses them, without).
+func (b *boundRefs) lists(id int32) bool {
+	return b != nil && slices.Contains(b.listed, id)
+}
+
 // slotOf reports the slot of symbol id when it is a bound reference with
 // one (nil b: none).
 func (b *boundRefs) slotOf(id int32) (uint64, bool) {

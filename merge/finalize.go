@@ -269,10 +269,10 @@ func reportUndefined(ctx *Context) {
 		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {
 			continue
 		}
-		if _, ok := ctx.bound.slotOf(id); ok || ctx.bound != nil && len(ctx.bound.slot) == 0 && slices.Contains(ctx.bound.listed, id) {
-			// A bound texture or surface reference (boundref.go), or one
-			// no kept kernel uses that only -G debug information names
-			// (the sweep's legacy-texref with --kernels-used).
+		if ctx.bound.lists(id) {
+			// A bound texture or surface reference (boundref.go), with
+			// its slots, or one no kept kernel uses that only -G debug
+			// information names (crafted debug-bound-references-unused).
 			continue
 		}
 		if kind, ok := boundReference(s.Type()); ok {
