@@ -93,21 +93,20 @@ func dce(ctx *Context) error {
 	// --kernels-used names exactly one kernel (then they are only kept,
 	// below: testdata/crafted/kernels-used-launched).
 	filtered := ctx.usedFilter()
-	matched := 0
+	matched, last := 0, int32(-1)
 	for _, s := range ctx.Syms {
 		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym {
 			continue
 		}
 		if s.Other&stoCudaEntry != 0 && ctx.kernelUsed(s.Name) {
-			matched++
-			ctx.rootKernel = s.ID
+			matched, last = matched+1, s.ID
 			mark(s.ID)
 		} else if s.Other&stoCudaObscure != 0 {
 			mark(s.ID)
 		}
 	}
-	if matched != 1 {
-		ctx.rootKernel = -1
+	if matched == 1 {
+		ctx.rootKernel = last
 	}
 	if filtered && matched != 1 {
 		for _, c := range per {
