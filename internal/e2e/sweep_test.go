@@ -45,6 +45,8 @@ var sweepKnown = map[string]string{
 // nvcc cannot build (dynamic parallelism's deprecated API on sm_90,
 // cluster dimensions on sm_80) are skipped. About 300 nvcc runs: only
 // with WARPLINK_SWEEP=1 (make sweep), nvcc and nvlink.
+// WARPLINK_SWEEP_ARCHS (comma-separated, e.g. sm_75,sm_86,sm_89) names
+// other architectures to compile and link for.
 func TestNvccSweep(t *testing.T) {
 	if os.Getenv("WARPLINK_SWEEP") == "" {
 		t.Skip("set WARPLINK_SWEEP=1 (make sweep) to compile and link the sweep programs")
@@ -59,7 +61,11 @@ func TestNvccSweep(t *testing.T) {
 	progs, _ := os.ReadDir(root)
 	type variant struct{ arch, flag string }
 	var variants []variant
-	for _, arch := range []string{"sm_80", "sm_90"} {
+	archs := []string{"sm_80", "sm_90"}
+	if a := os.Getenv("WARPLINK_SWEEP_ARCHS"); a != "" {
+		archs = strings.Split(a, ",")
+	}
+	for _, arch := range archs {
 		for _, flag := range []string{"", "-G", "-lineinfo"} {
 			variants = append(variants, variant{arch, flag})
 		}
