@@ -15,7 +15,6 @@ package merge
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/warplink/warplink/elf"
@@ -92,12 +91,10 @@ func layoutShared(ctx *Context) {
 			kind[id] = 2
 		}
 	}
-	// rankOrder: the module variables as nvlink 11.8 lists them, each
-	// object's in reverse symbol order, the objects in file order, unused
-	// ones too (see moduleRank).
-	var rankOrder []sharedVar
+	// module: the module variables in the order nvlink 11.8 lists them:
+	// the objects in file order, each one's in symbol order (one copy of
+	// each: another copy's symbol is an alias of the winner's).
 	for _, o := range ctx.Objs {
-		first := len(module)
 		for i, m := range o.SymMap {
 			if m > -2 || kind[-2-m] == 0 {
 				continue
@@ -119,11 +116,7 @@ func layoutShared(ctx *Context) {
 				own[sec] = append(own[sec], v)
 			}
 		}
-		for k := len(module) - 1; k >= first; k-- {
-			rankOrder = append(rankOrder, module[k])
-		}
 	}
-	rank := moduleRank(rankOrder)
 	// Entries and the code each can run, only when something needs them.
 	type entry struct {
 		shared int32          // its .nv.shared.<k>
@@ -167,10 +160,13 @@ func layoutShared(ctx *Context) {
 	}
 	// Module variables used by several entries: one offset for all.
 	var common []sharedVar
+	var placed []sharedVar         // used by several entries or by none, in byPlace's order
 	sharedBy := map[int32]bool{}   // .nv.shared.<k> sections using them
 	usesModule := map[int32]bool{} // .nv.shared.<k> sections using module variables
-	unowned := false               // a module variable no entry or several use
-	for _, v := range module {
+	// nvlink 11.8 walks the module variables from the largest down
+	// (byPlace): a variable one entry uses goes to that entry's own list,
+	// after the entry's own variables, in that walk's order.
+	for _, v := range byPlace(module) {
 		u := users[v.key]
 		for _, k := range u {
 			usesModule[entries[k].shared] = true
@@ -184,26 +180,70 @@ func layoutShared(ctx *Context) {
 				sharedBy[entries[k].shared] = true
 			}
 		}
-		unowned = unowned || len(u) != 1
+		if len(u) != 1 {
+			placed = append(placed, v)
+		}
 	}
-	// Each goes past what the entries using it hold of them so far, so
-	// variables no entry uses together may share offsets (two kernels on
-	// x, two on y, one on both: y after x; z, used apart, at 0: crafted
-	// shared-common-disjoint).
-	var commonEnd, commonAlign uint64
+	unowned := len(placed) > 0 // a module variable no entry or several use
+	// The variables several entries use, and those none uses (their code
+	// removed), go into layers in that walk's order: each into the lowest
+	// layer holding no variable of an entry it shares, or a new one. The
+	// layers are then laid out one after another, each at the end of the
+	// last aligned to the largest alignment among its variables, every
+	// variable of a layer at its start. So variables no entry uses
+	// together share offsets (two kernels on x, two on y, one on both: y
+	// after x; z, used apart, at 0: crafted shared-common-disjoint); a
+	// later one goes past the whole layer of those it shares an entry
+	// with (x and y of two kernels, a larger z of two others in x's
+	// layer: y past z, crafted shared-common-past-all; two groups of
+	// kernels sharing layers, crafted shared-layers; a smaller one in the
+	// lowest free layer, shared-layer-join), a layer's start takes the
+	// alignment of a variable that joins it later (fuzzed programs), and
+	// an unused variable takes room in its layer too (the sweep's
+	// weak-shared-three with --kernels-used naming two of its three
+	// kernels; crafted shared-common-unused).
+	type layer struct {
+		vars  []sharedVar
+		users map[int]bool
+		align uint64
+	}
+	var layers []*layer
+	for _, v := range placed {
+		u := users[v.key]
+		var at *layer
+		for _, l := range layers {
+			if !slices.ContainsFunc(u, func(k int) bool { return l.users[k] }) {
+				at = l
+				break
+			}
+		}
+		if at == nil {
+			at = &layer{users: map[int]bool{}, align: 1}
+			layers = append(layers, at)
+		}
+		at.vars = append(at.vars, v)
+		at.align = max(at.align, v.align)
+		for _, k := range u {
+			at.users[k] = true
+		}
+	}
+	var commonEnd, commonAlign, layerEnd uint64
 	commonTo := map[int32]uint64{} // .nv.shared.<k> -> end of the shared variables it uses
-	for _, v := range sortShared(common) {
-		var off uint64
-		for _, k := range users[v.key] {
-			off = max(off, commonTo[entries[k].shared])
+	for _, l := range layers {
+		start := alignUp(layerEnd, l.align)
+		for _, v := range l.vars {
+			layerEnd = max(layerEnd, start+v.size)
+			if len(users[v.key]) == 0 {
+				continue
+			}
+			ctx.dataVal[v.key] = start
+			for _, k := range users[v.key] {
+				sec := entries[k].shared
+				commonTo[sec] = max(commonTo[sec], start+v.size)
+			}
+			commonEnd = max(commonEnd, start+v.size)
+			commonAlign = max(commonAlign, v.align)
 		}
-		off = alignUp(off, v.align)
-		ctx.dataVal[v.key] = off
-		for _, k := range users[v.key] {
-			commonTo[entries[k].shared] = off + v.size
-		}
-		commonEnd = max(commonEnd, off+v.size)
-		commonAlign = max(commonAlign, v.align)
 	}
 	if unowned {
 		// When a module variable is used by several entries or by none
@@ -255,10 +295,17 @@ func layoutShared(ctx *Context) {
 		if sharedBy[s.ID] {
 			cur = commonTo[s.ID]
 		}
+		items := sortOwn(own[s.ID])
+		if len(items) > 0 || sharedBy[s.ID] {
+			// The variables laid out there set its alignment, not the
+			// input sections' (ptxas may give a kernel's section 8 for
+			// variables of 4: fuzzed shared-memory programs, crafted
+			// shared-align-from-vars).
+			s.Align = 1
+		}
 		if unowned && usesModule[s.ID] {
 			s.Align = max(s.Align, commonAlign)
 		}
-		items := sortOwn(own[s.ID], rank)
 		for _, v := range items {
 			cur = alignUp(cur, v.align)
 			ctx.dataVal[v.key] = cur
@@ -357,35 +404,27 @@ func layoutShared(ctx *Context) {
 	}
 }
 
-// sortOwn orders an entry's own variables: largest alignment first, then
-// the smallest first (testdata/crafted/shared-own-order). (The variables
-// several entries share go largest first: sortShared.)
-func sortOwn(vs []sharedVar, rank map[dataKey]int) []sharedVar {
-	// The module variables (after the section's own) in nvlink's order
-	// first, so that the stable sort leaves its ties in that order.
-	k := slices.IndexFunc(vs, func(v sharedVar) bool { _, ok := rank[v.key]; return ok })
-	if k >= 0 {
-		slices.SortStableFunc(vs[k:], func(a, b sharedVar) int { return rank[a.key] - rank[b.key] })
-	}
-	sort.SliceStable(vs, func(i, j int) bool {
-		if vs[i].align != vs[j].align {
-			return vs[i].align > vs[j].align
+// sortOwn orders an entry's own variables as nvlink 11.8 lays them out:
+// its list (the entry's own, then the module variables only it uses, in
+// byPlace's order) sorted by alignment, largest first, then size,
+// smallest first, with nvlink's merge sort (testdata/crafted/
+// shared-own-order, shared-own-ties).
+func sortOwn(vs []sharedVar) []sharedVar {
+	return nvlinkSort(vs, func(a, b sharedVar) bool {
+		if a.align != b.align {
+			return a.align > b.align
 		}
-		return vs[i].size < vs[j].size
+		return a.size < b.size
 	})
-	return vs
 }
 
-// sortShared orders the variables several entries share: largest
-// alignment first, then the largest first.
-func sortShared(vs []sharedVar) []sharedVar {
-	sort.SliceStable(vs, func(i, j int) bool {
-		if vs[i].align != vs[j].align {
-			return vs[i].align > vs[j].align
-		}
-		return vs[i].size > vs[j].size
-	})
-	return vs
+// byPlace orders the module variables as nvlink 11.8 walks them to place
+// them: the list (module's order) sorted by size, smallest first, with
+// nvlink's merge sort, then taken from the end.
+func byPlace(l []sharedVar) []sharedVar {
+	sorted := nvlinkSort(slices.Clone(l), func(a, b sharedVar) bool { return a.size < b.size })
+	slices.Reverse(sorted)
+	return sorted
 }
 
 // sharedRefs finds, per output code section, the module-scope shared
@@ -509,26 +548,4 @@ func checkConstantBanks(ctx *Context) {
 			ctx.Diags.Errorf([3]int{4, 0, int(s.ID)}, "File uses too much global constant data (0x%x bytes, 0x%x max)", s.Size, constantBankLimit)
 		}
 	}
-}
-
-// moduleRank is each module shared variable's place in nvlink 11.8's sorted
-// list of them: the list (l) sorted by alignment, largest first, then size,
-// smallest first, with nvlink's merge sort (nvlinkSort). Its ties decide the order of an entry's own module variables of
-// equal alignment and size; unused variables in the list change them
-// (sweep weak-shared-three with --kernels-used; crafted shared-own-ties).
-func moduleRank(l []sharedVar) map[dataKey]int {
-	if len(l) == 0 {
-		return nil
-	}
-	less := func(a, b sharedVar) bool {
-		if a.align != b.align {
-			return a.align > b.align
-		}
-		return a.size < b.size
-	}
-	rank := make(map[dataKey]int, len(l))
-	for k, v := range nvlinkSort(l, less) {
-		rank[v.key] = k
-	}
-	return rank
 }

@@ -171,8 +171,14 @@ func mergeFile(ctx *Context, o *Obj) {
 			return true
 		}
 		sec := o.definingSection(s)
+		// (Not the section symbol of an entry's .nv.shared.<k>: a used
+		// entry's code made that section already; a removed one's comes
+		// with the other locals, after the names of global data: fuzzed
+		// shared-memory programs with --kernels-used, crafted
+		// shared-removed-name.)
 		return !o.System && s.Bind() == elf.STBLocal && s.Type() != elf.STTFunc && inLocalPart(o, i) &&
-			sec != nil && sec.Flags&elf.SHFAlloc != 0 && (holdsGlobalData == nil || !holdsGlobalData[s.Shndx] || s.Type() != elf.STTSection)
+			sec != nil && sec.Flags&elf.SHFAlloc != 0 && (holdsGlobalData == nil || !holdsGlobalData[s.Shndx] || s.Type() != elf.STTSection) &&
+			!(s.Type() == elf.STTSection && strings.HasPrefix(sec.Name, ".nv.shared."))
 	}
 	for i := 1; i < len(syms); i++ {
 		switch {

@@ -760,6 +760,49 @@ case_debug_bound_references_unused() {
 	(cd $d && for f in a b; do ptxas -arch=$ARCH -c -g $f.ptx -o $f.cubin; done)
 	link $d -arch=$ARCH --kernels-used=nomatch a.cubin b.cubin -o ref.cubin
 }
+# h.ptx: fx (x[16], y) for kA and kB, a larger z[32] of fz for kC and
+# kD: y goes past z, not only past x.
+case_shared_common_past_all() {
+	asm shared-common-past-all h.ptx
+	link shared-common-past-all -arch=$ARCH h.cubin -o ref.cubin
+}
+# The sweep's weak-shared-three with c's g<40>: k_c left out, its g<40>
+# shared variables unused; g<16>'s cnt goes past them.
+case_shared_common_unused() {
+	for f in a b c; do asm shared-common-unused $f.ptx; done
+	link shared-common-unused -arch=$ARCH --kernels-used=_Z3k_aPfi,_Z3k_bPfi a.cubin b.cubin c.cubin -o ref.cubin
+}
+# A fuzzed shared-memory program (two groups of kernels sharing module shared variables; CASE.md).
+case_shared_layers() {
+	for f in f0 f1; do asm shared-layers $f.ptx; done
+	link shared-layers -arch=$ARCH f0.cubin f1.cubin -o ref.cubin
+}
+# A fuzzed shared-memory program (shared variables of different alignments; CASE.md).
+case_shared_common_size_order() {
+	for f in f0; do asm shared-common-size-order $f.ptx; done
+	link shared-common-size-order -arch=$ARCH f0.cubin -o ref.cubin
+}
+# A fuzzed shared-memory program (a kernel's own variables of one size and alignment; CASE.md).
+case_shared_own_walk() {
+	for f in f0 f1 f2; do asm shared-own-walk $f.ptx; done
+	link shared-own-walk -arch=$ARCH f0.cubin f1.cubin f2.cubin -o ref.cubin
+}
+# A fuzzed shared-memory program (kernel sections that ptxas aligns to 8; CASE.md).
+case_shared_align_from_vars() {
+	for f in f0; do asm shared-align-from-vars $f.ptx; done
+	link shared-align-from-vars -arch=$ARCH f0.cubin -o ref.cubin
+}
+# A fuzzed shared-memory program (an aligned variable joining the first layer; CASE.md).
+case_shared_layer_join() {
+	for f in f0; do asm shared-layer-join $f.ptx; done
+	link shared-layer-join -arch=$ARCH f0.cubin -o ref.cubin
+}
+# A fuzzed shared-memory program linked with only k0 used: the removed
+# k4's .nv.shared.<k> name comes after the names of f1.cubin's global data.
+case_shared_removed_name() {
+	for f in f0 f1 f2; do asm shared-removed-name $f.ptx; done
+	link shared-removed-name -arch=$ARCH --kernels-used=_Z2k0Pfi f0.cubin f1.cubin f2.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
