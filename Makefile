@@ -3,7 +3,7 @@ PREFIX ?= /usr/local
 GO     ?= go
 BIN    := bin/warplink
 
-.PHONY: build test bench fuzz sweep install demo
+.PHONY: build test bench fuzz sweep fuzz-shared install demo
 
 build:
 	$(GO) build -o $(BIN) ./cmd/warplink
@@ -21,6 +21,12 @@ bench:
 # few minutes).
 sweep:
 	WARPLINK_SWEEP=1 $(GO) test -timeout 30m ./internal/e2e -run TestNvccSweep -v
+
+# Random shared-memory programs compiled with the real nvcc, linked with
+# nvlink and warplink, bytes compared (N programs; needs nvcc and nvlink).
+N ?= 100
+fuzz-shared:
+	WARPLINK_SHAREDFUZZ=$(N) $(GO) test -timeout 60m ./internal/e2e -run TestNvccSharedFuzz -v
 
 # Bounded fuzz runs of every reader and of the whole link, one target after
 # another (FUZZTIME each; e.g. make fuzz FUZZTIME=5m). A target that fails

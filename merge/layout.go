@@ -59,6 +59,10 @@ const externSharedAlign = 16
 type sharedVar struct {
 	key         dataKey
 	align, size uint64
+	// extern marks an extern __shared__ array: in the module list (it
+	// changes the merge sort's ties, crafted shared-extern-ties) but not
+	// laid out here.
+	extern bool
 }
 
 // layoutShared lays out every entry's .nv.shared.<k>. Module-scope shared
@@ -94,8 +98,16 @@ func layoutShared(ctx *Context) {
 	// module: the module variables in the order nvlink 11.8 lists them:
 	// the objects in file order, each one's in symbol order (one copy of
 	// each: another copy's symbol is an alias of the winner's).
+	externSeen := map[string]bool{}
 	for _, o := range ctx.Objs {
 		for i, m := range o.SymMap {
+			if s := &o.F.Symbols[i]; isExternShared(s) {
+				if !externSeen[s.Name] {
+					externSeen[s.Name] = true
+					module = append(module, sharedVar{key: dataKey{int32(o.ID), int32(i)}, extern: true})
+				}
+				continue
+			}
 			if m > -2 || kind[-2-m] == 0 {
 				continue
 			}
@@ -109,7 +121,7 @@ func layoutShared(ctx *Context) {
 			if a == 0 || a&(a-1) != 0 {
 				a = min(s.Size, 8)
 			}
-			v := sharedVar{dataKey{int32(o.ID), int32(i)}, a, s.Size}
+			v := sharedVar{key: dataKey{int32(o.ID), int32(i)}, align: a, size: s.Size}
 			if kind[sec] == 2 {
 				module, moduleSec = append(module, v), sec
 			} else {
@@ -167,6 +179,9 @@ func layoutShared(ctx *Context) {
 	// (byPlace): a variable one entry uses goes to that entry's own list,
 	// after the entry's own variables, in that walk's order.
 	for _, v := range byPlace(module) {
+		if v.extern {
+			continue
+		}
 		u := users[v.key]
 		for _, k := range u {
 			usesModule[entries[k].shared] = true
@@ -234,6 +249,10 @@ func layoutShared(ctx *Context) {
 		for _, v := range l.vars {
 			layerEnd = max(layerEnd, start+v.size)
 			if len(users[v.key]) == 0 {
+				if ctx.Opts.PreserveRelocs {
+					// (Kept, with a symbol: below.)
+					ctx.dataVal[v.key] = start
+				}
 				continue
 			}
 			ctx.dataVal[v.key] = start
@@ -270,13 +289,23 @@ func layoutShared(ctx *Context) {
 		// section: its symbol goes there under --preserve-relocs, and goes
 		// under -g alone (sweep shared-chain and the like, -G objects
 		// linked with -g; crafted preserve-relocs-module-shared).
-		if len(common) > 0 {
+		// --preserve-relocs keeps the variables no entry uses there too,
+		// at their offsets in the layers, and the section spans every
+		// layer (fuzzed shared-memory programs; crafted
+		// preserve-relocs-shared-unused).
+		switch {
+		case ctx.Opts.PreserveRelocs && len(placed) > 0:
+			ctx.Secs[moduleSec].Size = layerEnd + reservedShared(ctx.Header.SM())
+		case len(common) > 0:
 			ctx.Secs[moduleSec].Size = commonEnd + reservedShared(ctx.Header.SM())
 		}
 		for _, v := range module {
+			if v.extern {
+				continue
+			}
 			id, ok := ctx.Objs[v.key.obj].sharedSyms[v.key.sym]
 			switch u := users[v.key]; {
-			case !ok || len(u) > 1:
+			case !ok || len(u) > 1 || ctx.Opts.PreserveRelocs && len(u) == 0:
 			case ctx.Opts.PreserveRelocs && len(u) == 1:
 				ctx.Syms[id].Sec = entries[u[0]].shared
 				ctx.Syms[id].Other |= stvInternal // (-g or not)
@@ -318,21 +347,31 @@ func layoutShared(ctx *Context) {
 		end[s.ID] = s.Size
 	}
 	// Extern shared memory: code run by several entries sees one offset,
-	// the largest of theirs; each such entry's section grows to it.
+	// the largest of theirs, and each such entry's section grows to it,
+	// until nothing changes: code using extern memory that shares an
+	// entry with other such code gets the same offset (f0 run by k2, k3
+	// and k4, f1 by k1, k3 and k4: one offset for all four; fuzzed
+	// shared-memory programs, crafted shared-extern-overlap). (The least
+	// fixed point: the same whatever the order of the code.)
 	ctx.externOff = map[int32]uint64{}
-	for c, ks := range externAt {
-		var off uint64
-		for _, k := range ks {
-			off = max(off, alignUp(end[entries[k].shared], externSharedAlign))
-		}
-		ctx.externOff[c] = off
-	}
-	for c, ks := range externAt {
-		for _, k := range ks {
-			s := ctx.Secs[entries[k].shared]
-			s.Size = max(s.Size, ctx.externOff[c])
-			s.Align = max(s.Align, externSharedAlign)
-			s.keep = true
+	for changed := true; changed; {
+		changed = false
+		for c, ks := range externAt {
+			var off uint64
+			for _, k := range ks {
+				off = max(off, alignUp(ctx.Secs[entries[k].shared].Size, externSharedAlign))
+			}
+			if old, ok := ctx.externOff[c]; !ok || off != old {
+				ctx.externOff[c], changed = off, true
+			}
+			for _, k := range ks {
+				s := ctx.Secs[entries[k].shared]
+				if s.Size < off {
+					s.Size, changed = off, true
+				}
+				s.Align = max(s.Align, externSharedAlign)
+				s.keep = true
+			}
 		}
 	}
 	if ctx.Opts.Debug && len(ctx.externSyms) > 0 {

@@ -803,6 +803,24 @@ case_shared_removed_name() {
 	for f in f0 f1 f2; do asm shared-removed-name $f.ptx; done
 	link shared-removed-name -arch=$ARCH --kernels-used=_Z2k0Pfi f0.cubin f1.cubin f2.cubin -o ref.cubin
 }
+# A fuzzed shared-memory program whose f1 also writes extern __shared__
+# memory: the extern array is in the list nvlink merge-sorts.
+case_shared_extern_ties() {
+	for f in f0 f1 f2; do asm shared-extern-ties $f.ptx; done
+	link shared-extern-ties -arch=$ARCH f0.cubin f1.cubin f2.cubin -o ref.cubin
+}
+# A fuzzed shared-memory program (make fuzz-shared, seed 7): no kernel
+# calls f4, whose shared arrays --preserve-relocs keeps.
+case_preserve_relocs_shared_unused() {
+	asm preserve-relocs-shared-unused f0.ptx
+	link preserve-relocs-shared-unused -arch=$ARCH --preserve-relocs f0.cubin -o ref.cubin
+}
+# A fuzzed shared-memory program (seed 209): f0 and f1 write extern
+# __shared__ memory, run by overlapping sets of kernels.
+case_shared_extern_overlap() {
+	for f in f0 f1 f2; do asm shared-extern-overlap $f.ptx; done
+	link shared-extern-overlap -arch=$ARCH f0.cubin f1.cubin f2.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
