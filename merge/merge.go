@@ -904,7 +904,9 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 	s := &o.F.Symbols[i]
 	if isExternShared(s) {
 		externShared(ctx)
-		if ctx.Opts.Debug {
+		if ctx.Opts.Debug || ctx.Opts.PreserveRelocs {
+			// (--preserve-relocs keeps it only when .nv_debug.shared
+			// holds variables: layoutShared.)
 			mergeExternSharedDebug(ctx, o, i)
 		}
 		return
@@ -1053,10 +1055,11 @@ func keptSharedOther(ctx *Context, s *elf.Symbol) uint8 {
 	return other
 }
 
-// mergeExternSharedDebug gives extern __shared__ array i of o, under -g,
-// the symbol nvlink 11.8 then keeps: one global object per name, in
-// .nv_debug.shared, whose value layout sets (its offset past the static
-// shared data of every entry that can run code using it).
+// mergeExternSharedDebug gives extern __shared__ array i of o, under -g
+// or --preserve-relocs, the symbol nvlink 11.8 then keeps: one global
+// object per name, in .nv_debug.shared, whose value layout sets (under -g
+// its offset past the static shared data of every entry that can run code
+// using it).
 func mergeExternSharedDebug(ctx *Context, o *Obj, i int) {
 	s := &o.F.Symbols[i]
 	r := ctx.res(o, i)
@@ -1064,7 +1067,7 @@ func mergeExternSharedDebug(ctx *Context, o *Obj, i int) {
 		o.SymMap[i] = r.sym
 		return
 	}
-	id := newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject, Other: outOther(s),
+	id := newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject, Other: keptSharedOther(ctx, s),
 		Sec: ctx.secByName[moduleShared], File: int32(o.ID)}, !inLocalPart(o, i))
 	if r != nil {
 		r.sym = id

@@ -295,9 +295,20 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				// entries running this code; in a debug section nvlink
 				// 11.8 writes -1 plus the addend (testdata/crafted/
 				// debug-extern-shared).
-				sym, val, keep, ok = 0, ctx.externOff[out], false, true
+				off, reached := ctx.externOff[out]
+				sym, val, keep, ok = 0, off, false, true
 				if o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 {
 					val = ^uint64(0)
+				}
+				if m := o.SymMap[r.Sym]; !reached && ctx.Opts.PreserveRelocs && !ctx.Opts.Debug && o.F.Sections[tgt].Flags&elf.SHFAlloc != 0 {
+					// Code no kernel runs (kept by --preserve-relocs):
+					// -1, resolved against the array's symbol when it
+					// is kept (fuzzed shared-memory programs; crafted
+					// preserve-relocs-extern-unreached).
+					val = ^uint64(0)
+					if m >= 0 && !ctx.Syms[m].dead {
+						sym = m
+					}
 				}
 				if m := o.SymMap[r.Sym]; ctx.Opts.Debug && m >= 0 {
 					// Under -g, its symbol's offset, in code and debug

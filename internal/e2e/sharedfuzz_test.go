@@ -91,7 +91,7 @@ func TestNvccSharedFuzz(t *testing.T) {
 	}
 	g.Wait()
 	var mu sync.Mutex
-	same, links := 0, 0
+	same, links, internal := 0, 0, 0
 	for _, j := range jobs {
 		ks := j.kernels
 		variants := [][]string{nil, {"--preserve-relocs"}, {"--kernels-used=" + ks[0]}, {"--kernels-used=" + ks[0] + "," + ks[1]}}
@@ -121,11 +121,20 @@ func TestNvccSharedFuzz(t *testing.T) {
 					}
 					nvRC = ee.ExitCode()
 				}
+				if nvRC != 0 && strings.Contains(nvLog.String(), "Internal error") {
+					// nvlink 11.8's own failure ("reference to deleted
+					// symbol" with --preserve-relocs on sm_80), which
+					// warplink does not copy.
+					mu.Lock()
+					internal++
+					mu.Unlock()
+					t.Skipf("nvlink: %s", firstLine(nvLog.String()))
+				}
 				var wlLog bytes.Buffer
 				wlRC := linkCLI(append(args, "-o", ours), &wlLog)
 				switch {
 				case wlRC != nvRC:
-					t.Fatalf("exit status %d, nvlink %d: %s", wlRC, nvRC, firstLine(wlLog.String()))
+					t.Fatalf("exit status %d, nvlink %d: %q, nvlink %q", wlRC, nvRC, firstLine(wlLog.String()), firstLine(nvLog.String()))
 				case errorLines(wlLog.String()) != errorLines(nvLog.String()):
 					t.Fatalf("diagnostics %q, nvlink %q", wlLog.String(), nvLog.String())
 				case nvRC == 0:
@@ -148,7 +157,7 @@ func TestNvccSharedFuzz(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("shared-memory fuzz: %d of %d links byte-identical to nvlink (%d programs, %s)", same, links, len(jobs), strings.Join(archs, ", "))
+	t.Logf("shared-memory fuzz: %d of %d links byte-identical to nvlink (%d programs, %s; %d links nvlink fails with an internal error)", same, links-internal, len(jobs), strings.Join(archs, ", "), internal)
 }
 
 // sharedProgram writes the random program of a seed: its source files and

@@ -821,6 +821,19 @@ case_shared_extern_overlap() {
 	for f in f0 f1 f2; do asm shared-extern-overlap $f.ptx; done
 	link shared-extern-overlap -arch=$ARCH f0.cubin f1.cubin f2.cubin -o ref.cubin
 }
+# shared-extern-ties' program under --preserve-relocs: its extern
+# __shared__ array keeps a symbol.
+case_preserve_relocs_extern_kept() {
+	for f in f0 f1 f2; do asm preserve-relocs-extern-kept $f.ptx; done
+	link preserve-relocs-extern-kept -arch=$ARCH --preserve-relocs f0.cubin f1.cubin f2.cubin -o ref.cubin
+}
+# A fuzzed shared-memory program (make fuzz-shared, seed 20) under
+# --preserve-relocs: no kernel calls f0, which writes extern __shared__
+# memory.
+case_preserve_relocs_extern_unreached() {
+	for f in f0 f1; do asm preserve-relocs-extern-unreached $f.ptx; done
+	link preserve-relocs-extern-unreached -arch=$ARCH --preserve-relocs f0.cubin f1.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
