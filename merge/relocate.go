@@ -296,7 +296,7 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				// 11.8 writes -1 plus the addend (testdata/crafted/
 				// debug-extern-shared).
 				off, reached := ctx.externOff[out]
-				sym, val, keep, ok = 0, off, false, true
+				sym, val, keep, ok = -1, off, false, true
 				if o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 {
 					val = ^uint64(0)
 				}
@@ -346,7 +346,7 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 					setField(data[r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
 				}
 			}
-			if ctx.Opts.PreserveRelocs && sym > 0 && !bound {
+			if ctx.Opts.PreserveRelocs && sym >= 0 && !bound {
 				// (A bound reference's slot is no resolved relocation:
 				// crafted preserve-relocs-bound-references.)
 				if !ctx.Syms[sym].IsSecSym {
@@ -394,24 +394,24 @@ const ptxConst0Size = ".nv.ptx.const0.size"
 const moduleConstants = ".nv.constant3"
 
 // relocValue decides what an input relocation refers to in the output:
-// the output symbol (for kept relocations) or the link-time value.
+// the output symbol (for kept relocations; -1 for none: 0 is the first
+// symbol made, the section symbol of an empty first object's .debug_frame
+// say, crafted preserve-relocs-empty-first) or the link-time value.
 func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep, ok bool) {
 	if r.Sym == 0 {
-		return 0, 0, false, true
+		return -1, 0, false, true
 	}
 	in := &o.F.Symbols[r.Sym]
 	if in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal && in.Name == ptxConst0Size {
 		if id, ok := ctx.secByName[moduleConstants]; ok && !ctx.Secs[id].Dead {
-			return 0, ctx.Secs[id].Size, false, true
+			return -1, ctx.Secs[id].Size, false, true
 		}
-		return 0, 0xFFFFFFFF, false, true
+		return -1, 0xFFFFFFFF, false, true
 	}
 	m := o.SymMap[r.Sym]
 	if m <= -2 { // local data: offset inside its output section
 		secSym := ctx.Secs[-2-m].SymID
-		if secSym < 0 {
-			secSym = 0
-		}
+		// (-1: the section has no symbol.)
 		if ctx.Secs[-2-m].Dead && ctx.isSharedMemory(-2-m) {
 			// A removed kernel's own shared variable, which only debug
 			// information still names (its code went with it): -1 plus
@@ -442,7 +442,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		return secSym, in.Value + o.SecOff[in.Shndx], false, true
 	}
 	if m < 0 || ctx.Syms[m].dead {
-		return 0, 0, false, false
+		return -1, 0, false, false
 	}
 	s := ctx.Syms[m]
 	if s.IsSecSym {

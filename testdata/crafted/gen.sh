@@ -834,6 +834,13 @@ case_preserve_relocs_extern_unreached() {
 	for f in f0 f1; do asm preserve-relocs-extern-unreached $f.ptx; done
 	link preserve-relocs-extern-unreached -arch=$ARCH --preserve-relocs f0.cubin f1.cubin -o ref.cubin
 }
+# A fuzzed shared-memory program (make fuzz-shared, seed 258) under
+# --preserve-relocs: its first file is empty (every function a weak
+# template, every kernel in the second).
+case_preserve_relocs_empty_first() {
+	for f in f0 f1; do asm preserve-relocs-empty-first $f.ptx; done
+	link preserve-relocs-empty-first -arch=$ARCH --preserve-relocs f0.cubin f1.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
