@@ -249,7 +249,7 @@ func layoutShared(ctx *Context) {
 		for _, v := range l.vars {
 			layerEnd = max(layerEnd, start+v.size)
 			if len(users[v.key]) == 0 {
-				if ctx.Opts.PreserveRelocs {
+				if ctx.Opts.PreserveRelocs || ctx.Opts.Debug {
 					// (Kept, with a symbol: below.)
 					ctx.dataVal[v.key] = start
 				}
@@ -289,12 +289,12 @@ func layoutShared(ctx *Context) {
 		// section: its symbol goes there under --preserve-relocs, and goes
 		// under -g alone (sweep shared-chain and the like, -G objects
 		// linked with -g; crafted preserve-relocs-module-shared).
-		// --preserve-relocs keeps the variables no entry uses there too,
-		// at their offsets in the layers, and the section spans every
-		// layer (fuzzed shared-memory programs; crafted
-		// preserve-relocs-shared-unused).
+		// Both keep the variables no entry uses there too, at their
+		// offsets in the layers, and the section spans every layer
+		// (fuzzed shared-memory programs; crafted
+		// preserve-relocs-shared-unused, debug-flag-shared-unused).
 		switch {
-		case ctx.Opts.PreserveRelocs && len(placed) > 0:
+		case len(placed) > 0 && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug && len(placed) > len(common)):
 			ctx.Secs[moduleSec].Size = layerEnd + reservedShared(ctx.Header.SM())
 		case len(common) > 0:
 			ctx.Secs[moduleSec].Size = commonEnd + reservedShared(ctx.Header.SM())
@@ -305,7 +305,7 @@ func layoutShared(ctx *Context) {
 			}
 			id, ok := ctx.Objs[v.key.obj].sharedSyms[v.key.sym]
 			switch u := users[v.key]; {
-			case !ok || len(u) > 1 || ctx.Opts.PreserveRelocs && len(u) == 0:
+			case !ok || len(u) > 1 || len(u) == 0:
 			case ctx.Opts.PreserveRelocs && len(u) == 1:
 				ctx.Syms[id].Sec = entries[u[0]].shared
 				ctx.Syms[id].Other |= stvInternal // (-g or not)
@@ -412,7 +412,9 @@ func layoutShared(ctx *Context) {
 			}
 			ctx.externSymOff[x] = v
 			ctx.Syms[x].Value = v
-			if len(common) > 0 {
+			if len(placed) > 0 {
+				// (Variables no kernel uses count: -g keeps them there
+				// too; fuzzed -G programs, crafted debug-flag-extern-unused.)
 				ctx.Syms[x].Value += base
 			}
 			for _, k := range reach[x] {

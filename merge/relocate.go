@@ -300,13 +300,18 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				if o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 {
 					val = ^uint64(0)
 				}
-				if m := o.SymMap[r.Sym]; !reached && ctx.Opts.PreserveRelocs && !ctx.Opts.Debug && o.F.Sections[tgt].Flags&elf.SHFAlloc != 0 {
-					// Code no kernel runs (kept by --preserve-relocs):
-					// -1, resolved against the array's symbol when it
-					// is kept (fuzzed shared-memory programs; crafted
-					// preserve-relocs-extern-unreached).
-					val = ^uint64(0)
-					if m >= 0 && !ctx.Syms[m].dead {
+				if m := o.SymMap[r.Sym]; ctx.Opts.PreserveRelocs && !ctx.Opts.Debug {
+					// Code no kernel runs (kept by --preserve-relocs)
+					// gets -1 too; there and in debug information the
+					// reference is resolved against the array's symbol
+					// when that is kept (fuzzed shared-memory programs;
+					// crafted preserve-relocs-extern-unreached, and -G
+					// ones).
+					alloc := o.F.Sections[tgt].Flags&elf.SHFAlloc != 0
+					if alloc && !reached {
+						val = ^uint64(0)
+					}
+					if m >= 0 && !ctx.Syms[m].dead && (!alloc || !reached) {
 						sym = m
 					}
 				}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +31,8 @@ import (
 // module shared variables (merge/layout.go). Only with
 // WARPLINK_SHAREDFUZZ=N (N programs from seed 1 on; make fuzz-shared),
 // nvcc and nvlink; WARPLINK_SWEEP_ARCHS names the architectures (default
-// sm_90), WARPLINK_SHAREDFUZZ_DIR a folder to keep the programs in.
+// sm_90), WARPLINK_SHAREDFUZZ_DIR a folder to keep the programs in,
+// WARPLINK_SHAREDFUZZ_NVCC more nvcc flags (-G, -lineinfo).
 func TestNvccSharedFuzz(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("WARPLINK_SHAREDFUZZ"))
 	if n <= 0 {
@@ -45,6 +47,10 @@ func TestNvccSharedFuzz(t *testing.T) {
 	if a := os.Getenv("WARPLINK_SWEEP_ARCHS"); a != "" {
 		archs = strings.Split(a, ",")
 	}
+	// WARPLINK_SHAREDFUZZ_NVCC: more nvcc flags (-G: the programs are
+	// then also linked with the -g that nvcc -G -dlink passes).
+	nvccFlags := strings.Fields(os.Getenv("WARPLINK_SHAREDFUZZ_NVCC"))
+	debug := slices.Contains(nvccFlags, "-G")
 	tmp := t.TempDir()
 	if d := os.Getenv("WARPLINK_SHAREDFUZZ_DIR"); d != "" {
 		tmp = d // (kept, to look at a program that differs)
@@ -80,7 +86,7 @@ func TestNvccSharedFuzz(t *testing.T) {
 			srcs, _ := filepath.Glob(filepath.Join(j.dir, "f*.cu"))
 			for _, src := range srcs {
 				out := strings.TrimSuffix(src, ".cu") + ".cubin"
-				if msg, err := exec.Command("nvcc", "-arch="+j.arch, "-rdc=true", "-cubin", "-o", out, src).CombinedOutput(); err != nil {
+				if msg, err := exec.Command("nvcc", append([]string{"-arch=" + j.arch, "-rdc=true", "-cubin", "-o", out, src}, nvccFlags...)...).CombinedOutput(); err != nil {
 					j.failed = fmt.Sprintf("nvcc %s: %v: %s", filepath.Base(src), err, firstLine(string(msg)))
 					return nil
 				}
@@ -100,6 +106,9 @@ func TestNvccSharedFuzz(t *testing.T) {
 		}
 		if len(ks) >= 4 {
 			variants = append(variants, []string{"--kernels-used=" + ks[0] + "," + ks[1] + "," + ks[3]})
+		}
+		if debug {
+			variants = append(variants, []string{"-g"})
 		}
 		for v, extra := range variants {
 			links++

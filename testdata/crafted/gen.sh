@@ -841,6 +841,27 @@ case_preserve_relocs_empty_first() {
 	for f in f0 f1; do asm preserve-relocs-empty-first $f.ptx; done
 	link preserve-relocs-empty-first -arch=$ARCH --preserve-relocs f0.cubin f1.cubin -o ref.cubin
 }
+# A fuzzed shared-memory program (make fuzz-shared, -G, seed 18) linked
+# with -g: no kernel calls f0, whose shared arrays keep their symbols.
+case_debug_flag_shared_unused() {
+	d=debug-flag-shared-unused
+	(cd $d && ptxas -arch=$ARCH -c -g f0.ptx -o f0.cubin)
+	link $d -arch=$ARCH -g f0.cubin -o ref.cubin
+}
+# A fuzzed shared-memory program (-G, seed 8) under --preserve-relocs:
+# debug information names the extern __shared__ array.
+case_preserve_relocs_extern_debug() {
+	d=preserve-relocs-extern-debug
+	(cd $d && for f in f0 f1; do ptxas -arch=$ARCH -c -g $f.ptx -o $f.cubin; done)
+	link $d -arch=$ARCH --preserve-relocs f0.cubin f1.cubin -o ref.cubin
+}
+# A fuzzed shared-memory program (-G, seed 22) linked with -g: its extern
+# __shared__ array's symbol, with only unused module shared variables.
+case_debug_flag_extern_unused() {
+	d=debug-flag-extern-unused
+	(cd $d && ptxas -arch=$ARCH -c -g f0.ptx -o f0.cubin)
+	link $d -arch=$ARCH -g f0.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
