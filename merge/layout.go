@@ -67,17 +67,21 @@ type sharedVar struct {
 
 // layoutShared lays out every entry's .nv.shared.<k>. Module-scope shared
 // variables (.nv_debug.shared) belong to the entries whose code, or code
-// they call, refers to them; that section itself ends up empty. nvlink 11.8
-// places first the module variables several entries use (largest
-// alignment, then largest size first), each at one offset for all its
-// entries, past what those entries hold of such variables so far (when a
-// module variable is shared, or unused, every entry using module variables
-// takes the module section's alignment); then each
-// entry's own variables (its .nv.shared.<k> and the module variables only
-// it uses: largest alignment, then smallest size first); then,
-// for entries whose code uses extern __shared__, the dynamic shared memory
-// at the next multiple of 16 — one offset for all entries that share code
-// using it. The section grows by the reserved window when not empty.
+// they call, refers to them; that section itself ends up empty (but under
+// -g and --preserve-relocs). nvlink 11.8 walks the module variables
+// largest first (byPlace) and places first those several entries use, or
+// none, in layers (lowest layer without a variable of the same entries;
+// the layers one after another, each aligned to its largest alignment),
+// each at one offset for all its entries (when a module variable is
+// shared, or unused, every entry using module variables takes the module
+// section's alignment); then each entry's own variables (its
+// .nv.shared.<k> and the module variables only it uses, in the walk's
+// order: largest alignment, then smallest size first, by nvlink's merge
+// sort) past the shared ones it uses; then, for entries whose code uses
+// extern __shared__, the dynamic shared memory at the next multiple of 16
+// — one offset for all entries that share code using it, repeated until
+// stable. An entry's section takes its variables' alignment. The section
+// grows by the reserved window when not empty.
 func layoutShared(ctx *Context) {
 	own := map[int32][]sharedVar{} // by .nv.shared.<k> section
 	var module []sharedVar
