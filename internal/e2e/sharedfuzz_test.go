@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -11,12 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/warplink/warplink/internal/cmpelf"
 	"github.com/warplink/warplink/internal/sharedprog"
 )
 
@@ -84,20 +81,12 @@ func TestNvccSharedFuzz(t *testing.T) {
 	for _, j := range jobs {
 		g.Go(func() error {
 			srcs, _ := filepath.Glob(filepath.Join(j.dir, "f*.cu"))
-			for _, src := range srcs {
-				out := strings.TrimSuffix(src, ".cu") + ".cubin"
-				if msg, err := exec.Command("nvcc", append([]string{"-arch=" + j.arch, "-rdc=true", "-cubin", "-o", out, src}, nvccFlags...)...).CombinedOutput(); err != nil {
-					j.failed = fmt.Sprintf("nvcc %s: %v: %s", filepath.Base(src), err, firstLine(string(msg)))
-					return nil
-				}
-				j.cubins = append(j.cubins, out)
-			}
+			j.cubins, j.failed = nvccCubins(j.dir, j.arch, srcs, nvccFlags...)
 			return nil
 		})
 	}
 	g.Wait()
-	var mu sync.Mutex
-	same, links, internal := 0, 0, 0
+	same, links, internal := 0, 0, 0 // (the subtests run one after another)
 	for _, j := range jobs {
 		ks := j.kernels
 		variants := [][]string{nil, {"--preserve-relocs"}, {"--kernels-used=" + ks[0]}, {"--kernels-used=" + ks[0] + "," + ks[1]}}
@@ -119,50 +108,20 @@ func TestNvccSharedFuzz(t *testing.T) {
 				args := append([]string{"-arch=" + j.arch}, extra...)
 				args = append(args, j.cubins...)
 				ref, ours := filepath.Join(j.dir, fmt.Sprintf("nv%d.cubin", v)), filepath.Join(j.dir, fmt.Sprintf("wl%d.cubin", v))
-				nv := exec.Command("nvlink", append(args, "-o", ref)...)
-				var nvLog bytes.Buffer
-				nv.Stdout, nv.Stderr = &nvLog, &nvLog
-				nvRC := 0
-				if err := nv.Run(); err != nil {
-					ee, ok := err.(*exec.ExitError)
-					if !ok {
-						t.Fatalf("nvlink: %v", err)
-					}
-					nvRC = ee.ExitCode()
-				}
-				if nvRC != 0 && strings.Contains(nvLog.String(), "Internal error") {
+				nvRC, nvLog, problem, err := diffNvlink(args, ref, ours)
+				switch {
+				case err != nil:
+					t.Fatal(err)
+				case nvRC != 0 && strings.Contains(nvLog, "Internal error"):
 					// nvlink 11.8's own failure ("reference to deleted
 					// symbol" with --preserve-relocs on sm_80), which
 					// warplink does not copy.
-					mu.Lock()
 					internal++
-					mu.Unlock()
-					t.Skipf("nvlink: %s", firstLine(nvLog.String()))
+					t.Skipf("nvlink: %s", firstLine(nvLog))
+				case problem != "":
+					t.Fatalf("%s (program in %s)", problem, j.dir)
 				}
-				var wlLog bytes.Buffer
-				wlRC := linkCLI(append(args, "-o", ours), &wlLog)
-				switch {
-				case wlRC != nvRC:
-					t.Fatalf("exit status %d, nvlink %d: %q, nvlink %q", wlRC, nvRC, firstLine(wlLog.String()), firstLine(nvLog.String()))
-				case errorLines(wlLog.String()) != errorLines(nvLog.String()):
-					t.Fatalf("diagnostics %q, nvlink %q", wlLog.String(), nvLog.String())
-				case nvRC == 0:
-					a, _ := os.ReadFile(ref)
-					b, err := os.ReadFile(ours)
-					if err != nil {
-						t.Fatal("no output written")
-					}
-					if !bytes.Equal(a, b) {
-						msg := "output differs"
-						if rep, err := cmpelf.Compare(b, a); err == nil {
-							msg += ": " + strings.Join(firstN(rep.Diffs, 3), "; ")
-						}
-						t.Fatalf("%s (program in %s)", msg, j.dir)
-					}
-				}
-				mu.Lock()
 				same++
-				mu.Unlock()
 			})
 		}
 	}

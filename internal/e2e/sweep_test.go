@@ -1,22 +1,18 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/warplink/warplink/elf"
-	"github.com/warplink/warplink/internal/cmpelf"
 )
 
 // sweepKnown lists the links of the nvcc sweep (program and variant)
@@ -90,24 +86,12 @@ func TestNvccSweep(t *testing.T) {
 			sort.Strings(srcs)
 			dir := filepath.Join(tmp, j.prog, j.v.arch+j.v.flag)
 			os.MkdirAll(dir, 0o755)
-			for _, src := range srcs {
-				out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".cu")+".cubin")
-				args := []string{"-arch=" + j.v.arch, "-rdc=true", "-cubin", "-o", out, src}
-				if j.v.flag != "" {
-					args = append(args, j.v.flag)
-				}
-				if msg, err := exec.Command("nvcc", args...).CombinedOutput(); err != nil {
-					j.skipped = fmt.Sprintf("nvcc %s: %v: %s", filepath.Base(src), err, firstLine(string(msg)))
-					return nil
-				}
-				j.cubins = append(j.cubins, out)
-			}
+			j.cubins, j.skipped = nvccCubins(dir, j.v.arch, srcs, strings.Fields(j.v.flag)...)
 			return nil
 		})
 	}
 	g.Wait()
-	var mu sync.Mutex
-	same, skipped, links := 0, 0, 0
+	same, skipped, links := 0, 0, 0 // (the subtests run one after another)
 	for _, j := range jobs {
 		// Every variant is linked as it is and with --preserve-relocs;
 		// -G objects also with the -g that nvcc -G -dlink passes to
@@ -134,9 +118,7 @@ func TestNvccSweep(t *testing.T) {
 			links++
 			t.Run(strings.ReplaceAll(name, " ", "/"), func(t *testing.T) {
 				if j.skipped != "" {
-					mu.Lock()
 					skipped++
-					mu.Unlock()
 					t.Skip(j.skipped)
 				}
 				dir := filepath.Dir(j.cubins[0])
@@ -148,36 +130,9 @@ func TestNvccSweep(t *testing.T) {
 					args = append(args, strings.Fields(string(b))...)
 				}
 				ref, ours := filepath.Join(dir, "nv"+strings.Join(extra, "")+".cubin"), filepath.Join(dir, "wl"+strings.Join(extra, "")+".cubin")
-				nv := exec.Command("nvlink", append(args, "-o", ref)...)
-				var nvLog bytes.Buffer
-				nv.Stdout, nv.Stderr = &nvLog, &nvLog
-				nvRC := 0
-				if err := nv.Run(); err != nil {
-					if ee, ok := err.(*exec.ExitError); ok {
-						nvRC = ee.ExitCode()
-					} else {
-						t.Fatalf("nvlink: %v", err)
-					}
-				}
-				var wlLog bytes.Buffer
-				wlRC := linkCLI(append(args, "-o", ours), &wlLog)
-				var problem string
-				switch {
-				case wlRC != nvRC:
-					problem = fmt.Sprintf("exit status %d, nvlink %d: %s", wlRC, nvRC, firstLine(wlLog.String()))
-				case errorLines(wlLog.String()) != errorLines(nvLog.String()):
-					problem = fmt.Sprintf("diagnostics %q, nvlink %q", wlLog.String(), nvLog.String())
-				case nvRC == 0:
-					a, _ := os.ReadFile(ref)
-					b, err := os.ReadFile(ours)
-					if err != nil {
-						problem = "no output written"
-					} else if !bytes.Equal(a, b) {
-						problem = "output differs"
-						if rep, err := cmpelf.Compare(b, a); err == nil {
-							problem += ": " + strings.Join(firstN(rep.Diffs, 3), "; ")
-						}
-					}
+				_, _, problem, err := diffNvlink(args, ref, ours)
+				if err != nil {
+					t.Fatal(err)
 				}
 				if len(problem) > 400 {
 					problem = problem[:400] + "..."
@@ -191,9 +146,7 @@ func TestNvccSweep(t *testing.T) {
 				case problem != "":
 					t.Errorf("%s", problem)
 				default:
-					mu.Lock()
 					same++
-					mu.Unlock()
 				}
 			})
 		}
