@@ -175,7 +175,6 @@ func layoutShared(ctx *Context) {
 		}
 	}
 	// Module variables used by several entries: one offset for all.
-	var common []sharedVar
 	var placed []sharedVar         // used by several entries or by none, in byPlace's order
 	sharedBy := map[int32]bool{}   // .nv.shared.<k> sections using them
 	usesModule := map[int32]bool{} // .nv.shared.<k> sections using module variables
@@ -194,7 +193,6 @@ func layoutShared(ctx *Context) {
 		case len(u) == 1:
 			own[entries[u[0]].shared] = append(own[entries[u[0]].shared], v)
 		case len(u) > 1:
-			common = append(common, v)
 			for _, k := range u {
 				sharedBy[entries[k].shared] = true
 			}
@@ -246,26 +244,23 @@ func layoutShared(ctx *Context) {
 			at.users[k] = true
 		}
 	}
-	var commonEnd, commonAlign, layerEnd uint64
-	commonTo := map[int32]uint64{} // .nv.shared.<k> -> end of the shared variables it uses
+	var commonAlign, layerEnd uint64 // (layerEnd: the end of every variable placed)
+	commonTo := map[int32]uint64{}   // .nv.shared.<k> -> end of the shared variables it uses
 	for _, l := range layers {
 		start := alignUp(layerEnd, l.align)
 		for _, v := range l.vars {
 			layerEnd = max(layerEnd, start+v.size)
-			if len(users[v.key]) == 0 {
-				if ctx.Opts.PreserveRelocs || ctx.Opts.Debug {
-					// (Kept, with a symbol: below.)
-					ctx.dataVal[v.key] = start
-				}
-				continue
+			u := users[v.key]
+			if len(u) > 0 || ctx.Opts.PreserveRelocs || ctx.Opts.Debug {
+				ctx.dataVal[v.key] = start // (an unused one kept with its symbol: below)
 			}
-			ctx.dataVal[v.key] = start
-			for _, k := range users[v.key] {
+			for _, k := range u {
 				sec := entries[k].shared
 				commonTo[sec] = max(commonTo[sec], start+v.size)
 			}
-			commonEnd = max(commonEnd, start+v.size)
-			commonAlign = max(commonAlign, v.align)
+			if len(u) > 0 {
+				commonAlign = max(commonAlign, v.align)
+			}
 		}
 	}
 	if unowned {
@@ -297,11 +292,8 @@ func layoutShared(ctx *Context) {
 		// offsets in the layers, and the section spans every layer
 		// (fuzzed shared-memory programs; crafted
 		// preserve-relocs-shared-unused, debug-flag-shared-unused).
-		switch {
-		case len(placed) > 0 && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug && len(placed) > len(common)):
+		if len(placed) > 0 {
 			ctx.Secs[moduleSec].Size = layerEnd + reservedShared(ctx.Header.SM())
-		case len(common) > 0:
-			ctx.Secs[moduleSec].Size = commonEnd + reservedShared(ctx.Header.SM())
 		}
 		for _, v := range module {
 			if v.extern {
@@ -309,7 +301,7 @@ func layoutShared(ctx *Context) {
 			}
 			id, ok := ctx.Objs[v.key.obj].sharedSyms[v.key.sym]
 			switch u := users[v.key]; {
-			case !ok || len(u) > 1 || len(u) == 0:
+			case !ok || len(u) != 1:
 			case ctx.Opts.PreserveRelocs && len(u) == 1:
 				ctx.Syms[id].Sec = entries[u[0]].shared
 				ctx.Syms[id].Other |= stvInternal // (-g or not)

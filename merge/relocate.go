@@ -291,35 +291,8 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				val, keep = slot, false
 			}
 			if isExternShared(&o.F.Symbols[r.Sym]) {
-				// Dynamic shared memory: where layout placed it for the
-				// entries running this code; in a debug section nvlink
-				// 11.8 writes -1 plus the addend (testdata/crafted/
-				// debug-extern-shared).
-				off, reached := ctx.externOff[out]
-				sym, val, keep, ok = -1, off, false, true
-				if o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 {
-					val = ^uint64(0)
-				}
-				if m := o.SymMap[r.Sym]; ctx.Opts.PreserveRelocs && !ctx.Opts.Debug {
-					// Code no kernel runs (kept by --preserve-relocs)
-					// gets -1 too; there and in debug information the
-					// reference is resolved against the array's symbol
-					// when that is kept (fuzzed shared-memory programs;
-					// crafted preserve-relocs-extern-unreached, and -G
-					// ones).
-					alloc := o.F.Sections[tgt].Flags&elf.SHFAlloc != 0
-					if alloc && !reached {
-						val = ^uint64(0)
-					}
-					if m >= 0 && !ctx.Syms[m].dead && (!alloc || !reached) {
-						sym = m
-					}
-				}
-				if m := o.SymMap[r.Sym]; ctx.Opts.Debug && m >= 0 {
-					// Under -g, its symbol's offset, in code and debug
-					// information alike (layoutShared).
-					val = ctx.externSymOff[m]
-				}
+				sym, val = ctx.externRelocValue(o, r, o.F.Sections[tgt].Flags&elf.SHFAlloc != 0, out)
+				keep, ok = false, true
 			}
 			if !ok {
 				continue // reference to a dropped weak copy: nvlink removes it
@@ -397,6 +370,31 @@ const ptxConst0Size = ".nv.ptx.const0.size"
 
 // moduleConstants is the output section of the module's __constant__ data.
 const moduleConstants = ".nv.constant3"
+
+// externRelocValue is what reference r of o to an extern __shared__ array,
+// in code (alloc) or debug information of output section out, resolves
+// to: under -g its symbol's offset, in code and debug information alike
+// (layoutShared); in code kernels run, where layout placed it for them;
+// else -1 plus the addend (testdata/crafted/debug-extern-shared), under
+// --preserve-relocs resolved against the array's symbol when that is kept
+// (code no kernel runs, and debug information: fuzzed shared-memory
+// programs; crafted preserve-relocs-extern-unreached, -extern-debug).
+// No symbol is -1, as for relocValue.
+func (ctx *Context) externRelocValue(o *Obj, r elf.Rela, alloc bool, out int32) (sym int32, val uint64) {
+	m := o.SymMap[r.Sym]
+	if ctx.Opts.Debug && m >= 0 {
+		return -1, ctx.externSymOff[m]
+	}
+	off, reached := ctx.externOff[out]
+	preserve := ctx.Opts.PreserveRelocs && !ctx.Opts.Debug
+	if alloc && (reached || !preserve) {
+		return -1, off
+	}
+	if preserve && m >= 0 && !ctx.Syms[m].dead {
+		return m, ^uint64(0)
+	}
+	return -1, ^uint64(0)
+}
 
 // relocValue decides what an input relocation refers to in the output:
 // the output symbol (for kept relocations; -1 for none: 0 is the first
