@@ -17,6 +17,7 @@ import (
 // nvlink 11.8's report recorded in ref_callgraph.log
 // (testdata/corpus/record-callgraph.sh).
 func TestCorpusCallgraph(t *testing.T) {
+	t.Parallel()
 	for _, corpus := range []string{corpusSM90, corpusSM80} {
 		progs, err := os.ReadDir(corpus)
 		if err != nil {
@@ -24,21 +25,21 @@ func TestCorpusCallgraph(t *testing.T) {
 		}
 		n := 0
 		for _, p := range progs {
-			dir := filepath.Join(corpus, p.Name())
+			dir, _ := filepath.Abs(filepath.Join(corpus, p.Name()))
 			want, err := os.ReadFile(filepath.Join(dir, "ref_callgraph.log"))
 			if err != nil {
 				continue
 			}
 			n++
 			t.Run(filepath.Base(corpus)+"/"+p.Name(), func(t *testing.T) {
+				t.Parallel()
 				args, err := cliLinkArgs(dir, libdir, filepath.Join(t.TempDir(), "out.cubin"))
 				if err != nil {
 					t.Fatal(err)
 				}
 				args = append(args, "--dump-callgraph")
-				t.Chdir(dir)
 				var stderr bytes.Buffer
-				linkCLI(args, &stderr)
+				linkCLI(dir, args, &stderr)
 				if got := stderr.String(); got != string(want) {
 					t.Errorf("report differs from nvlink's\n--- warplink\n%s--- nvlink\n%s", got, want)
 				}
@@ -53,26 +54,22 @@ func TestCorpusCallgraph(t *testing.T) {
 	}
 }
 
-// preserveRelocsGaps are the corpus links whose --preserve-relocs output is
-// not byte-identical to nvlink 11.8's, with the reason (none at present).
-var preserveRelocsGaps = map[string]string{}
-
 // TestCorpusPreserveRelocsNvlink links every corpus program from its
 // cubins with --preserve-relocs, with warplink and with the installed
-// nvlink, and requires identical outputs except for preserveRelocsGaps.
+// nvlink, and requires identical outputs.
 func TestCorpusPreserveRelocsNvlink(t *testing.T) {
-	testCorpusOptionNvlink(t, []string{"--preserve-relocs"}, preserveRelocsGaps, 50)
+	testCorpusOptionNvlink(t, []string{"--preserve-relocs"}, 50)
 }
 
 // TestCorpusDebugNvlink does the same with -g, which nvcc -G -dlink passes
 // to nvlink (no dead code elimination, symbols nvlink otherwise drops),
 // alone and with --preserve-relocs.
 func TestCorpusDebugNvlink(t *testing.T) {
-	testCorpusOptionNvlink(t, []string{"-g"}, nil, 50)
+	testCorpusOptionNvlink(t, []string{"-g"}, 50)
 }
 
 func TestCorpusDebugPreserveRelocsNvlink(t *testing.T) {
-	testCorpusOptionNvlink(t, []string{"-g", "--preserve-relocs"}, nil, 50)
+	testCorpusOptionNvlink(t, []string{"-g", "--preserve-relocs"}, 50)
 }
 
 // TestCorpusKeepSystemLibrariesNvlink does the same with libcudadevrt
@@ -80,66 +77,71 @@ func TestCorpusDebugPreserveRelocsNvlink(t *testing.T) {
 // device runtime's object even where nothing uses it, but still drops its
 // unused functions.
 func TestCorpusKeepSystemLibrariesNvlink(t *testing.T) {
-	testCorpusOptionNvlink(t, []string{"-L" + libdir, "-lcudadevrt", "--keep-system-libraries"}, nil, 50)
+	testCorpusOptionNvlink(t, []string{"-L" + libdir, "-lcudadevrt", "--keep-system-libraries"}, 50)
 }
 
 // testCorpusOptionNvlink links every corpus program (both architectures)
-// from its cubins with extra options, with warplink and with the installed
-// nvlink, and requires byte-identical outputs except for gaps (which must
-// still differ) and at least want identical links.
-func testCorpusOptionNvlink(t *testing.T, extra []string, gaps map[string]string, want int) {
+// from its cubins and from its host objects with extra options, with
+// warplink and with the installed nvlink, and requires byte-identical
+// outputs, at least want of them.
+func testCorpusOptionNvlink(t *testing.T, extra []string, want int) {
+	t.Parallel()
 	nvlink, err := exec.LookPath("nvlink")
 	if err != nil {
 		t.Skip("nvlink not installed")
 	}
-	identical := 0
-	var corpora []string // absolute: the loop changes directory
+	type link struct{ corpus, prog, args string }
+	var links []link
 	for _, rel := range []string{corpusSM90, corpusSM80} {
-		abs, _ := filepath.Abs(rel)
-		corpora = append(corpora, abs)
-	}
-	for _, corpus := range corpora {
+		corpus, _ := filepath.Abs(rel)
 		progs, err := os.ReadDir(corpus)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, link := range []string{"link.args", "link_dc.args"} {
+		for _, args := range []string{"link.args", "link_dc.args"} {
 			for _, p := range progs {
-				dir := filepath.Join(corpus, p.Name())
-				tmp := t.TempDir()
-				args, err := cliLinkArgsFrom(dir, link, libdir, filepath.Join(tmp, "out.cubin"))
-				if err != nil || p.Name() == "archive" && link == "link.args" {
-					continue // (the archive of cubins: an undefined reference)
+				if p.Name() != "archive" || args != "link.args" { // (the archive of cubins: an undefined reference)
+					links = append(links, link{corpus, p.Name(), args})
+				}
+			}
+		}
+	}
+	identical := make([]bool, len(links))
+	t.Run("links", func(t *testing.T) {
+		for k, l := range links {
+			t.Run(filepath.Base(l.corpus)+"/"+l.prog+"/"+l.args, func(t *testing.T) {
+				t.Parallel()
+				dir, tmp := filepath.Join(l.corpus, l.prog), t.TempDir()
+				args, err := cliLinkArgsFrom(dir, l.args, libdir, filepath.Join(tmp, "out.cubin"))
+				if err != nil {
+					t.Skip(err)
 				}
 				args = append(args, extra...)
 				cmd := exec.Command(nvlink, args...)
 				cmd.Dir = dir
 				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("%s: nvlink: %v\n%s", p.Name(), err, out)
+					t.Fatalf("nvlink: %v\n%s", err, out)
 				}
 				ref, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
 				os.Remove(filepath.Join(tmp, "out.cubin"))
-				t.Chdir(dir)
-				if rc := linkCLI(args, io.Discard); rc != 0 {
-					t.Fatalf("%s: warplink exit %d", p.Name(), rc)
+				if rc := linkCLI(dir, args, io.Discard); rc != 0 {
+					t.Fatalf("warplink exit %d", rc)
 				}
 				ours, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
-				_, gap := gaps[p.Name()]
-				switch same := bytes.Equal(ours, ref); {
-				case same && gap:
-					t.Errorf("%s/%s: now identical; remove it from the gaps", filepath.Base(corpus), p.Name())
-				case !same && !gap:
+				if identical[k] = bytes.Equal(ours, ref); !identical[k] {
 					rep, _ := cmpelf.Compare(ours, ref)
-					t.Errorf("%s/%s (%s): differs from nvlink: %v", filepath.Base(corpus), p.Name(), link, firstN(rep.Diffs, 4))
-				case same:
-					identical++
+					t.Errorf("differs from nvlink: %v", firstN(rep.Diffs, 4))
 				}
-			}
+			})
 		}
+	})
+	n := 0
+	for _, same := range identical {
+		n += b2i(same)
 	}
-	t.Logf("%v: %d corpus links byte-identical to nvlink", extra, identical)
-	if identical < want {
-		t.Errorf("only %d identical links, want %d", identical, want)
+	t.Logf("%v: %d corpus links byte-identical to nvlink", extra, n)
+	if n < want {
+		t.Errorf("only %d identical links, want %d", n, want)
 	}
 }
 

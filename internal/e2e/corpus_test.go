@@ -42,11 +42,12 @@ func envOr(k, def string) string {
 	return def
 }
 
-// libdir holds the bundled libcudadevrt.a (absolute: tests chdir).
+// libdir holds the bundled libcudadevrt.a.
 var libdir, _ = filepath.Abs("../../testdata/cudalib")
 
-// linkArgs reads an args file and returns Options for it, with paths made
-// relative to dir and @CUDA_LIBDIR@ pointing at the bundled libcudadevrt.
+// linkArgs reads an args file of folder dir and returns Options for it,
+// with relative paths taken against dir (inDir) and @CUDA_LIBDIR@ pointing
+// at the bundled libcudadevrt.
 func linkArgs(t *testing.T, dir, file, out string) *merge.Options {
 	b, err := os.ReadFile(filepath.Join(dir, file))
 	if err != nil {
@@ -72,21 +73,23 @@ func linkArgs(t *testing.T, dir, file, out string) *merge.Options {
 			o.Inputs = append(o.Inputs, a)
 		}
 	}
+	inDirOptions(dir, o)
 	return o
 }
 
-// knownGaps lists the links whose output is not yet equivalent to nvlink's,
-// with the reason. The test logs their differences instead of failing, and
-// fails once one becomes equivalent so that the entry is removed.
-var knownGaps = map[string]string{}
-
 // TestCorpusCubins links every program from its cubins (link.args) and
 // compares with nvlink's ref.cubin.
-func TestCorpusCubins(t *testing.T) { testCorpus(t, "link.args", "ref") }
+func TestCorpusCubins(t *testing.T) {
+	t.Parallel()
+	testCorpus(t, "link.args", "ref")
+}
 
 // TestCorpusHostObjects links every program from its nvcc -dc host objects
 // and archives (link_dc.args) and compares with nvlink's ref_dc.cubin.
-func TestCorpusHostObjects(t *testing.T) { testCorpus(t, "link_dc.args", "ref_dc") }
+func TestCorpusHostObjects(t *testing.T) {
+	t.Parallel()
+	testCorpus(t, "link_dc.args", "ref_dc")
+}
 
 func testCorpus(t *testing.T, argsFile, ref string) {
 	for _, d := range corpusDirs() {
@@ -112,90 +115,109 @@ func corpusPrograms(t *testing.T, corpusDir string) (names, dirs []string) {
 
 func testCorpusDir(t *testing.T, corpusDir, argsFile, ref string) {
 	names, dirs := corpusPrograms(t, corpusDir)
+	results := make([]corpusResult, len(names))
+	t.Run("links", func(t *testing.T) {
+		for k, name := range names {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				results[k] = corpusLink(t, dirs[k], name, argsFile, ref)
+			})
+		}
+	})
 	identical, equivalent, total := 0, 0, 0
-	for k, name := range names {
-		dir := dirs[k]
-		t.Run(name, func(t *testing.T) {
-			t.Chdir(dir)
-			rc, _ := os.ReadFile(ref + ".rc")
-			out := filepath.Join(t.TempDir(), "out.cubin")
-			opts := linkArgs(t, dir, argsFile, out)
-			if argsFile == "link_dc.args" {
-				// Links this small make their string-table additions on
-				// the spot; here they go through merge's queue
-				// (merge/strqueue.go), so that both ways meet nvlink's
-				// bytes. And every input is mapped, not read (only
-				// files of 1 MiB and more are by default).
-				opts.StrQueueMin = 1
-				opts.MapFrom = 1
-			}
-			var stderr bytes.Buffer
-			got := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
-			log, _ := os.ReadFile(ref + ".log")
-			if want := strings.TrimSpace(string(rc)); want != "0" {
-				if strconv.Itoa(got) != want {
-					t.Errorf("exit status %d, nvlink %s", got, want)
-				}
-				if stderr.String() != string(log) {
-					t.Errorf("diagnostics:\n got %q\nwant %q", stderr.String(), log)
-				}
-				if _, err := os.Stat(out); err == nil {
-					t.Errorf("an output file was written by a failed link")
-				}
-				return
-			}
-			total++
-			if got != 0 {
-				t.Fatalf("link failed (%d): %s", got, stderr.String())
-			}
-			if stderr.String() != string(log) {
-				t.Errorf("diagnostics:\n got %q\nwant %q", stderr.String(), log)
-			}
-			ours, _ := os.ReadFile(out)
-			if keep := os.Getenv("WARPLINK_KEEP"); keep != "" {
-				os.WriteFile(filepath.Join(keep, name+"_"+ref+".cubin"), ours, 0o644)
-			}
-			// NVIDIA's own tools must accept the output (when installed).
-			for _, tool := range []string{"cuobjdump", "nvdisasm"} {
-				if path, err := exec.LookPath(tool); err == nil {
-					args := []string{out}
-					if tool == "cuobjdump" {
-						args = []string{"-elf", out}
-					}
-					if msg, err := exec.Command(path, args...).CombinedOutput(); err != nil {
-						t.Errorf("%s rejects the output: %v: %.200s", tool, err, msg)
-					}
-				}
-			}
-			want, _ := os.ReadFile(ref + ".cubin")
-			rep, err := cmpelf.Compare(ours, want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.Identical {
-				identical++
-			}
-			if rep.Equivalent {
-				equivalent++
-			}
-			if rep.Equivalent && !rep.Identical && os.Getenv("WARPLINK_CORPUS") == "" {
-				// Every bundled corpus link is byte-identical to nvlink's;
-				// keep it so. A corpus named by WARPLINK_CORPUS (another
-				// architecture, say) need only be equivalent.
-				t.Errorf("equivalent to nvlink but not byte-identical:\n%s", strings.Join(firstN(rep.Diffs, 10), "\n"))
-			}
-			gap, isGap := knownGaps[name]
-			switch {
-			case rep.Equivalent && isGap:
-				t.Errorf("now equivalent to nvlink: remove %q from knownGaps", name)
-			case !rep.Equivalent && isGap:
-				t.Logf("known gap (%s):\n%s", gap, strings.Join(firstN(rep.Diffs, 8), "\n"))
-			case !rep.Equivalent:
-				t.Errorf("not equivalent to nvlink:\n%s", strings.Join(firstN(rep.Diffs, 15), "\n"))
-			}
-		})
+	for _, r := range results {
+		total, identical, equivalent = total+b2i(r.linked), identical+b2i(r.identical), equivalent+b2i(r.equivalent)
 	}
 	t.Logf("%s links: %d of %d byte-identical to nvlink, %d equivalent", argsFile, identical, total, equivalent)
+}
+
+// corpusResult is one corpus link's outcome: made (nvlink makes it too),
+// byte-identical to nvlink's, equivalent to it.
+type corpusResult struct{ linked, identical, equivalent bool }
+
+// corpusLink links the corpus program in dir from argsFile and compares
+// the outcome with nvlink's recorded one (ref.rc, ref.log, ref.cubin). A
+// link that nvlink fails must fail alike; one it makes must be equivalent
+// to nvlink's output, and byte-identical in the bundled corpora.
+func corpusLink(t *testing.T, dir, name, argsFile, ref string) (r corpusResult) {
+	rc, _ := os.ReadFile(filepath.Join(dir, ref+".rc"))
+	out := filepath.Join(t.TempDir(), "out.cubin")
+	opts := linkArgs(t, dir, argsFile, out)
+	if argsFile == "link_dc.args" {
+		// Links this small make their string-table additions on the
+		// spot; here they go through merge's queue (merge/strqueue.go),
+		// so that both ways meet nvlink's bytes. And every input is
+		// mapped, not read (only files of 1 MiB and more are by default).
+		opts.StrQueueMin = 1
+		opts.MapFrom = 1
+	}
+	var stderr bytes.Buffer
+	got := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
+	diags := strings.ReplaceAll(stderr.String(), dir+"/", "")
+	log, _ := os.ReadFile(filepath.Join(dir, ref+".log"))
+	if want := strings.TrimSpace(string(rc)); want != "0" {
+		if strconv.Itoa(got) != want {
+			t.Errorf("exit status %d, nvlink %s", got, want)
+		}
+		if diags != string(log) {
+			t.Errorf("diagnostics:\n got %q\nwant %q", diags, log)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("an output file was written by a failed link")
+		}
+		return r
+	}
+	r.linked = true
+	if got != 0 {
+		t.Fatalf("link failed (%d): %s", got, diags)
+	}
+	if diags != string(log) {
+		t.Errorf("diagnostics:\n got %q\nwant %q", diags, log)
+	}
+	ours, _ := os.ReadFile(out)
+	if keep := os.Getenv("WARPLINK_KEEP"); keep != "" {
+		os.WriteFile(filepath.Join(keep, name+"_"+ref+".cubin"), ours, 0o644)
+	}
+	want, _ := os.ReadFile(filepath.Join(dir, ref+".cubin"))
+	rep, err := cmpelf.Compare(ours, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.identical, r.equivalent = rep.Identical, rep.Equivalent
+	if !rep.Identical {
+		// NVIDIA's own tools must accept an output that is not nvlink's
+		// byte for byte (when installed).
+		toolsAccept(t, out)
+	}
+	switch {
+	case rep.Equivalent && !rep.Identical && os.Getenv("WARPLINK_CORPUS") == "":
+		// Every bundled corpus link is byte-identical to nvlink's; keep
+		// it so. A corpus named by WARPLINK_CORPUS (another
+		// architecture, say) need only be equivalent.
+		t.Errorf("equivalent to nvlink but not byte-identical:\n%s", strings.Join(firstN(rep.Diffs, 10), "\n"))
+	case !rep.Equivalent:
+		t.Errorf("not equivalent to nvlink:\n%s", strings.Join(firstN(rep.Diffs, 15), "\n"))
+	}
+	return r
+}
+
+// toolsAccept requires cuobjdump -elf and nvdisasm, where installed, to
+// accept the cubin at path.
+func toolsAccept(t *testing.T, path string) {
+	for _, tool := range [][]string{{"cuobjdump", "-elf"}, {"nvdisasm"}} {
+		if exe, err := exec.LookPath(tool[0]); err == nil {
+			if msg, err := exec.Command(exe, append(tool[1:], path)...).CombinedOutput(); err != nil {
+				t.Errorf("%s rejects the output: %v: %.200s", tool[0], err, msg)
+			}
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func firstN(l []string, n int) []string {

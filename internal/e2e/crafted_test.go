@@ -19,143 +19,176 @@ import (
 	"github.com/warplink/warplink/merge"
 )
 
-// craftedGaps lists crafted cases where warplink does not yet reproduce
-// nvlink 11.8, with the reason; see docs/crafted.md. The test logs them and
-// fails once one passes, so the list stays honest.
-// (None at present: bound-references was the last.)
-var craftedGaps = map[string]string{}
-
-// craftedNotIdentical lists the cases whose output is equivalent to nvlink's
-// but not byte-identical, with the reason; every other output must stay
-// byte-identical.
-// (None at present: weak-loser-cleanup and preserve-relocs were the last.)
-var craftedNotIdentical = map[string]string{}
-
 // TestCrafted links every case of testdata/crafted (one per rule of the
-// seeds) with its recorded link.args and compares exit status, diagnostics
-// and output with what nvlink 11.8 produced.
+// seeds) with its recorded link.args and requires nvlink 11.8's exit
+// status, diagnostics and output bytes.
 func TestCrafted(t *testing.T) {
+	t.Parallel()
 	root, _ := filepath.Abs("../../testdata/crafted")
-	cases, _ := os.ReadDir(root)
-	pass, total := 0, 0
-	for _, c := range cases {
-		dir := filepath.Join(root, c.Name())
-		if _, err := os.Stat(filepath.Join(dir, "link.args")); err != nil {
+	ents, _ := os.ReadDir(root)
+	var cases []string
+	for _, c := range ents {
+		if _, err := os.Stat(filepath.Join(root, c.Name(), "link.args")); err != nil {
 			continue
 		}
 		if c.Name() == "many-sections-xindex" && testing.Short() {
 			continue
 		}
-		total++
-		t.Run(c.Name(), func(t *testing.T) {
-			tmp := t.TempDir()
-			// Inputs are read from the case folder; gzipped ones are
-			// unpacked beside a copy of the others.
-			work := dir
-			if gz, _ := filepath.Glob(filepath.Join(dir, "*.gz")); len(gz) > 0 {
-				work = tmp
-				ents, _ := os.ReadDir(dir)
-				for _, e := range ents {
-					b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-					name := e.Name()
-					if strings.HasSuffix(name, ".gz") {
-						zr, err := gzip.NewReader(bytes.NewReader(b))
-						if err != nil {
-							t.Fatal(err)
-						}
-						b, _ = io.ReadAll(zr)
-						name = strings.TrimSuffix(name, ".gz")
-					}
-					os.WriteFile(filepath.Join(tmp, name), b, 0o644)
-				}
-			}
-			t.Chdir(work)
-			raw, _ := os.ReadFile(filepath.Join(dir, "link.args"))
-			args := strings.Fields(string(raw))
-			out := filepath.Join(tmp, "out.cubin")
-			for i, a := range args {
-				if a == "ref.cubin" && i > 0 && args[i-1] == "-o" {
-					args[i] = out
-				}
-			}
-			var stderr bytes.Buffer
-			rc := linkCLI(args, &stderr)
-			wantRC, _ := os.ReadFile(filepath.Join(dir, "ref.rc"))
-			wantLog, _ := os.ReadFile(filepath.Join(dir, "ref.log"))
-			var problems []string
-			if strconv.Itoa(rc) != strings.TrimSpace(string(wantRC)) {
-				problems = append(problems, "exit status "+strconv.Itoa(rc)+", nvlink "+strings.TrimSpace(string(wantRC)))
-			}
-			if got := errorLines(stderr.String()); got != errorLines(string(wantLog)) {
-				problems = append(problems, "diagnostics: got "+strconv.Quote(got)+" want "+strconv.Quote(errorLines(string(wantLog))))
-			}
-			if ref, err := os.ReadFile(filepath.Join(dir, "ref.cubin")); err == nil {
-				ours, err := os.ReadFile(out)
-				if err != nil {
-					problems = append(problems, "no output written")
-				} else if rep, err := cmpelf.Compare(ours, ref); err != nil {
-					problems = append(problems, "compare: "+err.Error())
-				} else if !rep.Equivalent {
-					problems = append(problems, "output not equivalent: "+strings.Join(firstN(rep.Diffs, 4), "; "))
-				} else if _, known := craftedNotIdentical[c.Name()]; known == rep.Identical {
-					if known {
-						problems = append(problems, "now byte-identical to nvlink: remove it from craftedNotIdentical")
-					} else {
-						problems = append(problems, "equivalent but no longer byte-identical: "+strings.Join(firstN(rep.Diffs, 4), "; "))
-					}
-				}
-			}
-			// Cases too large to store nvlink's output record its section count.
-			if want, err := os.ReadFile(filepath.Join(dir, "ref.sections")); err == nil {
-				ours, err := os.ReadFile(out)
-				f, perr := elf.Parse(ours)
-				switch {
-				case err != nil:
-					problems = append(problems, "no output written")
-				case perr != nil:
-					problems = append(problems, "output does not parse: "+perr.Error())
-				case strconv.Itoa(len(f.Sections)) != strings.TrimSpace(string(want)):
-					problems = append(problems, "section count "+strconv.Itoa(len(f.Sections))+", nvlink "+strings.TrimSpace(string(want)))
-				}
-			}
-			if want, err := os.ReadFile(filepath.Join(dir, "ref.sha256")); err == nil {
-				ours, _ := os.ReadFile(out)
-				if got := fmt.Sprintf("%x", sha256.Sum256(ours)); got != strings.Fields(string(want))[0] {
-					problems = append(problems, "output sha256 "+got+" differs from nvlink's")
-				}
-			}
-			gap, isGap := craftedGaps[c.Name()]
-			switch {
-			case len(problems) == 0 && isGap:
-				t.Errorf("case now passes: remove it from craftedGaps")
-			case len(problems) > 0 && isGap:
-				t.Logf("known gap (%s): %s", gap, strings.Join(problems, "\n"))
-			case len(problems) > 0:
-				t.Errorf("%s", strings.Join(problems, "\n"))
-			default:
-				pass++
-			}
-		})
+		cases = append(cases, c.Name())
 	}
-	t.Logf("crafted cases: %d of %d reproduce nvlink 11.8", pass, total)
+	passed := make([]bool, len(cases))
+	t.Run("cases", func(t *testing.T) {
+		for k, name := range cases {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				problems := craftedCase(t, filepath.Join(root, name))
+				if len(problems) > 0 {
+					t.Errorf("%s", strings.Join(problems, "\n"))
+				}
+				passed[k] = len(problems) == 0
+			})
+		}
+	})
+	pass := 0
+	for _, p := range passed {
+		if p {
+			pass++
+		}
+	}
+	t.Logf("crafted cases: %d of %d reproduce nvlink 11.8", pass, len(cases))
 }
 
-// linkCLI runs a link from an nvlink command line, as cmd/warplink does.
-func linkCLI(args []string, stderr io.Writer) int {
+// craftedCase links the crafted case in dir and lists how the outcome
+// differs from nvlink 11.8's.
+func craftedCase(t *testing.T, dir string) (problems []string) {
+	tmp := t.TempDir()
+	// Inputs are read from the case folder; gzipped ones are unpacked
+	// beside a copy of the others.
+	work := dir
+	if gz, _ := filepath.Glob(filepath.Join(dir, "*.gz")); len(gz) > 0 {
+		work = tmp
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+			name := e.Name()
+			if strings.HasSuffix(name, ".gz") {
+				zr, err := gzip.NewReader(bytes.NewReader(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ = io.ReadAll(zr)
+				name = strings.TrimSuffix(name, ".gz")
+			}
+			os.WriteFile(filepath.Join(tmp, name), b, 0o644)
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "link.args"))
+	args := strings.Fields(string(raw))
+	out := filepath.Join(tmp, "out.cubin")
+	for i, a := range args {
+		if a == "ref.cubin" && i > 0 && args[i-1] == "-o" {
+			args[i] = out
+		}
+	}
+	var stderr bytes.Buffer
+	rc := linkCLI(work, args, &stderr)
+	wantRC, _ := os.ReadFile(filepath.Join(dir, "ref.rc"))
+	wantLog, _ := os.ReadFile(filepath.Join(dir, "ref.log"))
+	if strconv.Itoa(rc) != strings.TrimSpace(string(wantRC)) {
+		problems = append(problems, "exit status "+strconv.Itoa(rc)+", nvlink "+strings.TrimSpace(string(wantRC)))
+	}
+	if got := errorLines(stderr.String()); got != errorLines(string(wantLog)) {
+		problems = append(problems, "diagnostics: got "+strconv.Quote(got)+" want "+strconv.Quote(errorLines(string(wantLog))))
+	}
+	if ref, err := os.ReadFile(filepath.Join(dir, "ref.cubin")); err == nil {
+		ours, err := os.ReadFile(out)
+		if err != nil {
+			problems = append(problems, "no output written")
+		} else if rep, err := cmpelf.Compare(ours, ref); err != nil {
+			problems = append(problems, "compare: "+err.Error())
+		} else if !rep.Identical {
+			problems = append(problems, "output not byte-identical: "+strings.Join(firstN(rep.Diffs, 4), "; "))
+		}
+	}
+	// Cases too large to store nvlink's output record its section count.
+	if want, err := os.ReadFile(filepath.Join(dir, "ref.sections")); err == nil {
+		ours, err := os.ReadFile(out)
+		f, perr := elf.Parse(ours)
+		switch {
+		case err != nil:
+			problems = append(problems, "no output written")
+		case perr != nil:
+			problems = append(problems, "output does not parse: "+perr.Error())
+		case strconv.Itoa(len(f.Sections)) != strings.TrimSpace(string(want)):
+			problems = append(problems, "section count "+strconv.Itoa(len(f.Sections))+", nvlink "+strings.TrimSpace(string(want)))
+		}
+	}
+	if want, err := os.ReadFile(filepath.Join(dir, "ref.sha256")); err == nil {
+		ours, _ := os.ReadFile(out)
+		if got := fmt.Sprintf("%x", sha256.Sum256(ours)); got != strings.Fields(string(want))[0] {
+			problems = append(problems, "output sha256 "+got+" differs from nvlink's")
+		}
+	}
+	return problems
+}
+
+// linkCLI runs a link from an nvlink command line, as cmd/warplink does,
+// with relative paths (in args, in the options files they name, and in
+// diagnostics) taken against dir instead of the working directory, so
+// that tests need not change directory and can run in parallel ("" for
+// the working directory).
+func linkCLI(dir string, args []string, stderr io.Writer) int {
 	bag := &diag.Bag{}
-	cmd, err := cli.Parse(args, os.ReadFile, bag)
+	readFile := func(p string) ([]byte, error) { return os.ReadFile(inDir(dir, p)) }
+	cmd, err := cli.Parse(args, readFile, bag)
 	if err == nil {
 		err = cmd.Check()
 	}
+	var log bytes.Buffer
+	defer func() {
+		if dir != "" {
+			io.WriteString(stderr, strings.ReplaceAll(log.String(), dir+"/", ""))
+		} else {
+			stderr.Write(log.Bytes())
+		}
+	}()
 	if err != nil || bag.Failed() {
-		bag.Print(stderr, "nvlink")
+		bag.Print(&log, "nvlink")
 		if err != nil && !bag.Failed() {
-			io.WriteString(stderr, "nvlink fatal   : "+err.Error()+"\n")
+			io.WriteString(&log, "nvlink fatal   : "+err.Error()+"\n")
 		}
 		return 1
 	}
-	bag.Print(stderr, "nvlink")
-	return merge.Link(&cmd.Opts, io.Discard, stderr, "nvlink")
+	bag.Print(&log, "nvlink")
+	inDirOptions(dir, &cmd.Opts)
+	return merge.Link(&cmd.Opts, io.Discard, &log, "nvlink")
+}
+
+// inDir is path p taken against folder dir: p itself when absolute, when
+// dir is "", or when p names standard output ("-"); else dir/p, joined
+// without cleaning so that the diagnostics, with dir/ cut out, name p as
+// given.
+func inDir(dir, p string) string {
+	if dir == "" || p == "" || p == "-" || filepath.IsAbs(p) {
+		return p
+	}
+	return dir + "/" + p
+}
+
+// inDirOptions takes the relative paths of o (inputs, -L folders, output
+// and the files options name) against dir (see inDir).
+func inDirOptions(dir string, o *merge.Options) {
+	for i, in := range o.Inputs {
+		if !strings.HasPrefix(in, "-l") {
+			o.Inputs[i] = inDir(dir, in)
+		}
+	}
+	for i, d := range o.LibDirs {
+		o.LibDirs[i] = inDir(dir, d)
+	}
+	o.Output = inDir(dir, o.Output)
+	o.RegisterLinkBinaries = inDir(dir, o.RegisterLinkBinaries)
+	o.Time = inDir(dir, o.Time)
 }
 
 // errorLines is a log without trailing blank lines.

@@ -21,7 +21,6 @@ func TestDeterminism(t *testing.T) {
 	for _, prog := range []string{"weakregs", "shared", "cdp", "globals"} {
 		dir, _ := filepath.Abs(filepath.Join(corpusDir, prog))
 		t.Run(prog, func(t *testing.T) {
-			t.Chdir(dir)
 			var first []byte
 			old := runtime.GOMAXPROCS(0)
 			defer runtime.GOMAXPROCS(old)
@@ -55,10 +54,11 @@ func TestDeterminism(t *testing.T) {
 // .nv.global.init has alignment gaps between its pieces, which the fill
 // must clear.
 func TestWriteChunk(t *testing.T) {
+	t.Parallel()
 	for _, prog := range []string{"globals", "managed", "printf", "cdp", "weakregs", "debug"} {
 		dir, _ := filepath.Abs(filepath.Join(corpusDir, prog))
 		t.Run(prog, func(t *testing.T) {
-			t.Chdir(dir)
+			t.Parallel()
 			for _, keep := range []bool{false, true} {
 				var first []byte
 				for _, chunk := range []int{0, 64, 100, 4096} {

@@ -20,6 +20,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from the curren
 // xcall, debug, recursion); they pin the exact layout so any change in order
 // or bytes shows up as a readable diff.
 func TestGoldenDumps(t *testing.T) {
+	t.Parallel()
 	golden, _ := filepath.Abs("../../testdata/golden")
 	names, dirs := corpusPrograms(t, corpusDir)
 	for k, name := range names {
@@ -28,7 +29,7 @@ func TestGoldenDumps(t *testing.T) {
 		}
 		dir := dirs[k]
 		t.Run(name, func(t *testing.T) {
-			t.Chdir(dir)
+			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out.cubin")
 			opts := linkArgs(t, dir, "link_dc.args", out)
 			var stderr bytes.Buffer

@@ -174,6 +174,7 @@ func checkOutputDir(t *testing.T, dir string, want map[string][]byte) {
 // diagnostics naming it and leave the directory as it was; no input may
 // crash or hang the linker.
 func TestMalformed(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the warplink binary")
 	}
@@ -189,6 +190,7 @@ func TestMalformed(t *testing.T) {
 	sentinel := []byte("pre-existing output\n")
 	for _, c := range readManifest(t) {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			// Into an empty directory.
 			outDir := t.TempDir()
 			out := filepath.Join(outDir, "out.cubin")
@@ -231,6 +233,7 @@ func TestMalformed(t *testing.T) {
 // to record nvlink's outcome per input (docs/reliability.md is made from
 // it).
 func TestMalformedNvlink(t *testing.T) {
+	t.Parallel()
 	nvlink, err := exec.LookPath("nvlink")
 	if err != nil {
 		t.Skip("nvlink not installed")
@@ -241,23 +244,28 @@ func TestMalformedNvlink(t *testing.T) {
 	bin := buildNvlink(t)
 	good, _ := filepath.Abs(goodCubin)
 	dir, _ := filepath.Abs(malformedDir)
-	var log bytes.Buffer
-	for _, c := range readManifest(t) {
-		out := filepath.Join(t.TempDir(), "out.cubin")
-		nv := nvlinkOutcome(nvlink, dir, c.name, good, out)
-		wl := runLink(t, bin, dir, "-arch=sm_90", c.name, good, "-o", filepath.Join(t.TempDir(), "out.cubin"))
-		first, _, _ := strings.Cut(strings.TrimSpace(wl.stderr), "\n")
-		wlKind := "error"
-		if wl.code == 0 {
-			wlKind = "ok"
+	cases := readManifest(t)
+	lines := make([]string, len(cases)) // the log's, by case
+	t.Run("inputs", func(t *testing.T) {
+		for k, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				nv := nvlinkOutcome(nvlink, dir, c.name, good, filepath.Join(t.TempDir(), "out.cubin"))
+				wl := runLink(t, bin, dir, "-arch=sm_90", c.name, good, "-o", filepath.Join(t.TempDir(), "out.cubin"))
+				first, _, _ := strings.Cut(strings.TrimSpace(wl.stderr), "\n")
+				wlKind := "error"
+				if wl.code == 0 {
+					wlKind = "ok"
+				}
+				lines[k] = strings.Join([]string{c.name, c.want, nv.kind, nv.msg, wlKind, first}, "\t") + "\n"
+				if nv.kind == "error" && wl.code == 0 && c.want == "error" {
+					t.Errorf("nvlink rejects it (%s), warplink links it", nv.msg)
+				}
+			})
 		}
-		log.WriteString(strings.Join([]string{c.name, c.want, nv.kind, nv.msg, wlKind, first}, "\t") + "\n")
-		if nv.kind == "error" && wl.code == 0 && c.want == "error" {
-			t.Errorf("%s: nvlink rejects it (%s), warplink links it", c.name, nv.msg)
-		}
-	}
+	})
 	if p := os.Getenv("WARPLINK_NVLINK_LOG"); p != "" {
-		if err := os.WriteFile(p, log.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

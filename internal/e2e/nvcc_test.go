@@ -14,6 +14,7 @@ import (
 // embeds in the two -dlink objects to be byte-identical. Skipped without
 // nvcc and cuobjdump.
 func TestNvccDlink(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"nvcc", "cuobjdump", "nvlink"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed", tool)
@@ -44,6 +45,7 @@ func TestNvccDlink(t *testing.T) {
 		{"host-info-patterns", []string{"c", "d"}, nil, "../../testdata/crafted/host-info-patterns"},
 	} {
 		t.Run(prog.name, func(t *testing.T) {
+			t.Parallel()
 			work := filepath.Join(tmp, prog.name)
 			os.Mkdir(work, 0o755)
 			src, _ := filepath.Abs("../../testdata/corpus/src/programs/" + prog.name)

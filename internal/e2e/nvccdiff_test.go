@@ -45,7 +45,7 @@ func diffNvlink(args []string, ref, ours string) (nvRC int, nvLog, problem strin
 	}
 	nvLog = nvOut.String()
 	var wlLog bytes.Buffer
-	wlRC := linkCLI(append(args, "-o", ours), &wlLog)
+	wlRC := linkCLI("", append(args, "-o", ours), &wlLog)
 	switch {
 	case wlRC != nvRC:
 		problem = fmt.Sprintf("exit status %d, nvlink %d: %q, nvlink %q", wlRC, nvRC, firstLine(wlLog.String()), firstLine(nvLog))

@@ -64,14 +64,14 @@ var flags13 = map[[2]uint32]string{
 // TestCorpusNvlink13Equivalent links the CUDA 13.0 corpus and checks each
 // output against nvlink 13.0's for everything the GPU loads and runs.
 func TestCorpusNvlink13Equivalent(t *testing.T) {
+	t.Parallel()
 	names, dirs := corpusPrograms(t, corpus13)
 	checked, skipped := 0, 0
 	for k, name := range names {
 		dir := dirs[k]
 		for _, c := range []struct{ args, ref string }{{"link.args", "ref"}, {"link_dc.args", "ref_dc"}} {
 			t.Run(name+"/"+c.ref, func(t *testing.T) {
-				t.Chdir(dir)
-				args, _ := os.ReadFile(c.args)
+				args, _ := os.ReadFile(filepath.Join(dir, c.args))
 				if strings.Contains(string(args), "-lcudadevrt") {
 					if _, err := os.Stat(filepath.Join(libdir13, "libcudadevrt.a")); err != nil {
 						skipped++
@@ -87,7 +87,7 @@ func TestCorpusNvlink13Equivalent(t *testing.T) {
 				}
 				var stderr bytes.Buffer
 				rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
-				nvrc, _ := os.ReadFile(c.ref + ".rc")
+				nvrc, _ := os.ReadFile(filepath.Join(dir, c.ref+".rc"))
 				if why, ok := differs13[name+"/"+c.args]; ok {
 					if rc != 0 || strings.TrimSpace(string(nvrc)) == "0" {
 						t.Errorf("%s: no longer so (warplink %d, nvlink 13.0 %s): update differs13", why, rc, strings.TrimSpace(string(nvrc)))
@@ -101,7 +101,7 @@ func TestCorpusNvlink13Equivalent(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, _ := os.ReadFile(c.ref + ".cubin")
+				want, _ := os.ReadFile(filepath.Join(dir, c.ref+".cubin"))
 				for _, d := range equivalent13(t, ours, want) {
 					t.Error(d)
 				}
