@@ -8,11 +8,12 @@ import (
 	"testing"
 )
 
-// TestNvccDlink builds a corpus program with the real nvcc twice, once
-// with nvlink and once with warplink installed as nvlink first on PATH
-// (nvcc runs "nvlink" through PATH), and requires the device code nvcc
-// embeds in the two -dlink objects to be byte-identical. Skipped without
-// nvcc and cuobjdump.
+// TestNvccDlink runs the real nvcc -dlink on bundled nvcc -dc objects
+// twice, once with nvlink and once with warplink installed as nvlink first
+// on PATH (nvcc runs "nvlink" through PATH), and requires the device code
+// nvcc embeds in the two objects to be byte-identical. Skipped without
+// nvcc, cuobjdump and nvlink. (make sweep compiles new programs with nvcc
+// and links them both ways.)
 func TestNvccDlink(t *testing.T) {
 	t.Parallel()
 	for _, tool := range []string{"nvcc", "cuobjdump", "nvlink"} {
@@ -33,25 +34,22 @@ func TestNvccDlink(t *testing.T) {
 	os.Symlink("warplink", filepath.Join(bin, "nvlink"))
 	for _, prog := range []struct {
 		name string
-		tus  []string
+		dir  string // the objects' (nvcc 11.8 -dc, sm_90)
+		objs []string
 		libs []string
-		dir  string // the sources' (default: the corpus program's)
 	}{
-		{"xcall", []string{"a", "b", "c"}, nil, ""},
-		{"cdp", []string{"a", "b"}, []string{"-lcudadevrt"}, ""}, // dynamic parallelism
+		{"xcall", corpusSM90 + "/xcall", []string{"a", "b", "c"}, nil},
+		{"cdp", corpusSM90 + "/cdp", []string{"a", "b"}, []string{"-lcudadevrt"}}, // dynamic parallelism
 		// Host code launching some kernels: nvlink removes the others
 		// (host reference information; templates, static kernels).
-		{"host-info", []string{"a", "b"}, nil, "../../testdata/crafted/host-info"},
-		{"host-info-patterns", []string{"c", "d"}, nil, "../../testdata/crafted/host-info-patterns"},
+		{"host-info", "../../testdata/crafted/host-info", []string{"a", "b"}, nil},
+		{"host-info-patterns", "../../testdata/crafted/host-info-patterns", []string{"c", "d"}, nil},
 	} {
 		t.Run(prog.name, func(t *testing.T) {
 			t.Parallel()
 			work := filepath.Join(tmp, prog.name)
 			os.Mkdir(work, 0o755)
-			src, _ := filepath.Abs("../../testdata/corpus/src/programs/" + prog.name)
-			if prog.dir != "" {
-				src, _ = filepath.Abs(prog.dir)
-			}
+			src, _ := filepath.Abs(prog.dir)
 			run := func(dir string, env []string, args ...string) {
 				t.Helper()
 				cmd := exec.Command(args[0], args[1:]...)
@@ -61,13 +59,11 @@ func TestNvccDlink(t *testing.T) {
 					t.Fatalf("%v: %v\n%s", args, err, out)
 				}
 			}
-			var objs []string
-			for _, tu := range prog.tus {
-				run(work, nil, "nvcc", "-arch=sm_90", "-rdc=true", "-c", filepath.Join(src, tu+".cu"), "-o", tu+".o")
-				objs = append(objs, tu+".o")
-			}
 			cubin := func(name string, env []string) []byte {
-				args := append([]string{"nvcc", "-arch=sm_90", "-dlink", "-o", name + ".o"}, objs...)
+				args := []string{"nvcc", "-arch=sm_90", "-dlink", "-o", name + ".o"}
+				for _, o := range prog.objs {
+					args = append(args, filepath.Join(src, o+".o"))
+				}
 				run(work, env, append(args, prog.libs...)...)
 				dir := filepath.Join(work, name)
 				os.Mkdir(dir, 0o755)
