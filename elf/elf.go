@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
-
-	"github.com/warplink/warplink/internal/hugemem"
 )
 
 // ELF constants used by cubins.
@@ -232,12 +230,9 @@ func fits(count, entsize, avail uint64) bool {
 func Parse(b []byte) (*File, error) { return ParseInto(b, nil) }
 
 // ParseInto is Parse with the section and symbol tables placed in memory
-// from alloc (nil, or a nil result: make), which must return zeroed,
-// 8-byte aligned bytes of the length asked, outside the Go heap, that stay
-// valid while the File is used: the collector neither scans nor counts
-// them. Their strings and slices point into b only, which File.Raw keeps
-// alive.
-func ParseInto(b []byte, alloc func(int) []byte) (*File, error) {
+// from alloc (see Alloc). Their strings and slices point into b only,
+// which File.Raw keeps alive.
+func ParseInto(b []byte, alloc Alloc) (*File, error) {
 	return parseWith(b, alloc, alloc, nil)
 }
 
@@ -260,14 +255,15 @@ var ErrNotCompact = errorf("sections out of order or overlapping")
 // zeros, when not nil, may stand in for the copy of a section to keep whose
 // contents are all zeros and that no relocation section of the file
 // applies to (so that nothing patches it): it returns n zero bytes that
-// are never written, shared by every such section (see hugemem.Arena.Zeros),
+// are never written, shared by every such section (as internal/hugemem's
+// Arena.Zeros hands out),
 // or nil for a copy as usual. (ptxas's .nv.constant0.<k> sections are all
 // zeros: about an eighth of the bytes a generated link keeps.)
 //
 // alloc places the section table and symAlloc the symbol table (nil:
 // alloc), as ParseInto's alloc does: a caller done with the symbols before
 // the sections may free them apart.
-func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc, symAlloc, zeros func(int) []byte) (*File, error) {
+func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc, symAlloc, zeros Alloc) (*File, error) {
 	kept := func(s *Section) bool { return len(s.Data) > 0 && (drop == nil || !drop(s)) }
 	if symAlloc == nil {
 		symAlloc = alloc
@@ -346,7 +342,7 @@ func allZero(b []byte) bool {
 // not nil, may move the sections' contents once their headers are read
 // (before any name is decoded from them) and returns what becomes File.Raw
 // (see ParseCompact).
-func parseWith(b []byte, alloc, symAlloc func(int) []byte, place func([]Section) ([]byte, error)) (*File, error) {
+func parseWith(b []byte, alloc, symAlloc Alloc, place func([]Section) ([]byte, error)) (*File, error) {
 	if !IsELF(b) {
 		return nil, errorf("not an ELF file")
 	}
@@ -401,7 +397,7 @@ func parseWith(b []byte, alloc, symAlloc func(int) []byte, place func([]Section)
 	} else {
 		shnum = 0
 	}
-	f.Sections = hugemem.SliceOf[Section](int(shnum), alloc)
+	f.Sections = sliceOf[Section](int(shnum), alloc)
 	for i := uint64(0); i < shnum; i++ {
 		p := shtab[i*ShdrSize:]
 		s := &f.Sections[i]
@@ -502,7 +498,7 @@ func cudaNoData(t uint32) bool {
 // IsNobits reports whether a section of this type has no file contents.
 func IsNobits(t uint32) bool { return t == SHTNobits || cudaNoData(t) }
 
-func (f *File) parseSymbols(alloc func(int) []byte) error {
+func (f *File) parseSymbols(alloc Alloc) error {
 	var symtab *Section
 	for i := range f.Sections {
 		if f.Sections[i].Type == SHTSymtab {
@@ -529,7 +525,7 @@ func (f *File) parseSymbols(alloc func(int) []byte) error {
 		}
 	}
 	n := len(symtab.Data) / SymSize
-	f.Symbols = hugemem.SliceOf[Symbol](n, alloc)
+	f.Symbols = sliceOf[Symbol](n, alloc)
 	for i := 0; i < n; i++ {
 		p := symtab.Data[i*SymSize:]
 		s := &f.Symbols[i]
@@ -604,7 +600,7 @@ func Relocs(s *Section, nsyms int) ([]Rela, error) { return RelocsInto(s, nsyms,
 
 // RelocsInto is Relocs with the entries in memory from alloc (see
 // ParseInto).
-func RelocsInto(s *Section, nsyms int, alloc func(int) []byte) ([]Rela, error) {
+func RelocsInto(s *Section, nsyms int, alloc Alloc) ([]Rela, error) {
 	ent := uint64(RelaSize)
 	if s.Type == SHTRel {
 		ent = RelSize
@@ -613,7 +609,7 @@ func RelocsInto(s *Section, nsyms int, alloc func(int) []byte) ([]Rela, error) {
 		return nil, errorf("relocation section %s size 0x%x is not a multiple of %d", s.Name, len(s.Data), ent)
 	}
 	n := uint64(len(s.Data)) / ent
-	out := hugemem.SliceOf[Rela](int(n), alloc)
+	out := sliceOf[Rela](int(n), alloc)
 	for i := uint64(0); i < n; i++ {
 		p := s.Data[i*ent:]
 		info := le.Uint64(p[8:])

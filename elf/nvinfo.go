@@ -1,7 +1,5 @@
 package elf
 
-import "github.com/warplink/warplink/internal/hugemem"
-
 // nv.info records: [format u8][attribute u8][u16 size-or-value][payload].
 // Only format EIFMT_SVAL (4) carries a payload of `size` bytes; the other
 // formats keep their value in the 16-bit field.
@@ -110,7 +108,7 @@ func ParseNvInfo(b []byte) ([]Attr, error) { return ParseNvInfoInto(b, nil) }
 
 // ParseNvInfoInto is ParseNvInfo with the records in memory from alloc
 // (see ParseInto): their payloads point into b only.
-func ParseNvInfoInto(b []byte, alloc func(int) []byte) ([]Attr, error) {
+func ParseNvInfoInto(b []byte, alloc Alloc) ([]Attr, error) {
 	// Count first: one allocation of the right size.
 	n := 0
 	for off := 0; off+4 <= len(b); n++ {
@@ -119,7 +117,7 @@ func ParseNvInfoInto(b []byte, alloc func(int) []byte) ([]Attr, error) {
 			off += int(le.Uint16(b[off-2:]))
 		}
 	}
-	out := hugemem.SliceOf[Attr](n, alloc)[:0]
+	out := sliceOf[Attr](n, alloc)[:0]
 	for off := 0; off < len(b); {
 		if len(b)-off < 4 {
 			return nil, errorf("truncated .nv.info record at offset 0x%x", off)
