@@ -3,13 +3,19 @@ PREFIX ?= /usr/local
 GO     ?= go
 BIN    := bin/warplink
 
-.PHONY: build test bench fuzz sweep fuzz-shared install demo
+.PHONY: build test race bench fuzz sweep fuzz-shared install demo
 
 build:
 	$(GO) build -o $(BIN) ./cmd/warplink
 
 test:
 	$(GO) test -timeout 10m ./...
+
+# The packages that run goroutines (and the end-to-end links through
+# them) under the race detector.
+RACE_PKGS = ./actors ./shard ./merge ./internal/input ./internal/atomicfile ./internal/e2e
+race:
+	$(GO) test -race -timeout 20m $(RACE_PKGS)
 
 bench:
 	$(GO) run ./bench/run
