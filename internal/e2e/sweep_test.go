@@ -15,27 +15,12 @@ import (
 	"github.com/warplink/warplink/elf"
 )
 
-// sweepKnown lists the links of the nvcc sweep (program and variant)
-// whose output still differs from nvlink 11.8's, with the reason. The
-// test fails when one of them starts to match, so the list stays honest.
-// The --preserve-relocs links, added to the sweep on 2026-11-27 with 42
-// such differences, all match since that day's fixes (extern __shared__
-// memory on sm_90, bound texture and surface references, sm_80 weak
-// kernels' _param, the place of .nv.resolvedrela sections); before, the
-// list had been empty since the 12 links of legacy-texref and
-// legacy-surfref. The --kernels-used links (the plain and -G variants
-// with each kernel named, two, and none), added that day too, left 4:
-// weak-shared-three with k_a and k_b, whose removed kernel's shared
-// variables take room among those the two share (crafted
-// shared-common-unused, fixed in the eighth session of 2026-11-27).
-var sweepKnown = map[string]string{}
-
 // TestNvccSweep compiles every program of testdata/sweep (one folder
 // each: its .cu files, linked in name order, and an optional "libs" file
 // of extra nvlink arguments) with the real nvcc for sm_80 and sm_90,
 // plain, with -G and with -lineinfo, links the cubins with nvlink and with
 // warplink, and requires the same exit status and diagnostics, and then
-// byte-identical output, except for the links sweepKnown lists. Variants
+// byte-identical output. Variants
 // nvcc cannot build (dynamic parallelism's deprecated API on sm_90,
 // cluster dimensions on sm_80) are skipped. About 300 nvcc runs: only
 // with WARPLINK_SWEEP=1 (make sweep), nvcc and nvlink.
@@ -137,22 +122,16 @@ func TestNvccSweep(t *testing.T) {
 				if len(problem) > 400 {
 					problem = problem[:400] + "..."
 				}
-				why, known := sweepKnown[name]
-				switch {
-				case problem == "" && known:
-					t.Errorf("now matches nvlink: remove %q from sweepKnown", name)
-				case problem != "" && known:
-					t.Logf("known difference (%s): %s", why, problem)
-				case problem != "":
+				if problem != "" {
 					t.Errorf("%s", problem)
-				default:
+				} else {
 					same++
 				}
 			})
 		}
 	}
-	t.Logf("nvcc sweep: %d of %d links byte-identical to nvlink 11.8 (%d links of variants nvcc cannot build, %d known differences)",
-		same, links-skipped, skipped, len(sweepKnown))
+	t.Logf("nvcc sweep: %d of %d links byte-identical to nvlink 11.8 (%d links of variants nvcc cannot build)",
+		same, links-skipped, skipped)
 }
 
 // firstLine is s up to its first newline.
