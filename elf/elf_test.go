@@ -4,7 +4,7 @@ import "testing"
 
 // TestSMCompatible checks the table nvlink 11.8 gave for one-kernel
 // cubins of every SM nvcc 11.8 writes, each linked alone for every higher
-// target (2026-11-27): what links, and nothing else.
+// target: what links, and nothing else.
 func TestSMCompatible(t *testing.T) {
 	sms := []int{50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90}
 	links := map[[2]int]bool{ // {input, target} pairs of different SMs that link

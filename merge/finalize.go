@@ -161,7 +161,7 @@ func finalize(ctx *Context) error {
 // anyway, and there the freed memory cost the next process: this VM's
 // kernel hands freed memory back to its host after a couple of seconds
 // (free page reporting), and a link started then has to fault it in again
-// from the host (100,000 objects, one link after another: 1.75 -> 2.01 s
+// from the host (100,000 objects, one link after another: 15 % slower
 // at best in the benchmark; read, merge and write twice as slow in the
 // link after one that had freed 100 MB midway).
 const releaseTablesBelow = 8 << 20
@@ -171,14 +171,12 @@ const releaseTablesBelow = 8 << 20
 // decoded relocations and .nv.info records (Context.tables; 4.2 MB at
 // 4,000 objects, a sixth of the arena), up to releaseTablesBelow. What
 // finalize and write allocate after it comes instead of on top of it.
-// Freed at the end of finalize: peak RSS at 4,000 objects 54.1 -> 52.1 MB
-// (medians of ten alternating links; nvlink 52.9 there); 1,000 and 2,000
-// objects the same. Freed before buildNvInfo instead, whose records and
-// the symbol indices grow the heap by 5 MB at 4,000 objects: 52.0 ->
-// 50.1 MB (medians of 12 alternating links, 2026-11-26; 2,000 objects
-// 29.5 -> 29.2, 1,000 the same, no slower). A small link's tables take
-// small pages (Options.SmallPages): in huge pages, what it freed left one
-// mostly empty before it (1,000 objects 20.9 -> 22.9 MB). The symbol
+// Freed before buildNvInfo, whose records and the symbol indices grow
+// the heap by 5 MB at 4,000 objects, this lowers the peak RSS there by
+// 4 MB (to below nvlink's), at no cost in time; 1,000 and 2,000 objects
+// change little. A small link's tables take small pages
+// (Options.SmallPages): in huge pages, what it freed would leave one
+// mostly empty before it (1,000 objects: 2 MB more). The symbol
 // tables and relocations are dropped from the objects, so that a use
 // after this fails at once; a dump (after any pass, or of the call graph,
 // which names input symbols) shows them, so they stay for one.

@@ -69,7 +69,7 @@ func TestResolveNvlink11(t *testing.T) {
 		"b78":     {Kind: Defined, Weak: true, Func: true, Size: 256, RegCount: 24},
 		"big78":   {Kind: Defined, Weak: true, Func: true, Size: 640, RegCount: 54},
 		// Memory spaces and __managed__, from nvcc 11.8 -rdc cubins of
-		// one-line programs (2026-11-27): __device__ int v = 1 (as init4),
+		// one-line programs: __device__ int v = 1 (as init4),
 		// __device__ int v (as bss4), __device__ long v = 1 (as init8),
 		// __constant__ int v = 2 (con4), __constant__ long v = 1 (con8),
 		// __managed__ int v = 3 (man4), and the extern declarations of

@@ -20,13 +20,13 @@ import (
 // Then, seven links each way (medians): 1,000 objects 23.0 MB / 27.6 ms
 // against 27.0 / 30.2 under 16, 2,000 36.9 / 47.0 against 41.1 / 48.0,
 // 4,000 (14 Ps) 65.8 / 88.3 against 66.2 / 91.5; the same bytes.
-// One P per 2.5 MiB rather than 1.5 (2026-11-27, the same machine, the
-// arenas in small pages below smallPagesBelow, 12 alternating links each,
-// medians): 4,000 objects (9 Ps against 14) 61.7 MB / 79.2 ms against
-// 63.5 / 82.7 (nvlink 13.0: 62.6 MB); 1,000 (3 against 4) 17.2 / 28.7
-// against 17.3 / 27.6; 2,000 (5 against 7) 28.7 / 49.8 against 29.2 /
-// 51.5; 10,000 all 16 either way. (3 MiB: 4,000 objects the same memory,
-// 1,000 objects 30.9 ms.) est is inputEstimate's.
+// One P per 2.5 MiB rather than 1.5 (the arenas in small pages below
+// smallPagesBelow, 12 alternating links each, medians): 4,000 objects
+// (9 Ps against 14) 61.7 MB / 79.2 ms against 63.5 / 82.7 (nvlink 13.0:
+// 62.6 MB); 1,000 (3 against 4) 17.2 / 28.7 against 17.3 / 27.6; 2,000
+// (5 against 7) 28.7 / 49.8 against 29.2 / 51.5; 10,000 all 16 either
+// way. (3 MiB: 4,000 objects the same memory, 1,000 objects 30.9 ms.)
+// est is inputEstimate's.
 func procsFor(est int64, procs int) int {
 	if procs <= minProcs {
 		return procs

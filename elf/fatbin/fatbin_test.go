@@ -309,7 +309,7 @@ func FuzzFatbin(f *testing.F) {
 // makes it for a target no ELF member names exactly: the highest SM whose
 // code runs there, ahead of PTX for the target itself; PTX only when no
 // ELF member fits (probed with nvcc 11.8 fat objects, -arch=sm_86 and
-// sm_89, 2026-11-27).
+// sm_89).
 func TestSelectCompatible(t *testing.T) {
 	elf80 := Member{Kind: KindELF, Arch: 80}
 	elf86 := Member{Kind: KindELF, Arch: 86}

@@ -69,8 +69,7 @@ func readFileInto(path string, alloc func(int) []byte, mapFrom int64) (data, map
 // changes this process's copy of a page, never the file. Its pages are
 // the page cache's own, so a large input costs neither the zeroing of a
 // buffer nor the copy of a read (an archive of 10,000 host objects, 50
-// MB: 11-26 ms less CPU per link in two sets of alternating links on the
-// 2-core machine, medians 310 -> 298 and 322 -> 296 ms). A file that
+// MB: 11-26 ms less CPU per link, about 4-8 % of it). A file that
 // another process truncates while it is mapped faults on access (lld and
 // mold, which map their inputs, crash then): what reads a mapping runs
 // under Guard, which makes that nvlink's diagnostic for an unreadable
