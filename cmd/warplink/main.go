@@ -454,9 +454,9 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	}
 	cmd.Opts.Files = files
 	// A tiny link's inputs go to the Go heap too, on one thread unless
-	// told otherwise (waking a second costs more than it saves there: a
-	// three-object link 10.3-10.6 -> 9.8-10.1 ms; 8.6-9.4 with
-	// GOMAXPROCS=1 from the start, which a process cannot give itself).
+	// told otherwise (waking a second costs more than it saves there: 0.5
+	// ms of a three-object link's 10; GOMAXPROCS=1 from the start, which
+	// a process cannot give itself, would save 1 ms more).
 	cmd.Opts.PlainMemory = plainMemory
 	// A larger one gets one P per 2.5 MiB of input (procsFor), and below
 	// adviceFrom leaves the Go heap's pages as the runtime has them.
