@@ -35,8 +35,15 @@ func readFileInto(path string, alloc func(int) []byte, mapFrom int64) (data, map
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size <= 0 || st.Size > 1<<40 {
-		data, err := os.ReadFile(path)
-		return data, nil, err
+		// Not a regular file of a size to trust (a pipe, a device): the
+		// descriptor open here is read to its end. Opening the path again
+		// would wait for a new writer of a named pipe whose writer may
+		// have written everything and gone.
+		data, err := readToEnd(fd)
+		if err != nil {
+			return nil, nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		return data, nil, nil
 	}
 	if m, ok := mapFile(fd, st.Size, mapFrom); ok {
 		return m, m, nil
@@ -62,6 +69,26 @@ func readFileInto(path string, alloc func(int) []byte, mapFrom int64) (data, map
 		n += m
 	}
 	return buf[:n], nil, nil
+}
+
+// readToEnd reads fd until a read returns nothing.
+func readToEnd(fd int) ([]byte, error) {
+	data := make([]byte, 0, 512)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // (room to grow)
+		}
+		m, err := syscall.Read(fd, data[len(data):cap(data)])
+		switch {
+		case err == syscall.EINTR:
+		case err != nil:
+			return nil, err
+		case m == 0:
+			return data, nil
+		default:
+			data = data[:len(data)+m]
+		}
+	}
 }
 
 // mapFile maps the regular file open as fd, of size bytes, if size is at
