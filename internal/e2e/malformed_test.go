@@ -51,19 +51,10 @@ func readManifest(t *testing.T) []malformedCase {
 	return cases
 }
 
-// buildNvlink builds cmd/warplink into a temporary directory as "nvlink",
-// so that it prints its diagnostics as nvlink does.
+// buildNvlink returns the built warplink under the name "nvlink", so
+// that it prints its diagnostics as nvlink does.
 func buildNvlink(t *testing.T) string {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(t.TempDir(), "nvlink")
-	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/warplink/warplink/cmd/warplink").CombinedOutput()
-	if err != nil {
-		t.Fatalf("building warplink: %v\n%s", err, out)
-	}
-	return bin
+	return filepath.Join(warplinkBin(t), "nvlink")
 }
 
 // linkResult is what one run of the linker did.

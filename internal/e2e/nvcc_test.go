@@ -24,14 +24,7 @@ func TestNvccDlink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: runs nvcc")
 	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "bin")
-	os.Mkdir(bin, 0o755)
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "warplink"), "../../cmd/warplink")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	os.Symlink("warplink", filepath.Join(bin, "nvlink"))
+	tmp, bin := t.TempDir(), warplinkBin(t)
 	for _, prog := range []struct {
 		name string
 		dir  string // the objects' (nvcc 11.8 -dc, sm_90)
