@@ -153,7 +153,7 @@ func corpusLink(t *testing.T, dir, name, argsFile, ref string) (r corpusResult) 
 	}
 	var stderr bytes.Buffer
 	got := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
-	diags := strings.ReplaceAll(stderr.String(), dir+"/", "")
+	diags := outOfDir(dir, stderr.String())
 	log, _ := os.ReadFile(filepath.Join(dir, ref+".log"))
 	if want := strings.TrimSpace(string(rc)); want != "0" {
 		if strconv.Itoa(got) != want {

@@ -145,13 +145,7 @@ func linkCLI(dir string, args []string, stderr io.Writer) int {
 		err = cmd.Check()
 	}
 	var log bytes.Buffer
-	defer func() {
-		if dir != "" {
-			io.WriteString(stderr, strings.ReplaceAll(log.String(), dir+"/", ""))
-		} else {
-			stderr.Write(log.Bytes())
-		}
-	}()
+	defer func() { io.WriteString(stderr, outOfDir(dir, log.String())) }()
 	if err != nil || bag.Failed() {
 		bag.Print(&log, "nvlink")
 		if err != nil && !bag.Failed() {
@@ -173,6 +167,15 @@ func inDir(dir, p string) string {
 		return p
 	}
 	return dir + "/" + p
+}
+
+// outOfDir is diagnostics with the paths inDir made relative again: dir/
+// cut out.
+func outOfDir(dir, diags string) string {
+	if dir == "" {
+		return diags
+	}
+	return strings.ReplaceAll(diags, dir+"/", "")
 }
 
 // inDirOptions takes the relative paths of o (inputs, -L folders, output
