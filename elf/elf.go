@@ -263,7 +263,7 @@ var ErrNotCompact = errorf("sections out of order or overlapping")
 // alloc places the section table and symAlloc the symbol table (nil:
 // alloc), as ParseInto's alloc does: a caller done with the symbols before
 // the sections may free them apart.
-func ParseCompact(b []byte, drop func(*Section) bool, keep, alloc, symAlloc, zeros Alloc) (*File, error) {
+func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, alloc, symAlloc Alloc, zeros func(int) []byte) (*File, error) {
 	kept := func(s *Section) bool { return len(s.Data) > 0 && (drop == nil || !drop(s)) }
 	if symAlloc == nil {
 		symAlloc = alloc
