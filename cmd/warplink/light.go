@@ -20,13 +20,15 @@ import (
 // serialBytes the link runs on one P, so that its goroutines never wake a
 // second thread.
 //
-// On the 2-core VM (medians of alternating links, against the heap tuning
-// of larger links): 3 generated objects 3.59 -> 2.27 ms, 30 objects 4.51
-// -> 3.23 ms, 100 objects 8.13 -> 5.04 ms; one P against two: 3 objects
-// 2.20 / 2.81 ms, 30 objects 3.25 / 3.22, 100 objects 5.63 / 5.04.
+// lightBytes is about 450 generated objects: past it, the heap tuning and
+// the ring pay (at 1,000 objects the link takes a few milliseconds less
+// with them). serialBytes is about 60: past it, a second P pays.
+// A command line of at most serialArgs arguments is taken for a serial
+// light link until it is parsed (main).
 const (
 	lightBytes  = 2 << 20
 	serialBytes = 256 << 10
+	serialArgs  = 64
 )
 
 // lightLink estimates the size of o's inputs (inputEstimate) and reports
@@ -43,7 +45,7 @@ func lightLink(o *merge.Options) (est int64, ok bool) {
 func light(o *merge.Options, est int64, ownProcs bool) (restore func()) {
 	o.PlainMemory, o.NoRing = true, true
 	procs := 0
-	if ownProcs && est < serialBytes {
+	if ownProcs && est < serialBytes && runtime.GOMAXPROCS(0) > 1 {
 		procs = runtime.GOMAXPROCS(1)
 	}
 	gcPercent, memLimit, tuned := 0, int64(0), false

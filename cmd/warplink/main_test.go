@@ -13,7 +13,7 @@ import (
 
 func runArgs(argv ...string) (string, string, int) {
 	var out, errb bytes.Buffer
-	code := run(argv, &out, &errb, atomicfile.NewRegistry())
+	code := run(argv, &out, &errb, atomicfile.NewRegistry(), false)
 	return out.String(), errb.String(), code
 }
 
