@@ -25,10 +25,11 @@ import (
 
 func main() {
 	// A short command line is most likely a light link that runs on one
-	// P (see light.go): the P goes before anything else runs, while the
-	// other one's caches are still nearly empty (a P given up later hands
-	// back what it cached first: a three-object link took 0.2 ms longer).
-	// A link that is not serial gets the runtime's default back (link).
+	// P (see light.go): the other P goes before anything else runs, while
+	// its caches are nearly empty (a P given up later first hands back
+	// every span it cached, into fresh pages of the central lists). A link
+	// that turns out not to be serial gets the runtime's default back
+	// (link).
 	if len(os.Args) <= serialArgs && os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
