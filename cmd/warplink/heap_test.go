@@ -380,51 +380,43 @@ func TestLightLink(t *testing.T) {
 }
 
 // TestLight checks what light sets up, and that what it returns puts the
-// process's settings back: the inputs on the heap without a ring; one P
-// below serialBytes unless the Ps were chosen; the collector off under a
-// memory limit with room for the inputs, unless GOGC or GOMEMLIMIT is set.
+// collector's settings back: the inputs on the heap without a ring; one
+// worker below serialBytes unless --warplink-threads chose; the collector
+// off under a memory limit with room for the inputs, unless GOGC or
+// GOMEMLIMIT is set.
 func TestLight(t *testing.T) {
 	defaultHeapSettings(t)
-	if os.Getenv("GOMAXPROCS") != "" {
-		t.Skip("GOMAXPROCS set")
-	}
-	procs := runtime.GOMAXPROCS(0)
 	for _, c := range []struct {
-		name     string
-		est      int64
-		ownProcs bool
-		env      string
-		oneP, gc bool // one P; the collector left on
+		name         string
+		est          int64
+		threads      int // --warplink-threads
+		env          string
+		wantThreads  int
+		collectorSet bool // the collector left as it was
 	}{
-		{"tiny", 10 << 10, true, "", true, false},
-		{"past serialBytes", serialBytes, true, "", false, false},
-		{"Ps chosen", 10 << 10, false, "", false, false},
-		{"GOGC set", 10 << 10, true, "GOGC", true, true},
-		{"GOMEMLIMIT set", 10 << 10, true, "GOMEMLIMIT", true, true},
+		{"tiny", 10 << 10, 0, "", 1, false},
+		{"past serialBytes", serialBytes, 0, "", 0, false},
+		{"threads chosen", 10 << 10, 4, "", 4, false},
+		{"GOGC set", 10 << 10, 0, "GOGC", 1, true},
+		{"GOMEMLIMIT set", 10 << 10, 0, "GOMEMLIMIT", 1, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.env != "" {
 				t.Setenv(c.env, map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"}[c.env])
 			}
 			limit := debug.SetMemoryLimit(-1)
-			var o merge.Options
-			restore := light(&o, c.est, c.ownProcs)
-			if !o.PlainMemory || !o.NoRing {
-				t.Errorf("PlainMemory %v, NoRing %v: want both", o.PlainMemory, o.NoRing)
+			o := merge.Options{Threads: c.threads}
+			restore := light(&o, c.est)
+			if !o.PlainMemory || !o.NoRing || o.Threads != c.wantThreads {
+				t.Errorf("PlainMemory %v, NoRing %v, Threads %d: want both and %d", o.PlainMemory, o.NoRing, o.Threads, c.wantThreads)
 			}
-			if got := runtime.GOMAXPROCS(0); (got == 1) != (c.oneP || procs == 1) {
-				t.Errorf("%d Ps of %d", got, procs)
-			}
-			if got := gcPercent(); (got >= 0) != c.gc {
+			if got := gcPercent(); (got >= 0) != c.collectorSet {
 				t.Errorf("GOGC %d", got)
 			}
-			if got := debug.SetMemoryLimit(-1); !c.gc && got < 3*c.est {
+			if got := debug.SetMemoryLimit(-1); !c.collectorSet && got < 3*c.est {
 				t.Errorf("memory limit %d: no room for %d bytes of input on the heap", got, c.est)
 			}
 			restore()
-			if got := runtime.GOMAXPROCS(0); got != procs {
-				t.Errorf("GOMAXPROCS %d after, want %d", got, procs)
-			}
 			if got := gcPercent(); got != 100 {
 				t.Errorf("GOGC %d after, want 100", got)
 			}
@@ -439,9 +431,6 @@ func TestLight(t *testing.T) {
 // through run: nvlink's bytes, and the process's settings as they were.
 func TestLightLinkRun(t *testing.T) {
 	defaultHeapSettings(t)
-	if os.Getenv("GOMAXPROCS") != "" {
-		t.Skip("GOMAXPROCS set")
-	}
 	dir := filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90", "xcall")
 	ref, err := os.ReadFile(filepath.Join(dir, "ref.cubin"))
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"runtime"
 	"runtime/debug"
 
 	"github.com/warplink/warplink/merge"
@@ -17,18 +16,18 @@ import (
 // they save on a few files), the heap gets no advice and no collection
 // (its garbage is a few megabytes: a memory limit runs the collector only
 // if the link allocates far more than its input suggests), and below
-// serialBytes the link runs on one P, so that its goroutines never wake a
-// second thread.
+// serialBytes its passes run on one goroutine each (Options.Threads 1,
+// unless --warplink-threads says otherwise): on a few files a second
+// worker costs more to wake than it saves. (Giving up the second P
+// instead, GOMAXPROCS 1, took as long: the stop of the world it takes
+// costs what the wake-ups did.)
 //
 // lightBytes is about 450 generated objects: past it, the heap tuning and
 // the ring pay (at 1,000 objects the link takes a few milliseconds less
 // with them). serialBytes is about 60: past it, a second P pays.
-// A command line of at most serialArgs arguments is taken for a serial
-// light link until it is parsed (main).
 const (
 	lightBytes  = 2 << 20
 	serialBytes = 256 << 10
-	serialArgs  = 64
 )
 
 // lightLink estimates the size of o's inputs (inputEstimate) and reports
@@ -39,14 +38,12 @@ func lightLink(o *merge.Options) (est int64, ok bool) {
 }
 
 // light sets o up for a light link of about est bytes of input and returns
-// what puts the process's settings back (run may be called again: tests).
-// ownProcs reports that neither --warplink-threads nor GOMAXPROCS chose
-// the Ps; GOGC or GOMEMLIMIT, when set, rule the collector.
-func light(o *merge.Options, est int64, ownProcs bool) (restore func()) {
+// what puts the collector's settings back (run may be called again:
+// tests). GOGC or GOMEMLIMIT, when set, rule the collector.
+func light(o *merge.Options, est int64) (restore func()) {
 	o.PlainMemory, o.NoRing = true, true
-	procs := 0
-	if ownProcs && est < serialBytes && runtime.GOMAXPROCS(0) > 1 {
-		procs = runtime.GOMAXPROCS(1)
+	if o.Threads == 0 && est < serialBytes {
+		o.Threads = 1
 	}
 	gcPercent, memLimit, tuned := 0, int64(0), false
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
@@ -55,9 +52,6 @@ func light(o *merge.Options, est int64, ownProcs bool) (restore func()) {
 		gcPercent, memLimit, tuned = debug.SetGCPercent(-1), debug.SetMemoryLimit(limitFor(3*est)), true
 	}
 	return func() {
-		if procs > 0 {
-			runtime.GOMAXPROCS(procs)
-		}
 		if tuned {
 			debug.SetGCPercent(gcPercent)
 			debug.SetMemoryLimit(memLimit)

@@ -24,15 +24,6 @@ import (
 )
 
 func main() {
-	// A short command line is most likely a light link that runs on one
-	// P (see light.go): the other P goes before anything else runs, while
-	// its caches are nearly empty (a P given up later first hands back
-	// every span it cached, into fresh pages of the central lists). A link
-	// that turns out not to be serial gets the runtime's default back
-	// (link).
-	if len(os.Args) <= serialArgs && os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 	files := atomicfile.NewRegistry()
 	stop := files.HandleSignals(os.Interrupt, syscall.SIGTERM)
 	stopProfile := startProfile()
@@ -52,9 +43,9 @@ func progName(argv0 string) string {
 }
 
 // run is the whole program; it returns the exit status. exiting says the
-// process ends when it returns: the runtime's settings a link changed are
-// then left as they are (putting GOMAXPROCS back costs a stop of the
-// world and may wake a thread, for nothing).
+// process ends when it returns: the collector's settings a light link
+// changed are then left as they are (turned back on over a heap that has
+// grown uncollected, the collector could start a cycle, for nothing).
 func run(argv []string, stdout, stderr io.Writer, files *atomicfile.Registry, exiting bool) int {
 	prog := progName(argv[0])
 	args := argv[1:]
@@ -134,13 +125,8 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// (The estimate also decides the arenas' pages:
 	// merge.Options.InputEstimate.)
 	est, isLight := lightLink(&cmd.Opts)
-	isLight = isLight && !early
-	if serial := isLight && ownProcs && est < serialBytes; exiting && !serial &&
-		runtime.GOMAXPROCS(0) == 1 && os.Getenv("GOMAXPROCS") == "" {
-		runtime.SetDefaultGOMAXPROCS() // (main's one P, for a short command line)
-	}
-	if isLight {
-		restore := light(&cmd.Opts, est, ownProcs)
+	if isLight && !early {
+		restore := light(&cmd.Opts, est)
 		code := merge.Link(&cmd.Opts, stdout, stderr, prog)
 		if !exiting {
 			restore()
