@@ -17,17 +17,19 @@ import (
 // (its garbage is a few megabytes: a memory limit runs the collector only
 // if the link allocates far more than its input suggests), and below
 // serialBytes its passes run on one goroutine each (Options.Threads 1,
-// unless --warplink-threads says otherwise): on a few files a second
-// worker costs more to wake than it saves. (Giving up the second P
-// instead, GOMAXPROCS 1, took as long: the stop of the world it takes
-// costs what the wake-ups did.)
+// unless --warplink-threads says otherwise), on one P when main could give
+// up the others (a short command line): on a few files a second worker
+// costs more to wake than it saves.
 //
 // lightBytes is about 450 generated objects: past it, the heap tuning and
 // the ring pay (at 1,000 objects the link takes a few milliseconds less
 // with them). serialBytes is about 60: past it, a second P pays.
+// A command line of at most serialArgs arguments is taken for a serial
+// light link until it is parsed (main).
 const (
 	lightBytes  = 2 << 20
 	serialBytes = 256 << 10
+	serialArgs  = 64
 )
 
 // lightLink estimates the size of o's inputs (inputEstimate) and reports

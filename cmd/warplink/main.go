@@ -24,6 +24,16 @@ import (
 )
 
 func main() {
+	// A short command line is most likely a serial light link (see
+	// light.go): the second P goes before anything else runs. With one P,
+	// the goroutines the passes start run on the thread that started them
+	// instead of waking a second one (on the 2-core VM, with other work on
+	// the machine, the wake-ups alone cost a three-object link more than
+	// the stop of the world this takes). A link that turns out not to be
+	// serial gets the runtime's default back (link).
+	if len(os.Args) <= serialArgs && os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 	files := atomicfile.NewRegistry()
 	stop := files.HandleSignals(os.Interrupt, syscall.SIGTERM)
 	stopProfile := startProfile()
@@ -125,7 +135,12 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// (The estimate also decides the arenas' pages:
 	// merge.Options.InputEstimate.)
 	est, isLight := lightLink(&cmd.Opts)
-	if isLight && !early {
+	isLight = isLight && !early
+	if serial := isLight && cmd.Opts.Threads == 0 && est < serialBytes; exiting && !serial &&
+		runtime.GOMAXPROCS(0) == 1 && os.Getenv("GOMAXPROCS") == "" {
+		runtime.SetDefaultGOMAXPROCS() // (main's one P, for a short command line)
+	}
+	if isLight {
 		restore := light(&cmd.Opts, est)
 		code := merge.Link(&cmd.Opts, stdout, stderr, prog)
 		if !exiting {
