@@ -2,7 +2,6 @@ package elf
 
 import (
 	"bufio"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -231,7 +230,7 @@ func (d *dumper) contents(index int, s *Section) {
 		d.printf("\n")
 		d.hex(s.Data)
 	default:
-		sum := sha256.Sum256(s.Data)
+		sum := sha256Sum(s.Data)
 		d.printf(", sha256 %s\n", hex.EncodeToString(sum[:8]))
 		if d.opt.Hex {
 			d.hex(s.Data)

@@ -36,7 +36,9 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 			diags.Fatalf([3]int{9, 0, 0}, "Could not open output file '%s'", opts.output())
 			return nil, errFatal
 		}
-		f.Reserve(int64(min(size, 1<<62))) // (the blocks at once: see atomicfile.File.Reserve)
+		if size >= reserveFrom {
+			f.Reserve(int64(min(size, 1<<62))) // (the blocks at once: see atomicfile.File.Reserve)
+		}
 		outFile = f
 		return f, nil
 	}
@@ -66,6 +68,12 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	}
 	return diags.ExitCode()
 }
+
+// reserveFrom is the output size from which the link reserves the file's
+// blocks before writing: a smaller file takes a block or two, and the
+// reservation's system call and extent bookkeeping cost more than they
+// save.
+const reserveFrom = 1 << 20
 
 func (o *Options) output() string {
 	if o.Output == "" {

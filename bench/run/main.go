@@ -65,7 +65,12 @@ type config struct {
 	minTime   time.Duration
 	rounds    int
 	md        string
-	forms     []int      // sizes also linked as host objects and as an archive
+	forms     []int // sizes also linked as host objects and as an archive
+	small     []int // sizes linked by nvlink and warplink in turn (small.go)
+	smallRuns int
+	nvcc      string // nvcc for the nvcc -dlink table (nvcc.go)
+	nvccSizes []int
+	nvccRuns  int
 	launch    *launchers // start the measured links (nil: the benchmark itself)
 }
 
@@ -93,6 +98,11 @@ func main() {
 	flag.DurationVar(&c.minTime, "min-time", time.Second, "links per measurement: more than -runs while they add up to less than this (at most 20)")
 	flag.IntVar(&c.rounds, "rounds", 3, "rounds of warplink links over all sizes; the first beside nvlink's")
 	flag.StringVar(&c.md, "md", "", "also write the tables as Markdown to this file (- for stdout)")
+	small := flag.String("small", "1,3,10,30,100", "comma-separated object counts linked by nvlink and warplink in turn (\"\": none)")
+	flag.IntVar(&c.smallRuns, "small-runs", 21, "links of each linker at each -small size")
+	flag.StringVar(&c.nvcc, "nvcc", "nvcc", "nvcc for the nvcc -dlink table (skipped when not found)")
+	nvccSizes := flag.String("nvcc-sizes", "1,10,100,1000", "comma-separated host-object counts linked by nvcc -dlink (\"\": none)")
+	flag.IntVar(&c.nvccRuns, "nvcc-runs", 11, "nvcc -dlink runs with each linker at each -nvcc-sizes size")
 	forms := flag.String("forms", "10000", "comma-separated object counts also linked as host objects and as one archive of them (\"\": none)")
 	genDir := flag.String("gen", "", "only generate a workload of -n objects into this directory")
 	n := flag.Int("n", 1000, "object count for -gen")
@@ -111,9 +121,15 @@ func main() {
 	if *large {
 		c.sizes = append(c.sizes, 20000, 50000, 100000)
 	}
-	if strings.TrimSpace(*forms) != "" {
-		if c.forms, err = parseInts(*forms); err != nil {
-			fatal(fmt.Errorf("-forms: %v", err))
+	for _, l := range []struct {
+		name string
+		s    string
+		to   *[]int
+	}{{"-forms", *forms, &c.forms}, {"-small", *small, &c.small}, {"-nvcc-sizes", *nvccSizes, &c.nvccSizes}} {
+		if strings.TrimSpace(l.s) != "" {
+			if *l.to, err = parseInts(l.s); err != nil {
+				fatal(fmt.Errorf("%s: %v", l.name, err))
+			}
 		}
 	}
 	if *procs == "" {
@@ -126,7 +142,7 @@ func main() {
 	} else if c.procs, err = parseInts(*procs); err != nil {
 		fatal(fmt.Errorf("-procs: %v", err))
 	}
-	c.runs, c.rounds = max(c.runs, 1), max(c.rounds, 1)
+	c.runs, c.rounds, c.smallRuns, c.nvccRuns = max(c.runs, 1), max(c.rounds, 1), max(c.smallRuns, 1), max(c.nvccRuns, 1)
 	raiseStackLimit()
 	c.launch = &launchers{}
 	rep, err := bench(c, os.Stderr)
@@ -280,8 +296,43 @@ func ioFloor(w *workload) (time.Duration, error) {
 	return best, nil
 }
 
-// ioFloorRuns is how many reads ioFloor keeps the fastest of.
+// ioFloorRuns is how many reads ioFloor keeps the fastest of, and writes
+// writeFloor.
 const ioFloorRuns = 3
+
+// writeFloor is the least time to write a file of size bytes once into
+// dir, as a link writes its output (create, 1 MiB writes, close): the
+// fastest of ioFloorRuns writes. With ioFloor's read, the floor of a link.
+func writeFloor(dir string, size int64) (time.Duration, error) {
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i) // (not zeros: no file system may skip them)
+	}
+	path := filepath.Join(dir, "write-floor.tmp")
+	defer os.Remove(path)
+	var best time.Duration
+	for run := range ioFloorRuns {
+		os.Remove(path)
+		start := time.Now()
+		f, err := os.Create(path)
+		if err != nil {
+			return 0, err
+		}
+		for left := size; left > 0 && err == nil; left -= int64(len(buf)) {
+			_, err = f.Write(buf[:min(left, int64(len(buf)))])
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return 0, err
+		}
+		if d := time.Since(start); run == 0 || d < best {
+			best = d
+		}
+	}
+	return best, nil
+}
 
 // readAll reads the file at path to its end through buf.
 func readAll(path string, buf []byte) error {

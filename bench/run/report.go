@@ -26,12 +26,15 @@ type report struct {
 	phases    []phase
 	phasesRaw string // --time output that is not pass,seconds
 	formRows  []formRow
+	smallRows []smallRow
+	nvccRows  []nvccRow
 }
 
 type row struct {
 	n       int
 	bytes   int64
-	io      time.Duration
+	io      time.Duration // reading every input once (ioFloor)
+	write   time.Duration // writing the output once (writeFloor; 0: not measured)
 	nv, wl  result
 	outputs string
 }
@@ -74,6 +77,12 @@ func bench(c config, log io.Writer) (*report, error) {
 	}
 
 	var tmpl *gen.Templates
+	if err := rep.small(c, &tmpl, nvlink, warplink, outDir, log); err != nil {
+		return nil, err
+	}
+	if err := rep.nvccDlink(c, &tmpl, warplink, outDir, log); err != nil {
+		return nil, err
+	}
 	for _, n := range c.sizes {
 		fmt.Fprintf(log, "bench: %d objects: generating\n", n)
 		w, err := prepare(c, &tmpl, n)
@@ -93,6 +102,11 @@ func bench(c config, log io.Writer) (*report, error) {
 		if warplink != "" {
 			fmt.Fprintf(log, "bench: %d objects: warplink\n", n)
 			r.wl = timedLink(c, warplink, w, ours, nil)
+			if st, err := os.Stat(ours); err == nil && r.wl.err == "" {
+				if r.write, err = writeFloor(outDir, st.Size()); err != nil {
+					return nil, err
+				}
+			}
 			if r.nv.ran && r.nv.err == "" && r.wl.err == "" {
 				var detail string
 				if r.outputs, detail = compare(warplink, ours, ref); detail != "" {
@@ -236,21 +250,37 @@ func runsCell(r result) string {
 
 func (rep *report) tables() []table {
 	main := table{
-		title:  fmt.Sprintf("Link wall time, CPU time (user+sys) and peak RSS (median of the links; %d CPUs)", rep.cpus),
-		header: []string{"objects", "input MB", "I/O floor", "nvlink", "nvlink CPU", "nvlink RSS", "warplink", "warplink CPU", "warplink RSS", "speedup", "outputs", "links"},
+		title: fmt.Sprintf("Link wall time (fastest link), CPU time (user+sys) and peak RSS (median of the links; %d CPUs); "+
+			"the floor is reading every input once plus writing the output once", rep.cpus),
+		header: []string{"objects", "input MB", "floor: read", "write", "floor", "nvlink", "nvlink CPU", "nvlink RSS", "warplink", "warplink CPU", "warplink RSS",
+			"warplink / floor", "RSS / input", "speedup", "outputs", "links"},
 	}
 	for _, r := range rep.rows {
-		speedup := "-"
+		speedup, overFloor, rssPerInput := "-", "-", "-"
 		if r.nv.ran && r.wl.ran && r.nv.err == "" && r.wl.err == "" && r.wl.wall > 0 {
 			speedup = fmt.Sprintf("%.1fx", r.nv.wall.Seconds()/r.wl.wall.Seconds())
 		}
+		floor := r.io + r.write
+		if r.wl.ran && r.wl.err == "" && r.write > 0 {
+			overFloor = fmt.Sprintf("%.2f", r.wl.wall.Seconds()/floor.Seconds())
+		}
+		if r.wl.ran && r.wl.err == "" && r.wl.maxRSS > 0 && r.bytes > 0 {
+			rssPerInput = fmt.Sprintf("%.2f", float64(r.wl.maxRSS)/float64(r.bytes))
+		}
 		main.rows = append(main.rows, []string{
-			fmt.Sprint(r.n), fmt.Sprintf("%.1f", float64(r.bytes)/1e6), secs(r.io),
-			timeCell(r.nv), cpuCell(r.nv), rssCell(r.nv), timeCell(r.wl), cpuCell(r.wl), rssCell(r.wl), speedup, r.outputs,
+			fmt.Sprint(r.n), fmt.Sprintf("%.1f", float64(r.bytes)/1e6), ms3(r.io), ms3(r.write), ms3(floor),
+			timeCell(r.nv), cpuCell(r.nv), rssCell(r.nv), timeCell(r.wl), cpuCell(r.wl), rssCell(r.wl), overFloor, rssPerInput, speedup, r.outputs,
 			runsCell(r.nv) + "/" + runsCell(r.wl),
 		})
 	}
-	out := []table{main}
+	var out []table
+	if t, ok := rep.smallTable(); ok {
+		out = append(out, t)
+	}
+	if t, ok := rep.nvccTable(); ok {
+		out = append(out, t)
+	}
+	out = append(out, main)
 	if t, ok := rep.perObject(); ok {
 		out = append(out, t)
 	}
@@ -380,6 +410,9 @@ func (rep *report) perObject() (table, bool) {
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+// ms3 is d in seconds to the millisecond.
+func ms3(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
 
 func timeCell(r result) string {
 	switch {

@@ -17,30 +17,34 @@ import (
 	"github.com/warplink/warplink/merge"
 )
 
-// TestSizeHeap checks the heap settings heapSizer.size makes: a soft limit from
-// the input size, and for small links the limit alone running the
-// collector.
+// TestSizeHeap checks the heap settings heapSizer.size makes, as
+// properties: the soft limit leaves room above the input, grows with it
+// (on either side of limitOnlyBelow, below which it leaves more room), and
+// is larger when the inputs are on the heap too; below limitOnlyBelow
+// the limit alone runs the collector, from there GOGC's collections run.
 func TestSizeHeap(t *testing.T) {
 	defaultHeapSettings(t)
-	for _, c := range []struct {
-		input     int64
-		onHeap    bool
-		limit     int64
-		gcPercent int
-	}{
-		{1 << 20, false, 1<<20*23/20 + 16<<20, -1},
-		{smallLink - 1, false, (smallLink-1)*23/20 + 16<<20, -1},
-		{smallLink, false, smallLink*23/20 + 8<<20, 100},
-		{8 << 20, true, 3*(8<<20)*23/20 + 8<<20, 100}, // inputs on the heap count three times
-	} {
+	size := func(input int64, onHeap bool) (limit int64, gcPercent int) {
 		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(math.MaxInt64)
-		(&heapSizer{adviseHeap: func(int, bool) bool { return true }}).size(c.input, c.onHeap)
-		if got := debug.SetMemoryLimit(-1); got != c.limit {
-			t.Errorf("input %d (on heap %v): limit %d, want %d", c.input, c.onHeap, got, c.limit)
+		(&heapSizer{adviseHeap: func(int, bool) bool { return true }}).size(input, onHeap)
+		return debug.SetMemoryLimit(-1), debug.SetGCPercent(100)
+	}
+	var last int64
+	for _, input := range []int64{0, 1 << 20, limitOnlyBelow - 1, limitOnlyBelow, 100 << 20, 1 << 30} {
+		limit, gc := size(input, false)
+		if input == limitOnlyBelow {
+			last = 0 // (less room from here)
 		}
-		if got := debug.SetGCPercent(100); got != c.gcPercent {
-			t.Errorf("input %d (on heap %v): GOGC %d, want %d", c.input, c.onHeap, got, c.gcPercent)
+		if limit <= input || limit <= last {
+			t.Errorf("input %d: limit %d, want more than the input and than the smaller input's %d", input, limit, last)
+		}
+		last = limit
+		if onHeap, _ := size(input, true); onHeap <= limit && input > 0 {
+			t.Errorf("input %d: limit %d with the inputs on the heap, want more than %d", input, onHeap, limit)
+		}
+		if want := map[bool]int{true: -1, false: 100}[input < limitOnlyBelow]; gc != want {
+			t.Errorf("input %d: GOGC %d, want %d", input, gc, want)
 		}
 	}
 }
@@ -66,10 +70,10 @@ func TestPassDoneCollects(t *testing.T) {
 	}{
 		{1 << 20, false, 4, 0},
 		{1 << 20, true, 2, 2},
-		{smallLink - 1, false, 4, 0},
-		{smallLink - 1, true, 2, 2},
-		{smallLink, false, 0, 0},
-		{smallLink, true, 0, 0},
+		{limitOnlyBelow - 1, false, 4, 0},
+		{limitOnlyBelow - 1, true, 2, 2},
+		{limitOnlyBelow, false, 0, 0},
+		{limitOnlyBelow, true, 0, 0},
 		{200 << 20, false, 0, 0},
 	} {
 		gcs, returns := 0, 0
@@ -95,20 +99,21 @@ func TestPassDoneCollects(t *testing.T) {
 }
 
 // TestLaterAdvice checks that the advice after read tops the early advice
-// up to the limit, and gives none when the early advice covers it.
+// up to the limit, never past it, and gives none when the early advice
+// covers it.
 func TestLaterAdvice(t *testing.T) {
-	for _, c := range []struct {
-		limit   int64
-		advised int
-		want    int
-	}{
-		{30 << 20, minEarlyAdvice, 0},
-		{minEarlyAdvice, minEarlyAdvice, 0},
-		{100 << 20, minEarlyAdvice, 100<<20 - minEarlyAdvice},
-		{30 << 20, 0, 30 << 20}, // no early advice: the whole limit
-	} {
-		if got := laterAdvice(c.limit, c.advised); got != c.want {
-			t.Errorf("laterAdvice(%d, %d) = %d, want %d", c.limit, c.advised, got, c.want)
+	for _, limit := range []int64{0, 30 << 20, minEarlyAdvice, 100 << 20, 1 << 32} {
+		for _, advised := range []int{0, minEarlyAdvice, 200 << 20} {
+			got := laterAdvice(limit, advised)
+			if got < 0 || int64(advised+got) < limit && got != 0 && int64(advised+got) != limit {
+				t.Errorf("laterAdvice(%d, %d) = %d", limit, advised, got)
+			}
+			if covered := int64(advised) >= limit; covered != (got == 0) {
+				t.Errorf("laterAdvice(%d, %d) = %d: advice wanted only when the limit is not covered", limit, advised, got)
+			}
+			if got > 0 && int64(advised+got) != limit {
+				t.Errorf("laterAdvice(%d, %d) = %d: the advised ranges should add up to the limit", limit, advised, got)
+			}
 		}
 	}
 }
@@ -252,7 +257,7 @@ func defaultHeapSettings(t *testing.T) {
 	})
 }
 
-// TestLinkHeapSettings links 100 generated objects (430 KB: not a tiny
+// TestLinkHeapSettings links 1,000 generated objects (4.3 MB: not a light
 // link, but below adviceFrom: no advice), 3,000 (past adviceFrom: advised
 // once the command line is parsed) and 4,200 (more than largeArgs
 // arguments: advised before it is parsed), through run, as the command
@@ -266,7 +271,7 @@ func TestLinkHeapSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int{100, 3000, 4200} {
+	for _, n := range []int{1000, 3000, 4200} {
 		dir := t.TempDir()
 		names, size, err := tm.WriteDir(dir, gen.Config{N: n, Seed: 1})
 		if err != nil {
@@ -276,8 +281,8 @@ func TestLinkHeapSettings(t *testing.T) {
 		for _, n := range names {
 			inputs = append(inputs, filepath.Join(dir, n))
 		}
-		if size <= tinyBytes || tinyLink(&merge.Options{Inputs: inputs}, fileSize) {
-			t.Fatalf("%d bytes: want a link past tinyBytes", size)
+		if _, ok := lightLink(&merge.Options{Inputs: inputs}); ok {
+			t.Fatalf("%d bytes: want a link past lightBytes", size)
 		}
 		args := append([]string{"warplink", "-arch=" + gen.Arch, "-o", ""}, inputs...)
 		early, advised := len(args)-1 > largeArgs, inputEstimate(&merge.Options{Inputs: inputs}, fileSize) >= adviceFrom
@@ -322,7 +327,7 @@ func TestLinkHeapSettings(t *testing.T) {
 					t.Errorf("memory limit %d, want size's %d", limit, limitFor(counted))
 				}
 				wantGC := 100 // the user's settings rule, and GOGC's for a larger link
-				if counted < smallLink && env[0] != "GOGC" && env[0] != "GOMEMLIMIT" {
+				if counted < limitOnlyBelow && env[0] != "GOGC" && env[0] != "GOMEMLIMIT" {
 					wantGC = -1 // (a small link: the limit alone runs the collector)
 				}
 				if got := gcPercent(); got != wantGC {
@@ -333,10 +338,11 @@ func TestLinkHeapSettings(t *testing.T) {
 	}
 }
 
-// TestTinyLink checks which links count as tiny: few inputs (libraries
+// TestLightLink checks which links count as light: inputs (libraries
 // looked up in the -L folders, or skipped when not found, as read does)
-// that add up to at most tinyBytes; not when an input is missing.
-func TestTinyLink(t *testing.T) {
+// that add up to less than lightBytes; a missing input counts as nothing
+// (read reports it).
+func TestLightLink(t *testing.T) {
 	dir := t.TempDir()
 	file := func(name string, n int) string {
 		p := filepath.Join(dir, name)
@@ -345,10 +351,10 @@ func TestTinyLink(t *testing.T) {
 		}
 		return p
 	}
-	small, big := file("small.cubin", 4<<10), file("big.cubin", tinyBytes)
+	small, big := file("small.cubin", 4<<10), file("big.cubin", lightBytes)
 	file("libsmall.a", 4<<10)
-	file("libbig.a", tinyBytes)
-	many := make([]string, tinyInputs+1)
+	file("libbig.a", lightBytes)
+	many := make([]string, lightBytes/(4<<10))
 	for i := range many {
 		many[i] = small
 	}
@@ -358,29 +364,73 @@ func TestTinyLink(t *testing.T) {
 		want   bool
 	}{
 		{"three small", []string{small, small, small}, true},
-		{"past tinyBytes", []string{small, big}, false},
-		{"just tinyBytes", []string{big}, true},
-		{"too many inputs", many, false},
-		{"a missing input", []string{small, filepath.Join(dir, "missing.cubin")}, false},
+		{"lightBytes", []string{big}, false},
+		{"many small adding up to lightBytes", many, false},
+		{"fewer of them", many[1:], true},
+		{"a missing input", []string{small, filepath.Join(dir, "missing.cubin")}, true},
 		{"a small library", []string{small, "-lsmall"}, true},
 		{"a library not found", []string{small, "-lnone"}, true},
 		{"a large library", []string{small, "-lbig"}, false},
 	} {
 		o := &merge.Options{Inputs: c.inputs, LibDirs: []string{dir}}
-		if got := tinyLink(o, fileSize); got != c.want {
-			t.Errorf("%s: tinyLink %v, want %v", c.name, got, c.want)
+		if _, got := lightLink(o); got != c.want {
+			t.Errorf("%s: light %v, want %v", c.name, got, c.want)
 		}
 	}
 }
 
-// TestTinyLinkRun links the corpus's xcall (three objects: a tiny link,
-// in the Go heap's own pages, on one thread) through run: nvlink's bytes,
-// and GOMAXPROCS as it was.
-func TestTinyLinkRun(t *testing.T) {
+// TestLight checks what light sets up, and that what it returns puts the
+// collector's settings back: the inputs on the heap without a ring; one
+// worker below serialBytes unless --warplink-threads chose; the collector
+// off under a memory limit with room for the inputs, unless GOGC or
+// GOMEMLIMIT is set.
+func TestLight(t *testing.T) {
 	defaultHeapSettings(t)
-	if os.Getenv("GOMAXPROCS") != "" {
-		t.Skip("GOMAXPROCS set")
+	for _, c := range []struct {
+		name         string
+		est          int64
+		threads      int // --warplink-threads
+		env          string
+		wantThreads  int
+		collectorSet bool // the collector left as it was
+	}{
+		{"tiny", 10 << 10, 0, "", 1, false},
+		{"past serialBytes", serialBytes, 0, "", 0, false},
+		{"threads chosen", 10 << 10, 4, "", 4, false},
+		{"GOGC set", 10 << 10, 0, "GOGC", 1, true},
+		{"GOMEMLIMIT set", 10 << 10, 0, "GOMEMLIMIT", 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env != "" {
+				t.Setenv(c.env, map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"}[c.env])
+			}
+			limit := debug.SetMemoryLimit(-1)
+			o := merge.Options{Threads: c.threads}
+			restore := light(&o, c.est)
+			if !o.PlainMemory || !o.NoRing || o.Threads != c.wantThreads {
+				t.Errorf("PlainMemory %v, NoRing %v, Threads %d: want both and %d", o.PlainMemory, o.NoRing, o.Threads, c.wantThreads)
+			}
+			if got := gcPercent(); (got >= 0) != c.collectorSet {
+				t.Errorf("GOGC %d", got)
+			}
+			if got := debug.SetMemoryLimit(-1); !c.collectorSet && got < 3*c.est {
+				t.Errorf("memory limit %d: no room for %d bytes of input on the heap", got, c.est)
+			}
+			restore()
+			if got := gcPercent(); got != 100 {
+				t.Errorf("GOGC %d after, want 100", got)
+			}
+			if got := debug.SetMemoryLimit(-1); got != limit {
+				t.Errorf("memory limit %d after, want %d", got, limit)
+			}
+		})
 	}
+}
+
+// TestLightLinkRun links the corpus's xcall (three objects: a light link)
+// through run: nvlink's bytes, and the process's settings as they were.
+func TestLightLinkRun(t *testing.T) {
+	defaultHeapSettings(t)
 	dir := filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90", "xcall")
 	ref, err := os.ReadFile(filepath.Join(dir, "ref.cubin"))
 	if err != nil {
@@ -390,10 +440,10 @@ func TestTinyLinkRun(t *testing.T) {
 	for _, n := range []string{"a.cubin", "b.cubin", "c.cubin"} {
 		args = append(args, filepath.Join(dir, n))
 	}
-	if !tinyLink(&merge.Options{Inputs: args[4:]}, fileSize) {
-		t.Fatal("xcall should be a tiny link")
+	if _, ok := lightLink(&merge.Options{Inputs: args[4:]}); !ok {
+		t.Fatal("xcall should be a light link")
 	}
-	procs := runtime.GOMAXPROCS(0)
+	procs, limit := runtime.GOMAXPROCS(0), debug.SetMemoryLimit(-1)
 	if _, errs, code := runArgs(args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -402,6 +452,9 @@ func TestTinyLinkRun(t *testing.T) {
 	}
 	if got := runtime.GOMAXPROCS(0); got != procs {
 		t.Errorf("GOMAXPROCS %d after the link, want %d", got, procs)
+	}
+	if gcPercent() != 100 || debug.SetMemoryLimit(-1) != limit {
+		t.Errorf("collector settings changed by the link")
 	}
 }
 

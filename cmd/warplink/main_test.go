@@ -13,7 +13,7 @@ import (
 
 func runArgs(argv ...string) (string, string, int) {
 	var out, errb bytes.Buffer
-	code := run(argv, &out, &errb, atomicfile.NewRegistry())
+	code := run(argv, &out, &errb, atomicfile.NewRegistry(), false)
 	return out.String(), errb.String(), code
 }
 
@@ -92,5 +92,18 @@ func TestHostLinkerScriptMode(t *testing.T) {
 	stdout, _, code := runArgs("warplink", "-ghls", "lcs-aug")
 	if code != 0 || !strings.HasPrefix(stdout, "SECTIONS") {
 		t.Errorf("stdout script: %q %d", stdout, code)
+	}
+}
+
+// TestNoArguments checks a command line without arguments: warplink's
+// usage, and under nvlink's name nvlink 11.8's message; status 1 both.
+func TestNoArguments(t *testing.T) {
+	out, errs, code := runArgs("warplink")
+	if code != 1 || out != "" || !strings.HasPrefix(errs, "usage: warplink [nvlink options] <objects>") || !strings.Contains(errs, "warplink demo") {
+		t.Errorf("warplink: %d %q %q", code, out, errs)
+	}
+	out, errs, code = runArgs("nvlink")
+	if code != 1 || out != "" || errs != "nvlink fatal   : Unknown arch name '(null)'\n" {
+		t.Errorf("nvlink: %d %q %q", code, out, errs)
 	}
 }

@@ -75,24 +75,6 @@ func inputPath(o *merge.Options, in string) (string, bool) {
 	return in, true
 }
 
-// sizeMemo returns size, remembering each path's answer: the second
-// question about a path costs no system call.
-func sizeMemo(size func(path string) (int64, bool)) func(path string) (int64, bool) {
-	type answer struct {
-		n  int64
-		ok bool
-	}
-	seen := map[string]answer{}
-	return func(path string) (int64, bool) {
-		a, done := seen[path]
-		if !done {
-			a.n, a.ok = size(path)
-			seen[path] = a
-		}
-		return a.n, a.ok
-	}
-}
-
 // fileSize is os.Stat's size of path.
 func fileSize(path string) (int64, bool) {
 	st, err := os.Stat(path)

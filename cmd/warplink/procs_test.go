@@ -13,29 +13,26 @@ import (
 	"github.com/warplink/warplink/merge"
 )
 
-// TestProcsFor checks the Ps a link gets from its inputs' estimated size.
+// TestProcsFor checks the Ps a link gets from its inputs' estimated size,
+// as properties: never more than there are, at least minProcs of them
+// (all of one or two), more for more input, and every one of up to 16 for
+// 10,000 generated objects.
 func TestProcsFor(t *testing.T) {
 	const each = 5427 // bytes: a generated object's average
-	cases := []struct {
-		name  string
-		est   int64
-		procs int
-		want  int
-	}{
-		{"one core", 1000 * each, 1, 1},
-		{"two cores: left alone", 1000 * each, 2, 2},
-		{"1,000 objects", 1000 * each, 16, 3},
-		{"2,000 objects", 2000 * each, 16, 5},
-		{"4,000 objects: 9 of 16", 4000 * each, 16, 9},
-		{"7,000 objects: 15 of 16", 7000 * each, 16, 15},
-		{"10,000 objects: every core", 10000 * each, 16, 16},
-		{"100,000 objects", 100000 * each, 64, 64},
-		{"small: at least two", 80 * 4 << 10, 16, minProcs},
-		{"nothing found", 0, 16, minProcs},
-	}
-	for _, c := range cases {
-		if got := procsFor(c.est, c.procs); got != c.want {
-			t.Errorf("%s: %d Ps, want %d", c.name, got, c.want)
+	for _, procs := range []int{1, 2, 3, 16, 64} {
+		last := 0
+		for _, objects := range []int64{0, 1, 100, 1000, 2000, 4000, 7000, 10000, 100000} {
+			got := procsFor(objects*each, procs)
+			if got > procs || got < min(minProcs, procs) || got < last {
+				t.Errorf("%d objects on %d cores: %d Ps (%d for fewer objects)", objects, procs, got, last)
+			}
+			if objects >= 10000 && procs <= 16 && got != procs {
+				t.Errorf("%d objects on %d cores: %d Ps, want all", objects, procs, got)
+			}
+			last = got
+		}
+		if procs >= 16 && procsFor(1000*each, procs) == procs {
+			t.Errorf("1,000 objects take every one of %d cores", procs)
 		}
 	}
 }
@@ -102,58 +99,7 @@ func TestInputEstimateLibraries(t *testing.T) {
 	}
 }
 
-// TestSizeMemo checks that sizeMemo asks about each path once and gives
-// the same answers as the function it remembers, failures included, and
-// that tinyLink then inputEstimate through one memo stat each input once.
-func TestSizeMemo(t *testing.T) {
-	asked := map[string]int{}
-	size := func(path string) (int64, bool) {
-		asked[path]++
-		if path == "missing" {
-			return 0, false
-		}
-		return int64(len(path)), true
-	}
-	memo := sizeMemo(size)
-	for range 3 {
-		for _, p := range []string{"a", "bb", "missing"} {
-			n, ok := memo(p)
-			if wn, wok := size(p); n != wn || ok != wok {
-				t.Errorf("%s: %d %v, want %d %v", p, n, ok, wn, wok)
-			}
-			asked[p]-- // (the check's own question)
-		}
-	}
-	for p, n := range asked {
-		if n != 1 {
-			t.Errorf("%s asked %d times, want once", p, n)
-		}
-	}
-
-	dir := t.TempDir()
-	var inputs []string
-	for i := range 3 {
-		name := filepath.Join(dir, fmt.Sprintf("o%d.cubin", i))
-		if err := os.WriteFile(name, make([]byte, tinyBytes), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		inputs = append(inputs, name)
-	}
-	stats := 0
-	memo = sizeMemo(func(path string) (int64, bool) { stats++; return fileSize(path) })
-	o := &merge.Options{Inputs: inputs}
-	if tinyLink(o, memo) {
-		t.Fatalf("%d bytes: a tiny link", 3*tinyBytes)
-	}
-	if got, want := inputEstimate(o, memo), int64(3*tinyBytes); got != want {
-		t.Errorf("estimate %d, want %d", got, want)
-	}
-	if stats != len(inputs) {
-		t.Errorf("%d stat calls for %d inputs, want one each", stats, len(inputs))
-	}
-}
-
-// TestSmallLinkProcs links 300 generated objects through run on 16 Ps: the
+// TestSmallLinkProcs links 1,000 generated objects (past lightBytes) through run on 16 Ps: the
 // link runs on procsFor's fewer (seen from the passes' hook), GOMAXPROCS
 // is 16 again afterwards, and the bytes are those of the same link with
 // GOMAXPROCS set by the user (which procsFor leaves alone).
@@ -167,7 +113,7 @@ func TestSmallLinkProcs(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	names, _, err := tm.WriteDir(dir, gen.Config{N: 300, Seed: 1})
+	names, _, err := tm.WriteDir(dir, gen.Config{N: 1000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +123,7 @@ func TestSmallLinkProcs(t *testing.T) {
 	}
 	want := procsFor(inputEstimate(&merge.Options{Inputs: inputs}, fileSize), 16)
 	if want >= 16 || want < minProcs {
-		t.Fatalf("300 objects: procsFor %d, want fewer than 16", want)
+		t.Fatalf("1,000 objects: procsFor %d, want fewer than 16", want)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(16))
 	var seen []int

@@ -21,7 +21,6 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/warplink/warplink/elf"
 )
 
@@ -192,17 +191,9 @@ func (m *Member) Contents() ([]byte, error) {
 	case FlagCompressLZ4:
 		return DecodeLZ4Block(m.Payload, int(m.Uncompressed))
 	case FlagCompressZstd:
-		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(max(m.Uncompressed, 1)))
+		out, err := decodeZstd(m.Payload, m.Uncompressed)
 		if err != nil {
-			return nil, errorf("zstd: %v", err)
-		}
-		defer d.Close()
-		out, err := d.DecodeAll(m.Payload, make([]byte, 0, m.Uncompressed))
-		if err != nil {
-			return nil, errorf("fatbinary member at 0x%x: bad ZSTD data: %v", m.Offset, err)
-		}
-		if uint64(len(out)) != m.Uncompressed {
-			return nil, errorf("fatbinary member at 0x%x: ZSTD data expands to 0x%x bytes, want 0x%x", m.Offset, len(out), m.Uncompressed)
+			return nil, errorf("fatbinary member at 0x%x: %v", m.Offset, err)
 		}
 		return out, nil
 	}

@@ -338,3 +338,18 @@ func TestSelectCompatible(t *testing.T) {
 		}
 	}
 }
+
+func TestZstdWrongSize(t *testing.T) {
+	cubin := read(t, filepath.Join(corpus, "archive", "lib.cubin"))
+	enc, _ := zstd.NewWriter(nil)
+	z := enc.EncodeAll(cubin, nil)
+	for _, n := range []int{len(cubin) - 1, len(cubin) + 1} {
+		cs, err := Parse(container(KindELF, 80, Flag64Bit|FlagCompressZstd, z, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := cs[0].Members[0].Contents(); err == nil {
+			t.Errorf("%d bytes declared, %d decoded: no error", n, len(b))
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"runtime/debug"
+
+	"github.com/warplink/warplink/merge"
+)
+
+// A light link, of less than lightBytes of input (estimated:
+// inputEstimate), is most links: a few objects, done in a few
+// milliseconds, most of which is the process's start and end. It starts
+// nothing it does not need: its inputs are read into the Go heap one
+// system call at a time (no io_uring, no huge-page mappings: the ring's
+// set-up, a mapping's page faults and a 2 MiB page zeroed cost more than
+// they save on a few files), the heap gets no advice and no collection
+// (its garbage is a few megabytes: a memory limit runs the collector only
+// if the link allocates far more than its input suggests), and below
+// serialBytes its passes run on one goroutine each (Options.Threads 1,
+// unless --warplink-threads says otherwise), on one P when main could give
+// up the others (a short command line): on a few files a second worker
+// costs more to wake than it saves.
+//
+// lightBytes is about 450 generated objects: past it, the heap tuning and
+// the ring pay (at 1,000 objects the link takes a few milliseconds less
+// with them). serialBytes is about 60: past it, a second P pays.
+// A command line of at most serialArgs arguments is taken for a serial
+// light link until it is parsed (main).
+const (
+	lightBytes  = 2 << 20
+	serialBytes = 256 << 10
+	serialArgs  = 64
+)
+
+// lightLink estimates the size of o's inputs (inputEstimate) and reports
+// whether that makes a light link.
+func lightLink(o *merge.Options) (est int64, ok bool) {
+	est = inputEstimate(o, fileSize)
+	return est, est < lightBytes
+}
+
+// light sets o up for a light link of about est bytes of input and returns
+// what puts the collector's settings back (run may be called again:
+// tests). GOGC or GOMEMLIMIT, when set, rule the collector.
+func light(o *merge.Options, est int64) (restore func()) {
+	o.PlainMemory, o.NoRing = true, true
+	if o.Threads == 0 && est < serialBytes {
+		o.Threads = 1
+	}
+	gcPercent, memLimit, tuned := 0, int64(0), false
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		// (The inputs are on the heap too: they count three times, as
+		// heapSizer.size counts them there.)
+		gcPercent, memLimit, tuned = debug.SetGCPercent(-1), debug.SetMemoryLimit(limitFor(3*est)), true
+	}
+	return func() {
+		if tuned {
+			debug.SetGCPercent(gcPercent)
+			debug.SetMemoryLimit(memLimit)
+		}
+	}
+}
