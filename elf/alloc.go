@@ -11,9 +11,11 @@ import "unsafe"
 // itself maps nothing.
 type Alloc func(n int) []byte
 
-// sliceOf returns n zeroed Ts in memory from alloc, or from make when
-// alloc is nil or returns nil.
-func sliceOf[T any](n int, alloc Alloc) []T {
+// SliceOf returns n zeroed Ts in memory from alloc, or from make when
+// alloc is nil or returns nil. Memory the collector does not scan may
+// hold only pointers kept alive elsewhere (merge's placed types, and
+// internal/hugemem's Arena.AllocMapped, say which memory that is).
+func SliceOf[T any](n int, alloc Alloc) []T {
 	if alloc == nil || n == 0 {
 		return make([]T, n)
 	}

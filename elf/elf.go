@@ -397,7 +397,7 @@ func parseWith(b []byte, alloc, symAlloc Alloc, place func([]Section) ([]byte, e
 	} else {
 		shnum = 0
 	}
-	f.Sections = sliceOf[Section](int(shnum), alloc)
+	f.Sections = SliceOf[Section](int(shnum), alloc)
 	for i := uint64(0); i < shnum; i++ {
 		p := shtab[i*ShdrSize:]
 		s := &f.Sections[i]
@@ -525,7 +525,7 @@ func (f *File) parseSymbols(alloc Alloc) error {
 		}
 	}
 	n := len(symtab.Data) / SymSize
-	f.Symbols = sliceOf[Symbol](n, alloc)
+	f.Symbols = SliceOf[Symbol](n, alloc)
 	for i := 0; i < n; i++ {
 		p := symtab.Data[i*SymSize:]
 		s := &f.Symbols[i]
@@ -609,7 +609,7 @@ func RelocsInto(s *Section, nsyms int, alloc Alloc) ([]Rela, error) {
 		return nil, errorf("relocation section %s size 0x%x is not a multiple of %d", s.Name, len(s.Data), ent)
 	}
 	n := uint64(len(s.Data)) / ent
-	out := sliceOf[Rela](int(n), alloc)
+	out := SliceOf[Rela](int(n), alloc)
 	for i := uint64(0); i < n; i++ {
 		p := s.Data[i*ent:]
 		info := le.Uint64(p[8:])

@@ -117,7 +117,7 @@ func ParseNvInfoInto(b []byte, alloc Alloc) ([]Attr, error) {
 			off += int(le.Uint16(b[off-2:]))
 		}
 	}
-	out := sliceOf[Attr](n, alloc)[:0]
+	out := SliceOf[Attr](n, alloc)[:0]
 	for off := 0; off < len(b); {
 		if len(b)-off < 4 {
 			return nil, errorf("truncated .nv.info record at offset 0x%x", off)

@@ -13,7 +13,7 @@ import (
 // pointers: each points into an input's bytes or into memory from the same
 // arena, kept alive by the link's input list (elf.File.Raw), never to Go
 // memory only the field refers to. A type placed there by a new
-// hugemem.SliceOf or elf.Alloc call belongs here.
+// elf.SliceOf or elf.Alloc call belongs here.
 var placedTypes = []struct {
 	typ      reflect.Type
 	pointers []string

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/hugemem"
 )
 
@@ -71,12 +72,12 @@ func (t *StrTab) Reserve(n int, alloc func(int) []byte) {
 	want := max(64, n/22)
 	if want > len(t.slots) {
 		old := t.slots
-		t.slots = hugemem.SliceOf[strSlot](want, alloc)
+		t.slots = elf.SliceOf[strSlot](want, alloc)
 		t.rehash(old)
 	}
 	// firsts fills up to the load limit before the index grows.
 	if n := want / 2; n > cap(t.firsts) {
-		t.firsts = append(hugemem.SliceOf[uint32](n, alloc)[:0], t.firsts...)
+		t.firsts = append(elf.SliceOf[uint32](n, alloc)[:0], t.firsts...)
 	}
 }
 

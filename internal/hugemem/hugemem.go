@@ -183,23 +183,6 @@ func (a *Arena) Free() {
 	a.chunks, a.cur, a.zeros, a.used = nil, nil, nil, 0
 }
 
-// SliceOf returns n zeroed Ts in memory from alloc (an Arena's Alloc or
-// AllocMapped), or from make when alloc is nil or returns nil. A T that
-// holds pointers needs memory the collector is told nothing about to hold
-// only pointers kept alive elsewhere: take it from AllocMapped, never from
-// Alloc's Go-heap fallback (see AllocMapped).
-func SliceOf[T any](n int, alloc func(int) []byte) []T {
-	if alloc == nil || n == 0 {
-		return make([]T, n)
-	}
-	var zero T
-	b := alloc(n * int(unsafe.Sizeof(zero)))
-	if b == nil {
-		return make([]T, n)
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
-}
-
 // pageSize is the small page size Touch steps by.
 const pageSize = 4 << 10
 
