@@ -11,11 +11,6 @@ build:
 test:
 	$(GO) test -timeout 10m ./...
 
-# The benchmark (docs/performance.md): small links of 1 to 100 objects,
-# nvlink and warplink in turn; nvcc -dlink with each; then links of 1,000 to
-# 10,000 generated objects against nvlink and the I/O floor (reading every
-# input once, writing the output once); go run ./bench/run -large adds
-# 20,000 to 100,000 objects.
 bench:
 	$(GO) run ./bench/run
 
