@@ -70,9 +70,9 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 }
 
 // reserveFrom is the output size from which the link reserves the file's
-// blocks before writing: a smaller file takes a block or two, and the
-// reservation's system call and extent bookkeeping cost more than they
-// save.
+// blocks before writing: for a smaller file (most links write a few
+// kilobytes) the reservation's system call and extent bookkeeping cost
+// more than the delayed allocation they spare.
 const reserveFrom = 1 << 20
 
 func (o *Options) output() string {

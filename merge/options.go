@@ -71,8 +71,8 @@ type Options struct {
 	DumpTo io.Writer
 	// PlainMemory keeps the input files in Go-allocated buffers instead of
 	// huge-page mappings (internal/hugemem); cmd/warplink sets it when
-	// WARPLINK_HUGEPAGES=0, and for a tiny link (a few inputs of at most
-	// 256 KiB together). It does not change the output.
+	// WARPLINK_HUGEPAGES=0, and for a light link (inputs of less than 2
+	// MiB together). It does not change the output.
 	PlainMemory bool
 	// SmallPages keeps the arenas' mappings in small pages (no huge-page
 	// advice); cmd/warplink sets it for a small link (below its
@@ -86,7 +86,8 @@ type Options struct {
 	// output.
 	InputEstimate int64
 	// NoRing reads the inputs one system call at a time, without io_uring
-	// (input.Ring); set by WARPLINK_IOURING=0. It does not change the output.
+	// (input.Ring); set by WARPLINK_IOURING=0, and for a light link. It
+	// does not change the output.
 	NoRing bool
 	// InputSize, when set, is told the total size of the cubins to link
 	// once read has loaded them, and whether they are on the Go heap

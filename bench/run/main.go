@@ -102,7 +102,7 @@ func main() {
 	flag.IntVar(&c.smallRuns, "small-runs", 21, "links of each linker at each -small size")
 	flag.StringVar(&c.nvcc, "nvcc", "nvcc", "nvcc for the nvcc -dlink table (skipped when not found)")
 	nvccSizes := flag.String("nvcc-sizes", "1,10,100,1000", "comma-separated host-object counts linked by nvcc -dlink (\"\": none)")
-	flag.IntVar(&c.nvccRuns, "nvcc-runs", 11, "nvcc -dlink runs with each linker at each -nvcc-sizes size")
+	flag.IntVar(&c.nvccRuns, "nvcc-runs", 21, "nvcc -dlink runs with each linker at each -nvcc-sizes size")
 	forms := flag.String("forms", "10000", "comma-separated object counts also linked as host objects and as one archive of them (\"\": none)")
 	genDir := flag.String("gen", "", "only generate a workload of -n objects into this directory")
 	n := flag.Int("n", 1000, "object count for -gen")

@@ -281,7 +281,7 @@ func TestLinkHeapSettings(t *testing.T) {
 		for _, n := range names {
 			inputs = append(inputs, filepath.Join(dir, n))
 		}
-		if _, ok := lightLink(&merge.Options{Inputs: inputs}); ok {
+		if _, ok, _ := lightLink(&merge.Options{Inputs: inputs}); ok {
 			t.Fatalf("%d bytes: want a link past lightBytes", size)
 		}
 		args := append([]string{"warplink", "-arch=" + gen.Arch, "-o", ""}, inputs...)
@@ -341,7 +341,8 @@ func TestLinkHeapSettings(t *testing.T) {
 // TestLightLink checks which links count as light: inputs (libraries
 // looked up in the -L folders, or skipped when not found, as read does)
 // that add up to less than lightBytes; a missing input counts as nothing
-// (read reports it).
+// (read reports it). A light link is serial when its inputs other than
+// libraries add up to less than serialBytes.
 func TestLightLink(t *testing.T) {
 	dir := t.TempDir()
 	file := func(name string, n int) string {
@@ -351,30 +352,36 @@ func TestLightLink(t *testing.T) {
 		}
 		return p
 	}
-	small, big := file("small.cubin", 4<<10), file("big.cubin", lightBytes)
+	small, mid, big := file("small.cubin", 4<<10), file("mid.o", serialBytes), file("big.cubin", lightBytes)
 	file("libsmall.a", 4<<10)
+	file("libmid.a", serialBytes)
 	file("libbig.a", lightBytes)
 	many := make([]string, lightBytes/(4<<10))
 	for i := range many {
 		many[i] = small
 	}
 	for _, c := range []struct {
-		name   string
-		inputs []string
-		want   bool
+		name          string
+		inputs        []string
+		light, serial bool
 	}{
-		{"three small", []string{small, small, small}, true},
-		{"lightBytes", []string{big}, false},
-		{"many small adding up to lightBytes", many, false},
-		{"fewer of them", many[1:], true},
-		{"a missing input", []string{small, filepath.Join(dir, "missing.cubin")}, true},
-		{"a small library", []string{small, "-lsmall"}, true},
-		{"a library not found", []string{small, "-lnone"}, true},
-		{"a large library", []string{small, "-lbig"}, false},
+		{"three small", []string{small, small, small}, true, true},
+		{"lightBytes", []string{big}, false, false},
+		{"many small adding up to lightBytes", many, false, false},
+		{"fewer of them", many[1:], true, false},
+		{"a missing input", []string{small, filepath.Join(dir, "missing.cubin")}, true, true},
+		{"a small library", []string{small, "-lsmall"}, true, true},
+		{"a library not found", []string{small, "-lnone"}, true, true},
+		{"a large library", []string{small, "-lbig"}, false, false},
+		{"a library of serialBytes", []string{small, "-lmid"}, true, true},
+		{"an object of serialBytes", []string{small, mid}, true, false},
 	} {
 		o := &merge.Options{Inputs: c.inputs, LibDirs: []string{dir}}
-		if _, got := lightLink(o); got != c.want {
-			t.Errorf("%s: light %v, want %v", c.name, got, c.want)
+		if _, light, serial := lightLink(o); light != c.light || serial != c.serial {
+			t.Errorf("%s: light %v, serial %v; want %v, %v", c.name, light, serial, c.light, c.serial)
+		}
+		if len(o.Inputs) != len(c.inputs) {
+			t.Errorf("%s: the inputs changed", c.name)
 		}
 	}
 }
@@ -406,9 +413,9 @@ func TestLight(t *testing.T) {
 			}
 			limit := debug.SetMemoryLimit(-1)
 			o := merge.Options{Threads: c.threads}
-			restore := light(&o, c.est)
-			if !o.PlainMemory || !o.NoRing || o.Threads != c.wantThreads {
-				t.Errorf("PlainMemory %v, NoRing %v, Threads %d: want both and %d", o.PlainMemory, o.NoRing, o.Threads, c.wantThreads)
+			restore := light(&o, c.est, c.est < serialBytes)
+			if !o.PlainMemory || !o.NoRing || o.Threads != c.wantThreads || o.MapFrom != lightMapFrom {
+				t.Errorf("PlainMemory %v, NoRing %v, Threads %d, MapFrom %d: want both, %d and %d", o.PlainMemory, o.NoRing, o.Threads, o.MapFrom, c.wantThreads, lightMapFrom)
 			}
 			if got := gcPercent(); (got >= 0) != c.collectorSet {
 				t.Errorf("GOGC %d", got)
@@ -440,7 +447,7 @@ func TestLightLinkRun(t *testing.T) {
 	for _, n := range []string{"a.cubin", "b.cubin", "c.cubin"} {
 		args = append(args, filepath.Join(dir, n))
 	}
-	if _, ok := lightLink(&merge.Options{Inputs: args[4:]}); !ok {
+	if _, ok, _ := lightLink(&merge.Options{Inputs: args[4:]}); !ok {
 		t.Fatal("xcall should be a light link")
 	}
 	procs, limit := runtime.GOMAXPROCS(0), debug.SetMemoryLimit(-1)

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/warplink/warplink/merge"
 )
@@ -13,13 +15,18 @@ import (
 // nothing it does not need: its inputs are read into the Go heap one
 // system call at a time (no io_uring, no huge-page mappings: the ring's
 // set-up, a mapping's page faults and a 2 MiB page zeroed cost more than
-// they save on a few files), the heap gets no advice and no collection
+// they save on a few files), except that a file of lightMapFrom bytes or
+// more is mapped (Options.MapFrom): such a file is most often an archive,
+// libcudadevrt.a (1 MB) in every nvcc -dlink, of which the link reads a
+// few pages, where a read copies all of it into memory that must be
+// faulted in first (a one-object nvcc-style link spends a fifth of its
+// time less). The heap gets no advice and no collection
 // (its garbage is a few megabytes: a memory limit runs the collector only
 // if the link allocates far more than its input suggests), and below
 // serialBytes its passes run on one goroutine each (Options.Threads 1,
 // unless --warplink-threads says otherwise), on one P when main could give
 // up the others (a short command line): on a few files a second worker
-// costs more to wake than it saves.
+// costs more to wake than it saves (serial: see lightLink).
 //
 // lightBytes is about 450 generated objects: past it, the heap tuning and
 // the ring pay (at 1,000 objects the link takes a few milliseconds less
@@ -27,24 +34,41 @@ import (
 // A command line of at most serialArgs arguments is taken for a serial
 // light link until it is parsed (main).
 const (
-	lightBytes  = 2 << 20
-	serialBytes = 256 << 10
-	serialArgs  = 64
+	lightBytes   = 2 << 20
+	serialBytes  = 256 << 10
+	serialArgs   = 64
+	lightMapFrom = 64 << 10
 )
 
 // lightLink estimates the size of o's inputs (inputEstimate) and reports
-// whether that makes a light link.
-func lightLink(o *merge.Options) (est int64, ok bool) {
+// whether that makes a light link, and a serial one: one whose inputs
+// other than -l libraries add up to less than serialBytes. A library is an
+// archive of which a link pulls the members it needs (libcudadevrt.a,
+// which nvcc -dlink names, 1 MB, gives one or two small cubins).
+func lightLink(o *merge.Options) (est int64, light, serial bool) {
 	est = inputEstimate(o, fileSize)
-	return est, est < lightBytes
+	light, serial = est < lightBytes, est < serialBytes
+	if light && !serial && slices.ContainsFunc(o.Inputs, isLibrary) {
+		files := *o
+		files.Inputs = slices.DeleteFunc(slices.Clone(o.Inputs), isLibrary)
+		serial = inputEstimate(&files, fileSize) < serialBytes
+	}
+	return est, light, serial
 }
 
-// light sets o up for a light link of about est bytes of input and returns
+// isLibrary reports whether a command line's input is a -l library.
+func isLibrary(in string) bool { return strings.HasPrefix(in, "-l") }
+
+// light sets o up for a light link of about est bytes of input, serial or
+// not (lightLink), and returns
 // what puts the collector's settings back (run may be called again:
 // tests). GOGC or GOMEMLIMIT, when set, rule the collector.
-func light(o *merge.Options, est int64) (restore func()) {
+func light(o *merge.Options, est int64, serial bool) (restore func()) {
 	o.PlainMemory, o.NoRing = true, true
-	if o.Threads == 0 && est < serialBytes {
+	if o.MapFrom == 0 {
+		o.MapFrom = lightMapFrom
+	}
+	if o.Threads == 0 && serial {
 		o.Threads = 1
 	}
 	gcPercent, memLimit, tuned := 0, int64(0), false

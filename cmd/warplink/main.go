@@ -134,14 +134,14 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	ownProcs := cmd.Opts.Threads == 0 && os.Getenv("GOMAXPROCS") == ""
 	// (The estimate also decides the arenas' pages:
 	// merge.Options.InputEstimate.)
-	est, isLight := lightLink(&cmd.Opts)
+	est, isLight, serial := lightLink(&cmd.Opts)
 	isLight = isLight && !early
-	if serial := isLight && cmd.Opts.Threads == 0 && est < serialBytes; exiting && !serial &&
+	if serial = serial && isLight && cmd.Opts.Threads == 0; exiting && !serial &&
 		runtime.GOMAXPROCS(0) == 1 && os.Getenv("GOMAXPROCS") == "" {
 		runtime.SetDefaultGOMAXPROCS() // (main's one P, for a short command line)
 	}
 	if isLight {
-		restore := light(&cmd.Opts, est)
+		restore := light(&cmd.Opts, est, serial)
 		code := merge.Link(&cmd.Opts, stdout, stderr, prog)
 		if !exiting {
 			restore()

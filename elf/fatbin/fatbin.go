@@ -263,9 +263,13 @@ func DecodeLZ4Block(src []byte, n int) ([]byte, error) {
 		if ml > n-len(dst) {
 			return bad("match overflows the output", i)
 		}
-		from := len(dst) - moff
-		for k := 0; k < ml; k++ { // may overlap: copy byte by byte
-			dst = append(dst, dst[from+k])
+		// The match may overlap what it writes (moff < ml): each copy takes
+		// what is written so far, at most moff bytes, which repeats the
+		// last moff bytes as a copy byte by byte would.
+		from, out := len(dst)-moff, len(dst)
+		dst = dst[:out+ml]
+		for k := 0; k < ml; {
+			k += copy(dst[out+k:], dst[from+k:out+k])
 		}
 	}
 	if len(dst) != n {
