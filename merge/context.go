@@ -22,6 +22,9 @@ type Context struct {
 	Opts  *Options
 	Diags *diag.Bag
 	Prog  string // name diagnostics are printed under
+	// Rel is the nvlink release the link behaves as (release.go): chosen
+	// once, at the end of read; the passes after ask it.
+	Rel Release
 
 	Objs []*Obj // by file ID
 
@@ -286,6 +289,7 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		Timer: &Timer{},
 		// (set by dce when the link uses exactly one kernel)
 		rootKernel: -1,
+		Rel:        nvlink118,
 	}
 	if !opts.PlainMemory {
 		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{}

@@ -140,8 +140,8 @@ func finalize(ctx *Context) error {
 		ctx.addSecName("TEMP_MERGED_CONSTANTS", -1)
 	}
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
-	rel.Data = relActionTable
-	rel.Size = uint64(len(relActionTable))
+	rel.Data = ctx.Rel.RelAction
+	rel.Size = uint64(len(rel.Data))
 	rel.SymID = newSym(ctx, OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
 	for _, s := range ctx.Secs {
 		if s.infoIn > 0 && s.InfoSec < 0 {
@@ -497,7 +497,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			p := append([]byte(nil), global[i].a.Payload...)
 			binary.LittleEndian.PutUint32(p[4:], b.v)
 			global[i].a.Payload = p
-			if sec := ctx.Syms[f].Sec; sec >= 0 {
+			if sec := ctx.Syms[f].Sec; sec >= 0 && ctx.Rel.TextRegcount {
 				ctx.Secs[sec].InfoExtra = b.v << 24
 			}
 			if ctx.Opts.DumpCallgraph {
@@ -1171,8 +1171,11 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 		ctx.addressTaken = append(ctx.addressTaken, f.caller)
 	}
 	// An indirect call site may reach every address-taken function of the
-	// same prototype: nvlink adds those call edges.
+	// same prototype: nvlink 11.8 adds those call edges.
 	for _, site := range cg.lists[-3] {
+		if !ctx.Rel.IndirectEdges {
+			break
+		}
 		for _, f := range cg.lists[-2] {
 			if f.callee == site.callee {
 				e := cgEdge{site.caller, f.caller}
@@ -1326,7 +1329,7 @@ func encodeCallgraph(ctx *Context) {
 			}
 			for _, m := range []int32{-2, -3, -4} {
 				l, ok := s.gen.callgraph.lists[m]
-				if !ok && m == -4 {
+				if !ok && m == -4 && !ctx.Rel.EmptyCallList4 {
 					continue
 				}
 				if m != -4 {
@@ -1461,7 +1464,7 @@ func indexSymbols(ctx *Context) {
 	idx := 1
 	for _, id := range ctx.Locals {
 		s := ctx.Syms[id]
-		if s.dead || (s.Sec >= 0 && ctx.Secs[s.Sec].Dead) {
+		if s.dead || (s.Sec >= 0 && ctx.Secs[s.Sec].Dead) || ctx.dropsSym(s) {
 			s.Index = -1
 			continue
 		}
@@ -1470,7 +1473,7 @@ func indexSymbols(ctx *Context) {
 	}
 	ctx.firstGlobal = idx
 	for _, id := range ctx.Globals {
-		if s := ctx.Syms[id]; s.dead {
+		if s := ctx.Syms[id]; s.dead || ctx.dropsSym(s) {
 			s.Index = -1
 		} else {
 			s.Index = idx
@@ -1480,6 +1483,23 @@ func indexSymbols(ctx *Context) {
 	ctx.nsyms = idx
 	encodeInfo(ctx)
 	encodeCallgraph(ctx)
+}
+
+// dropsSym: the release writes no symbol for s, which the link keeps.
+func (ctx *Context) dropsSym(s *OutSym) bool {
+	return ctx.Rel.DropUnifiedTables && s.Sec < 0 && unifiedTable(s.Name)
+}
+
+// unifiedTable reports whether name is one of the unified function and
+// data table symbols ptxas 12.x declares (weak, undefined) in every sm_90
+// object: __UFT, __UDT and their _OFFSET, _CANONICAL and _END forms
+// (Release.DropUnifiedTables).
+func unifiedTable(name string) bool {
+	switch name {
+	case "__UFT", "__UDT", "__UFT_OFFSET", "__UDT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT_END", "__UDT_END":
+		return true
+	}
+	return false
 }
 
 // lastSingleConstant is the output symbol of the __constant__ variable of

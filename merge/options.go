@@ -31,6 +31,10 @@ type Options struct {
 	AllowUndefinedGlobals    bool     // --allow-undefined-globals
 	RegisterLinkBinaries     string   // --register-link-binaries FILE
 	Time                     string   // --time FILE ("-" for stdout): CSV per pass
+	// NvlinkVersion names the nvlink release to link as ("12.5";
+	// --nvlink-version or WARPLINK_NVLINK_VERSION); "" = the release of
+	// the toolkit the newest input was built with (merge/release.go).
+	NvlinkVersion string
 
 	// Threads bounds parallelism (0 = GOMAXPROCS); Shards is the number of
 	// symbol shard owners (0 = default). Neither changes the output.

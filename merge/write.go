@@ -125,6 +125,9 @@ func write(ctx *Context) error {
 			s := h.sec
 			sh := elf.Section{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
 				Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: uint32(s.Entsize)}
+			if ctx.Rel.InfoLink && infoLinked(s) {
+				sh.Flags |= elf.SHFInfoLink
+			}
 			if k == 0 && shnum >= elf.SHNLoReserve {
 				sh.Size = uint64(shnum)
 			}
@@ -553,4 +556,10 @@ func workers(w int) int {
 		return runtime.GOMAXPROCS(0)
 	}
 	return w
+}
+
+// infoLinked: s is a section whose sh_info names another section, which
+// Release.InfoLink marks SHF_INFO_LINK: relocations and .nv.info.<f>.
+func infoLinked(s *OutSec) bool {
+	return s.Type == elf.SHTRela || s.Type == elf.SHTRel || s.Type == elf.SHTCudaInfo && (s.InfoSym >= 0 || s.InfoSec >= 0)
 }

@@ -1,0 +1,186 @@
+package merge
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// Release is what one nvlink release does differently from the others:
+// every rule that differs between the releases warplink links as is a
+// named field here, and the passes ask ctx.Rel, never a version number.
+// One value per release (nvlink118, nvlink125, nvlink130); the driver
+// picks one once, after read (chooseRelease), from --nvlink-version or the
+// toolkit the newest input was built with.
+type Release struct {
+	Name    string // "12.5", as -v and the warnings print it
+	Version int    // 125: how the inputs' headers and nvlink's messages write it
+
+	// ELFVersion is the output's e_version (the toolkit's, 125 for nvlink
+	// 12.5, whatever its inputs': an 11.8 sm_80 cubin linked with a 12.5
+	// one gives 125); 0 keeps the first input's, as nvlink 11.8's corpus
+	// outputs do.
+	ELFVersion uint32
+
+	// MinSM90Toolkit: inputs for sm_90 built by an older toolkit are
+	// refused ("Input file '<f>' must be recompiled with toolkit >= Cuda
+	// 12.0", exit 1; nvlink 12.5 with an 11.8 sm_90 cubin, while 11.8
+	// sm_80 cubins link). 0: no such rule.
+	MinSM90Toolkit int
+
+	// DropUnifiedTables: the weak undefined __UFT/__UDT symbols (and
+	// their _OFFSET, _CANONICAL, _END variants) that ptxas 12.x puts in
+	// every sm_90 object get no output symbol; their names stay in
+	// .strtab (corpus cuda12.5-sm_90, every program).
+	DropUnifiedTables bool
+
+	// InfoLink sets SHF_INFO_LINK (0x40) on the .nv.info.<f> sections and
+	// every relocation section (corpus cuda12.5-*).
+	InfoLink bool
+
+	// TextRegcount: an entry's propagated register count also goes into
+	// the top byte of its .text section's sh_info (nvlink 11.8; 12.5
+	// keeps the input's sh_info).
+	TextRegcount bool
+
+	// IndirectEdges: an indirect call site gets a call edge (list -1) to
+	// every address-taken function of its prototype (nvlink 11.8); 12.5
+	// and 13.0 write none (corpus funcptr, virtual).
+	IndirectEdges bool
+
+	// EmptyCallList4: the call graph always ends with list -4's marker,
+	// empty or not (nvlink 12.5); 11.8 writes it only for inputs that
+	// have one.
+	EmptyCallList4 bool
+
+	// RelAction is the .nv.rel.action section's constant contents.
+	RelAction []byte
+
+	// StrtabSymbolsLast: .strtab holds the prototype strings first, then
+	// the names of sections as nvlink 11.8 adds them, then the global
+	// symbols' names in creation order (nvlink 12.5); 11.8 adds every
+	// name as it creates the section or symbol.
+	StrtabSymbolsLast bool
+
+	// BankBeforeRel: a kernel's .nv.constant0.<k> name enters .shstrtab
+	// before its .rel.nv.constant0.<k> companion (nvlink 12.5; 11.8 adds
+	// the companion first, and so do both in .strtab).
+	BankBeforeRel bool
+}
+
+// relAction125 is the .nv.rel.action nvlink 12.5 writes for sm_80 and
+// sm_90 alike (every output of corpus cuda12.5-*): one entry.
+var relAction125 = []byte{
+	0x73, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x25, 0x00, 0x05, 0x36,
+}
+
+var (
+	nvlink118 = Release{Name: "11.8", Version: 118, TextRegcount: true, IndirectEdges: true, RelAction: relActionTable}
+	nvlink125 = Release{Name: "12.5", Version: 125, ELFVersion: 125, MinSM90Toolkit: 120, DropUnifiedTables: true,
+		InfoLink: true, EmptyCallList4: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
+	nvlink130 = Release{Name: "13.0", Version: 130, MinSM90Toolkit: 120, DropUnifiedTables: true,
+		InfoLink: true, EmptyCallList4: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
+)
+
+// releases are the known releases, oldest first.
+var releases = []*Release{&nvlink118, &nvlink125, &nvlink130}
+
+// ReleaseNames lists the releases --nvlink-version accepts by name.
+func ReleaseNames() []string {
+	var l []string
+	for _, r := range releases {
+		l = append(l, r.Name)
+	}
+	return l
+}
+
+// parseVersion reads "12.5" (or "125") as 125.
+func parseVersion(s string) (int, bool) {
+	if maj, min, ok := strings.Cut(s, "."); ok {
+		a, err1 := strconv.Atoi(maj)
+		b, err2 := strconv.Atoi(min)
+		if err1 != nil || err2 != nil || b > 9 || a < 1 {
+			return 0, false
+		}
+		return a*10 + b, true
+	}
+	v, err := strconv.Atoi(s)
+	return v, err == nil && v >= 10
+}
+
+// releaseFor is the known release that links as nvlink of version v
+// (125) does: of v's major version, the nearest at or above v, else the
+// newest; without one of that major, the newest below v, else the oldest.
+func releaseFor(v int) *Release {
+	var same, below *Release
+	for _, k := range releases {
+		if k.Version/10 == v/10 && (same == nil || same.Version < v) {
+			same = k
+		}
+		if k.Version <= v {
+			below = k
+		}
+	}
+	switch {
+	case same != nil:
+		return same
+	case below != nil:
+		return below
+	}
+	return releases[0]
+}
+
+// toolkitOf is the toolkit version an input cubin records: e_version for
+// the CUDA 11 and 12 ELF ABI (118, 125), 130 for CUDA 13.0's ABI (whose
+// e_version is 1 and whose toolkit is in .note.nv.tkinfo).
+func toolkitOf(f *elf.File) int {
+	if f.Header.Ident[7] == 0x41 {
+		return 130
+	}
+	return int(f.Header.Version)
+}
+
+// chooseRelease sets ctx.Rel after read: the release --nvlink-version
+// names, else the one of the newest input's toolkit (with a warning when
+// no known release is that new). Then the release's refusals, in file
+// order, the first fatal: an input newer than the release, an sm_90
+// input older than MinSM90Toolkit.
+func chooseRelease(ctx *Context) error {
+	newest := 0
+	for _, o := range ctx.Objs {
+		newest = max(newest, toolkitOf(o.F))
+	}
+	if v := ctx.Opts.NvlinkVersion; v != "" {
+		// Named: the rules of the nearest release, under the number
+		// given, which its refusals print ("(125 vs 124)").
+		n, ok := parseVersion(v)
+		if !ok {
+			ctx.Diags.Fatalf([3]int{0, -1, 0}, "Value '%s' is not defined for option 'nvlink-version'", v)
+			return errFatal
+		}
+		ctx.Rel = *releaseFor(n)
+		ctx.Rel.Version, ctx.Rel.Name = n, fmt.Sprintf("%d.%d", n/10, n%10)
+	} else if newest > 0 {
+		ctx.Rel = *releaseFor(newest)
+		if newest > ctx.Rel.Version {
+			ctx.Diags.Warnf([3]int{0, -1, 1}, "inputs built by CUDA %d.%d, newer than any nvlink warplink knows: linking as nvlink %s",
+				newest/10, newest%10, ctx.Rel.Name)
+			ctx.Rel.Version = newest // (so that they are not refused as newer)
+		}
+	}
+	for _, o := range ctx.Objs {
+		t := toolkitOf(o.F)
+		switch {
+		case t > ctx.Rel.Version:
+			ctx.Diags.Fatalf([3]int{0, o.ID, 0}, "Input file '%s' newer than toolkit (%d vs %d)", o.Name, t, ctx.Rel.Version)
+			return errFatal
+		case ctx.Rel.MinSM90Toolkit > 0 && t < ctx.Rel.MinSM90Toolkit && o.F.Header.SM() >= 90:
+			ctx.Diags.Fatalf([3]int{0, o.ID, 0}, "Input file '%s' must be recompiled with toolkit >= Cuda %d.%d",
+				o.Name, ctx.Rel.MinSM90Toolkit/10, ctx.Rel.MinSM90Toolkit%10)
+			return errFatal
+		}
+	}
+	return nil
+}
