@@ -148,6 +148,7 @@ func finalize(ctx *Context) error {
 			s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
 		}
 	}
+	relayoutStrings(ctx)
 	orderSections(ctx)
 	indexSymbols(ctx)
 	if ctx.Opts.Verbose {

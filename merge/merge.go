@@ -285,6 +285,7 @@ func mergeFile(ctx *Context, o *Obj) {
 					switch {
 					case ok && str != "":
 						ctx.addStr(ctx.Str, str, nil)
+						ctx.noteProto(str)
 					case ok && !ctx.sawEmptyProto:
 						// An empty prototype (a kernel whose descriptor
 						// data holds) adds nvlink's empty string as the
@@ -300,6 +301,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			for off := 0; off+8 <= len(s.Data); off += 8 {
 				if str, ok := elf.CString(strs, uint32(elf.CallgraphEntryAt(s.Data, off).Callee)); ok {
 					ctx.addStr(ctx.Str, str, nil)
+					ctx.noteProto(str)
 				}
 			}
 		case s.Type == elf.SHTRela || s.Type == elf.SHTRel:
@@ -558,6 +560,16 @@ const stoCudaObscure = shard.OtherAddrTaken
 func (ctx *Context) addSecName(name string, text int32) {
 	ctx.addStr(ctx.ShStr, name, nil)
 	ctx.addStr(ctx.Str, ctx.strName(name, text), nil)
+}
+
+// noteProto notes a prototype string for relayoutStrings.
+func (ctx *Context) noteProto(s string) {
+	if ctx.Rel.StrtabSymbolsLast && s != "" {
+		if ctx.protoNames == nil {
+			ctx.protoNames = map[string]bool{}
+		}
+		ctx.protoNames[s] = true
+	}
 }
 
 // strName is the .strtab form of the name of a section made for code
