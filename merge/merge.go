@@ -562,6 +562,15 @@ func (ctx *Context) addSecName(name string, text int32) {
 	ctx.addStr(ctx.Str, ctx.strName(name, text), nil)
 }
 
+// addDroppedName enters the name of an input symbol that gets no output
+// symbol into .strtab, where the release keeps such names
+// (Release.NamesOfDropped).
+func (ctx *Context) addDroppedName(name string) {
+	if ctx.Rel.NamesOfDropped {
+		ctx.addStr(ctx.Str, name, nil)
+	}
+}
+
 // noteProto notes a prototype string for relayoutStrings.
 func (ctx *Context) noteProto(s string) {
 	if ctx.Rel.StrtabSymbolsLast && s != "" {
@@ -837,7 +846,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		if s.Shndx == elf.SHNUndef || s.Shndx >= elf.SHNLoReserve {
-			ctx.addStr(ctx.Str, s.Name, nil) // no record, but nvlink keeps the name
+			ctx.addDroppedName(s.Name) // no record, but nvlink keeps the name
 			return
 		}
 		if o.Drop[s.Shndx] {
@@ -858,7 +867,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// Data of a replaced weak entry's stand-in section (sm_80's
 				// _param in .nv.constant0.<k>): no record, but the name
 				// (testdata/crafted/weak-later-wins).
-				ctx.addStr(ctx.Str, s.Name, nil)
+				ctx.addDroppedName(s.Name)
 			}
 			return
 		}
@@ -888,7 +897,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// shared memory (see layout); nvlink keeps no symbol for
 				// it (but records the name). Local constant data keeps its
 				// symbol.
-				ctx.addStr(ctx.Str, s.Name, nil)
+				ctx.addDroppedName(s.Name)
 				o.SymMap[i] = -2 - id
 				if (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) && ctx.isSharedMemory(id) {
 					// --preserve-relocs and -g keep a symbol for it, at

@@ -55,6 +55,12 @@ type Release struct {
 	// have one.
 	EmptyCallList4 bool
 
+	// NamesOfDropped: the names of input symbols that get no output
+	// symbol (shared variables, a replaced weak entry's _param, undefined
+	// locals) still enter .strtab (nvlink 11.8); 12.5 leaves them out
+	// (corpus cuda12.5-sm_90 shared).
+	NamesOfDropped bool
+
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
 
@@ -77,7 +83,7 @@ var relAction125 = []byte{
 }
 
 var (
-	nvlink118 = Release{Name: "11.8", Version: 118, TextRegcount: true, IndirectEdges: true, RelAction: relActionTable}
+	nvlink118 = Release{Name: "11.8", Version: 118, TextRegcount: true, NamesOfDropped: true, IndirectEdges: true, RelAction: relActionTable}
 	nvlink125 = Release{Name: "12.5", Version: 125, ELFVersion: 125, MinSM90Toolkit: 120, DropUnifiedTables: true,
 		InfoLink: true, EmptyCallList4: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 	nvlink130 = Release{Name: "13.0", Version: 130, MinSM90Toolkit: 120, DropUnifiedTables: true,

@@ -38,7 +38,7 @@ func relayoutStrings(ctx *Context) {
 	deferred := map[string]bool{}
 	var last []string
 	for _, s := range ctx.Syms {
-		if s.dead || s.IsSecSym || !global[s.ID] && !(s.Sec < 0 && unifiedTable(s.Name)) {
+		if ctx.removed(s) || s.IsSecSym || !global[s.ID] && !(s.Sec < 0 && unifiedTable(s.Name)) {
 			continue
 		}
 		if !deferred[s.Name] {
@@ -75,7 +75,9 @@ func relayoutStrings(ctx *Context) {
 		return str.Add(s)
 	}
 	for _, s := range ctx.Syms {
-		s.nameOff = move(s.nameOff)
+		if !ctx.removed(s) {
+			s.nameOff = move(s.nameOff)
+		}
 	}
 	for _, s := range ctx.Secs {
 		if s.gen == nil {
@@ -111,6 +113,9 @@ func relayoutStrings(ctx *Context) {
 		sh.Add(s)
 	})
 	for _, s := range ctx.Secs {
+		if s.Dead {
+			continue
+		}
 		n, _ := elf.CString(oldSh, s.nameOff)
 		s.nameOff = sh.Add(n)
 	}
@@ -147,6 +152,12 @@ func usesString(ctx *Context, off uint32) bool {
 	return false
 }
 
+// removed: s is a symbol the output does not have (dead code elimination
+// removed it or its section).
+func (ctx *Context) removed(s *OutSym) bool {
+	return s.dead || s.Sec >= 0 && ctx.Secs[s.Sec].Dead
+}
+
 // eachString calls fn for every string of an encoded table but the
 // leading empty one, with its offset, in table order.
 func eachString(b []byte, fn func(off uint32, s string)) {
@@ -166,7 +177,7 @@ func eachString(b []byte, fn func(off uint32, s string)) {
 func deadNames(ctx *Context) map[string]bool {
 	dead := map[string]bool{}
 	for _, s := range ctx.Syms {
-		if !s.dead || s.Type() != elf.STTFunc || s.Sec < 0 {
+		if !ctx.removed(s) || s.Type() != elf.STTFunc || s.Sec < 0 {
 			continue
 		}
 		k, ok := strings.CutPrefix(ctx.Secs[s.Sec].Name, ".text")
