@@ -171,13 +171,17 @@ func eachString(b []byte, fn func(off uint32, s string)) {
 	}
 }
 
-// deadNames are the names nvlink 12.x never makes for the functions dead
-// code elimination removed: the function's, and those of the sections
-// made or named for it.
+// deadNames are the names nvlink 12.x never makes for the symbols dead
+// code elimination removed (libcudadevrt's undefined functions nothing
+// calls too) and, for functions, the sections made or named for them.
 func deadNames(ctx *Context) map[string]bool {
 	dead := map[string]bool{}
 	for _, s := range ctx.Syms {
-		if !ctx.removed(s) || s.Type() != elf.STTFunc || s.Sec < 0 {
+		if !ctx.removed(s) || s.IsSecSym {
+			continue
+		}
+		dead[s.Name] = true
+		if s.Type() != elf.STTFunc || s.Sec < 0 {
 			continue
 		}
 		k, ok := strings.CutPrefix(ctx.Secs[s.Sec].Name, ".text")
