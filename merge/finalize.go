@@ -1339,6 +1339,12 @@ func encodeCallgraph(ctx *Context) {
 					// (testdata/crafted/virtual-cross-object-g).
 					l = slices.Clone(l)
 					slices.SortStableFunc(l, func(a, b cgEdge) int { return cmp.Compare(a.caller, b.caller) })
+				} else if ctx.Rel.List4AsCalls {
+					// As list -1: callers in creation order, each one's
+					// possible callees latest first.
+					l = slices.Clone(l)
+					slices.Reverse(l)
+					slices.SortStableFunc(l, func(a, b cgEdge) int { return cmp.Compare(a.caller, b.caller) })
 				}
 				out = le.AppendUint32(out, 0)
 				out = le.AppendUint32(out, uint32(m))

@@ -61,6 +61,11 @@ type Release struct {
 	// (corpus cuda12.5-sm_90 shared).
 	NamesOfDropped bool
 
+	// List4AsCalls: list -4 (indirect call site, possible callee) is
+	// ordered as the call edges are, each site's callees latest first
+	// (nvlink 12.5, corpus virtual); 11.8 keeps the inputs' order.
+	List4AsCalls bool
+
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
 
@@ -85,9 +90,9 @@ var relAction125 = []byte{
 var (
 	nvlink118 = Release{Name: "11.8", Version: 118, TextRegcount: true, NamesOfDropped: true, IndirectEdges: true, RelAction: relActionTable}
 	nvlink125 = Release{Name: "12.5", Version: 125, ELFVersion: 125, MinSM90Toolkit: 120, DropUnifiedTables: true,
-		InfoLink: true, EmptyCallList4: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
+		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 	nvlink130 = Release{Name: "13.0", Version: 130, MinSM90Toolkit: 120, DropUnifiedTables: true,
-		InfoLink: true, EmptyCallList4: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
+		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 )
 
 // releases are the known releases, oldest first.
