@@ -66,6 +66,13 @@ type Release struct {
 	// (nvlink 12.5, corpus virtual); 11.8 keeps the inputs' order.
 	List4AsCalls bool
 
+	// UnifiedAs64: a kept R_CUDA_UNIFIED relocation (a function's
+	// address in initialized data: a table of function pointers, a
+	// virtual table) is written as R_CUDA_64 (nvlink 12.5, corpus
+	// cuda12.5-sm_90 funcptr and virtual). The relocations against the
+	// symbols DropUnifiedTables leaves out go with them.
+	UnifiedAs64 bool
+
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
 
@@ -90,9 +97,9 @@ var relAction125 = []byte{
 var (
 	nvlink118 = Release{Name: "11.8", Version: 118, TextRegcount: true, NamesOfDropped: true, IndirectEdges: true, RelAction: relActionTable}
 	nvlink125 = Release{Name: "12.5", Version: 125, ELFVersion: 125, MinSM90Toolkit: 120, DropUnifiedTables: true,
-		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
+		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAs64: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 	nvlink130 = Release{Name: "13.0", Version: 130, MinSM90Toolkit: 120, DropUnifiedTables: true,
-		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
+		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAs64: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 )
 
 // releases are the known releases, oldest first.

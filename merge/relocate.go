@@ -42,6 +42,7 @@ const (
 	rUnusedClear64   = 73
 	rABS24_40        = 74
 	rABS55_16_34     = 75
+	rUnified         = 102
 )
 
 // field is where a relocation type writes its value: width bits at bit
@@ -297,8 +298,15 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 			if !ok {
 				continue // reference to a dropped weak copy: nvlink removes it
 			}
+			if keep && sym >= 0 && ctx.dropsSym(ctx.Syms[sym]) {
+				continue // (against a symbol the release does not write: __UFT_OFFSET)
+			}
 			if keep {
-				evs = append(evs, relEvent{sec: own, rel: OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: r.Addend}})
+				typ := r.Type
+				if typ == rUnified && ctx.Rel.UnifiedAs64 {
+					typ = r64
+				}
+				evs = append(evs, relEvent{sec: own, rel: OutRel{Offset: base + r.Offset, Sym: sym, Type: typ, Addend: r.Addend}})
 				if !kept {
 					kept = true
 					evs = append(evs, relEvent{note: true, sec: own})
