@@ -188,6 +188,12 @@ func chooseRelease(ctx *Context) error {
 			ctx.Rel.Version = newest // (so that they are not refused as newer)
 		}
 	}
+	if ctx.Opts.CheckRelease != nil {
+		if msg := ctx.Opts.CheckRelease(ctx.Rel.Version); msg != "" {
+			ctx.Diags.Fatalf([3]int{0, -1, 0}, "%s", msg)
+			return errFatal
+		}
+	}
 	for _, o := range ctx.Objs {
 		t := toolkitOf(o.F)
 		switch {

@@ -451,7 +451,9 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	if early {
 		heap.advise(false, len(args))
 	}
-	cmd, err := cli.Parse(args, os.ReadFile, bag)
+	// WARPLINK_NVLINK_VERSION names the nvlink release to link as where
+	// the command line cannot (nvcc's -dlink step), as --nvlink-version.
+	cmd, err := cli.ParseRelease(args, os.ReadFile, bag, os.Getenv("WARPLINK_NVLINK_VERSION"))
 	if err != nil {
 		return fatal(err)
 	}
@@ -462,7 +464,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		return 0
 	case cmd.Version:
 		bag.Print(stderr, prog)
-		cli.PrintVersion(stdout, prog)
+		cli.PrintVersion(stdout, prog, cmd.Opts.NvlinkVersion)
 		return 0
 	}
 	if err := cmd.Check(); err != nil {
@@ -476,6 +478,9 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		return hostLinkerScript(cmd, stdout, prog, files, bag, stderr)
 	}
 	cmd.Opts.Files = files
+	if cmd.Release == 0 {
+		cmd.Opts.CheckRelease = cmd.CheckRelease
+	}
 	// A tiny link's inputs go to the Go heap too, on one thread unless
 	// told otherwise (waking a second costs more than it saves there: a
 	// three-object link 10.3-10.6 -> 9.8-10.1 ms; 8.6-9.4 with
