@@ -30,6 +30,13 @@ type Release struct {
 	// sm_80 cubins link). 0: no such rule.
 	MinSM90Toolkit int
 
+	// ABI8Refusal is how the release refuses an input of CUDA 13's ELF
+	// ABI (EI_OSABI 0x41, version 8): "abi" ("Input file '<f>' abi does
+	// not match", exit 1: nvlink 12.5), "arch" (a warning that the object
+	// lacks EF_CUDA_64BIT_ADDRESS, then "Input file '<f>' arch does not
+	// match target '<arch>'", exit 1: nvlink 11.8); "" links it.
+	ABI8Refusal string
+
 	// DropUnifiedTables: the weak undefined __UFT/__UDT symbols (and
 	// their _OFFSET, _CANONICAL, _END variants) that ptxas 12.x puts in
 	// every sm_90 object get no output symbol; their names stay in
@@ -95,10 +102,10 @@ var relAction125 = []byte{
 }
 
 var (
-	nvlink118 = Release{Name: "11.8", Version: 118, TextRegcount: true, NamesOfDropped: true, IndirectEdges: true, RelAction: relActionTable}
-	nvlink125 = Release{Name: "12.5", Version: 125, ELFVersion: 125, MinSM90Toolkit: 120, DropUnifiedTables: true,
+	nvlink118 = Release{Name: "11.8", Version: 118, ABI8Refusal: "arch", TextRegcount: true, NamesOfDropped: true, IndirectEdges: true, RelAction: relActionTable}
+	nvlink125 = Release{Name: "12.5", Version: 125, ELFVersion: 125, MinSM90Toolkit: 120, ABI8Refusal: "abi", DropUnifiedTables: true,
 		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAs64: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
-	nvlink130 = Release{Name: "13.0", Version: 130, MinSM90Toolkit: 120, DropUnifiedTables: true,
+	nvlink130 = Release{Name: "13.0", Version: 130, DropUnifiedTables: true,
 		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAs64: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 )
 
@@ -196,7 +203,15 @@ func chooseRelease(ctx *Context) error {
 	}
 	for _, o := range ctx.Objs {
 		t := toolkitOf(o.F)
+		abi8 := o.F.Header.Ident[7] == 0x41
 		switch {
+		case abi8 && ctx.Rel.ABI8Refusal == "abi":
+			ctx.Diags.Fatalf([3]int{0, o.ID, 0}, "Input file '%s' abi does not match", o.Name)
+			return errFatal
+		case abi8 && ctx.Rel.ABI8Refusal == "arch":
+			ctx.Diags.Warnf([3]int{0, o.ID, 0}, "expected 64bit object '%s' to have EF_CUDA_64BIT_ADDRESS set", o.Name)
+			ctx.Diags.Fatalf([3]int{0, o.ID, 1}, "Input file '%s' arch does not match target '%s'", o.Name, ctx.Opts.Arch)
+			return errFatal
 		case t > ctx.Rel.Version:
 			ctx.Diags.Fatalf([3]int{0, o.ID, 0}, "Input file '%s' newer than toolkit (%d vs %d)", o.Name, t, ctx.Rel.Version)
 			return errFatal

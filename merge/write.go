@@ -21,6 +21,7 @@ import (
 	"encoding/binary"
 	"io"
 	"runtime"
+	"strings"
 	"sync/atomic"
 
 	"github.com/warplink/warplink/actors"
@@ -558,8 +559,11 @@ func workers(w int) int {
 	return w
 }
 
-// infoLinked: s is a section whose sh_info names another section, which
-// Release.InfoLink marks SHF_INFO_LINK: relocations and .nv.info.<f>.
+// infoLinked: s is a section whose sh_info names what it belongs to, which
+// Release.InfoLink marks SHF_INFO_LINK: relocations, .nv.info.<f>, and a
+// kernel's .nv.shared.<k> (which ptxas 12.x marks so itself; 11.8's
+// inputs linked by nvlink 12.5 get it too: corpus cuda11.8-sm_80 shared).
 func infoLinked(s *OutSec) bool {
-	return s.Type == elf.SHTRela || s.Type == elf.SHTRel || s.Type == elf.SHTCudaInfo && (s.InfoSym >= 0 || s.InfoSec >= 0)
+	return s.Type == elf.SHTRela || s.Type == elf.SHTRel || s.Type == elf.SHTCudaInfo && (s.InfoSym >= 0 || s.InfoSec >= 0) ||
+		s.Nobits && (s.InfoSym >= 0 || s.InfoSec >= 0) && strings.HasPrefix(s.Name, ".nv.shared.")
 }
