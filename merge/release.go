@@ -158,13 +158,25 @@ func releaseFor(v int) *Release {
 }
 
 // toolkitOf is the toolkit version an input cubin records: e_version for
-// the CUDA 11 and 12 ELF ABI (118, 125), 130 for CUDA 13.0's ABI (whose
-// e_version is 1 and whose toolkit is in .note.nv.tkinfo).
+// the CUDA 11 and 12 ELF ABI (118, 125); for CUDA 13's (EI_OSABI 0x41,
+// whose e_version is 1) the "release 13.0" of ptxas's line in
+// .note.nv.tkinfo, 130 without one.
 func toolkitOf(f *elf.File) int {
-	if f.Header.Ident[7] == 0x41 {
-		return 130
+	if f.Header.Ident[7] != 0x41 {
+		return int(f.Header.Version)
 	}
-	return int(f.Header.Version)
+	for i := range f.Sections {
+		if s := &f.Sections[i]; s.Name == ".note.nv.tkinfo" {
+			if _, rest, ok := strings.Cut(string(s.Data), "release "); ok {
+				if v, _, ok := strings.Cut(rest, ","); ok {
+					if n, ok := parseVersion(v); ok && n >= 130 {
+						return n
+					}
+				}
+			}
+		}
+	}
+	return 130
 }
 
 // chooseRelease sets ctx.Rel after read: the release --nvlink-version
