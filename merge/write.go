@@ -560,10 +560,11 @@ func workers(w int) int {
 }
 
 // infoLinked: s is a section whose sh_info names what it belongs to, which
-// Release.InfoLink marks SHF_INFO_LINK: relocations, .nv.info.<f>, and a
+// Release.InfoLink marks SHF_INFO_LINK: relocations (--preserve-relocs'
+// .nv.resolvedrela<sec> too), .nv.info.<f>, and a
 // kernel's .nv.shared.<k> (which ptxas 12.x marks so itself; 11.8's
 // inputs linked by nvlink 12.5 get it too: corpus cuda11.8-sm_80 shared).
 func infoLinked(s *OutSec) bool {
-	return s.Type == elf.SHTRela || s.Type == elf.SHTRel || s.Type == elf.SHTCudaInfo && (s.InfoSym >= 0 || s.InfoSec >= 0) ||
+	return s.Type == elf.SHTRela || s.Type == elf.SHTRel || s.Type == elf.SHTCudaResolvedRela || s.Type == elf.SHTCudaInfo && (s.InfoSym >= 0 || s.InfoSec >= 0) ||
 		s.Nobits && (s.InfoSym >= 0 || s.InfoSec >= 0) && strings.HasPrefix(s.Name, ".nv.shared.")
 }
