@@ -116,7 +116,10 @@ func finalize(ctx *Context) error {
 			// nvlink adds this name (no symbol has it) when code a
 			// kernel runs uses extern __shared__ memory (not when
 			// --kernels-used removed it: crafted extern-shared-unused).
-			ctx.Str.Add("externsharedinstance")
+			// (nvlink 12.5 does not: Release.NamesOfDropped.)
+			if ctx.Rel.NamesOfDropped {
+				ctx.Str.Add("externsharedinstance")
+			}
 		}
 		// The .nv_debug.shared that extern __shared__ memory keeps has no
 		// section symbol, even where an input's module-scope shared
@@ -1172,11 +1175,9 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 		ctx.addressTaken = append(ctx.addressTaken, f.caller)
 	}
 	// An indirect call site may reach every address-taken function of the
-	// same prototype: nvlink 11.8 adds those call edges.
+	// same prototype: nvlink adds those call edges (and 11.8 writes them:
+	// Release.IndirectEdges).
 	for _, site := range cg.lists[-3] {
-		if !ctx.Rel.IndirectEdges {
-			break
-		}
 		for _, f := range cg.lists[-2] {
 			if f.callee == site.callee {
 				e := cgEdge{site.caller, f.caller}
@@ -1317,12 +1318,15 @@ func encodeCallgraph(ctx *Context) {
 			// index order, which the corpus also fits, puts a kernel
 			// after the weak destructors of a later object:
 			// testdata/crafted/virtual-cross-object.)
-			callers := slices.Clone(ctx.callers)
+			calls, callers := ctx.calls, slices.Clone(ctx.callers)
+			if !ctx.Rel.IndirectEdges {
+				calls, callers = calleesByCaller(ctx.cgEdges[:ctx.directEdges], len(ctx.Syms))
+			}
 			slices.Sort(callers)
 			out := le.AppendUint32(nil, 0)
 			out = le.AppendUint32(out, ^uint32(0))
 			for _, c := range callers {
-				calls := ctx.calls.of(c)
+				calls := calls.of(c)
 				for k := len(calls) - 1; k >= 0; k-- {
 					out = le.AppendUint32(out, uint32(ctx.Syms[c].Index))
 					out = le.AppendUint32(out, uint32(ctx.Syms[calls[k]].Index))

@@ -216,7 +216,13 @@ func mergeFile(ctx *Context, o *Obj) {
 			}
 		}
 		ctx.hasBoundRefs = ctx.hasBoundRefs || isBoundRef(&syms[i])
-		ctx.addStr(ctx.Str, syms[i].Name, nil)
+		if isExternShared(&syms[i]) {
+			// (No output symbol but under -g or --preserve-relocs, which
+			// make it, name included.)
+			ctx.addDroppedName(syms[i].Name)
+		} else {
+			ctx.addStr(ctx.Str, syms[i].Name, nil)
+		}
 	}
 	// An object that defines no function (-G data alone) has its debug
 	// sections made now, in section order, each with a section symbol,

@@ -52,9 +52,11 @@ type Release struct {
 	// keeps the input's sh_info).
 	TextRegcount bool
 
-	// IndirectEdges: an indirect call site gets a call edge (list -1) to
-	// every address-taken function of its prototype (nvlink 11.8); 12.5
-	// and 13.0 write none (corpus funcptr, virtual).
+	// IndirectEdges: the call edges (list -1) from an indirect call site
+	// to every address-taken function of its prototype are written (nvlink
+	// 11.8); 12.5 and 13.0 write none (corpus funcptr, virtual), though
+	// they still follow them (a kernel calling through a table of
+	// functions gets their barrier count: sweep barrier-fp).
 	IndirectEdges bool
 
 	// EmptyCallList4: the call graph always ends with list -4's marker,
