@@ -115,6 +115,7 @@ type Context struct {
 	fixed         int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
 	emptyProto    uint32             // .strtab offset of nvlink's empty prototype string (0: none)
 	protoNames    map[string]bool    // the inputs' prototype strings, under Release.StrtabSymbolsLast (strtab125.go)
+	protoOrder    []string           // protoNames in the order of their first appearance
 	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
 	sawEmptyProto bool               // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
 	noSecSym      bool               // mapSection creates no section symbol (section pass)

@@ -292,7 +292,11 @@ func mergeFile(ctx *Context, o *Obj) {
 					case ok && str != "":
 						ctx.addStr(ctx.Str, str, nil)
 						ctx.noteProto(str)
-					case ok && !ctx.sawEmptyProto:
+					case ok:
+						ctx.noteProto("")
+						if ctx.sawEmptyProto {
+							break
+						}
 						// An empty prototype (a kernel whose descriptor
 						// data holds) adds nvlink's empty string as the
 						// first undefined function does (crafted
@@ -577,13 +581,19 @@ func (ctx *Context) addDroppedName(name string) {
 	}
 }
 
-// noteProto notes a prototype string for relayoutStrings.
+// noteProto notes a prototype string of an input's call graph or
+// .nv.prototype, in order, for relayoutStrings ("": an empty one, whose
+// first appearance places nvlink 12.x's empty prototype string).
 func (ctx *Context) noteProto(s string) {
-	if ctx.Rel.StrtabSymbolsLast && s != "" {
-		if ctx.protoNames == nil {
-			ctx.protoNames = map[string]bool{}
-		}
+	if !ctx.Rel.StrtabSymbolsLast {
+		return
+	}
+	if ctx.protoNames == nil {
+		ctx.protoNames = map[string]bool{}
+	}
+	if !ctx.protoNames[s] {
 		ctx.protoNames[s] = true
+		ctx.protoOrder = append(ctx.protoOrder, s)
 	}
 }
 

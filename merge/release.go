@@ -75,12 +75,14 @@ type Release struct {
 	// (nvlink 12.5, corpus virtual); 11.8 keeps the inputs' order.
 	List4AsCalls bool
 
-	// UnifiedAs64: a kept R_CUDA_UNIFIED relocation (a function's
-	// address in initialized data: a table of function pointers, a
-	// virtual table) is written as R_CUDA_64 (nvlink 12.5, corpus
-	// cuda12.5-sm_90 funcptr and virtual). The relocations against the
-	// symbols DropUnifiedTables leaves out go with them.
-	UnifiedAs64 bool
+	// UnifiedAbs: kept relocations of the unified (R_CUDA_UNIFIED*) kinds
+	// are written as these absolute ones (nvlink 12.5: R_CUDA_UNIFIED as
+	// R_CUDA_64 in a table of function pointers or a virtual table,
+	// corpus cuda12.5-sm_90 funcptr and virtual; R_CUDA_UNIFIED32_LO_32
+	// and _HI_32 as R_CUDA_ABS32_LO_32 and _HI_32, a function's address
+	// taken in code: sweep fp-kernel-arg, fp-table). The relocations
+	// against the symbols DropUnifiedTables leaves out go with them.
+	UnifiedAbs map[uint32]uint32
 
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
@@ -97,6 +99,11 @@ type Release struct {
 	BankBeforeRel bool
 }
 
+// unifiedAbs125 maps R_CUDA_UNIFIED, R_CUDA_UNIFIED32_LO_32 and
+// R_CUDA_UNIFIED32_HI_32 to R_CUDA_64, R_CUDA_ABS32_LO_32 and
+// R_CUDA_ABS32_HI_32 (Release.UnifiedAbs).
+var unifiedAbs125 = map[uint32]uint32{102: 2, 112: 56, 113: 57}
+
 // relAction125 is the .nv.rel.action nvlink 12.5 writes for sm_80 and
 // sm_90 alike (every output of corpus cuda12.5-*): one entry.
 var relAction125 = []byte{
@@ -106,9 +113,9 @@ var relAction125 = []byte{
 var (
 	nvlink118 = Release{Name: "11.8", Version: 118, ABI8Refusal: "arch", TextRegcount: true, NamesOfDropped: true, IndirectEdges: true, RelAction: relActionTable}
 	nvlink125 = Release{Name: "12.5", Version: 125, ELFVersion: 125, MinSM90Toolkit: 120, ABI8Refusal: "abi", DropUnifiedTables: true,
-		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAs64: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
+		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAbs: unifiedAbs125, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 	nvlink130 = Release{Name: "13.0", Version: 130, DropUnifiedTables: true,
-		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAs64: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
+		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAbs: unifiedAbs125, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 )
 
 // releases are the known releases, oldest first.

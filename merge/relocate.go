@@ -42,7 +42,6 @@ const (
 	rUnusedClear64   = 73
 	rABS24_40        = 74
 	rABS55_16_34     = 75
-	rUnified         = 102
 )
 
 // field is where a relocation type writes its value: width bits at bit
@@ -303,8 +302,8 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 			}
 			if keep {
 				typ := r.Type
-				if typ == rUnified && ctx.Rel.UnifiedAs64 {
-					typ = r64
+				if abs, ok := ctx.Rel.UnifiedAbs[typ]; ok {
+					typ = abs
 				}
 				evs = append(evs, relEvent{sec: own, rel: OutRel{Offset: base + r.Offset, Sym: sym, Type: typ, Addend: r.Addend}})
 				if !kept {

@@ -51,15 +51,20 @@ func relayoutStrings(ctx *Context) {
 	str := NewStrTab()
 	emptyProto := uint32(0)
 	usesEmpty := usesString(ctx, ctx.emptyProto)
-	eachString(old, func(off uint32, s string) {
-		if off == ctx.emptyProto && off != 0 && usesEmpty {
-			emptyProto = str.AddDup("")
-		} else if ctx.protoNames[s] {
+	// (The empty one where an input's record first had it, else, when a
+	// record of nvlink's own uses it, before them.)
+	if usesEmpty && !ctx.protoNames[""] {
+		emptyProto = str.AddDup("")
+	}
+	for _, s := range ctx.protoOrder {
+		if s != "" {
 			str.Add(s)
+		} else if usesEmpty {
+			emptyProto = str.AddDup("")
 		}
-	})
+	}
 	eachString(old, func(off uint32, s string) {
-		if off == ctx.emptyProto || ctx.protoNames[s] || deferred[s] || dead[s] {
+		if off == ctx.emptyProto || s != "" && ctx.protoNames[s] || deferred[s] || dead[s] {
 			return
 		}
 		str.Add(s)
