@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/warplink/warplink/elf"
@@ -63,7 +64,17 @@ func relayoutStrings(ctx *Context) {
 			emptyProto = str.AddDup("")
 		}
 	}
+	// The nameless placeholder function --preserve-relocs and -g keep
+	// (OutSym.emptyName) is named by an empty string of its own where
+	// 11.8's empty prototype string is (sweep barriers, deep-stack and
+	// others with --preserve-relocs).
+	placeholder := uint32(0)
+	keeps := slices.ContainsFunc(ctx.Syms, func(s *OutSym) bool { return s.emptyName && !ctx.removed(s) })
 	eachString(old, func(off uint32, s string) {
+		if off == ctx.emptyProto && off != 0 && keeps {
+			placeholder = str.AddDup("")
+			return
+		}
 		if off == ctx.emptyProto || s != "" && ctx.protoNames[s] || deferred[s] || dead[s] {
 			return
 		}
@@ -80,7 +91,10 @@ func relayoutStrings(ctx *Context) {
 		return str.Add(s)
 	}
 	for _, s := range ctx.Syms {
-		if !ctx.removed(s) {
+		switch {
+		case s.emptyName:
+			s.nameOff = placeholder
+		case !ctx.removed(s):
 			s.nameOff = move(s.nameOff)
 		}
 	}

@@ -524,8 +524,8 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 			}
 		}
 		name := s.nameOff
-		if s.emptyName {
-			name = ctx.emptyProto
+		if s.emptyName && !ctx.Rel.StrtabSymbolsLast {
+			name = ctx.emptyProto // (12.x: its own, relayoutStrings)
 		}
 		e := elf.Symbol{NameOff: name, Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
 		elf.PutSymbol(b[s.Index*elf.SymSize:], &e)
