@@ -65,13 +65,14 @@ func relayoutStrings(ctx *Context) {
 		}
 	}
 	// The nameless placeholder function --preserve-relocs and -g keep
-	// (OutSym.emptyName) is named by an empty string of its own where
-	// 11.8's empty prototype string is (sweep barriers, deep-stack and
-	// others with --preserve-relocs).
-	placeholder := uint32(0)
+	// (OutSym.emptyName) is named by the empty prototype string when
+	// there is one (sweep cuda-malloc), else by an empty string of its
+	// own where 11.8's empty prototype string is (sweep barriers,
+	// deep-stack and others with --preserve-relocs).
+	placeholder := emptyProto
 	keeps := slices.ContainsFunc(ctx.Syms, func(s *OutSym) bool { return s.emptyName && !ctx.removed(s) })
 	eachString(old, func(off uint32, s string) {
-		if off == ctx.emptyProto && off != 0 && keeps {
+		if off == ctx.emptyProto && off != 0 && keeps && placeholder == 0 {
 			placeholder = str.AddDup("")
 			return
 		}
