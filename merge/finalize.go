@@ -139,7 +139,7 @@ func finalize(ctx *Context) error {
 	if ctx.Opts.DumpCallgraph {
 		dumpCallgraph(ctx)
 	}
-	if mergedConstants {
+	if mergedConstants && ctx.Rel.MergedConstantsName {
 		ctx.addSecName("TEMP_MERGED_CONSTANTS", -1)
 	}
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)

@@ -84,6 +84,13 @@ type Release struct {
 	// against the symbols DropUnifiedTables leaves out go with them.
 	UnifiedAbs map[uint32]uint32
 
+	// MergedConstantsName: removing unused kernels in a link with
+	// __constant__ data names a section TEMP_MERGED_CONSTANTS in both
+	// string tables (nvlink 11.8, crafted merged-constants-name); 12.5
+	// does not (corpus cuda12.5-* constants and shared with
+	// --kernels-used).
+	MergedConstantsName bool
+
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
 
@@ -111,7 +118,7 @@ var relAction125 = []byte{
 }
 
 var (
-	nvlink118 = Release{Name: "11.8", Version: 118, ABI8Refusal: "arch", TextRegcount: true, NamesOfDropped: true, IndirectEdges: true, RelAction: relActionTable}
+	nvlink118 = Release{Name: "11.8", Version: 118, ABI8Refusal: "arch", TextRegcount: true, MergedConstantsName: true, NamesOfDropped: true, IndirectEdges: true, RelAction: relActionTable}
 	nvlink125 = Release{Name: "12.5", Version: 125, ELFVersion: 125, MinSM90Toolkit: 120, ABI8Refusal: "abi", DropUnifiedTables: true,
 		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAbs: unifiedAbs125, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 	nvlink130 = Release{Name: "13.0", Version: 130, DropUnifiedTables: true,
