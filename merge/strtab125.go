@@ -193,7 +193,8 @@ func eachString(b []byte, fn func(off uint32, s string)) {
 
 // deadNames are the names nvlink 12.x never makes for the symbols dead
 // code elimination removed (libcudadevrt's undefined functions nothing
-// calls too) and, for functions, the sections made or named for them.
+// calls too) and, for functions, the sections made or named for them but
+// .nv.shared.<k>.
 func deadNames(ctx *Context) map[string]bool {
 	dead := map[string]bool{}
 	for _, s := range ctx.Syms {
@@ -209,7 +210,9 @@ func deadNames(ctx *Context) map[string]bool {
 			continue
 		}
 		dead[s.Name] = true
-		for _, p := range []string{".text", ".nv.info", ".nv.shared", ".rela.text", ".rel.text",
+		// (Not .nv.shared.<k>: a removed kernel keeps that name, as in
+		// 11.8: corpus shared with --kernels-used.)
+		for _, p := range []string{".text", ".nv.info", ".rela.text", ".rel.text",
 			".nv.constant0", ".rel.nv.constant0", ".rela.nv.constant0"} {
 			dead[p+k] = true
 		}

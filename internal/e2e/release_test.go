@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -104,4 +105,59 @@ func TestReleaseChoice(t *testing.T) {
 			t.Errorf("%s %v: exit %d, output %v:\n got %q\nwant %q", c.version, c.inputs, rc, out != nil, msg, c.want)
 		}
 	}
+}
+
+// TestCorpus125OptionsNvlink links the CUDA 12.5 corpora (both
+// architectures, cubins and host objects) with the options nvcc and
+// builds pass (-g, --preserve-relocs, both, --kernels-used, libcudadevrt
+// kept), with warplink and with nvlink 12.5 (WARPLINK_NVLINK125, by
+// default /opt/cuda12/bin/nvlink; skipped without it), and requires the
+// same exit status and diagnostics, and byte-identical outputs.
+func TestCorpus125OptionsNvlink(t *testing.T) {
+	nvlink := envOr("WARPLINK_NVLINK125", "/opt/cuda12/bin/nvlink")
+	if _, err := os.Stat(nvlink); err != nil {
+		t.Skip("nvlink 12.5 not installed")
+	}
+	same := 0
+	var corpora []string // absolute: the loop changes directory
+	for _, rel := range []string{corpus125SM90, corpus125SM80} {
+		abs, _ := filepath.Abs(rel)
+		corpora = append(corpora, abs)
+	}
+	for _, corpus := range corpora {
+		names, dirs := corpusPrograms(t, corpus)
+		for k, name := range names {
+			for _, link := range []string{"link.args", "link_dc.args"} {
+				for _, extra := range [][]string{{"-g"}, {"--preserve-relocs"}, {"-g", "--preserve-relocs"},
+					{"--kernels-used=main"}, {"-L" + libdir12, "-lcudadevrt", "--keep-system-libraries"}} {
+					tmp := t.TempDir()
+					args, err := cliLinkArgsFrom(dirs[k], link, libdir12, filepath.Join(tmp, "out.cubin"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					args = append(args, extra...)
+					cmd := exec.Command(nvlink, args...)
+					cmd.Dir = dirs[k]
+					nvOut, err := cmd.CombinedOutput()
+					nvRC := 0
+					if ee, ok := err.(*exec.ExitError); ok {
+						nvRC = ee.ExitCode()
+					}
+					ref, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
+					os.Remove(filepath.Join(tmp, "out.cubin"))
+					t.Chdir(dirs[k])
+					var log bytes.Buffer
+					rc := linkCLI(args, &log)
+					ours, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
+					if rc != nvRC || log.String() != string(nvOut) || !bytes.Equal(ours, ref) {
+						t.Errorf("%s/%s %s %v: exit %d (nvlink %d), diagnostics %q (nvlink %q), outputs identical: %v",
+							filepath.Base(corpus), name, link, extra, rc, nvRC, log.String(), nvOut, bytes.Equal(ours, ref))
+						continue
+					}
+					same++
+				}
+			}
+		}
+	}
+	t.Logf("%d links as nvlink 12.5 links them", same)
 }
