@@ -91,6 +91,13 @@ type Release struct {
 	// --kernels-used).
 	MergedConstantsName bool
 
+	// DebugEntryShared: under -g alone, a module shared variable one
+	// entry uses keeps its symbol, in that entry's .nv.shared.<k> at its
+	// offset, as --preserve-relocs keeps it (but for STV_INTERNAL): nvlink
+	// 12.5 (sweep shared-callee, shared-chain and five more, -G objects
+	// linked with -g); 11.8 drops it.
+	DebugEntryShared bool
+
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
 
@@ -120,9 +127,9 @@ var relAction125 = []byte{
 var (
 	nvlink118 = Release{Name: "11.8", Version: 118, ABI8Refusal: "arch", TextRegcount: true, MergedConstantsName: true, NamesOfDropped: true, IndirectEdges: true, RelAction: relActionTable}
 	nvlink125 = Release{Name: "12.5", Version: 125, ELFVersion: 125, MinSM90Toolkit: 120, ABI8Refusal: "abi", DropUnifiedTables: true,
-		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAbs: unifiedAbs125, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
+		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAbs: unifiedAbs125, DebugEntryShared: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 	nvlink130 = Release{Name: "13.0", Version: 130, DropUnifiedTables: true,
-		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAbs: unifiedAbs125, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
+		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAbs: unifiedAbs125, DebugEntryShared: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 )
 
 // releases are the known releases, oldest first.
