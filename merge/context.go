@@ -135,6 +135,9 @@ type Obj struct {
 	// overlaps: two of its sections share file bytes (malformed input;
 	// relocate then patches copies).
 	overlaps bool
+	// localByBinding: its symbols' local part is its local symbols, not
+	// those below .symtab's sh_info (Release.LocalByBinding).
+	localByBinding bool
 	// ModuleID is the host object's __nv_module_id ("" for plain cubins).
 	ModuleID string
 	// hostKernels are the kernels the host code of the host object it came

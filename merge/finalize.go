@@ -270,7 +270,10 @@ func reportUndefined(ctx *Context) {
 		if t := s.Type(); s.Sec >= 0 || s.Shndx != 0 || !ctx.referencedLive(id) && t != elf.STTObject && t != sttCudaObject {
 			continue
 		}
-		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {
+		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals || s.Bind() == elf.STBWeak && ctx.Rel.LocalByBinding {
+			// (Weak undefined symbols of the global part: CUDA 13.0's
+			// objects have their __UFT/__UDT tables and
+			// .nv.reservedSmem.offset0 there.)
 			continue
 		}
 		if ctx.bound.lists(id) {

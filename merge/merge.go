@@ -1129,8 +1129,15 @@ func externShared(ctx *Context) {
 	ctx.Secs[id].Align = max(ctx.Secs[id].Align, externSharedAlign)
 }
 
-// inLocalPart reports whether symbol i of o lies below its .symtab's sh_info.
-func inLocalPart(o *Obj, i int) bool { return i < o.firstNonLocal() }
+// inLocalPart reports whether symbol i of o lies below its .symtab's
+// sh_info, or, for an object whose local part the release reads by
+// binding (Obj.localByBinding), whether it is local.
+func inLocalPart(o *Obj, i int) bool {
+	if o.localByBinding {
+		return o.F.Symbols[i].Bind() == elf.STBLocal
+	}
+	return i < o.firstNonLocal()
+}
 
 // firstNonLocal is the index of the first symbol past the local part
 // (sh_info of .symtab), clamped to the table.

@@ -98,6 +98,12 @@ type Release struct {
 	// linked with -g); 11.8 drops it.
 	DebugEntryShared bool
 
+	// LocalByBinding: an object of CUDA 13's ABI, whose .symtab sh_info
+	// counts every symbol (ptxas 13.0 puts locals after globals), has its
+	// local symbols for local part (nvlink 13.0: the output lists them
+	// first, in input order; corpus cuda13.0-sm_90).
+	LocalByBinding bool
+
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
 
@@ -128,7 +134,7 @@ var (
 	nvlink118 = Release{Name: "11.8", Version: 118, ABI8Refusal: "arch", TextRegcount: true, MergedConstantsName: true, NamesOfDropped: true, IndirectEdges: true, RelAction: relActionTable}
 	nvlink125 = Release{Name: "12.5", Version: 125, ELFVersion: 125, MinSM90Toolkit: 120, ABI8Refusal: "abi", DropUnifiedTables: true,
 		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAbs: unifiedAbs125, DebugEntryShared: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
-	nvlink130 = Release{Name: "13.0", Version: 130, DropUnifiedTables: true,
+	nvlink130 = Release{Name: "13.0", Version: 130, DropUnifiedTables: true, LocalByBinding: true,
 		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAbs: unifiedAbs125, DebugEntryShared: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
 )
 
@@ -235,6 +241,9 @@ func chooseRelease(ctx *Context) error {
 			ctx.Diags.Fatalf([3]int{0, -1, 0}, "%s", msg)
 			return errFatal
 		}
+	}
+	for _, o := range ctx.Objs {
+		o.localByBinding = ctx.Rel.LocalByBinding && o.F.Header.Ident[7] == 0x41
 	}
 	for _, o := range ctx.Objs {
 		t := toolkitOf(o.F)
