@@ -460,7 +460,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	switch {
 	case cmd.Help:
 		bag.Print(stderr, prog)
-		cli.PrintHelp(stdout, prog)
+		cli.PrintHelpFor(stdout, prog, cmd.Release)
 		return 0
 	case cmd.Version:
 		bag.Print(stderr, prog)

@@ -5,6 +5,7 @@ import (
 	"github.com/warplink/warplink/internal/diag"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -111,5 +112,32 @@ func TestAgainstNvlink125(t *testing.T) {
 		if errb.String() != tt.want || code != 1 {
 			t.Errorf("nvlink 12.5 %q:\n got %q (status %d)\nwant %q (status 1)", tt.args, errb.String(), code, tt.want)
 		}
+	}
+}
+
+// TestHelpCoversNvlink125 checks that every option of nvlink 12.5's --help
+// is in warplink's help for 12.5.
+func TestHelpCoversNvlink125(t *testing.T) {
+	const nvlink125 = "/opt/cuda12/bin/nvlink"
+	if _, err := os.Stat(nvlink125); err != nil {
+		t.Skip("nvlink 12.5 is not installed at " + nvlink125)
+	}
+	out, _ := exec.Command(nvlink125, "--help").Output()
+	var ours bytes.Buffer
+	PrintHelpFor(&ours, "warplink", 125)
+	n := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		long, ok := strings.CutPrefix(line, "--")
+		if !ok {
+			continue
+		}
+		long, _, _ = strings.Cut(long, " ")
+		n++
+		if !strings.Contains(ours.String(), "\n--"+long) {
+			t.Errorf("--%s missing from help", long)
+		}
+	}
+	if n < 30 {
+		t.Fatalf("parsed only %d options from nvlink 12.5's --help", n)
 	}
 }

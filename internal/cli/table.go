@@ -187,9 +187,13 @@ func options() []option {
 }
 
 // PrintHelp writes the --help text, in nvlink's layout, under prog.
-func PrintHelp(w io.Writer, prog string) {
+func PrintHelp(w io.Writer, prog string) { PrintHelpFor(w, prog, 0) }
+
+// PrintHelpFor is PrintHelp with the options of nvlink of version rel (0:
+// of every release warplink links as).
+func PrintHelpFor(w io.Writer, prog string, rel int) {
 	fmt.Fprintf(w, "\nUsage  : %s [options] <objects>\n\nOptions\n=======\n\n", prog)
-	for _, o := range options() {
+	for _, o := range releaseTable(options(), rel) {
 		if o.help == "" {
 			continue
 		}
