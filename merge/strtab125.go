@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
 )
@@ -50,6 +51,7 @@ func relayoutStrings(ctx *Context) {
 
 	old := ctx.Str.Bytes()
 	str := NewStrTab()
+	str.Reserve(len(old)*3/2, nil) // (Reserve takes about 1.6 times what it holds)
 	emptyProto := uint32(0)
 	usesEmpty := usesString(ctx, ctx.emptyProto)
 	// (The empty one where an input's record first had it, else, when a
@@ -120,15 +122,22 @@ func relayoutStrings(ctx *Context) {
 	ctx.Str = str
 
 	oldSh := ctx.ShStr.Bytes()
+	banks := map[string]bool{} // the .nv.constant0.<k> names, for BankBeforeRel
+	if ctx.Rel.BankBeforeRel {
+		eachString(oldSh, func(_ uint32, s string) {
+			if strings.HasPrefix(s, ".nv.constant0.") {
+				banks[s] = true
+			}
+		})
+	}
 	sh := NewStrTab()
+	sh.Reserve(len(oldSh)*3/2, nil)
 	eachString(oldSh, func(_ uint32, s string) {
 		if dead[s] {
 			return
 		}
-		if k, ok := strings.CutPrefix(s, ".rel.nv.constant0."); ok && ctx.Rel.BankBeforeRel {
-			if bank := ".nv.constant0." + k; bytes.Contains(oldSh, []byte("\x00"+bank+"\x00")) {
-				sh.Add(bank)
-			}
+		if k, ok := strings.CutPrefix(s, ".rel.nv.constant0."); ok && banks[".nv.constant0."+k] {
+			sh.Add(".nv.constant0." + k)
 		}
 		sh.Add(s)
 	})
@@ -179,14 +188,16 @@ func (ctx *Context) removed(s *OutSym) bool {
 }
 
 // eachString calls fn for every string of an encoded table but the
-// leading empty one, with its offset, in table order.
+// leading empty one, with its offset, in table order. The strings alias
+// b (no copies: a table holds hundreds of thousands): fn may keep them
+// only while b is neither changed nor freed.
 func eachString(b []byte, fn func(off uint32, s string)) {
 	for off := 1; off < len(b); {
 		n := bytes.IndexByte(b[off:], 0)
 		if n < 0 {
 			return
 		}
-		fn(uint32(off), string(b[off:off+n]))
+		fn(uint32(off), unsafe.String(&b[off], n))
 		off += n + 1
 	}
 }
