@@ -15,7 +15,7 @@ import (
 // picks one once, after read (chooseRelease), from --nvlink-version or the
 // toolkit the newest input was built with.
 type Release struct {
-	Name    string // "12.5", as -v and the warnings print it
+	Name    string // "12.5", as -V and the warnings print it
 	Version int    // 125: how the inputs' headers and nvlink's messages write it
 
 	// ELFVersion is the output's e_version (the toolkit's, 125 for nvlink
@@ -43,8 +43,10 @@ type Release struct {
 	// .strtab (corpus cuda12.5-sm_90, every program).
 	DropUnifiedTables bool
 
-	// InfoLink sets SHF_INFO_LINK (0x40) on the .nv.info.<f> sections and
-	// every relocation section (corpus cuda12.5-*).
+	// InfoLink sets SHF_INFO_LINK (0x40) on the .nv.info.<f> sections,
+	// every relocation section (and --preserve-relocs'
+	// .nv.resolvedrela ones) and a kernel's .nv.shared.<k> (corpus
+	// cuda12.5-*; infoLinked).
 	InfoLink bool
 
 	// TextRegcount: an entry's propagated register count also goes into
@@ -114,8 +116,8 @@ type Release struct {
 	StrtabSymbolsLast bool
 
 	// BankBeforeRel: a kernel's .nv.constant0.<k> name enters .shstrtab
-	// before its .rel.nv.constant0.<k> companion (nvlink 12.5; 11.8 adds
-	// the companion first, and so do both in .strtab).
+	// before its .rel.nv.constant0.<k> companion (nvlink 12.5; 11.8 and
+	// 13.0 add the companion first, and so do all three in .strtab).
 	BankBeforeRel bool
 }
 
@@ -130,12 +132,47 @@ var relAction125 = []byte{
 	0x73, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x25, 0x00, 0x05, 0x36,
 }
 
+// The releases. A rule a field names but a release's value leaves out
+// is the other way (false, nil, 0): see each field.
 var (
-	nvlink118 = Release{Name: "11.8", Version: 118, ABI8Refusal: "arch", TextRegcount: true, MergedConstantsName: true, NamesOfDropped: true, IndirectEdges: true, RelAction: relActionTable}
-	nvlink125 = Release{Name: "12.5", Version: 125, ELFVersion: 125, MinSM90Toolkit: 120, ABI8Refusal: "abi", DropUnifiedTables: true,
-		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAbs: unifiedAbs125, DebugEntryShared: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
-	nvlink130 = Release{Name: "13.0", Version: 130, DropUnifiedTables: true, LocalByBinding: true,
-		InfoLink: true, EmptyCallList4: true, List4AsCalls: true, UnifiedAbs: unifiedAbs125, DebugEntryShared: true, RelAction: relAction125, StrtabSymbolsLast: true, BankBeforeRel: true}
+	nvlink118 = Release{
+		Name: "11.8", Version: 118,
+		ABI8Refusal:         "arch",
+		TextRegcount:        true,
+		IndirectEdges:       true,
+		NamesOfDropped:      true,
+		MergedConstantsName: true,
+		RelAction:           relActionTable,
+	}
+	nvlink125 = Release{
+		Name: "12.5", Version: 125, ELFVersion: 125,
+		MinSM90Toolkit:    120,
+		ABI8Refusal:       "abi",
+		DropUnifiedTables: true,
+		InfoLink:          true,
+		EmptyCallList4:    true,
+		List4AsCalls:      true,
+		UnifiedAbs:        unifiedAbs125,
+		DebugEntryShared:  true,
+		RelAction:         relAction125,
+		StrtabSymbolsLast: true,
+		BankBeforeRel:     true,
+	}
+	// nvlink130 has 12.5's rules where the corpus of CUDA 13.0
+	// (testdata/corpus/cuda13.0-sm_90) shows them, and LocalByBinding;
+	// its refusals are not checked (no nvlink 13.0 here), so it has none.
+	nvlink130 = Release{
+		Name: "13.0", Version: 130,
+		LocalByBinding:    true,
+		DropUnifiedTables: true,
+		InfoLink:          true,
+		EmptyCallList4:    true,
+		List4AsCalls:      true,
+		UnifiedAbs:        unifiedAbs125,
+		DebugEntryShared:  true,
+		RelAction:         relAction125,
+		StrtabSymbolsLast: true,
+	}
 )
 
 // releases are the known releases, oldest first.
