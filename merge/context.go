@@ -22,6 +22,9 @@ type Context struct {
 	Opts  *Options
 	Diags *diag.Bag
 	Prog  string // name diagnostics are printed under
+	// Rel is the nvlink release the link behaves as (release.go): chosen
+	// once, at the end of read; the passes after ask it.
+	Rel Release
 
 	Objs []*Obj // by file ID
 
@@ -111,6 +114,8 @@ type Context struct {
 	directEdges   int                // cgEdges[:directEdges] came from the inputs' call lists
 	fixed         int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
 	emptyProto    uint32             // .strtab offset of nvlink's empty prototype string (0: none)
+	protoNames    map[string]bool    // the inputs' prototype strings, under Release.StrtabSymbolsLast (strtab125.go)
+	protoOrder    []string           // protoNames in the order of their first appearance
 	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
 	sawEmptyProto bool               // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
 	noSecSym      bool               // mapSection creates no section symbol (section pass)
@@ -130,6 +135,9 @@ type Obj struct {
 	// overlaps: two of its sections share file bytes (malformed input;
 	// relocate then patches copies).
 	overlaps bool
+	// localByBinding: its symbols' local part is its local symbols, not
+	// those below .symtab's sh_info (Release.LocalByBinding).
+	localByBinding bool
 	// ModuleID is the host object's __nv_module_id ("" for plain cubins).
 	ModuleID string
 	// hostKernels are the kernels the host code of the host object it came
@@ -286,6 +294,7 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		Timer: &Timer{},
 		// (set by dce when the link uses exactly one kernel)
 		rootKernel: -1,
+		Rel:        nvlink118,
 	}
 	if !opts.PlainMemory {
 		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{}

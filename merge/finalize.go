@@ -116,7 +116,10 @@ func finalize(ctx *Context) error {
 			// nvlink adds this name (no symbol has it) when code a
 			// kernel runs uses extern __shared__ memory (not when
 			// --kernels-used removed it: crafted extern-shared-unused).
-			ctx.Str.Add("externsharedinstance")
+			// (nvlink 12.5 does not: Release.NamesOfDropped.)
+			if ctx.Rel.NamesOfDropped {
+				ctx.Str.Add("externsharedinstance")
+			}
 		}
 		// The .nv_debug.shared that extern __shared__ memory keeps has no
 		// section symbol, even where an input's module-scope shared
@@ -136,18 +139,19 @@ func finalize(ctx *Context) error {
 	if ctx.Opts.DumpCallgraph {
 		dumpCallgraph(ctx)
 	}
-	if mergedConstants {
+	if mergedConstants && ctx.Rel.MergedConstantsName {
 		ctx.addSecName("TEMP_MERGED_CONSTANTS", -1)
 	}
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
-	rel.Data = relActionTable
-	rel.Size = uint64(len(relActionTable))
+	rel.Data = ctx.Rel.RelAction
+	rel.Size = uint64(len(rel.Data))
 	rel.SymID = newSym(ctx, OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
 	for _, s := range ctx.Secs {
 		if s.infoIn > 0 && s.InfoSec < 0 {
 			s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
 		}
 	}
+	relayoutStrings(ctx)
 	orderSections(ctx)
 	indexSymbols(ctx)
 	if ctx.Opts.Verbose {
@@ -264,7 +268,10 @@ func reportUndefined(ctx *Context) {
 		if t := s.Type(); s.Sec >= 0 || s.Shndx != 0 || !ctx.referencedLive(id) && t != elf.STTObject && t != sttCudaObject {
 			continue
 		}
-		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals {
+		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals || s.Bind() == elf.STBWeak && ctx.Rel.LocalByBinding {
+			// (Weak undefined symbols of the global part: CUDA 13.0's
+			// objects have their __UFT/__UDT tables and
+			// .nv.reservedSmem.offset0 there.)
 			continue
 		}
 		if ctx.bound.lists(id) {
@@ -495,7 +502,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			p := append([]byte(nil), global[i].a.Payload...)
 			binary.LittleEndian.PutUint32(p[4:], b.v)
 			global[i].a.Payload = p
-			if sec := ctx.Syms[f].Sec; sec >= 0 {
+			if sec := ctx.Syms[f].Sec; sec >= 0 && ctx.Rel.TextRegcount {
 				ctx.Secs[sec].InfoExtra = b.v << 24
 			}
 			if ctx.Opts.DumpCallgraph {
@@ -1169,7 +1176,8 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 		ctx.addressTaken = append(ctx.addressTaken, f.caller)
 	}
 	// An indirect call site may reach every address-taken function of the
-	// same prototype: nvlink adds those call edges.
+	// same prototype: nvlink adds those call edges (and 11.8 writes them:
+	// Release.IndirectEdges).
 	for _, site := range cg.lists[-3] {
 		for _, f := range cg.lists[-2] {
 			if f.callee == site.callee {
@@ -1311,12 +1319,15 @@ func encodeCallgraph(ctx *Context) {
 			// index order, which the corpus also fits, puts a kernel
 			// after the weak destructors of a later object:
 			// testdata/crafted/virtual-cross-object.)
-			callers := slices.Clone(ctx.callers)
+			calls, callers := ctx.calls, slices.Clone(ctx.callers)
+			if !ctx.Rel.IndirectEdges {
+				calls, callers = calleesByCaller(ctx.cgEdges[:ctx.directEdges], len(ctx.Syms))
+			}
 			slices.Sort(callers)
 			out := le.AppendUint32(nil, 0)
 			out = le.AppendUint32(out, ^uint32(0))
 			for _, c := range callers {
-				calls := ctx.calls.of(c)
+				calls := calls.of(c)
 				for k := len(calls) - 1; k >= 0; k-- {
 					out = le.AppendUint32(out, uint32(ctx.Syms[c].Index))
 					out = le.AppendUint32(out, uint32(ctx.Syms[calls[k]].Index))
@@ -1324,7 +1335,7 @@ func encodeCallgraph(ctx *Context) {
 			}
 			for _, m := range []int32{-2, -3, -4} {
 				l, ok := s.gen.callgraph.lists[m]
-				if !ok && m == -4 {
+				if !ok && m == -4 && !ctx.Rel.EmptyCallList4 {
 					continue
 				}
 				if m != -4 {
@@ -1332,6 +1343,12 @@ func encodeCallgraph(ctx *Context) {
 					// function another object defined first comes first
 					// (testdata/crafted/virtual-cross-object-g).
 					l = slices.Clone(l)
+					slices.SortStableFunc(l, func(a, b cgEdge) int { return cmp.Compare(a.caller, b.caller) })
+				} else if ctx.Rel.List4AsCalls {
+					// As list -1: callers in creation order, each one's
+					// possible callees latest first.
+					l = slices.Clone(l)
+					slices.Reverse(l)
 					slices.SortStableFunc(l, func(a, b cgEdge) int { return cmp.Compare(a.caller, b.caller) })
 				}
 				out = le.AppendUint32(out, 0)
@@ -1459,7 +1476,7 @@ func indexSymbols(ctx *Context) {
 	idx := 1
 	for _, id := range ctx.Locals {
 		s := ctx.Syms[id]
-		if s.dead || (s.Sec >= 0 && ctx.Secs[s.Sec].Dead) {
+		if s.dead || (s.Sec >= 0 && ctx.Secs[s.Sec].Dead) || ctx.dropsSym(s) {
 			s.Index = -1
 			continue
 		}
@@ -1468,7 +1485,7 @@ func indexSymbols(ctx *Context) {
 	}
 	ctx.firstGlobal = idx
 	for _, id := range ctx.Globals {
-		if s := ctx.Syms[id]; s.dead {
+		if s := ctx.Syms[id]; s.dead || ctx.dropsSym(s) {
 			s.Index = -1
 		} else {
 			s.Index = idx
@@ -1478,6 +1495,23 @@ func indexSymbols(ctx *Context) {
 	ctx.nsyms = idx
 	encodeInfo(ctx)
 	encodeCallgraph(ctx)
+}
+
+// dropsSym: the release writes no symbol for s, which the link keeps.
+func (ctx *Context) dropsSym(s *OutSym) bool {
+	return ctx.Rel.DropUnifiedTables && s.Sec < 0 && unifiedTable(s.Name)
+}
+
+// unifiedTable reports whether name is one of the unified function and
+// data table symbols ptxas 12.x declares (weak, undefined) in every sm_90
+// object: __UFT, __UDT and their _OFFSET, _CANONICAL and _END forms
+// (Release.DropUnifiedTables).
+func unifiedTable(name string) bool {
+	switch name {
+	case "__UFT", "__UDT", "__UFT_OFFSET", "__UDT_OFFSET", "__UFT_CANONICAL", "__UDT_CANONICAL", "__UFT_END", "__UDT_END":
+		return true
+	}
+	return false
 }
 
 // lastSingleConstant is the output symbol of the __constant__ variable of

@@ -287,7 +287,8 @@ func layoutShared(ctx *Context) {
 		// reserved window. A variable one entry uses lives in that entry's
 		// section: its symbol goes there under --preserve-relocs, and goes
 		// under -g alone (sweep shared-chain and the like, -G objects
-		// linked with -g; crafted preserve-relocs-module-shared).
+		// linked with -g; crafted preserve-relocs-module-shared), where
+		// nvlink 12.5 moves it there too (Release.DebugEntryShared).
 		// Both keep the variables no entry uses there too, at their
 		// offsets in the layers, and the section spans every layer
 		// (fuzzed shared-memory programs; crafted
@@ -305,6 +306,8 @@ func layoutShared(ctx *Context) {
 			case ctx.Opts.PreserveRelocs && len(u) == 1:
 				ctx.Syms[id].Sec = entries[u[0]].shared
 				ctx.Syms[id].Other |= stvInternal // (-g or not)
+			case ctx.Opts.Debug && ctx.Rel.DebugEntryShared:
+				ctx.Syms[id].Sec = entries[u[0]].shared
 			default:
 				ctx.Syms[id].dead = true
 			}

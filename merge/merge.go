@@ -216,7 +216,13 @@ func mergeFile(ctx *Context, o *Obj) {
 			}
 		}
 		ctx.hasBoundRefs = ctx.hasBoundRefs || isBoundRef(&syms[i])
-		ctx.addStr(ctx.Str, syms[i].Name, nil)
+		if isExternShared(&syms[i]) {
+			// (No output symbol but under -g or --preserve-relocs, which
+			// make it, name included.)
+			ctx.addDroppedName(syms[i].Name)
+		} else {
+			ctx.addStr(ctx.Str, syms[i].Name, nil)
+		}
 	}
 	// An object that defines no function (-G data alone) has its debug
 	// sections made now, in section order, each with a section symbol,
@@ -285,7 +291,12 @@ func mergeFile(ctx *Context, o *Obj) {
 					switch {
 					case ok && str != "":
 						ctx.addStr(ctx.Str, str, nil)
-					case ok && !ctx.sawEmptyProto:
+						ctx.noteProto(str)
+					case ok:
+						ctx.noteProto("")
+						if ctx.sawEmptyProto {
+							break
+						}
 						// An empty prototype (a kernel whose descriptor
 						// data holds) adds nvlink's empty string as the
 						// first undefined function does (crafted
@@ -300,6 +311,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			for off := 0; off+8 <= len(s.Data); off += 8 {
 				if str, ok := elf.CString(strs, uint32(elf.CallgraphEntryAt(s.Data, off).Callee)); ok {
 					ctx.addStr(ctx.Str, str, nil)
+					ctx.noteProto(str)
 				}
 			}
 		case s.Type == elf.SHTRela || s.Type == elf.SHTRel:
@@ -558,6 +570,31 @@ const stoCudaObscure = shard.OtherAddrTaken
 func (ctx *Context) addSecName(name string, text int32) {
 	ctx.addStr(ctx.ShStr, name, nil)
 	ctx.addStr(ctx.Str, ctx.strName(name, text), nil)
+}
+
+// addDroppedName enters the name of an input symbol that gets no output
+// symbol into .strtab, where the release keeps such names
+// (Release.NamesOfDropped).
+func (ctx *Context) addDroppedName(name string) {
+	if ctx.Rel.NamesOfDropped {
+		ctx.addStr(ctx.Str, name, nil)
+	}
+}
+
+// noteProto notes a prototype string of an input's call graph or
+// .nv.prototype, in order, for relayoutStrings ("": an empty one, whose
+// first appearance places nvlink 12.x's empty prototype string).
+func (ctx *Context) noteProto(s string) {
+	if !ctx.Rel.StrtabSymbolsLast {
+		return
+	}
+	if ctx.protoNames == nil {
+		ctx.protoNames = map[string]bool{}
+	}
+	if !ctx.protoNames[s] {
+		ctx.protoNames[s] = true
+		ctx.protoOrder = append(ctx.protoOrder, s)
+	}
 }
 
 // strName is the .strtab form of the name of a section made for code
@@ -825,7 +862,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		if s.Shndx == elf.SHNUndef || s.Shndx >= elf.SHNLoReserve {
-			ctx.addStr(ctx.Str, s.Name, nil) // no record, but nvlink keeps the name
+			ctx.addDroppedName(s.Name) // no record, but nvlink keeps the name
 			return
 		}
 		if o.Drop[s.Shndx] {
@@ -846,7 +883,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// Data of a replaced weak entry's stand-in section (sm_80's
 				// _param in .nv.constant0.<k>): no record, but the name
 				// (testdata/crafted/weak-later-wins).
-				ctx.addStr(ctx.Str, s.Name, nil)
+				ctx.addDroppedName(s.Name)
 			}
 			return
 		}
@@ -876,7 +913,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// shared memory (see layout); nvlink keeps no symbol for
 				// it (but records the name). Local constant data keeps its
 				// symbol.
-				ctx.addStr(ctx.Str, s.Name, nil)
+				ctx.addDroppedName(s.Name)
 				o.SymMap[i] = -2 - id
 				if (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) && ctx.isSharedMemory(id) {
 					// --preserve-relocs and -g keep a symbol for it, at
@@ -1092,8 +1129,15 @@ func externShared(ctx *Context) {
 	ctx.Secs[id].Align = max(ctx.Secs[id].Align, externSharedAlign)
 }
 
-// inLocalPart reports whether symbol i of o lies below its .symtab's sh_info.
-func inLocalPart(o *Obj, i int) bool { return i < o.firstNonLocal() }
+// inLocalPart reports whether symbol i of o lies below its .symtab's
+// sh_info, or, for an object whose local part the release reads by
+// binding (Obj.localByBinding), whether it is local.
+func inLocalPart(o *Obj, i int) bool {
+	if o.localByBinding {
+		return o.F.Symbols[i].Bind() == elf.STBLocal
+	}
+	return i < o.firstNonLocal()
+}
 
 // firstNonLocal is the index of the first symbol past the local part
 // (sh_info of .symtab), clamped to the table.

@@ -31,6 +31,16 @@ type Options struct {
 	AllowUndefinedGlobals    bool     // --allow-undefined-globals
 	RegisterLinkBinaries     string   // --register-link-binaries FILE
 	Time                     string   // --time FILE ("-" for stdout): CSV per pass
+	// NvlinkVersion names the nvlink release to link as ("12.5";
+	// --nvlink-version or WARPLINK_NVLINK_VERSION); "" = the release of
+	// the toolkit the newest input was built with (merge/release.go).
+	NvlinkVersion string
+	// CheckRelease, when set, refuses what the command line holds that
+	// the release chosen by the inputs does not accept: it returns that
+	// release's fatal message ("Unknown option 'Xnvvm'") or "" (the CLI
+	// parsed the command line before the release was known; see
+	// internal/cli/release.go).
+	CheckRelease func(version int) string
 
 	// Threads bounds parallelism (0 = GOMAXPROCS); Shards is the number of
 	// symbol shard owners (0 = default). Neither changes the output.

@@ -164,6 +164,9 @@ func read(ctx *Context) error {
 			ctx.Objs = append(ctx.Objs, o)
 		}
 	}
+	if err := chooseRelease(ctx); err != nil {
+		return err
+	}
 	if ctx.Opts.InputSize != nil {
 		ctx.Opts.InputSize(size, !ctx.mem.OffHeap())
 	}
@@ -184,6 +187,9 @@ func read(ctx *Context) error {
 			ctx.Header.Flags = ctx.Header.Flags&^0xFF0000 | v<<16
 		}
 		ctx.Header.SetSM(arch)
+		if ctx.Rel.ELFVersion != 0 && ctx.Header.Ident[7] != 0x41 {
+			ctx.Header.Version = ctx.Rel.ELFVersion
+		}
 	} else {
 		ctx.Header = defaultHeader(arch)
 	}

@@ -297,8 +297,15 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 			if !ok {
 				continue // reference to a dropped weak copy: nvlink removes it
 			}
+			if keep && sym >= 0 && ctx.dropsSym(ctx.Syms[sym]) {
+				continue // (against a symbol the release does not write: __UFT_OFFSET)
+			}
 			if keep {
-				evs = append(evs, relEvent{sec: own, rel: OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: r.Addend}})
+				typ := r.Type
+				if abs, ok := ctx.Rel.UnifiedAbs[typ]; ok {
+					typ = abs
+				}
+				evs = append(evs, relEvent{sec: own, rel: OutRel{Offset: base + r.Offset, Sym: sym, Type: typ, Addend: r.Addend}})
 				if !kept {
 					kept = true
 					evs = append(evs, relEvent{note: true, sec: own})

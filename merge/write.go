@@ -21,6 +21,7 @@ import (
 	"encoding/binary"
 	"io"
 	"runtime"
+	"strings"
 	"sync/atomic"
 
 	"github.com/warplink/warplink/actors"
@@ -125,6 +126,9 @@ func write(ctx *Context) error {
 			s := h.sec
 			sh := elf.Section{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
 				Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: uint32(s.Entsize)}
+			if ctx.Rel.InfoLink && infoLinked(s) {
+				sh.Flags |= elf.SHFInfoLink
+			}
 			if k == 0 && shnum >= elf.SHNLoReserve {
 				sh.Size = uint64(shnum)
 			}
@@ -519,8 +523,8 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 			}
 		}
 		name := s.nameOff
-		if s.emptyName {
-			name = ctx.emptyProto
+		if s.emptyName && !ctx.Rel.StrtabSymbolsLast {
+			name = ctx.emptyProto // (12.x: its own, relayoutStrings)
 		}
 		e := elf.Symbol{NameOff: name, Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
 		elf.PutSymbol(b[s.Index*elf.SymSize:], &e)
@@ -552,4 +556,14 @@ func workers(w int) int {
 		return runtime.GOMAXPROCS(0)
 	}
 	return w
+}
+
+// infoLinked: s is a section whose sh_info names what it belongs to, which
+// Release.InfoLink marks SHF_INFO_LINK: relocations (--preserve-relocs'
+// .nv.resolvedrela<sec> too), .nv.info.<f>, and a
+// kernel's .nv.shared.<k> (which ptxas 12.x marks so itself; 11.8's
+// inputs linked by nvlink 12.5 get it too: corpus cuda11.8-sm_80 shared).
+func infoLinked(s *OutSec) bool {
+	return s.Type == elf.SHTRela || s.Type == elf.SHTRel || s.Type == elf.SHTCudaResolvedRela || s.Type == elf.SHTCudaInfo && (s.InfoSym >= 0 || s.InfoSec >= 0) ||
+		s.Nobits && (s.InfoSym >= 0 || s.InfoSec >= 0) && strings.HasPrefix(s.Name, ".nv.shared.")
 }

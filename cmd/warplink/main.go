@@ -103,18 +103,20 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	if early {
 		heap.advise(false, len(args))
 	}
-	cmd, err := cli.Parse(args, os.ReadFile, bag)
+	// WARPLINK_NVLINK_VERSION names the nvlink release to link as where
+	// the command line cannot (nvcc's -dlink step), as --nvlink-version.
+	cmd, err := cli.ParseRelease(args, os.ReadFile, bag, os.Getenv("WARPLINK_NVLINK_VERSION"))
 	if err != nil {
 		return fatal(err)
 	}
 	switch {
 	case cmd.Help:
 		bag.Print(stderr, prog)
-		cli.PrintHelp(stdout, prog)
+		cli.PrintHelpFor(stdout, prog, cmd.Release)
 		return 0
 	case cmd.Version:
 		bag.Print(stderr, prog)
-		cli.PrintVersion(stdout, prog)
+		cli.PrintVersion(stdout, prog, cmd.Opts.NvlinkVersion)
 		return 0
 	}
 	if err := cmd.Check(); err != nil {
@@ -128,6 +130,9 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		return hostLinkerScript(cmd, stdout, prog, files, bag, stderr)
 	}
 	cmd.Opts.Files = files
+	if cmd.Release == 0 {
+		cmd.Opts.CheckRelease = cmd.CheckRelease
+	}
 	cmd.Opts.PlainMemory = plainMemory
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
 	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 )
 
-// toolkitMajor is the CUDA major version warplink is compatible with.
+// toolkitMajor is the CUDA major version of nvlink 11.8, warplink's
+// release when none is named or chosen.
 const toolkitMajor = 11
 
 // Check applies nvlink's consistency checks to a parsed command line that
@@ -61,10 +63,25 @@ func (c *Command) Check() error {
 		if !ok {
 			return errf("--cuda-api-version value cannot be parsed")
 		}
-		if major != toolkitMajor {
-			return errf("--cuda-api-version major number must be == toolkit version")
+		const msg = "--cuda-api-version major number must be == toolkit version"
+		switch {
+		case c.Release != 0 && int(major) != c.Release/10:
+			return errf(msg)
+		case c.Release == 0 && (major < toolkitMajor || major > 13):
+			return errf(msg)
+		case c.Release == 0:
+			// (The inputs choose the release: refused then by any other.)
+			c.releaseUses = append(c.releaseUses, releaseUse{from: int(major) * 10, to: int(major)*10 + 10, msg: msg})
 		}
 		c.APIVersion = major*10 + minor
+	}
+	if c.UidxFile != "" {
+		// (nvlink 12.5 opens it, and fails so when it cannot.)
+		f, err := os.Open(c.UidxFile)
+		if err != nil {
+			return errf("Could not open input file '%s'", c.UidxFile)
+		}
+		f.Close()
 	}
 	if c.LTO {
 		return errf("link-time optimization (-lto/-dlto) is not supported by warplink; use NVIDIA's nvlink for LTO links")

@@ -14,13 +14,19 @@ import (
 	"github.com/warplink/warplink/internal/diag"
 )
 
-// parse runs Parse and Check the way cmd/warplink does and returns the
-// command, the stderr nvlink would print and the exit status (-1 = go on
-// to link).
+// parse runs Parse and Check the way cmd/warplink does, for nvlink 11.8
+// (which the cases were checked against), and returns the command, the
+// stderr nvlink would print and the exit status (-1 = go on to link).
 func parse(args []string, readFile func(string) ([]byte, error)) (*Command, string, int) {
+	return parseFor("11.8", args, readFile)
+}
+
+// parseFor is parse for the nvlink release named ("": the inputs will
+// choose).
+func parseFor(release string, args []string, readFile func(string) ([]byte, error)) (*Command, string, int) {
 	bag := &diag.Bag{}
 	var buf bytes.Buffer
-	c, err := Parse(args, readFile, bag)
+	c, err := ParseRelease(args, readFile, bag, release)
 	if err == nil && !c.Help && !c.Version {
 		err = c.Check()
 	}
@@ -106,7 +112,7 @@ func TestExtraForms(t *testing.T) {
 		ToolName: "foo", CUDAAPIVersion: "11.8", APIVersion: 118, DotFile: "d.dot", Relocatable: true, Shared: true,
 		LineInfo: true, UUMN: true, ForceRela: true, DisableSmemReservation: true, SyscallConstOffset: -1,
 		HostLinkerOptions: []string{"a", "b"}, ReportArch: true, ExtraWarnings: true, ReserveNullPointer: true,
-		DontReserveNullPointer: true}
+		DontReserveNullPointer: true, Release: 118}
 	want.Opts = c.Opts
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("got  %+v\nwant %+v", *c, want)

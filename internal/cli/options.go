@@ -54,6 +54,18 @@ type Command struct {
 	SyscallConstOffset      int64  // -syscall-const-offset
 	HostLinkerOptions       []string
 	UUMN                    bool // -uumn (undocumented; accepted)
+
+	// nvlink 12.x's LTO options (internal/cli/release.go), accepted and
+	// ignored.
+	Xnvvm                []string // -Xnvvm
+	SplitCompile         int64    // -split-compile
+	SplitCompileExtended int64    // -split-compile-extended
+	UidxFile             string   // -uidx
+	// Release is the nvlink release whose command line this is (125; 0:
+	// the inputs will choose, and releaseUses lists what only some
+	// releases accept, for CheckRelease).
+	Release     int
+	releaseUses []releaseUse
 }
 
 // kind is how an option takes its value.
@@ -96,12 +108,24 @@ type parser struct {
 // options files (-optf). Warnings are added to bag; the first fatal problem
 // is returned as an error whose text is nvlink's message.
 func Parse(args []string, readFile func(string) ([]byte, error), bag *diag.Bag) (*Command, error) {
+	return ParseRelease(args, readFile, bag, "")
+}
+
+// ParseRelease is Parse for the nvlink release that --nvlink-version on
+// the command line names, else env (WARPLINK_NVLINK_VERSION's value),
+// else for any release (see release.go).
+func ParseRelease(args []string, readFile func(string) ([]byte, error), bag *diag.Bag, env string) (*Command, error) {
+	rel := releaseVersion(args, env)
 	p := &parser{
-		table:    options(),
+		table:    releaseTable(options(), rel),
 		cmd:      &Command{Opts: merge.Options{Machine64: true}},
 		bag:      bag,
 		readFile: readFile,
 		last:     map[string]string{},
+	}
+	p.cmd.Release = rel
+	if env != "" && p.cmd.Opts.NvlinkVersion == "" {
+		p.cmd.Opts.NvlinkVersion = env
 	}
 	if err := p.parse(args); err != nil {
 		return nil, err

@@ -187,9 +187,13 @@ func options() []option {
 }
 
 // PrintHelp writes the --help text, in nvlink's layout, under prog.
-func PrintHelp(w io.Writer, prog string) {
+func PrintHelp(w io.Writer, prog string) { PrintHelpFor(w, prog, 0) }
+
+// PrintHelpFor is PrintHelp with the options of nvlink of version rel (0:
+// of every release warplink links as).
+func PrintHelpFor(w io.Writer, prog string, rel int) {
 	fmt.Fprintf(w, "\nUsage  : %s [options] <objects>\n\nOptions\n=======\n\n", prog)
-	for _, o := range options() {
+	for _, o := range releaseTable(options(), rel) {
 		if o.help == "" {
 			continue
 		}
@@ -213,10 +217,19 @@ func PrintHelp(w io.Writer, prog string) {
 // Version is warplink's own version.
 const Version = "0.1.0"
 
-// PrintVersion writes the -V banner in nvlink's layout under prog. The
-// "release 11.8, V11.8.89" line is kept because build tools parse it.
-func PrintVersion(w io.Writer, prog string) {
+// PrintVersion writes the -V banner in nvlink's layout under prog, for
+// the nvlink release named ("12.5"; "": the inputs choose, and the banner
+// names 11.8, whose line build tools parse, and the others).
+func PrintVersion(w io.Writer, prog, release string) {
 	fmt.Fprintf(w, "%s: warplink %s, parallel CUDA device linker\n", prog, Version)
 	fmt.Fprintf(w, "Copyright (c) The warplink authors\n")
+	if v, ok := releaseBuilds[release]; ok {
+		fmt.Fprintf(w, "Compatible with nvlink of Cuda compilation tools, release %s, %s\n", release, v)
+		return
+	}
 	fmt.Fprintf(w, "Compatible with nvlink of Cuda compilation tools, release 11.8, V11.8.89\n")
+	fmt.Fprintf(w, "Links as the nvlink of the toolkit the newest input was built with: 11.8, 12.5 or 13.0 (--nvlink-version names one)\n")
 }
+
+// releaseBuilds are the builds of the nvlink releases warplink links as.
+var releaseBuilds = map[string]string{"11.8": "V11.8.89", "12.5": "V12.5.40", "13.0": "V13.0.88"}

@@ -20,19 +20,24 @@ import (
 // (another architecture or toolkit).
 var corpusDir = envOr("WARPLINK_CORPUS", corpusSM90)
 
-// The bundled corpora (testdata/corpus/src/build.sh sm_90 and sm_80).
+// The bundled corpora (testdata/corpus/src/build.sh sm_90 and sm_80), of
+// CUDA 11.8 and 12.5, each with its nvlink's outputs.
 const (
-	corpusSM90 = "../../testdata/corpus/cuda11.8-sm_90"
-	corpusSM80 = "../../testdata/corpus/cuda11.8-sm_80"
+	corpusSM90    = "../../testdata/corpus/cuda11.8-sm_90"
+	corpusSM80    = "../../testdata/corpus/cuda11.8-sm_80"
+	corpus125SM90 = "../../testdata/corpus/cuda12.5-sm_90"
+	corpus125SM80 = "../../testdata/corpus/cuda12.5-sm_80"
 )
 
-// corpusDirs are the corpora TestCorpus* link: both bundled ones (sm_90 and
-// sm_80: RELA and REL inputs), or the one WARPLINK_CORPUS names.
+// corpusDirs are the corpora TestCorpus* link: the bundled ones (sm_90 and
+// sm_80: RELA and REL inputs; CUDA 11.8 and 12.5, which warplink links
+// as nvlink 11.8 and 12.5, chosen by the inputs), or the one
+// WARPLINK_CORPUS names.
 func corpusDirs() []string {
 	if v := os.Getenv("WARPLINK_CORPUS"); v != "" {
 		return []string{v}
 	}
-	return []string{corpusSM90, corpusSM80}
+	return []string{corpusSM90, corpusSM80, corpus125SM90, corpus125SM80}
 }
 
 func envOr(k, def string) string {
@@ -44,6 +49,22 @@ func envOr(k, def string) string {
 
 // libdir holds the bundled libcudadevrt.a.
 var libdir, _ = filepath.Abs("../../testdata/cudalib")
+
+// libdir12 holds CUDA 12.5's libcudadevrt.a, which the 12.5 corpus links.
+var libdir12, _ = filepath.Abs("../../testdata/cudalib12")
+
+// libdirFor is the libcudadevrt.a directory for the corpus program in dir:
+// that of the toolkit its TOOLKIT file names (CUDA 11.8's by default).
+func libdirFor(dir string) string {
+	tk, _ := os.ReadFile(filepath.Join(dir, "..", "TOOLKIT"))
+	switch {
+	case strings.Contains(string(tk), "cuda_12.5"):
+		return libdir12
+	case strings.Contains(string(tk), "cuda_13.0"):
+		return libdir13
+	}
+	return libdir
+}
 
 // linkArgs reads an args file of folder dir and returns Options for it,
 // with relative paths taken against dir (inDir) and @CUDA_LIBDIR@ pointing
@@ -64,7 +85,7 @@ func linkArgs(t *testing.T, dir, file, out string) *merge.Options {
 			o.Machine64 = true
 		case strings.HasPrefix(a, "-cpu-arch="):
 		case strings.HasPrefix(a, "-L"):
-			o.LibDirs = append(o.LibDirs, strings.ReplaceAll(strings.TrimPrefix(a, "-L"), "@CUDA_LIBDIR@", libdir))
+			o.LibDirs = append(o.LibDirs, strings.ReplaceAll(strings.TrimPrefix(a, "-L"), "@CUDA_LIBDIR@", libdirFor(dir)))
 		case strings.HasPrefix(a, "-l"):
 			o.Inputs = append(o.Inputs, a)
 		case a == "-o":

@@ -1,0 +1,163 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/warplink/warplink/merge"
+)
+
+// TestCorpusAsNvlink125 links the CUDA 11.8 sm_80 corpus as nvlink 12.5
+// (--nvlink-version=12.5), which accepts 11.8's sm_80 objects, and
+// compares with nvlink 12.5's outputs of the same inputs (ref125*.cubin,
+// made with /opt/cuda12/bin/nvlink): byte-identical, or the same failure.
+func TestCorpusAsNvlink125(t *testing.T) {
+	names, dirs := corpusPrograms(t, corpusSM80)
+	identical := 0
+	for k, name := range names {
+		for _, c := range []struct{ args, ref string }{{"link.args", "ref125"}, {"link_dc.args", "ref125_dc"}} {
+			t.Run(name+"/"+c.ref, func(t *testing.T) {
+				t.Chdir(dirs[k])
+				out := filepath.Join(t.TempDir(), "out.cubin")
+				opts := linkArgs(t, dirs[k], c.args, out)
+				opts.NvlinkVersion = "12.5"
+				if sameAsRef(t, opts, c.ref) {
+					identical++
+				}
+			})
+		}
+	}
+	if identical != 2*len(names) {
+		t.Errorf("%d of %d links as nvlink 12.5", identical, 2*len(names))
+	}
+}
+
+// sameAsRef links opts and reports whether the outcome is nvlink's in
+// ref.rc, ref.log and ref.cubin: the same exit status and diagnostics,
+// and on success the same bytes (failing the test otherwise).
+func sameAsRef(t *testing.T, opts *merge.Options, ref string) bool {
+	var stderr bytes.Buffer
+	got := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
+	rc, _ := os.ReadFile(ref + ".rc")
+	log, _ := os.ReadFile(ref + ".log")
+	if want := strings.TrimSpace(string(rc)); strconv.Itoa(got) != want || stderr.String() != string(log) {
+		t.Errorf("exit status %d, nvlink %s; diagnostics:\n got %q\nwant %q", got, want, stderr.String(), log)
+		return false
+	}
+	if got != 0 {
+		return true
+	}
+	ours, _ := os.ReadFile(opts.Output)
+	want, _ := os.ReadFile(ref + ".cubin")
+	if !bytes.Equal(ours, want) {
+		t.Errorf("not byte-identical to nvlink's %s.cubin", ref)
+		return false
+	}
+	return true
+}
+
+// TestReleaseChoice: the release follows the newest input (an 11.8 sm_80
+// cubin with a 12.5 one links as nvlink 12.5 does, e_version 125
+// included), and each release's refusals, in nvlink's words (checked
+// against nvlink 11.8 and 12.5).
+func TestReleaseChoice(t *testing.T) {
+	corpus, _ := filepath.Abs("../../testdata/corpus")
+	t.Chdir(corpus)
+	link := func(version, arch string, inputs ...string) (int, string, []byte) {
+		out := filepath.Join(t.TempDir(), "out.cubin")
+		opts := &merge.Options{Arch: arch, Output: out, Inputs: inputs, NvlinkVersion: version, Machine64: true}
+		var stderr bytes.Buffer
+		rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
+		b, _ := os.ReadFile(out)
+		return rc, stderr.String(), b
+	}
+	rc, msg, out := link("", "sm_80", "cuda11.8-sm_80/constants/a.cubin", "cuda12.5-sm_80/constants/b.cubin")
+	want, _ := os.ReadFile("cuda12.5-sm_80/constants/ref_mixed118.cubin")
+	if rc != 0 || !bytes.Equal(out, want) {
+		t.Errorf("11.8 and 12.5 sm_80 cubins: exit %d %q, not nvlink 12.5's bytes", rc, msg)
+	}
+	for _, c := range []struct {
+		version, arch string
+		inputs        []string
+		want          string
+	}{
+		{"", "sm_90", []string{"cuda11.8-sm_90/constants/a.cubin", "cuda12.5-sm_90/constants/b.cubin"},
+			"nvlink fatal   : Input file 'cuda11.8-sm_90/constants/a.cubin' must be recompiled with toolkit >= Cuda 12.0\n"},
+		{"", "sm_90", []string{"cuda12.5-sm_90/constants/b.cubin", "cuda11.8-sm_90/constants/a.cubin"},
+			"nvlink fatal   : Input file 'cuda11.8-sm_90/constants/a.cubin' must be recompiled with toolkit >= Cuda 12.0\n"},
+		{"11.8", "sm_90", []string{"cuda12.5-sm_90/constants/a.cubin"},
+			"nvlink fatal   : Input file 'cuda12.5-sm_90/constants/a.cubin' newer than toolkit (125 vs 118)\n"},
+		{"12.4", "sm_90", []string{"cuda12.5-sm_90/constants/a.cubin"},
+			"nvlink fatal   : Input file 'cuda12.5-sm_90/constants/a.cubin' newer than toolkit (125 vs 124)\n"},
+		{"12.5", "sm_90", []string{"cuda13.0-sm_90/constants/a.cubin"},
+			"nvlink fatal   : Input file 'cuda13.0-sm_90/constants/a.cubin' abi does not match\n"},
+		{"11.8", "sm_90", []string{"cuda13.0-sm_90/constants/a.cubin"},
+			"nvlink warning : expected 64bit object 'cuda13.0-sm_90/constants/a.cubin' to have EF_CUDA_64BIT_ADDRESS set\n" +
+				"nvlink fatal   : Input file 'cuda13.0-sm_90/constants/a.cubin' arch does not match target 'sm_90'\n"},
+	} {
+		rc, msg, out := link(c.version, c.arch, c.inputs...)
+		if rc != 1 || msg != c.want || out != nil {
+			t.Errorf("%s %v: exit %d, output %v:\n got %q\nwant %q", c.version, c.inputs, rc, out != nil, msg, c.want)
+		}
+	}
+}
+
+// TestCorpus125OptionsNvlink links the CUDA 12.5 corpora (both
+// architectures, cubins and host objects) with the options nvcc and
+// builds pass (-g, --preserve-relocs, both, --kernels-used, libcudadevrt
+// kept), with warplink and with nvlink 12.5 (WARPLINK_NVLINK125, by
+// default /opt/cuda12/bin/nvlink; skipped without it), and requires the
+// same exit status and diagnostics, and byte-identical outputs.
+func TestCorpus125OptionsNvlink(t *testing.T) {
+	nvlink := envOr("WARPLINK_NVLINK125", "/opt/cuda12/bin/nvlink")
+	if _, err := os.Stat(nvlink); err != nil {
+		t.Skip("nvlink 12.5 not installed")
+	}
+	same := 0
+	var corpora []string // absolute: the loop changes directory
+	for _, rel := range []string{corpus125SM90, corpus125SM80} {
+		abs, _ := filepath.Abs(rel)
+		corpora = append(corpora, abs)
+	}
+	for _, corpus := range corpora {
+		names, dirs := corpusPrograms(t, corpus)
+		for k, name := range names {
+			for _, link := range []string{"link.args", "link_dc.args"} {
+				for _, extra := range [][]string{{"-g"}, {"--preserve-relocs"}, {"-g", "--preserve-relocs"},
+					{"--kernels-used=main"}, {"-L" + libdir12, "-lcudadevrt", "--keep-system-libraries"}} {
+					tmp := t.TempDir()
+					args, err := cliLinkArgsFrom(dirs[k], link, libdir12, filepath.Join(tmp, "out.cubin"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					args = append(args, extra...)
+					cmd := exec.Command(nvlink, args...)
+					cmd.Dir = dirs[k]
+					nvOut, err := cmd.CombinedOutput()
+					nvRC := 0
+					if ee, ok := err.(*exec.ExitError); ok {
+						nvRC = ee.ExitCode()
+					}
+					ref, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
+					os.Remove(filepath.Join(tmp, "out.cubin"))
+					t.Chdir(dirs[k])
+					var log bytes.Buffer
+					rc := linkCLI(args, &log)
+					ours, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
+					if rc != nvRC || log.String() != string(nvOut) || !bytes.Equal(ours, ref) {
+						t.Errorf("%s/%s %s %v: exit %d (nvlink %d), diagnostics %q (nvlink %q), outputs identical: %v",
+							filepath.Base(corpus), name, link, extra, rc, nvRC, log.String(), nvOut, bytes.Equal(ours, ref))
+						continue
+					}
+					same++
+				}
+			}
+		}
+	}
+	t.Logf("%d links as nvlink 12.5 links them", same)
+}
