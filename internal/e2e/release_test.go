@@ -22,11 +22,10 @@ func TestCorpusAsNvlink125(t *testing.T) {
 	for k, name := range names {
 		for _, c := range []struct{ args, ref string }{{"link.args", "ref125"}, {"link_dc.args", "ref125_dc"}} {
 			t.Run(name+"/"+c.ref, func(t *testing.T) {
-				t.Chdir(dirs[k])
 				out := filepath.Join(t.TempDir(), "out.cubin")
 				opts := linkArgs(t, dirs[k], c.args, out)
 				opts.NvlinkVersion = "12.5"
-				if sameAsRef(t, opts, c.ref) {
+				if sameAsRef(t, dirs[k], opts, c.ref) {
 					identical++
 				}
 			})
@@ -38,14 +37,15 @@ func TestCorpusAsNvlink125(t *testing.T) {
 }
 
 // sameAsRef links opts and reports whether the outcome is nvlink's in
-// ref.rc, ref.log and ref.cubin: the same exit status and diagnostics,
+// dir's ref.rc, ref.log and ref.cubin: the same exit status and diagnostics,
 // and on success the same bytes (failing the test otherwise).
-func sameAsRef(t *testing.T, opts *merge.Options, ref string) bool {
+func sameAsRef(t *testing.T, dir string, opts *merge.Options, ref string) bool {
 	var stderr bytes.Buffer
 	got := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
+	ref = filepath.Join(dir, ref)
 	rc, _ := os.ReadFile(ref + ".rc")
 	log, _ := os.ReadFile(ref + ".log")
-	if want := strings.TrimSpace(string(rc)); strconv.Itoa(got) != want || stderr.String() != string(log) {
+	if want := strings.TrimSpace(string(rc)); strconv.Itoa(got) != want || outOfDir(dir, stderr.String()) != string(log) {
 		t.Errorf("exit status %d, nvlink %s; diagnostics:\n got %q\nwant %q", got, want, stderr.String(), log)
 		return false
 	}
@@ -119,7 +119,7 @@ func TestCorpus125OptionsNvlink(t *testing.T) {
 		t.Skip("nvlink 12.5 not installed")
 	}
 	same := 0
-	var corpora []string // absolute: the loop changes directory
+	var corpora []string
 	for _, rel := range []string{corpus125SM90, corpus125SM80} {
 		abs, _ := filepath.Abs(rel)
 		corpora = append(corpora, abs)
@@ -145,9 +145,8 @@ func TestCorpus125OptionsNvlink(t *testing.T) {
 					}
 					ref, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
 					os.Remove(filepath.Join(tmp, "out.cubin"))
-					t.Chdir(dirs[k])
 					var log bytes.Buffer
-					rc := linkCLI(args, &log)
+					rc := linkCLI(dirs[k], args, &log)
 					ours, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
 					if rc != nvRC || log.String() != string(nvOut) || !bytes.Equal(ours, ref) {
 						t.Errorf("%s/%s %s %v: exit %d (nvlink %d), diagnostics %q (nvlink %q), outputs identical: %v",
