@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // holds fails the test unless the file at path holds want.
@@ -318,7 +319,11 @@ func TestSignal(t *testing.T) {
 		}
 		f.Write([]byte("partial"))
 		os.Stdout.WriteString("ready\n")
-		select {}
+		// Asleep, not blocked for good: with no signal handler (an
+		// unnamed output registers none) a bare select would be a
+		// deadlock the runtime ends with exit status 2 if the signal
+		// comes late.
+		time.Sleep(time.Hour)
 	}
 	for _, existing := range []bool{true, false} {
 		dir := t.TempDir()
