@@ -81,3 +81,23 @@ func TestWriteFloor(t *testing.T) {
 		t.Errorf("left %d files", len(ents))
 	}
 }
+
+// TestNvccLinkArgs checks the nvlink command line taken from nvcc -dryrun:
+// words, quotes dropped, the output and the registration file marked.
+func TestNvccLinkArgs(t *testing.T) {
+	dir := t.TempDir()
+	nvcc := filepath.Join(dir, "nvcc")
+	line := `#$ nvlink -m64 --arch=sm_90 --register-link-binaries="/tmp/x_dl.reg.c"    -L/usr/lib/stubs "o000000.o" "o 1.o"  -lcudadevrt  -o "/tmp/x_dl.sm_90.cubin" --host-ccbin "gcc"`
+	script := "#!/bin/sh\necho '#$ PATH=/bin'\necho '" + line + "'\necho '#$ fatbinary -64'\n"
+	if err := os.WriteFile(nvcc, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args, ok := nvccLinkArgs(nvcc, &workload{dir: dir, names: []string{"o000000.o"}}, filepath.Join(dir, "x.o"))
+	want := []string{"-m64", "--arch=sm_90", "@REG@", "-L/usr/lib/stubs", "o000000.o", "o 1.o", "-lcudadevrt", "-o", "@OUT@", "--host-ccbin", "gcc"}
+	if !ok || strings.Join(args, "|") != strings.Join(want, "|") {
+		t.Errorf("args %q %v, want %q", args, ok, want)
+	}
+	if _, ok := nvccLinkArgs(filepath.Join(dir, "missing"), &workload{dir: dir}, "x.o"); ok {
+		t.Error("no nvcc: a command line")
+	}
+}

@@ -40,20 +40,27 @@ const (
 	lightMapFrom = 64 << 10
 )
 
-// lightLink estimates the size of o's inputs (inputEstimate) and reports
-// whether that makes a light link, and a serial one: one whose inputs
-// other than -l libraries add up to less than serialBytes. A library is an
-// archive of which a link pulls the members it needs (libcudadevrt.a,
-// which nvcc -dlink names, 1 MB, gives one or two small cubins).
+// lightLink estimates the size of o's inputs and reports whether that
+// makes a light link, and a serial one: one whose inputs other than -l
+// libraries add up to less than serialBytes. A library is an archive of
+// which a link pulls the members it needs (libcudadevrt.a, which nvcc
+// -dlink names, 1 MB, gives one cubin, most often dropped). The files are
+// estimated from a sample (inputEstimate), the libraries, few, one by
+// one: in a sample one of them would count for the inputs it stands for.
 func lightLink(o *merge.Options) (est int64, light, serial bool) {
-	est = inputEstimate(o, fileSize)
-	light, serial = est < lightBytes, est < serialBytes
-	if light && !serial && slices.ContainsFunc(o.Inputs, isLibrary) {
-		files := *o
-		files.Inputs = slices.DeleteFunc(slices.Clone(o.Inputs), isLibrary)
-		serial = inputEstimate(&files, fileSize) < serialBytes
+	files, libs := *o, *o
+	files.Inputs = slices.DeleteFunc(slices.Clone(o.Inputs), isLibrary)
+	libs.Inputs = slices.DeleteFunc(slices.Clone(o.Inputs), func(in string) bool { return !isLibrary(in) })
+	est = inputEstimate(&files, fileSize)
+	serial = est < serialBytes
+	for _, in := range libs.Inputs {
+		if path, ok := inputPath(o, in); ok {
+			if n, ok := fileSize(path); ok {
+				est += n
+			}
+		}
 	}
-	return est, light, serial
+	return est, est < lightBytes, serial
 }
 
 // isLibrary reports whether a command line's input is a -l library.
