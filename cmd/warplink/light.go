@@ -9,30 +9,31 @@ import (
 	"github.com/warplink/warplink/merge"
 )
 
-// A light link, of less than lightBytes of input (estimated:
-// inputEstimate), is most links: a few objects, done in a few
-// milliseconds, most of which is the process's start and end. It starts
-// nothing it does not need: its inputs are read into the Go heap one
-// system call at a time (no io_uring, no huge-page mappings: the ring's
-// set-up, a mapping's page faults and a 2 MiB page zeroed cost more than
-// they save on a few files), except that a file of lightMapFrom bytes or
-// more is mapped (Options.MapFrom): such a file is most often an archive,
-// libcudadevrt.a (1 MB) in every nvcc -dlink, of which the link reads a
-// few pages, where a read copies all of it into memory that must be
-// faulted in first (a one-object nvcc-style link spends a fifth of its
-// time less). The heap gets no advice and no collection
-// (its garbage is a few megabytes: a memory limit runs the collector only
-// if the link allocates far more than its input suggests), and below
-// serialBytes its passes run on one goroutine each (Options.Threads 1,
-// unless --warplink-threads says otherwise), on one P when main could give
-// up the others (a short command line): on a few files a second worker
-// costs more to wake than it saves (serial: see lightLink).
+// A light link, of less than lightBytes of input (estimated: lightLink),
+// is most links: a few objects, done in a few milliseconds, most of which
+// is the process's start and end. It starts nothing it does not need:
+//
+//   - its inputs are read into the Go heap one system call at a time (no
+//     io_uring, no huge-page mappings: the ring's set-up, a mapping's page
+//     faults and a 2 MiB page zeroed cost more than they save on a few
+//     files), but a file of lightMapFrom bytes or more is mapped
+//     (Options.MapFrom): most often an archive, libcudadevrt.a (1 MB) in
+//     every nvcc -dlink, of which the link reads a few pages, where a read
+//     would copy all of it into memory faulted in first (a fifth of a
+//     one-object nvcc-style link);
+//   - the heap gets no advice and no collection: its garbage is a few
+//     megabytes, and a memory limit runs the collector only if the link
+//     allocates far more than its input suggests;
+//   - a serial link (see lightLink) runs its passes on one goroutine each
+//     (Options.Threads 1, unless --warplink-threads says otherwise), on one
+//     P when main could give up the others (a short command line): on a
+//     few files a second worker costs more to wake than it saves.
 //
 // lightBytes is about 450 generated objects: past it, the heap tuning and
-// the ring pay (at 1,000 objects the link takes a few milliseconds less
-// with them). serialBytes is about 60: past it, a second P pays.
-// A command line of at most serialArgs arguments is taken for a serial
-// light link until it is parsed (main).
+// the ring pay (1,000 objects link a few milliseconds faster with them).
+// serialBytes is about 60: past it, a second P pays. A command line of at
+// most serialArgs arguments is taken for a serial light link until it is
+// parsed (main).
 const (
 	lightBytes   = 2 << 20
 	serialBytes  = 256 << 10
@@ -48,12 +49,14 @@ const (
 // estimated from a sample (inputEstimate), the libraries, few, one by
 // one: in a sample one of them would count for the inputs it stands for.
 func lightLink(o *merge.Options) (est int64, light, serial bool) {
-	files, libs := *o, *o
+	files := *o
 	files.Inputs = slices.DeleteFunc(slices.Clone(o.Inputs), isLibrary)
-	libs.Inputs = slices.DeleteFunc(slices.Clone(o.Inputs), func(in string) bool { return !isLibrary(in) })
 	est = inputEstimate(&files, fileSize)
 	serial = est < serialBytes
-	for _, in := range libs.Inputs {
+	for _, in := range o.Inputs {
+		if !isLibrary(in) {
+			continue
+		}
 		if path, ok := inputPath(o, in); ok {
 			if n, ok := fileSize(path); ok {
 				est += n
@@ -67,9 +70,9 @@ func lightLink(o *merge.Options) (est int64, light, serial bool) {
 func isLibrary(in string) bool { return strings.HasPrefix(in, "-l") }
 
 // light sets o up for a light link of about est bytes of input, serial or
-// not (lightLink), and returns
-// what puts the collector's settings back (run may be called again:
-// tests). GOGC or GOMEMLIMIT, when set, rule the collector.
+// not (lightLink), and returns what puts the collector's settings back
+// (run may be called again: tests). GOGC or GOMEMLIMIT, when set, rule the
+// collector.
 func light(o *merge.Options, est int64, serial bool) (restore func()) {
 	o.PlainMemory, o.NoRing = true, true
 	if o.MapFrom == 0 {
