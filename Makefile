@@ -3,7 +3,7 @@ PREFIX ?= /usr/local
 GO     ?= go
 BIN    := bin/warplink
 
-.PHONY: build test race bench fuzz sweep fuzz-shared install demo
+.PHONY: build test race bench fuzz sweep fuzz-shared realcode buildsys install demo
 
 build:
 	$(GO) build -o $(BIN) ./cmd/warplink
@@ -33,6 +33,31 @@ sweep:
 N ?= 100
 fuzz-shared:
 	WARPLINK_SHAREDFUZZ=$(N) $(GO) test -timeout 60m ./internal/e2e -run TestNvccSharedFuzz -v
+
+# The real-code corpus: public CUDA code bases unpacked under REALCODE
+# (docs/realcode.md says which and how), each program compiled with nvcc
+# -dc (sm_80, sm_90; plain, -G, -lineinfo) and linked with nvlink and
+# warplink directly, under nvcc -dlink, with --kernels-used and with
+# --preserve-relocs, bytes compared. REALCODE_N=N takes N programs spread
+# over the list, REALCODE_MATCH a regexp on their names, REALCODE_ARCHS
+# other architectures; REALCODE_OUT gets every link's result. Two nvcc
+# at a time, niced (needs nvcc and nvlink).
+REALCODE_N ?=
+REALCODE_MATCH ?=
+REALCODE_ARCHS ?=
+REALCODE_OUT ?=
+# CMake (CUDA_SEPARABLE_COMPILATION) and clang -fgpu-rdc build
+# testdata/buildsys with nvlink and with warplink in its place, embedded
+# device code compared (needs cmake, nvcc, clang-19; docs/usage.md).
+buildsys:
+	WARPLINK_BUILDSYS=1 $(GO) test -timeout 30m ./internal/e2e -run '^(TestCMakeSeparable|TestClangGPURDC)$$' -v
+
+realcode:
+	@test -n "$(REALCODE)" || { echo "usage: make realcode REALCODE=<folder of CUDA code bases> (docs/realcode.md)"; exit 2; }
+	WARPLINK_REALCODE=$(abspath $(REALCODE)) WARPLINK_REALCODE_N=$(REALCODE_N) \
+	WARPLINK_REALCODE_MATCH='$(REALCODE_MATCH)' WARPLINK_REALCODE_ARCHS=$(REALCODE_ARCHS) \
+	WARPLINK_REALCODE_OUT=$(if $(REALCODE_OUT),$(abspath $(REALCODE_OUT))) \
+	nice -n 10 $(GO) test -timeout 300m ./internal/e2e -run '^TestRealCode$$' -v
 
 # Bounded fuzz runs of every reader and of the whole link, one target after
 # another (FUZZTIME each; e.g. make fuzz FUZZTIME=5m). A target that fails
