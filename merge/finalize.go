@@ -151,6 +151,8 @@ func finalize(ctx *Context) error {
 			s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
 		}
 	}
+	toolNote(ctx)
+	compatOnce(ctx)
 	relayoutStrings(ctx)
 	orderSections(ctx)
 	indexSymbols(ctx)
@@ -270,7 +272,8 @@ func reportUndefined(ctx *Context) {
 		if t := s.Type(); s.Sec >= 0 || s.Shndx != 0 || !ctx.referencedLive(id) && t != elf.STTObject && t != sttCudaObject {
 			continue
 		}
-		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals || s.Bind() == elf.STBWeak && ctx.Rel.LocalByBinding {
+		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals || s.Bind() == elf.STBWeak && ctx.Rel.LocalByBinding ||
+			ctx.Rel.ReservedSmemGlobal && s.Name == reservedSmemName {
 			// (Weak undefined symbols of the global part: CUDA 13.0's
 			// objects have their __UFT/__UDT tables and
 			// .nv.reservedSmem.offset0 there.)

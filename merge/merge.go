@@ -978,6 +978,9 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			o.placeholder = 1 + newSym(ctx, OutSym{Info: elf.STBLocal<<4 | elf.STTFunc, Sec: -1, File: int32(o.ID), emptyName: true}, false)
 		}
 		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID)}
+		if !defined && ctx.Rel.ReservedSmemGlobal && s.Name == reservedSmemName {
+			sym.Info, sym.Size = elf.STBGlobal<<4|typ, s.Size
+		}
 		// The record stays in the array of its first appearance: nvcc puts
 		// weak functions among the locals (below .symtab's sh_info), so
 		// they stay in the positive array; a reference from the global part

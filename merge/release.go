@@ -106,6 +106,27 @@ type Release struct {
 	// first, in input order; corpus cuda13.0-sm_90).
 	LocalByBinding bool
 
+	// ReservedSmemGlobal: the weak undefined .nv.reservedSmem.offset0
+	// that ptxas 13.0 puts in every object is written global, with the
+	// input's size (4) (nvlink 13.0: every output of corpus
+	// cuda13.0-sm_90); otherwise it keeps its binding and size 0.
+	ReservedSmemGlobal bool
+
+	// ToolNote: nvlink's version and build lines ("Cuda compilation
+	// tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.
+	// 36424714_0"); set, .note.nv.tkinfo starts with a note of nvlink's
+	// own with them and the command line's options (toolNote; nvlink
+	// 13.0, every output of corpus cuda13.0-sm_90). Which options come
+	// in which order is known for -arch, -m, -l, -L and -cpu-arch only
+	// (internal/cli/toolnote.go).
+	ToolNote [2]string
+
+	// CompatDrop: .nv.compat is written once, without the records of
+	// these attributes (nvlink 13.0 drops 0x0b: corpus cuda13.0-sm_90,
+	// whose inputs all have the same table, so that "the first input's"
+	// is a guess: compatOnce); nil concatenates the inputs' tables.
+	CompatDrop []uint8
+
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
 
@@ -120,6 +141,10 @@ type Release struct {
 	// 13.0 add the companion first, and so do all three in .strtab).
 	BankBeforeRel bool
 }
+
+// reservedSmemName is the undefined symbol ptxas 13.0 puts in every object
+// (Release.ReservedSmemGlobal).
+const reservedSmemName = ".nv.reservedSmem.offset0"
 
 // unifiedAbs125 maps R_CUDA_UNIFIED, R_CUDA_UNIFIED32_LO_32 and
 // R_CUDA_UNIFIED32_HI_32 to R_CUDA_64, R_CUDA_ABS32_LO_32 and
@@ -163,15 +188,18 @@ var (
 	// its refusals are not checked (no nvlink 13.0 here), so it has none.
 	nvlink130 = Release{
 		Name: "13.0", Version: 130,
-		LocalByBinding:    true,
-		DropUnifiedTables: true,
-		InfoLink:          true,
-		EmptyCallList4:    true,
-		List4AsCalls:      true,
-		UnifiedAbs:        unifiedAbs125,
-		DebugEntryShared:  true,
-		RelAction:         relAction125,
-		StrtabSymbolsLast: true,
+		LocalByBinding:     true,
+		ReservedSmemGlobal: true,
+		ToolNote:           [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"},
+		CompatDrop:         []uint8{0x0b},
+		DropUnifiedTables:  true,
+		InfoLink:           true,
+		EmptyCallList4:     true,
+		List4AsCalls:       true,
+		UnifiedAbs:         unifiedAbs125,
+		DebugEntryShared:   true,
+		RelAction:          relAction125,
+		StrtabSymbolsLast:  true,
 	}
 )
 

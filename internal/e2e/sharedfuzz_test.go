@@ -35,6 +35,7 @@ func TestNvccSharedFuzz(t *testing.T) {
 	if n <= 0 {
 		t.Skip("set WARPLINK_SHAREDFUZZ=N (make fuzz-shared) to compile and link N random shared-memory programs")
 	}
+	useToolkit(t)
 	for _, tool := range []string{"nvcc", "nvlink"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed", tool)

@@ -45,13 +45,13 @@ func TestNvccSweep(t *testing.T) {
 	if os.Getenv("WARPLINK_SWEEP") == "" {
 		t.Skip("set WARPLINK_SWEEP=1 (make sweep) to compile and link the sweep programs")
 	}
+	lib := useToolkit(t)
 	for _, tool := range []string{"nvcc", "nvlink"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed", tool)
 		}
 	}
 	root, _ := filepath.Abs("../../testdata/sweep")
-	lib, _ := filepath.Abs("../../testdata/cudalib")
 	progs, _ := os.ReadDir(root)
 	type variant struct{ arch, flag string }
 	var variants []variant
