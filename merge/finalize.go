@@ -130,6 +130,7 @@ func finalize(ctx *Context) error {
 		}
 	}
 	buildNvInfo(ctx, info)
+	keyInfoSections(ctx)
 	// The inputs' relocations and resolutions are not read after this
 	// point (the arena holds most of them: this matters without one).
 	ctx.Res = nil
@@ -155,6 +156,7 @@ func finalize(ctx *Context) error {
 	compatOnce(ctx)
 	relayoutStrings(ctx)
 	orderSections(ctx)
+	reorderByInput(ctx)
 	indexSymbols(ctx)
 	if ctx.Opts.Verbose {
 		reportProperties(ctx)

@@ -788,8 +788,10 @@ func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 		ctx.addSecName(".rel"+in.Name, -1)
 	}
 	// A section brought in by a symbol gets a local section symbol.
+	ctx.keySection(id, o, i)
 	if !ctx.noSecSym {
 		sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
+		ctx.keySectionSymbol(sec.SymID, id)
 	} else {
 		ctx.addStr(ctx.Str, in.Name, nil)
 	}
@@ -803,7 +805,7 @@ func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 // refuses a section of several ("Invalid note section"), as warplink wrote
 // when it concatenated them. Objects of CUDA 11.8 have none.
 func isCUInfoNote(s *elf.Section) bool {
-	return s.Type == elf.SHTNote && s.Name == ".note.nv.cuinfo"
+	return s.Type == elf.SHTNote && s.Name == cuinfoName
 }
 
 func alignUp(v, a uint64) uint64 {
@@ -890,6 +892,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		if s.Type() == elf.STTFunc && o.SecMap[s.Shndx] < 0 {
 			// A local function's record comes before its section's.
 			o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: s.Info, Other: s.Other, Size: s.Size, File: int32(o.ID)}, false)
+			ctx.keySymbol(o.SymMap[i], o, i)
 			sym := ctx.Syms[o.SymMap[i]]
 			var id int32
 			if prev, ok := ctx.secByName[o.F.Sections[s.Shndx].Name]; ok && ctx.Secs[prev].InfoSym >= 0 {
@@ -1072,6 +1075,7 @@ func isExternShared(s *elf.Symbol) bool {
 func sectionSymbol(ctx *Context, id int32, o *Obj) int32 {
 	if s := ctx.Secs[id]; s.SymID < 0 {
 		s.SymID = newSym(ctx, OutSym{Name: s.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
+		ctx.keySectionSymbol(s.SymID, id)
 	}
 	return ctx.Secs[id].SymID
 }

@@ -127,6 +127,14 @@ type Release struct {
 	// is a guess: compatOnce); nil concatenates the inputs' tables.
 	CompatDrop []uint8
 
+	// InputOrder: the sections of each kind (non-allocated; allocated,
+	// by type) and the local symbols are in the order of the inputs they
+	// come from (each input's section and symbol order, the inputs in
+	// link order), what the link generates after (nvlink 13.0: corpus
+	// cuda13.0-sm_90, where ptxas 13.0 puts the notes' and the module
+	// constants' section symbols among the code's; release130.go).
+	InputOrder bool
+
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
 
@@ -137,8 +145,8 @@ type Release struct {
 	StrtabSymbolsLast bool
 
 	// BankBeforeRel: a kernel's .nv.constant0.<k> name enters .shstrtab
-	// before its .rel.nv.constant0.<k> companion (nvlink 12.5; 11.8 and
-	// 13.0 add the companion first, and so do all three in .strtab).
+	// before its .rel.nv.constant0.<k> companion (nvlink 12.5 and 13.0;
+	// 11.8 adds the companion first, and so do all three in .strtab).
 	BankBeforeRel bool
 }
 
@@ -190,6 +198,7 @@ var (
 		Name: "13.0", Version: 130,
 		LocalByBinding:     true,
 		ReservedSmemGlobal: true,
+		InputOrder:         true,
 		ToolNote:           [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"},
 		CompatDrop:         []uint8{0x0b},
 		DropUnifiedTables:  true,
@@ -200,6 +209,7 @@ var (
 		DebugEntryShared:   true,
 		RelAction:          relAction125,
 		StrtabSymbolsLast:  true,
+		BankBeforeRel:      true,
 	}
 )
 
@@ -309,6 +319,9 @@ func chooseRelease(ctx *Context) error {
 	}
 	for _, o := range ctx.Objs {
 		o.localByBinding = ctx.Rel.LocalByBinding && o.F.Header.Ident[7] == 0x41
+	}
+	if ctx.Rel.InputOrder {
+		ctx.inOrder = &inputOrder{secSyms: map[int32][]int32{}}
 	}
 	for _, o := range ctx.Objs {
 		t := toolkitOf(o.F)

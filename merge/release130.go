@@ -1,7 +1,10 @@
 package merge
 
 import (
+	"cmp"
 	"encoding/binary"
+	"slices"
+	"strings"
 
 	"github.com/warplink/warplink/elf"
 )
@@ -12,6 +15,7 @@ import (
 
 const (
 	tkinfoName = ".note.nv.tkinfo"
+	cuinfoName = ".note.nv.cuinfo"
 	compatName = ".nv.compat"
 	// noteVendor and noteToolType are the name and type of the notes of
 	// .note.nv.tkinfo, ptxas's and nvlink's.
@@ -102,4 +106,206 @@ func compatOnce(ctx *Context) {
 	}
 	s.Data = elf.AppendNvInfo([]byte{}, kept)
 	s.Size, s.Pieces = uint64(len(s.Data)), nil
+}
+
+// inputOrder holds, under Release.InputOrder, where each output section
+// and local symbol comes from: (object << 32 | input section or symbol
+// index), by section and symbol ID; noKey for what no input brings
+// (generated sections and symbols), which go after, in creation order.
+type inputOrder struct {
+	sec, sym []uint64
+	secSyms  map[int32][]int32 // by object: its section symbols' indices by section index
+}
+
+const noKey = ^uint64(0)
+
+func orderKey(obj int32, idx int) uint64 { return uint64(obj)<<32 | uint64(uint32(idx)) }
+
+// set stores key at id of keys, growing it with noKey.
+func setKey(keys *[]uint64, id int32, key uint64) {
+	for int(id) >= len(*keys) {
+		*keys = append(*keys, noKey)
+	}
+	(*keys)[id] = key
+}
+
+// keySection records that output section id was made from input section
+// i of o (makeOutSection).
+func (ctx *Context) keySection(id int32, o *Obj, i int) {
+	if ctx.inOrder != nil {
+		setKey(&ctx.inOrder.sec, id, orderKey(int32(o.ID), i))
+	}
+}
+
+// keySymbol records that local symbol id is symbol i of o.
+func (ctx *Context) keySymbol(id int32, o *Obj, i int) {
+	if ctx.inOrder != nil {
+		setKey(&ctx.inOrder.sym, id, orderKey(int32(o.ID), i))
+	}
+}
+
+// keySectionSymbol places section sec's symbol (id) where the section
+// symbol of the input section it was made from is.
+func (ctx *Context) keySectionSymbol(id, sec int32) {
+	if ctx.inOrder == nil || int(sec) >= len(ctx.inOrder.sec) || ctx.inOrder.sec[sec] == noKey {
+		return
+	}
+	k := ctx.inOrder.sec[sec]
+	obj, in := int32(k>>32), int(uint32(k))
+	m, ok := ctx.inOrder.secSyms[obj]
+	if !ok {
+		f := ctx.Objs[obj].F
+		m = make([]int32, len(f.Sections))
+		for j := range f.Symbols {
+			if s := &f.Symbols[j]; s.Type() == elf.STTSection && int(s.Shndx) < len(m) && m[s.Shndx] == 0 {
+				m[s.Shndx] = int32(j)
+			}
+		}
+		ctx.inOrder.secSyms[obj] = m
+	}
+	if in < len(m) && m[in] > 0 {
+		setKey(&ctx.inOrder.sym, id, orderKey(obj, int(m[in])))
+	}
+}
+
+// keyInfoSections places the generated .nv.info sections where the
+// inputs' are: .nv.info at the first object's, a function's at the
+// .nv.info.<f> of the object its code came from (nvlink 13.0: corpus
+// cuda13.0-sm_90, .nv.compat between .nv.info and the functions'
+// sections, as in its inputs).
+func keyInfoSections(ctx *Context) {
+	if ctx.inOrder == nil {
+		return
+	}
+	for _, s := range ctx.Secs {
+		if s.Type != elf.SHTCudaInfo || s.Dead {
+			continue
+		}
+		var obj int32 = -1
+		if s.InfoSec < 0 && s.Name == ".nv.info" && len(ctx.Objs) > 0 {
+			obj = 0
+		} else if s.InfoSec >= 0 && int(s.InfoSec) < len(ctx.inOrder.sec) && ctx.inOrder.sec[s.InfoSec] != noKey {
+			obj = int32(ctx.inOrder.sec[s.InfoSec] >> 32)
+		}
+		if obj < 0 {
+			continue
+		}
+		if i, ok := ctx.Objs[obj].sectionNamed(s.Name); ok {
+			setKey(&ctx.inOrder.sec, s.ID, orderKey(obj, i))
+		}
+	}
+}
+
+// reorderByInput sorts, under Release.InputOrder, the non-allocated
+// sections by where they come from, and the allocated ones of each type
+// too (ctx.Order holds them by bucket and type, orderSections), then the
+// local symbols.
+func reorderByInput(ctx *Context) {
+	if ctx.inOrder == nil {
+		return
+	}
+	key := func(keys []uint64, id int32) uint64 {
+		if int(id) < len(keys) {
+			return keys[id]
+		}
+		return noKey
+	}
+	run := func(s *OutSec) uint64 {
+		if b := bucket(s); b == 0 || b == 1 {
+			return uint64(b) << 32
+		} else {
+			return uint64(b)<<32 | uint64(s.Type)
+		}
+	}
+	for lo := 0; lo < len(ctx.Order); {
+		hi := lo + 1
+		for hi < len(ctx.Order) && run(ctx.Secs[ctx.Order[hi]]) == run(ctx.Secs[ctx.Order[lo]]) {
+			hi++
+		}
+		if bucket(ctx.Secs[ctx.Order[lo]]) != 1 {
+			slices.SortStableFunc(ctx.Order[lo:hi], func(a, b int32) int {
+				return cmp.Compare(key(ctx.inOrder.sec, a), key(ctx.inOrder.sec, b))
+			})
+		}
+		lo = hi
+	}
+	for i, id := range ctx.Order {
+		ctx.Secs[id].Index = ctx.fixed + i
+	}
+	slices.SortStableFunc(ctx.Locals, func(a, b int32) int {
+		return cmp.Compare(key(ctx.inOrder.sym, a), key(ctx.inOrder.sym, b))
+	})
+}
+
+// eachName is eachString over a string table's history of additions, in
+// the order the release adds them: under Release.InputOrder the names of
+// the inputs' sections (those an input's .shstrtab has) are added object
+// by object in the order of that object's .shstrtab, the first object
+// naming one taking it, each .rel.nv.constant0.<k> just before its bank;
+// they take the places such names have in the history, whose other
+// strings (relocation sections' names, the generated sections', symbol
+// names) keep theirs (nvlink 13.0: corpus cuda13.0-sm_90, whose
+// .note.nv.tkinfo, .note.nv.cuinfo, .nv.info and .nv.compat names come
+// first, as ptxas 13.0 lays out its objects' .shstrtab).
+func (ctx *Context) eachName(b []byte, fn func(off uint32, s string)) {
+	if ctx.inOrder == nil {
+		eachString(b, fn)
+		return
+	}
+	type name struct {
+		off uint32
+		s   string
+		key uint64
+	}
+	var names []name
+	eachString(b, func(off uint32, s string) { names = append(names, name{off, s, noKey}) })
+	where := map[string]uint64{}
+	for k, o := range ctx.Objs {
+		if int(o.F.Header.Shstrndx) >= len(o.F.Sections) {
+			continue
+		}
+		eachString(o.F.Sections[o.F.Header.Shstrndx].Data, func(off uint32, s string) {
+			if _, ok := where[s]; !ok {
+				where[s] = orderKey(int32(k), int(off)*2+1)
+			}
+		})
+	}
+	var keyed []int
+	for i := range names {
+		s := names[i].s
+		if strings.HasPrefix(s, ".rel") && !strings.HasPrefix(s, ".rel.nv.constant0.") || generatedName(s) {
+			continue
+		}
+		if k, ok := where[s]; ok {
+			names[i].key = k
+		} else if bank, ok := strings.CutPrefix(s, ".rel"); ok {
+			if k, ok := where[bank]; ok {
+				names[i].key = k - 1
+			}
+		}
+		if names[i].key != noKey {
+			keyed = append(keyed, i)
+		}
+	}
+	sorted := make([]name, len(keyed))
+	for j, i := range keyed {
+		sorted[j] = names[i]
+	}
+	slices.SortStableFunc(sorted, func(x, y name) int { return cmp.Compare(x.key, y.key) })
+	for j, i := range keyed {
+		names[i] = sorted[j]
+	}
+	for _, n := range names {
+		fn(n.off, n.s)
+	}
+}
+
+// generatedName: the names of the sections nvlink makes itself, which
+// keep their place in the history (eachName).
+func generatedName(s string) bool {
+	switch s {
+	case ".shstrtab", ".strtab", ".symtab", ".symtab_shndx", ".nv.callgraph", ".nv.prototype", ".nv.rel.action":
+		return true
+	}
+	return false
 }
