@@ -114,7 +114,7 @@ func compatOnce(ctx *Context) {
 // (generated sections and symbols), which go after, in creation order.
 type inputOrder struct {
 	sec, sym []uint64
-	secSyms  map[int32][]int32 // by object: its section symbols' indices by section index
+	secSyms  map[int32][]int32 // by object: secSymPlaces
 }
 
 const noKey = ^uint64(0)
@@ -152,17 +152,7 @@ func (ctx *Context) keySectionSymbol(id, sec int32) {
 	}
 	k := ctx.inOrder.sec[sec]
 	obj, in := int32(k>>32), int(uint32(k))
-	m, ok := ctx.inOrder.secSyms[obj]
-	if !ok {
-		f := ctx.Objs[obj].F
-		m = make([]int32, len(f.Sections))
-		for j := range f.Symbols {
-			if s := &f.Symbols[j]; s.Type() == elf.STTSection && int(s.Shndx) < len(m) && m[s.Shndx] == 0 {
-				m[s.Shndx] = int32(j)
-			}
-		}
-		ctx.inOrder.secSyms[obj] = m
-	}
+	m := ctx.secSymPlaces(obj)
 	if in < len(m) && m[in] > 0 {
 		setKey(&ctx.inOrder.sym, id, orderKey(obj, int(m[in])))
 	}
@@ -240,8 +230,10 @@ func reorderByInput(ctx *Context) {
 // eachName is eachString over a string table's history of additions, in
 // the order the release adds them: under Release.InputOrder the names of
 // the inputs' sections (those an input's .shstrtab has) are added object
-// by object in the order of that object's .shstrtab, the first object
-// naming one taking it, each .rel.nv.constant0.<k> just before its bank;
+// by object, the first object naming one taking it, in the order of its
+// sections' symbols (secSymPlaces), a name without one (.nv.info,
+// .nv.info.<f>) after the name its .shstrtab has before it, each
+// .rel.nv.constant0.<k> just before its bank;
 // they take the places such names have in the history, whose other
 // strings (relocation sections' names, the generated sections', symbol
 // names) keep theirs (nvlink 13.0: corpus cuda13.0-sm_90, whose
@@ -264,9 +256,22 @@ func (ctx *Context) eachName(b []byte, fn func(off uint32, s string)) {
 		if int(o.F.Header.Shstrndx) >= len(o.F.Sections) {
 			continue
 		}
-		eachString(o.F.Sections[o.F.Header.Shstrndx].Data, func(off uint32, s string) {
+		places := ctx.secSymPlaces(int32(k))
+		secOf := map[string]int{}
+		for i := range o.F.Sections {
+			if _, ok := secOf[o.F.Sections[i].Name]; !ok {
+				secOf[o.F.Sections[i].Name] = i
+			}
+		}
+		prev := 0
+		eachString(o.F.Sections[o.F.Header.Shstrndx].Data, func(_ uint32, s string) {
+			place := prev + 1 // (after the name before it, as .nv.info.<f> after .text.<f>)
+			if i, ok := secOf[s]; ok && places[i] > 0 {
+				place = int(places[i]) * 4
+			}
+			prev = place
 			if _, ok := where[s]; !ok {
-				where[s] = orderKey(int32(k), int(off)*2+1)
+				where[s] = orderKey(int32(k), place)
 			}
 		})
 	}
@@ -278,6 +283,12 @@ func (ctx *Context) eachName(b []byte, fn func(off uint32, s string)) {
 		}
 		if k, ok := where[s]; ok {
 			names[i].key = k
+			if !ctx.entryInfoName(s) {
+				// A device function's .nv.info.<f>: after the names of
+				// the object that names it (corpus shared:
+				// reduce_tile's, after its object's constant bank).
+				names[i].key = k | 1<<31
+			}
 		} else if bank, ok := strings.CutPrefix(s, ".rel"); ok {
 			if k, ok := where[bank]; ok {
 				names[i].key = k - 1
@@ -308,4 +319,52 @@ func generatedName(s string) bool {
 		return true
 	}
 	return false
+}
+
+// entryInfoName: s is not an .nv.info.<f> name, or f is a kernel (an
+// output section .text.<f> whose function is an entry).
+func (ctx *Context) entryInfoName(s string) bool {
+	f, ok := strings.CutPrefix(s, ".nv.info.")
+	if !ok {
+		return true
+	}
+	id, ok := ctx.secByName[".text."+f]
+	if !ok || ctx.Secs[id].InfoSym < 0 {
+		return true
+	}
+	return ctx.Syms[ctx.Secs[id].InfoSym].Other&stoCudaEntry != 0
+}
+
+// secSymPlaces are, by section index of object obj, the places of its
+// sections' symbols in its symbol order (0: none): the section symbol's
+// index, but for a section that holds global data the index of the
+// first global data symbol defined there (nvlink 13.0 makes such a
+// section with its data: corpus funcptr, .nv.global.init after the
+// functions' code, though ptxas lists its symbol first).
+func (ctx *Context) secSymPlaces(obj int32) []int32 {
+	if m, ok := ctx.inOrder.secSyms[obj]; ok {
+		return m
+	}
+	f := ctx.Objs[obj].F
+	m := make([]int32, len(f.Sections))
+	data := make([]int32, len(f.Sections))
+	for j := range f.Symbols {
+		s := &f.Symbols[j]
+		if int(s.Shndx) >= len(m) || s.Shndx == 0 {
+			continue
+		}
+		switch {
+		case s.Type() == elf.STTSection && m[s.Shndx] == 0:
+			m[s.Shndx] = int32(j)
+		case s.Bind() != elf.STBLocal && isDataSym(s) && data[s.Shndx] == 0:
+			data[s.Shndx] = int32(j)
+		}
+	}
+	for i := range m {
+		if m[i] > 0 && data[i] > m[i] {
+			m[i] = data[i]
+		}
+	}
+	ctx.inOrder.secSyms[obj] = m
+	return m
 }
