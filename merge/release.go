@@ -135,6 +135,12 @@ type Release struct {
 	// constants' section symbols among the code's; release130.go).
 	InputOrder bool
 
+	// FlagsTop maps the top byte of a CUDA 13 ABI first input's e_flags
+	// to the output's: nvlink 13.0 writes the -G objects' 0x0e as 0x11
+	// (corpus debug; the only example of -G objects, so the rule behind
+	// it is a guess) and keeps the others' 0x06.
+	FlagsTop map[uint32]uint32
+
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
 
@@ -199,6 +205,7 @@ var (
 		LocalByBinding:     true,
 		ReservedSmemGlobal: true,
 		InputOrder:         true,
+		FlagsTop:           map[uint32]uint32{0x0e: 0x11},
 		ToolNote:           [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"},
 		CompatDrop:         []uint8{0x0b},
 		DropUnifiedTables:  true,

@@ -187,7 +187,8 @@ func keyInfoSections(ctx *Context) {
 }
 
 // reorderByInput sorts, under Release.InputOrder, the non-allocated
-// sections by where they come from, and the allocated ones of each type
+// sections by where they come from, the PROGBITS ones (debug
+// information) and the others apart, and the allocated ones of each type
 // too (ctx.Order holds them by bucket and type, orderSections), then the
 // local symbols.
 func reorderByInput(ctx *Context) {
@@ -201,9 +202,14 @@ func reorderByInput(ctx *Context) {
 		return noKey
 	}
 	run := func(s *OutSec) uint64 {
-		if b := bucket(s); b == 0 || b == 1 {
-			return uint64(b) << 32
-		} else {
+		switch b := bucket(s); {
+		case b == 0 && s.Type == elf.SHTProgbits:
+			return 0 // (the debug sections first: corpus debug, -G)
+		case b == 0:
+			return 1
+		case b == 1:
+			return 2
+		default:
 			return uint64(b)<<32 | uint64(s.Type)
 		}
 	}

@@ -41,8 +41,6 @@ const recordedLibDir13 = "/usr/local/cuda-13.0/bin/../lib64"
 var differing13 = map[string]string{
 	"cdp/link.args":         "libcudadevrt's sections, symbols and names in another order",
 	"cdp/link_dc.args":      "libcudadevrt's sections, symbols and names in another order",
-	"debug/link.args":       "-G: the header flags (0x11005a04, the inputs' 0x0e005a04), .rela.debug_loc's header, the local symbols' order",
-	"debug/link_dc.args":    "-G: the header flags (0x11005a04, the inputs' 0x0e005a04), .rela.debug_loc's header, the local symbols' order",
 	"printf/link.args":      "the local symbols' order (printf's $str), relocations and records naming them by index",
 	"printf/link_dc.args":   "the local symbols' order (printf's $str), relocations and records naming them by index",
 	"virtual/link.args":     "virtual tables (local weak data): symbol order, .nv.info, the call graph, relocations",
@@ -58,13 +56,6 @@ var differing13 = map[string]string{
 // local symbols by binding, Release.LocalByBinding; the archive of host
 // objects, nvcc -lib, link_dc.args, links with both).
 var differs13 = map[string]string{}
-
-// flags13 are the pairs of ELF header flags (warplink's, nvlink 13.0's)
-// seen to differ, with the inputs' flags, which warplink keeps as nvlink
-// 11.8 does. The kernels of both outputs ran alike on the GPU.
-var flags13 = map[[2]uint32]string{
-	{0x0e005a04, 0x11005a04}: "program debug (nvcc -G): the inputs' flags are 0x0e005a04",
-}
 
 // toolOptions13 are the options nvlink 13.0 recorded in its note for the
 // link of args file c in dir (Options.ToolOptions), from the arguments as
@@ -184,7 +175,7 @@ func equivalent13(t *testing.T, ours, ref []byte) []string {
 	if a.Header.Machine != b.Header.Machine || a.Header.Type != b.Header.Type {
 		diffs = append(diffs, "ELF header: machine or type differs")
 	}
-	if fa, fb := a.Header.Flags, b.Header.Flags; fa != fb && flags13[[2]uint32{fa, fb}] == "" {
+	if fa, fb := a.Header.Flags, b.Header.Flags; fa != fb {
 		diffs = append(diffs, fmt.Sprintf("ELF header: flags %#x, nvlink 13.0 %#x", fa, fb))
 	}
 	secs := func(f *elf.File) (map[string]*elf.Section, []string) {
