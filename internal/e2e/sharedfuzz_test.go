@@ -126,5 +126,5 @@ func TestNvccSharedFuzz(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("shared-memory fuzz: %d of %d links byte-identical to nvlink (%d programs, %s; %d links nvlink fails with an internal error)", same, links-internal, len(jobs), strings.Join(archs, ", "), internal)
+	t.Logf("shared-memory fuzz: %d of %d links byte-identical to %s (%d programs, %s; %d links nvlink fails with an internal error)", same, links-internal, nvlinkRelease(), len(jobs), strings.Join(archs, ", "), internal)
 }

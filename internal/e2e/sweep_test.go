@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -40,7 +41,9 @@ var sweepKnown = map[string]string{}
 // cluster dimensions on sm_80) are skipped. About 300 nvcc runs: only
 // with WARPLINK_SWEEP=1 (make sweep), nvcc and nvlink.
 // WARPLINK_SWEEP_ARCHS (comma-separated, e.g. sm_75,sm_86,sm_89) names
-// other architectures to compile and link for.
+// other architectures to compile and link for, WARPLINK_SWEEP_PROGS
+// (comma-separated program names) a subset of the programs, and
+// WARPLINK_CUDA the toolkit (useToolkit).
 func TestNvccSweep(t *testing.T) {
 	if os.Getenv("WARPLINK_SWEEP") == "" {
 		t.Skip("set WARPLINK_SWEEP=1 (make sweep) to compile and link the sweep programs")
@@ -73,7 +76,11 @@ func TestNvccSweep(t *testing.T) {
 		skipped string // why nvcc could not build it
 	}
 	var jobs []*job
+	only := os.Getenv("WARPLINK_SWEEP_PROGS")
 	for _, p := range progs {
+		if only != "" && !slices.Contains(strings.Split(only, ","), p.Name()) {
+			continue
+		}
 		for _, v := range variants {
 			jobs = append(jobs, &job{prog: p.Name(), v: v})
 		}
@@ -151,8 +158,8 @@ func TestNvccSweep(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("nvcc sweep: %d of %d links byte-identical to nvlink 11.8 (%d links of variants nvcc cannot build, %d known differences)",
-		same, links-skipped, skipped, len(sweepKnown))
+	t.Logf("nvcc sweep: %d of %d links byte-identical to %s (%d links of variants nvcc cannot build, %d known differences)",
+		same, links-skipped, nvlinkRelease(), skipped, len(sweepKnown))
 }
 
 // firstLine is s up to its first newline.

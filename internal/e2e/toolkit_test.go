@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -29,4 +31,17 @@ func useToolkit(t *testing.T) string {
 		return libdir
 	}
 	return lib
+}
+
+// nvlinkRelease names the nvlink on PATH as its --version gives its
+// release ("nvlink 12.5"), for the tests' summaries; "nvlink" when it
+// says none.
+func nvlinkRelease() string {
+	out, _ := exec.Command("nvlink", "--version").Output()
+	if _, rest, ok := strings.Cut(string(out), "release "); ok {
+		if v, _, ok := strings.Cut(rest, ","); ok {
+			return "nvlink " + v
+		}
+	}
+	return "nvlink"
 }
