@@ -198,8 +198,9 @@ var (
 		BankBeforeRel:     true,
 	}
 	// nvlink130 has 12.5's rules where the corpus of CUDA 13.0
-	// (testdata/corpus/cuda13.0-sm_90) shows them, and LocalByBinding;
-	// its refusals are not checked (no nvlink 13.0 here), so it has none.
+	// (testdata/corpus/cuda13.0-sm_90) shows them, and its own from
+	// LocalByBinding to FlagsTop (release130.go); its refusals are not
+	// checked (no nvlink 13.0 here), so it has none.
 	nvlink130 = Release{
 		Name: "13.0", Version: 130,
 		LocalByBinding:     true,
