@@ -281,6 +281,16 @@ func (ctx *Context) eachName(b []byte, fn func(off uint32, s string)) {
 			}
 		})
 	}
+	// (Local symbols' names where their symbols are: corpus printf's
+	// $str after .nv.global.init.)
+	for _, id := range ctx.Locals {
+		if sym := ctx.Syms[id]; !sym.IsSecSym && int(id) < len(ctx.inOrder.sym) && ctx.inOrder.sym[id] != noKey {
+			if _, ok := where[sym.Name]; !ok {
+				k := ctx.inOrder.sym[id]
+				where[sym.Name] = orderKey(int32(k>>32), int(uint32(k))*4)
+			}
+		}
+	}
 	var keyed []int
 	for i := range names {
 		s := names[i].s

@@ -41,8 +41,8 @@ const recordedLibDir13 = "/usr/local/cuda-13.0/bin/../lib64"
 var differing13 = map[string]string{
 	"cdp/link.args":         "libcudadevrt's sections, symbols and names in another order",
 	"cdp/link_dc.args":      "libcudadevrt's sections, symbols and names in another order",
-	"printf/link.args":      "the local symbols' order (printf's $str), relocations and records naming them by index",
-	"printf/link_dc.args":   "the local symbols' order (printf's $str), relocations and records naming them by index",
+	"printf/link.args":      "b.cubin's $str local symbol after .text._Z5twicef, though b lists it first (a.cubin's is in input order), and relocations naming it by index",
+	"printf/link_dc.args":   "b.cubin's $str local symbol after .text._Z5twicef, though b lists it first (a.cubin's is in input order), and relocations naming it by index",
 	"virtual/link.args":     "virtual tables (local weak data): symbol order, .nv.info, the call graph, relocations",
 	"virtual/link_dc.args":  "virtual tables (local weak data): symbol order, .nv.info, the call graph, relocations",
 	"weakregs/link.args":    "weak functions: the header flags, symbol order, .nv.info, the call graph, relocations",
