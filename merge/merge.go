@@ -990,6 +990,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		// they stay in the positive array; a reference from the global part
 		// puts the record in the negative one.
 		id = newSym(ctx, sym, !inLocalPart(o, i))
+		ctx.keySymbol(id, o, i) // (where it is among the locals: weak functions)
 		if r != nil {
 			r.sym = id
 		}
@@ -1139,10 +1140,14 @@ func externShared(ctx *Context) {
 
 // inLocalPart reports whether symbol i of o lies below its .symtab's
 // sh_info, or, for an object whose local part the release reads by
-// binding (Obj.localByBinding), whether it is local.
+// binding (Obj.localByBinding), whether it is local or a defined weak
+// function (nvlink 13.0 lists those among the locals, in input order, as
+// 11.8 does for nvcc 11.8's objects, which have them below sh_info:
+// corpus cuda13.0-sm_90 weakregs).
 func inLocalPart(o *Obj, i int) bool {
 	if o.localByBinding {
-		return o.F.Symbols[i].Bind() == elf.STBLocal
+		s := &o.F.Symbols[i]
+		return s.Bind() == elf.STBLocal || s.Bind() == elf.STBWeak && s.Type() == elf.STTFunc && s.Shndx != elf.SHNUndef
 	}
 	return i < o.firstNonLocal()
 }

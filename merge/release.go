@@ -141,6 +141,14 @@ type Release struct {
 	// it is a guess) and keeps the others' 0x06.
 	FlagsTop map[uint32]uint32
 
+	// DropLoserDebugRelocs: the relocations of debug sections (the
+	// .debug_frame entries) against a weak function's copy that another
+	// file's replaced are dropped (nvlink 13.0: corpus weakregs, as the
+	// seeds' weak-function cleanup says); 11.8 and 12.5 keep them, against
+	// the kept copy (crafted weak-loser-cleanup, and its nvlink12.5
+	// record).
+	DropLoserDebugRelocs bool
+
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
 
@@ -203,21 +211,22 @@ var (
 	// checked (no nvlink 13.0 here), so it has none.
 	nvlink130 = Release{
 		Name: "13.0", Version: 130,
-		LocalByBinding:     true,
-		ReservedSmemGlobal: true,
-		InputOrder:         true,
-		FlagsTop:           map[uint32]uint32{0x0e: 0x11},
-		ToolNote:           [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"},
-		CompatDrop:         []uint8{0x0b},
-		DropUnifiedTables:  true,
-		InfoLink:           true,
-		EmptyCallList4:     true,
-		List4AsCalls:       true,
-		UnifiedAbs:         unifiedAbs125,
-		DebugEntryShared:   true,
-		RelAction:          relAction125,
-		StrtabSymbolsLast:  true,
-		BankBeforeRel:      true,
+		LocalByBinding:       true,
+		ReservedSmemGlobal:   true,
+		InputOrder:           true,
+		DropLoserDebugRelocs: true,
+		FlagsTop:             map[uint32]uint32{0x0e: 0x11},
+		ToolNote:             [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"},
+		CompatDrop:           []uint8{0x0b},
+		DropUnifiedTables:    true,
+		InfoLink:             true,
+		EmptyCallList4:       true,
+		List4AsCalls:         true,
+		UnifiedAbs:           unifiedAbs125,
+		DebugEntryShared:     true,
+		RelAction:            relAction125,
+		StrtabSymbolsLast:    true,
+		BankBeforeRel:        true,
 	}
 )
 

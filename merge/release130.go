@@ -108,6 +108,16 @@ func compatOnce(ctx *Context) {
 	s.Size, s.Pieces = uint64(len(s.Data)), nil
 }
 
+// replacedFunc: symbol i of o is a function o defines whose code
+// another file's definition replaced (a weak copy that lost).
+func (o *Obj) replacedFunc(i uint32) bool {
+	if int(i) >= len(o.F.Symbols) {
+		return false
+	}
+	s := &o.F.Symbols[i]
+	return s.Type() == elf.STTFunc && s.Shndx != elf.SHNUndef && int(s.Shndx) < len(o.Drop) && o.Drop[s.Shndx]
+}
+
 // inputOrder holds, under Release.InputOrder, where each output section
 // and local symbol comes from: (object << 32 | input section or symbol
 // index), by section and symbol ID; noKey for what no input brings
@@ -159,10 +169,11 @@ func (ctx *Context) keySectionSymbol(id, sec int32) {
 }
 
 // keyInfoSections places the generated .nv.info sections where the
-// inputs' are: .nv.info at the first object's, a function's at the
-// .nv.info.<f> of the object its code came from (nvlink 13.0: corpus
-// cuda13.0-sm_90, .nv.compat between .nv.info and the functions'
-// sections, as in its inputs).
+// inputs' are: .nv.info at the first object's, an entry's at the
+// .nv.info.<f> of the object its code came from, a device function's
+// after that object's entries' (nvlink 13.0: corpus cuda13.0-sm_90,
+// .nv.compat between .nv.info and the functions' sections, as in its
+// inputs).
 func keyInfoSections(ctx *Context) {
 	if ctx.inOrder == nil {
 		return
@@ -181,6 +192,9 @@ func keyInfoSections(ctx *Context) {
 			continue
 		}
 		if i, ok := ctx.Objs[obj].sectionNamed(s.Name); ok {
+			if !ctx.entryInfoName(s.Name) {
+				i |= 1 << 31 // (a device function's after the entries': corpus weakregs)
+			}
 			setKey(&ctx.inOrder.sec, s.ID, orderKey(obj, i))
 		}
 	}

@@ -45,8 +45,6 @@ var differing13 = map[string]string{
 	"printf/link_dc.args":   "b.cubin's $str local symbol after .text._Z5twicef, though b lists it first (a.cubin's is in input order), and relocations naming it by index",
 	"virtual/link.args":     "virtual tables (local weak data): symbol order, .nv.info, the call graph, relocations",
 	"virtual/link_dc.args":  "virtual tables (local weak data): symbol order, .nv.info, the call graph, relocations",
-	"weakregs/link.args":    "weak functions: the header flags, symbol order, .nv.info, the call graph, relocations",
-	"weakregs/link_dc.args": "weak functions: the header flags, symbol order, .nv.info, the call graph, relocations",
 }
 
 // differs13 lists the links where nvlink 13.0's outcome differs from
