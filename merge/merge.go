@@ -1141,13 +1141,13 @@ func externShared(ctx *Context) {
 // inLocalPart reports whether symbol i of o lies below its .symtab's
 // sh_info, or, for an object whose local part the release reads by
 // binding (Obj.localByBinding), whether it is local or a defined weak
-// function (nvlink 13.0 lists those among the locals, in input order, as
-// 11.8 does for nvcc 11.8's objects, which have them below sh_info:
-// corpus cuda13.0-sm_90 weakregs).
+// symbol (nvlink 13.0 lists weak functions and virtual tables among the
+// locals, in input order, as 11.8 does for nvcc 11.8's objects, which
+// have them below sh_info: corpus cuda13.0-sm_90 weakregs, virtual).
 func inLocalPart(o *Obj, i int) bool {
 	if o.localByBinding {
 		s := &o.F.Symbols[i]
-		return s.Bind() == elf.STBLocal || s.Bind() == elf.STBWeak && s.Type() == elf.STTFunc && s.Shndx != elf.SHNUndef
+		return s.Bind() == elf.STBLocal || s.Bind() == elf.STBWeak && s.Shndx != elf.SHNUndef
 	}
 	return i < o.firstNonLocal()
 }
