@@ -125,6 +125,9 @@ func (o *Obj) replacedFunc(i uint32) bool {
 type inputOrder struct {
 	sec, sym []uint64
 	secSyms  map[int32][]int32 // by object: secSymPlaces
+	where    map[string]uint64 // namePlaces, for both string tables
+	// deviceInfo: the .nv.info.<f> names of device functions (entryInfoName).
+	deviceInfo map[string]bool
 }
 
 const noKey = ^uint64(0)
@@ -233,8 +236,11 @@ func reorderByInput(ctx *Context) {
 			hi++
 		}
 		if bucket(ctx.Secs[ctx.Order[lo]]) != 1 {
-			slices.SortStableFunc(ctx.Order[lo:hi], func(a, b int32) int {
-				return cmp.Compare(key(ctx.inOrder.sec, a), key(ctx.inOrder.sec, b))
+			slices.SortFunc(ctx.Order[lo:hi], func(a, b int32) int {
+				if c := cmp.Compare(key(ctx.inOrder.sec, a), key(ctx.inOrder.sec, b)); c != 0 {
+					return c
+				}
+				return cmp.Compare(a, b) // (creation order, as the run holds them)
 			})
 		}
 		lo = hi
@@ -242,8 +248,11 @@ func reorderByInput(ctx *Context) {
 	for i, id := range ctx.Order {
 		ctx.Secs[id].Index = ctx.fixed + i
 	}
-	slices.SortStableFunc(ctx.Locals, func(a, b int32) int {
-		return cmp.Compare(key(ctx.inOrder.sym, a), key(ctx.inOrder.sym, b))
+	slices.SortFunc(ctx.Locals, func(a, b int32) int {
+		if c := cmp.Compare(key(ctx.inOrder.sym, a), key(ctx.inOrder.sym, b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b) // (creation order: IDs grow with it)
 	})
 }
 
@@ -269,42 +278,12 @@ func (ctx *Context) eachName(b []byte, fn func(off uint32, s string)) {
 		s   string
 		key uint64
 	}
-	var names []name
+	names := make([]name, 0, len(b)/16+16) // (names average more than 16 bytes)
 	eachString(b, func(off uint32, s string) { names = append(names, name{off, s, noKey}) })
-	where := map[string]uint64{}
-	for k, o := range ctx.Objs {
-		if int(o.F.Header.Shstrndx) >= len(o.F.Sections) {
-			continue
-		}
-		places := ctx.secSymPlaces(int32(k))
-		secOf := map[string]int{}
-		for i := range o.F.Sections {
-			if _, ok := secOf[o.F.Sections[i].Name]; !ok {
-				secOf[o.F.Sections[i].Name] = i
-			}
-		}
-		prev := 0
-		eachString(o.F.Sections[o.F.Header.Shstrndx].Data, func(_ uint32, s string) {
-			place := prev + 1 // (after the name before it, as .nv.info.<f> after .text.<f>)
-			if i, ok := secOf[s]; ok && places[i] > 0 {
-				place = int(places[i]) * 4
-			}
-			prev = place
-			if _, ok := where[s]; !ok {
-				where[s] = orderKey(int32(k), place)
-			}
-		})
+	if ctx.inOrder.where == nil {
+		ctx.inOrder.where = ctx.namePlaces(len(names))
 	}
-	// (Local symbols' names where their symbols are: corpus printf's
-	// $str after .nv.global.init.)
-	for _, id := range ctx.Locals {
-		if sym := ctx.Syms[id]; !sym.IsSecSym && int(id) < len(ctx.inOrder.sym) && ctx.inOrder.sym[id] != noKey {
-			if _, ok := where[sym.Name]; !ok {
-				k := ctx.inOrder.sym[id]
-				where[sym.Name] = orderKey(int32(k>>32), int(uint32(k))*4)
-			}
-		}
-	}
+	where := ctx.inOrder.where
 	var keyed []int
 	for i := range names {
 		s := names[i].s
@@ -332,7 +311,14 @@ func (ctx *Context) eachName(b []byte, fn func(off uint32, s string)) {
 	for j, i := range keyed {
 		sorted[j] = names[i]
 	}
-	slices.SortStableFunc(sorted, func(x, y name) int { return cmp.Compare(x.key, y.key) })
+	// (Keys tie only within an object's history order, which the name's
+	// offset keeps: a stable order without the stable sort's cost.)
+	slices.SortFunc(sorted, func(x, y name) int {
+		if c := cmp.Compare(x.key, y.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.off, y.off)
+	})
 	for j, i := range keyed {
 		names[i] = sorted[j]
 	}
@@ -351,18 +337,23 @@ func generatedName(s string) bool {
 	return false
 }
 
-// entryInfoName: s is not an .nv.info.<f> name, or f is a kernel (an
-// output section .text.<f> whose function is an entry).
+// entryInfoName: s is not an .nv.info.<f> name, or f is not a device
+// function (an output section .text.<f> whose function is no entry).
 func (ctx *Context) entryInfoName(s string) bool {
-	f, ok := strings.CutPrefix(s, ".nv.info.")
-	if !ok {
+	if !strings.HasPrefix(s, ".nv.info.") {
 		return true
 	}
-	id, ok := ctx.secByName[".text."+f]
-	if !ok || ctx.Secs[id].InfoSym < 0 {
-		return true
+	if ctx.inOrder.deviceInfo == nil {
+		ctx.inOrder.deviceInfo = map[string]bool{}
+		for _, t := range ctx.Secs {
+			if t.InfoSym >= 0 && t.LinkSymtab && ctx.Syms[t.InfoSym].Other&stoCudaEntry == 0 {
+				if f, ok := strings.CutPrefix(t.Name, ".text."); ok {
+					ctx.inOrder.deviceInfo[".nv.info."+f] = true
+				}
+			}
+		}
 	}
-	return ctx.Syms[ctx.Secs[id].InfoSym].Other&stoCudaEntry != 0
+	return !ctx.inOrder.deviceInfo[s]
 }
 
 // secSymPlaces are, by section index of object obj, the places of its
@@ -397,4 +388,50 @@ func (ctx *Context) secSymPlaces(obj int32) []int32 {
 	}
 	ctx.inOrder.secSyms[obj] = m
 	return m
+}
+
+// namePlaces are the keys eachName orders the inputs' section names by
+// (and the local symbols' names), each for the first object that names
+// it; n sizes the map (the names in the history).
+func (ctx *Context) namePlaces(n int) map[string]uint64 {
+	where := make(map[string]uint64, n)
+	var bySec []int32 // an object's section indices by name offset
+	for k, o := range ctx.Objs {
+		if int(o.F.Header.Shstrndx) >= len(o.F.Sections) {
+			continue
+		}
+		places := ctx.secSymPlaces(int32(k))
+		bySec = bySec[:0]
+		for i := range o.F.Sections {
+			bySec = append(bySec, int32(i))
+		}
+		slices.SortStableFunc(bySec, func(a, b int32) int {
+			return cmp.Compare(o.F.Sections[a].NameOff, o.F.Sections[b].NameOff)
+		})
+		prev, j := 0, 0
+		eachString(o.F.Sections[o.F.Header.Shstrndx].Data, func(off uint32, s string) {
+			place := prev + 1 // (after the name before it, as .nv.info.<f> after .text.<f>)
+			for j < len(bySec) && o.F.Sections[bySec[j]].NameOff < off {
+				j++
+			}
+			if j < len(bySec) && o.F.Sections[bySec[j]].NameOff == off && places[bySec[j]] > 0 {
+				place = int(places[bySec[j]]) * 4
+			}
+			prev = place
+			if _, ok := where[s]; !ok {
+				where[s] = orderKey(int32(k), place)
+			}
+		})
+	}
+	// (Local symbols' names where their symbols are: corpus printf's
+	// $str after .nv.global.init.)
+	for _, id := range ctx.Locals {
+		if sym := ctx.Syms[id]; !sym.IsSecSym && int(id) < len(ctx.inOrder.sym) && ctx.inOrder.sym[id] != noKey {
+			if _, ok := where[sym.Name]; !ok {
+				k := ctx.inOrder.sym[id]
+				where[sym.Name] = orderKey(int32(k>>32), int(uint32(k))*4)
+			}
+		}
+	}
+	return where
 }
