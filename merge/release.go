@@ -102,8 +102,9 @@ type Release struct {
 
 	// LocalByBinding: an object of CUDA 13's ABI, whose .symtab sh_info
 	// counts every symbol (ptxas 13.0 puts locals after globals), has its
-	// local symbols for local part (nvlink 13.0: the output lists them
-	// first, in input order; corpus cuda13.0-sm_90).
+	// local symbols and its defined weak ones for local part (nvlink
+	// 13.0: the output lists them first, in input order; corpus
+	// cuda13.0-sm_90, weakregs and virtual for the weak ones).
 	LocalByBinding bool
 
 	// ReservedSmemGlobal: the weak undefined .nv.reservedSmem.offset0
