@@ -24,12 +24,16 @@ bench:
 # (sm_80, sm_90; plain, -G, -lineinfo) and links each with nvlink and
 # warplink, comparing bytes, also with --preserve-relocs, -g (the -G
 # objects) and --kernels-used (the plain ones) (needs nvcc and nvlink; a
-# few minutes).
+# few minutes). WARPLINK_CUDA=<a toolkit's bin folder> runs that toolkit's
+# nvcc, ptxas and nvlink (WARPLINK_CUDA=/opt/cuda12/bin: CUDA 12.5, linking
+# its own libcudadevrt from <bin>/../lib64); WARPLINK_SWEEP_PROGS=a,b links
+# only those programs of testdata/sweep.
 sweep:
 	WARPLINK_SWEEP=1 $(GO) test -timeout 30m ./internal/e2e -run TestNvccSweep -v
 
 # Random shared-memory programs compiled with the real nvcc, linked with
-# nvlink and warplink, bytes compared (N programs; needs nvcc and nvlink).
+# nvlink and warplink, bytes compared (N programs; needs nvcc and nvlink;
+# WARPLINK_CUDA selects the toolkit as for make sweep).
 N ?= 100
 fuzz-shared:
 	WARPLINK_SHAREDFUZZ=$(N) $(GO) test -timeout 60m ./internal/e2e -run TestNvccSharedFuzz -v

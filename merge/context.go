@@ -25,6 +25,9 @@ type Context struct {
 	// Rel is the nvlink release the link behaves as (release.go): chosen
 	// once, at the end of read; the passes after ask it.
 	Rel Release
+	// inOrder: where sections and local symbols come from, under
+	// Release.InputOrder (release130.go); nil otherwise.
+	inOrder *inputOrder
 
 	Objs []*Obj // by file ID
 

@@ -130,6 +130,7 @@ func finalize(ctx *Context) error {
 		}
 	}
 	buildNvInfo(ctx, info)
+	keyInfoSections(ctx)
 	// The inputs' relocations and resolutions are not read after this
 	// point (the arena holds most of them: this matters without one).
 	ctx.Res = nil
@@ -151,8 +152,11 @@ func finalize(ctx *Context) error {
 			s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
 		}
 	}
+	toolNote(ctx)
+	compatOnce(ctx)
 	relayoutStrings(ctx)
 	orderSections(ctx)
+	reorderByInput(ctx)
 	indexSymbols(ctx)
 	if ctx.Opts.Verbose {
 		reportProperties(ctx)
@@ -268,7 +272,8 @@ func reportUndefined(ctx *Context) {
 		if t := s.Type(); s.Sec >= 0 || s.Shndx != 0 || !ctx.referencedLive(id) && t != elf.STTObject && t != sttCudaObject {
 			continue
 		}
-		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals || s.Bind() == elf.STBWeak && ctx.Rel.LocalByBinding {
+		if driverProvided(s.Name) || ctx.Opts.AllowUndefinedGlobals || s.Bind() == elf.STBWeak && ctx.Rel.LocalByBinding ||
+			ctx.Rel.ReservedSmemGlobal && s.Name == reservedSmemName {
 			// (Weak undefined symbols of the global part: CUDA 13.0's
 			// objects have their __UFT/__UDT tables and
 			// .nv.reservedSmem.offset0 there.)

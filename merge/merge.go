@@ -788,8 +788,10 @@ func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 		ctx.addSecName(".rel"+in.Name, -1)
 	}
 	// A section brought in by a symbol gets a local section symbol.
+	ctx.keySection(id, o, i)
 	if !ctx.noSecSym {
 		sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
+		ctx.keySectionSymbol(sec.SymID, id)
 	} else {
 		ctx.addStr(ctx.Str, in.Name, nil)
 	}
@@ -803,7 +805,7 @@ func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 // refuses a section of several ("Invalid note section"), as warplink wrote
 // when it concatenated them. Objects of CUDA 11.8 have none.
 func isCUInfoNote(s *elf.Section) bool {
-	return s.Type == elf.SHTNote && s.Name == ".note.nv.cuinfo"
+	return s.Type == elf.SHTNote && s.Name == cuinfoName
 }
 
 func alignUp(v, a uint64) uint64 {
@@ -890,6 +892,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		if s.Type() == elf.STTFunc && o.SecMap[s.Shndx] < 0 {
 			// A local function's record comes before its section's.
 			o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: s.Info, Other: s.Other, Size: s.Size, File: int32(o.ID)}, false)
+			ctx.keySymbol(o.SymMap[i], o, i)
 			sym := ctx.Syms[o.SymMap[i]]
 			var id int32
 			if prev, ok := ctx.secByName[o.F.Sections[s.Shndx].Name]; ok && ctx.Secs[prev].InfoSym >= 0 {
@@ -928,6 +931,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		}
 		o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: info, Other: other, Sec: id,
 			Value: s.Value + o.SecOff[s.Shndx], Size: s.Size, File: int32(o.ID)}, false)
+		ctx.keySymbol(o.SymMap[i], o, i)
 		claimCode(ctx, o, id, o.SymMap[i], s, false)
 	default:
 		mergeGlobal(ctx, o, i)
@@ -978,11 +982,15 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			o.placeholder = 1 + newSym(ctx, OutSym{Info: elf.STBLocal<<4 | elf.STTFunc, Sec: -1, File: int32(o.ID), emptyName: true}, false)
 		}
 		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID)}
+		if !defined && ctx.Rel.ReservedSmemGlobal && s.Name == reservedSmemName {
+			sym.Info, sym.Size = elf.STBGlobal<<4|typ, s.Size
+		}
 		// The record stays in the array of its first appearance: nvcc puts
 		// weak functions among the locals (below .symtab's sh_info), so
 		// they stay in the positive array; a reference from the global part
 		// puts the record in the negative one.
 		id = newSym(ctx, sym, !inLocalPart(o, i))
+		ctx.keySymbol(id, o, i) // (where it is among the locals: weak functions)
 		if r != nil {
 			r.sym = id
 		}
@@ -1069,6 +1077,7 @@ func isExternShared(s *elf.Symbol) bool {
 func sectionSymbol(ctx *Context, id int32, o *Obj) int32 {
 	if s := ctx.Secs[id]; s.SymID < 0 {
 		s.SymID = newSym(ctx, OutSym{Name: s.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
+		ctx.keySectionSymbol(s.SymID, id)
 	}
 	return ctx.Secs[id].SymID
 }
@@ -1131,10 +1140,14 @@ func externShared(ctx *Context) {
 
 // inLocalPart reports whether symbol i of o lies below its .symtab's
 // sh_info, or, for an object whose local part the release reads by
-// binding (Obj.localByBinding), whether it is local.
+// binding (Obj.localByBinding), whether it is local or a defined weak
+// symbol (nvlink 13.0 lists weak functions and virtual tables among the
+// locals, in input order, as 11.8 does for nvcc 11.8's objects, which
+// have them below sh_info: corpus cuda13.0-sm_90 weakregs, virtual).
 func inLocalPart(o *Obj, i int) bool {
 	if o.localByBinding {
-		return o.F.Symbols[i].Bind() == elf.STBLocal
+		s := &o.F.Symbols[i]
+		return s.Bind() == elf.STBLocal || s.Bind() == elf.STBWeak && s.Shndx != elf.SHNUndef
 	}
 	return i < o.firstNonLocal()
 }

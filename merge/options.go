@@ -9,11 +9,15 @@ import (
 // Options is everything the command line decides about a link. The CLI in
 // cmd/warplink fills it; the passes only read it.
 type Options struct {
-	Arch                     string   // target, e.g. "sm_90" (from -arch)
-	Output                   string   // -o; "" means nvlink's default "a.out"
-	Inputs                   []string // input paths and "-l<name>" entries, in command-line order
-	LibDirs                  []string // -L directories, in order ($LIBRARY_PATH is not consulted)
-	Machine64                bool     // -m64 (the default)
+	Arch      string   // target, e.g. "sm_90" (from -arch)
+	Output    string   // -o; "" means nvlink's default "a.out"
+	Inputs    []string // input paths and "-l<name>" entries, in command-line order
+	LibDirs   []string // -L directories, in order ($LIBRARY_PATH is not consulted)
+	Machine64 bool     // -m64 (the default)
+	// ToolOptions are the options as nvlink 13.0 records them in the
+	// note of its own it puts first in .note.nv.tkinfo ("-arch sm_90 -L
+	// <dir> "; internal/cli renders them: Release.ToolNote).
+	ToolOptions              string
 	CPUArch                  string   // -cpu-arch
 	Debug                    bool     // -g
 	NoWarn                   bool     // -w

@@ -190,6 +190,9 @@ func read(ctx *Context) error {
 		if ctx.Rel.ELFVersion != 0 && ctx.Header.Ident[7] != 0x41 {
 			ctx.Header.Version = ctx.Rel.ELFVersion
 		}
+		if top, ok := ctx.Rel.FlagsTop[ctx.Header.Flags>>24]; ok && ctx.Header.Ident[7] == 0x41 {
+			ctx.Header.Flags = ctx.Header.Flags&0xFFFFFF | top<<24
+		}
 	} else {
 		ctx.Header = defaultHeader(arch)
 	}

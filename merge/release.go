@@ -102,9 +102,53 @@ type Release struct {
 
 	// LocalByBinding: an object of CUDA 13's ABI, whose .symtab sh_info
 	// counts every symbol (ptxas 13.0 puts locals after globals), has its
-	// local symbols for local part (nvlink 13.0: the output lists them
-	// first, in input order; corpus cuda13.0-sm_90).
+	// local symbols and its defined weak ones for local part (nvlink
+	// 13.0: the output lists them first, in input order; corpus
+	// cuda13.0-sm_90, weakregs and virtual for the weak ones).
 	LocalByBinding bool
+
+	// ReservedSmemGlobal: the weak undefined .nv.reservedSmem.offset0
+	// that ptxas 13.0 puts in every object is written global, with the
+	// input's size (4) (nvlink 13.0: every output of corpus
+	// cuda13.0-sm_90); otherwise it keeps its binding and size 0.
+	ReservedSmemGlobal bool
+
+	// ToolNote: nvlink's version and build lines ("Cuda compilation
+	// tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.
+	// 36424714_0"); set, .note.nv.tkinfo starts with a note of nvlink's
+	// own with them and the command line's options (toolNote; nvlink
+	// 13.0, every output of corpus cuda13.0-sm_90). Which options come
+	// in which order is known for -arch, -m, -l, -L and -cpu-arch only
+	// (internal/cli/toolnote.go).
+	ToolNote [2]string
+
+	// CompatDrop: .nv.compat is written once, without the records of
+	// these attributes (nvlink 13.0 drops 0x0b: corpus cuda13.0-sm_90,
+	// whose inputs all have the same table, so that "the first input's"
+	// is a guess: compatOnce); nil concatenates the inputs' tables.
+	CompatDrop []uint8
+
+	// InputOrder: the sections of each kind (non-allocated; allocated,
+	// by type) and the local symbols are in the order of the inputs they
+	// come from (each input's section and symbol order, the inputs in
+	// link order), what the link generates after (nvlink 13.0: corpus
+	// cuda13.0-sm_90, where ptxas 13.0 puts the notes' and the module
+	// constants' section symbols among the code's; release130.go).
+	InputOrder bool
+
+	// FlagsTop maps the top byte of a CUDA 13 ABI first input's e_flags
+	// to the output's: nvlink 13.0 writes the -G objects' 0x0e as 0x11
+	// (corpus debug; the only example of -G objects, so the rule behind
+	// it is a guess) and keeps the others' 0x06.
+	FlagsTop map[uint32]uint32
+
+	// DropLoserDebugRelocs: the relocations of debug sections (the
+	// .debug_frame entries) against a weak function's copy that another
+	// file's replaced are dropped (nvlink 13.0: corpus weakregs, as the
+	// seeds' weak-function cleanup says); 11.8 and 12.5 keep them, against
+	// the kept copy (crafted weak-loser-cleanup, and its nvlink12.5
+	// record).
+	DropLoserDebugRelocs bool
 
 	// RelAction is the .nv.rel.action section's constant contents.
 	RelAction []byte
@@ -116,10 +160,14 @@ type Release struct {
 	StrtabSymbolsLast bool
 
 	// BankBeforeRel: a kernel's .nv.constant0.<k> name enters .shstrtab
-	// before its .rel.nv.constant0.<k> companion (nvlink 12.5; 11.8 and
-	// 13.0 add the companion first, and so do all three in .strtab).
+	// before its .rel.nv.constant0.<k> companion (nvlink 12.5 and 13.0;
+	// 11.8 adds the companion first, and so do all three in .strtab).
 	BankBeforeRel bool
 }
+
+// reservedSmemName is the undefined symbol ptxas 13.0 puts in every object
+// (Release.ReservedSmemGlobal).
+const reservedSmemName = ".nv.reservedSmem.offset0"
 
 // unifiedAbs125 maps R_CUDA_UNIFIED, R_CUDA_UNIFIED32_LO_32 and
 // R_CUDA_UNIFIED32_HI_32 to R_CUDA_64, R_CUDA_ABS32_LO_32 and
@@ -159,19 +207,27 @@ var (
 		BankBeforeRel:     true,
 	}
 	// nvlink130 has 12.5's rules where the corpus of CUDA 13.0
-	// (testdata/corpus/cuda13.0-sm_90) shows them, and LocalByBinding;
-	// its refusals are not checked (no nvlink 13.0 here), so it has none.
+	// (testdata/corpus/cuda13.0-sm_90) shows them, and its own from
+	// LocalByBinding to FlagsTop (release130.go); its refusals are not
+	// checked (no nvlink 13.0 here), so it has none.
 	nvlink130 = Release{
 		Name: "13.0", Version: 130,
-		LocalByBinding:    true,
-		DropUnifiedTables: true,
-		InfoLink:          true,
-		EmptyCallList4:    true,
-		List4AsCalls:      true,
-		UnifiedAbs:        unifiedAbs125,
-		DebugEntryShared:  true,
-		RelAction:         relAction125,
-		StrtabSymbolsLast: true,
+		LocalByBinding:       true,
+		ReservedSmemGlobal:   true,
+		InputOrder:           true,
+		DropLoserDebugRelocs: true,
+		FlagsTop:             map[uint32]uint32{0x0e: 0x11},
+		ToolNote:             [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"},
+		CompatDrop:           []uint8{0x0b},
+		DropUnifiedTables:    true,
+		InfoLink:             true,
+		EmptyCallList4:       true,
+		List4AsCalls:         true,
+		UnifiedAbs:           unifiedAbs125,
+		DebugEntryShared:     true,
+		RelAction:            relAction125,
+		StrtabSymbolsLast:    true,
+		BankBeforeRel:        true,
 	}
 )
 
@@ -281,6 +337,9 @@ func chooseRelease(ctx *Context) error {
 	}
 	for _, o := range ctx.Objs {
 		o.localByBinding = ctx.Rel.LocalByBinding && o.F.Header.Ident[7] == 0x41
+	}
+	if ctx.Rel.InputOrder {
+		ctx.inOrder = &inputOrder{secSyms: map[int32][]int32{}}
 	}
 	for _, o := range ctx.Objs {
 		t := toolkitOf(o.F)

@@ -278,6 +278,9 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 				// (testdata/crafted/weak-vtables).
 				continue
 			}
+			if ctx.Rel.DropLoserDebugRelocs && o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 && o.replacedFunc(r.Sym) {
+				continue // (Release.DropLoserDebugRelocs)
+			}
 			if r.Offset >= o.F.Sections[tgt].Size {
 				return evs, fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
 			}

@@ -73,7 +73,7 @@ func relayoutStrings(ctx *Context) {
 	// deep-stack and others with --preserve-relocs).
 	placeholder := emptyProto
 	keeps := slices.ContainsFunc(ctx.Syms, func(s *OutSym) bool { return s.emptyName && !ctx.removed(s) })
-	eachString(old, func(off uint32, s string) {
+	ctx.eachName(old, func(off uint32, s string) {
 		if off == ctx.emptyProto && off != 0 && keeps && placeholder == 0 {
 			placeholder = str.AddDup("")
 			return
@@ -132,7 +132,7 @@ func relayoutStrings(ctx *Context) {
 	}
 	sh := NewStrTab()
 	sh.Reserve(len(oldSh)*3/2, nil)
-	eachString(oldSh, func(_ uint32, s string) {
+	ctx.eachName(oldSh, func(_ uint32, s string) {
 		if dead[s] {
 			return
 		}

@@ -60,6 +60,13 @@ func write(ctx *Context) error {
 		if s.LinkSymtab {
 			h.link = 3
 		}
+		if s.Type == elf.SHTNote && s.Name == cuinfoName {
+			// The note on the CUDA version links the toolkit notes, as in
+			// every input that has both (nvlink 13.0's corpus outputs).
+			if id, ok := ctx.secByName[tkinfoName]; ok && !ctx.Secs[id].Dead {
+				h.link = uint32(ctx.Secs[id].Index)
+			}
+		}
 		switch {
 		case s.InfoSym >= 0 && ctx.Syms[s.InfoSym].Index > 0:
 			h.info = uint32(ctx.Syms[s.InfoSym].Index) | s.InfoExtra

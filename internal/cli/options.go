@@ -101,6 +101,7 @@ type parser struct {
 	bag      *diag.Bag
 	readFile func(string) ([]byte, error)
 	last     map[string]string // single-valued option -> its value so far
+	given    []givenOption     // the options given, for nvlink 13.0's note (toolnote.go)
 	depth    int
 }
 
@@ -130,6 +131,7 @@ func ParseRelease(args []string, readFile func(string) ([]byte, error), bag *dia
 	if err := p.parse(args); err != nil {
 		return nil, err
 	}
+	p.cmd.Opts.ToolOptions = toolNoteOptions(p.given)
 	return p.cmd, nil
 }
 
@@ -151,6 +153,7 @@ func (p *parser) parse(args []string) error {
 			if hasValue {
 				return errf("no argument expected after '%s'", optName(arg))
 			}
+			p.noteOption(o, "")
 			o.set(p.cmd, "")
 			continue
 		}
@@ -220,6 +223,7 @@ func (p *parser) apply(o *option, v string) error {
 	switch o.kind {
 	case kList:
 		for _, e := range strings.Split(v, ",") {
+			p.noteOption(o, e)
 			o.set(p.cmd, e)
 		}
 		return nil
@@ -244,6 +248,7 @@ func (p *parser) apply(o *option, v string) error {
 		p.bag.Warnf([3]int{}, "incompatible redefinition for option '%s', the last value of this option was used", display)
 	}
 	p.last[display] = v
+	p.noteOption(o, v)
 	o.set(p.cmd, v)
 	return nil
 }

@@ -35,6 +35,7 @@ func TestNvccSharedFuzz(t *testing.T) {
 	if n <= 0 {
 		t.Skip("set WARPLINK_SHAREDFUZZ=N (make fuzz-shared) to compile and link N random shared-memory programs")
 	}
+	useToolkit(t)
 	for _, tool := range []string{"nvcc", "nvlink"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed", tool)
@@ -125,5 +126,5 @@ func TestNvccSharedFuzz(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("shared-memory fuzz: %d of %d links byte-identical to nvlink (%d programs, %s; %d links nvlink fails with an internal error)", same, links-internal, len(jobs), strings.Join(archs, ", "), internal)
+	t.Logf("shared-memory fuzz: %d of %d links byte-identical to %s (%d programs, %s; %d links nvlink fails with an internal error)", same, links-internal, nvlinkRelease(), len(jobs), strings.Join(archs, ", "), internal)
 }

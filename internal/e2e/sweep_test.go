@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -25,18 +26,20 @@ import (
 // cluster dimensions on sm_80) are skipped. About 300 nvcc runs: only
 // with WARPLINK_SWEEP=1 (make sweep), nvcc and nvlink.
 // WARPLINK_SWEEP_ARCHS (comma-separated, e.g. sm_75,sm_86,sm_89) names
-// other architectures to compile and link for.
+// other architectures to compile and link for, WARPLINK_SWEEP_PROGS
+// (comma-separated program names) a subset of the programs, and
+// WARPLINK_CUDA the toolkit (useToolkit).
 func TestNvccSweep(t *testing.T) {
 	if os.Getenv("WARPLINK_SWEEP") == "" {
 		t.Skip("set WARPLINK_SWEEP=1 (make sweep) to compile and link the sweep programs")
 	}
+	lib := useToolkit(t)
 	for _, tool := range []string{"nvcc", "nvlink"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed", tool)
 		}
 	}
 	root, _ := filepath.Abs("../../testdata/sweep")
-	lib, _ := filepath.Abs("../../testdata/cudalib")
 	progs, _ := os.ReadDir(root)
 	type variant struct{ arch, flag string }
 	var variants []variant
@@ -58,7 +61,11 @@ func TestNvccSweep(t *testing.T) {
 		skipped string // why nvcc could not build it
 	}
 	var jobs []*job
+	only := os.Getenv("WARPLINK_SWEEP_PROGS")
 	for _, p := range progs {
+		if only != "" && !slices.Contains(strings.Split(only, ","), p.Name()) {
+			continue
+		}
 		for _, v := range variants {
 			jobs = append(jobs, &job{prog: p.Name(), v: v})
 		}
@@ -130,8 +137,8 @@ func TestNvccSweep(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("nvcc sweep: %d of %d links byte-identical to nvlink 11.8 (%d links of variants nvcc cannot build)",
-		same, links-skipped, skipped)
+	t.Logf("nvcc sweep: %d of %d links byte-identical to %s (%d links of variants nvcc cannot build)",
+		same, links-skipped, nvlinkRelease(), skipped)
 }
 
 // firstLine is s up to its first newline.
