@@ -94,6 +94,7 @@ func finalize(ctx *Context) error {
 	// the call edges (serial) only read the output so far: they overlap.
 	info := startObjectInfo(ctx)
 	buildCallgraph(ctx, info.wait)
+	makeKernelBanks(ctx)
 	addBoundNames(ctx)
 	// objectInfo is over (buildCallgraph waited for it): no pass reads the
 	// inputs' symbol tables, relocations or .nv.info records after this.

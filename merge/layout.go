@@ -37,6 +37,7 @@ func layout(ctx *Context) error {
 	layoutBoundRefs(ctx)
 	checkConstantBanks(ctx)
 	layoutShared(ctx)
+	layoutFunctionBanks(ctx)
 	ctx.secNamesDone = true // (see Context.secNamesDone)
 	// --preserve-relocs' shared-data symbols: their laid-out offsets, past
 	// the window the driver reserves (as nvlink writes them; the code's

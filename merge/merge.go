@@ -599,9 +599,11 @@ func markWeakLosers(ctx *Context, o *Obj) {
 	}
 	// A losing weak entry's per-kernel data (.nv.constant0.<k>,
 	// .nv.shared.<k>: sections whose sh_info names its code) goes with it.
+	// A losing weak device function's constant bank stays, beside the
+	// winner's (funcbank.go).
 	for i := range o.F.Sections {
 		if sec := &o.F.Sections[i]; !regenerated(sec) && sec.Flags&elf.SHFExecInstr == 0 &&
-			sec.Info > 0 && int(sec.Info) < len(o.Drop) && o.Drop[sec.Info] {
+			sec.Info > 0 && int(sec.Info) < len(o.Drop) && o.Drop[sec.Info] && !o.isFuncBank(sec) {
 			o.Drop[i] = true
 		}
 	}

@@ -413,6 +413,9 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 	}
 	m := o.SymMap[r.Sym]
 	if m <= -2 { // local data: offset inside its output section
+		if v, ok := ctx.funcBankValue(o, in, -2-m); ok {
+			return -1, v, false, true
+		}
 		secSym := ctx.Secs[-2-m].SymID
 		// (-1: the section has no symbol.)
 		if ctx.Secs[-2-m].Dead && ctx.isSharedMemory(-2-m) {
@@ -448,6 +451,10 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		return -1, 0, false, false
 	}
 	s := ctx.Syms[m]
+	if v, ok := ctx.funcBankValue(o, in, s.Sec); ok && s.Sec >= 0 {
+		// A function's constant, moved into the kernels' banks (funcbank.go).
+		return -1, v, false, true
+	}
 	if s.IsSecSym {
 		// A section symbol: the input section's contribution offset.
 		if in.Shndx != 0 && int(in.Shndx) < len(o.SecOff) && o.SecMap[in.Shndx] >= 0 {

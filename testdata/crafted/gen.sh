@@ -862,6 +862,33 @@ case_debug_flag_extern_unused() {
 	(cd $d && ptxas -arch=$ARCH -c -g f0.ptx -o f0.cubin)
 	link $d -arch=$ARCH -g f0.cubin -o ref.cubin
 }
+# sm_80 device functions' constant banks (.nv.constant2.<f>): a.cu, in
+# a.ptx of nvcc -ptx, has f called by g, k1 and k5, h by k2, an unused one,
+# k4 with constants but no call, and k5 with none of its own.
+case_function_constants() {
+	d=function-constants
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+# Two objects: f called across them, a weak template t<3> with a constant
+# in both, kernels without constants of their own.
+case_function_constants_objects() {
+	d=function-constants-objects
+	(cd $d && for f in a b; do ptxas -arch=sm_80 -c $f.ptx -o $f.cubin; done)
+	link $d -arch=sm_80 a.cubin b.cubin -o ref.cubin
+}
+# -G: the weak template t<3> (two constants) in three objects, linked -g.
+case_function_constants_weak() {
+	d=function-constants-weak
+	(cd $d && for f in a b c; do ptxas -arch=sm_80 -c -g $f.ptx -o $f.cubin; done)
+	link $d -arch=sm_80 -g a.cubin b.cubin c.cubin -o ref.cubin
+}
+# --preserve-relocs: dead and dead2 (calling dead) reached by no kernel.
+case_function_constants_preserve_relocs() {
+	d=function-constants-preserve-relocs
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 --preserve-relocs a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
