@@ -42,6 +42,7 @@ const (
 	rUnusedClear64   = 73
 	rABS24_40        = 74
 	rABS55_16_34     = 75
+	rABS20_44        = 100
 )
 
 // field is where a relocation type writes its value: width bits at bit
@@ -76,6 +77,8 @@ func relocField(t uint32) (field, bool) {
 		return field{40, 24, 0}, true // shared memory before sm_90
 	case rABS55_16_34:
 		return field{16, 55, 0}, true
+	case rABS20_44:
+		return field{44, 20, 0}, true // shared memory in LDGSTS (cuda::memcpy_async), sm_80
 	}
 	return field{}, false
 }

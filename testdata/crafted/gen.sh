@@ -889,6 +889,13 @@ case_function_constants_preserve_relocs() {
 	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
 	link $d -arch=sm_80 --preserve-relocs a.cubin -o ref.cubin
 }
+# cuda::memcpy_async into __shared__ memory through cuda::pipeline
+# (a.cu): sm_80's LDGSTS takes the shared offset by R_CUDA_ABS20_44.
+case_reloc_abs20_44() {
+	d=reloc-abs20-44
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
