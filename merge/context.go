@@ -110,20 +110,24 @@ type Context struct {
 	// funcBankOff: the offset in the kernels' banks of each function
 	// bank moved there, by its (dropped) output section; newKernelBanks:
 	// the kernel banks to make for it (funcbank.go).
-	funcBankOff    map[int32]uint64
-	newKernelBanks []newKernelBank
-	hasBoundRefs   bool      // some input refers to a bound texture or surface reference (merge)
-	directEdges    int       // cgEdges[:directEdges] came from the inputs' call lists
-	fixed          int       // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
-	emptyProto     uint32    // .strtab offset of nvlink's empty prototype string (0: none)
-	strq           *strQueue // while merge runs: where its string-table additions go (nil: made at once)
-	sawEmptyProto  bool      // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
-	noSecSym       bool      // mapSection creates no section symbol (section pass)
-	liveRefs       []bool    // by symbol ID: named by relocations of live code (dce)
-	symSlab        []OutSym  // backing store of Syms
-	secSlab        []OutSec  // backing store of Secs
-	firstGlobal    int
-	nsyms          int
+	funcBankOff map[int32]uint64
+	// unclaimedSecSyms: section symbols made for the debug sections of
+	// an object without functions that no input's section symbol has
+	// named so far (mergeFile); dropped at the end of merge.
+	unclaimedSecSyms map[int32]bool
+	newKernelBanks   []newKernelBank
+	hasBoundRefs     bool      // some input refers to a bound texture or surface reference (merge)
+	directEdges      int       // cgEdges[:directEdges] came from the inputs' call lists
+	fixed            int       // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
+	emptyProto       uint32    // .strtab offset of nvlink's empty prototype string (0: none)
+	strq             *strQueue // while merge runs: where its string-table additions go (nil: made at once)
+	sawEmptyProto    bool      // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
+	noSecSym         bool      // mapSection creates no section symbol (section pass)
+	liveRefs         []bool    // by symbol ID: named by relocations of live code (dce)
+	symSlab          []OutSym  // backing store of Syms
+	secSlab          []OutSec  // backing store of Secs
+	firstGlobal      int
+	nsyms            int
 }
 
 // Obj is one relocatable cubin taking part in the link.

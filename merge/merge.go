@@ -121,6 +121,9 @@ func merge(ctx *Context) error {
 		markWeakLosers(ctx, o)
 		mergeFile(ctx, o)
 	}
+	for id := range ctx.unclaimedSecSyms {
+		ctx.Syms[id].dead = true
+	}
 	return nil
 }
 
@@ -221,14 +224,34 @@ func mergeFile(ctx *Context, o *Obj) {
 	// An object that defines no function (-G data alone) has its debug
 	// sections made now, in section order, each with a section symbol,
 	// those ptxas gave none (.debug_frame, .nv_debug_info_reg_*) too
-	// (crafted debug-data-only).
+	// (crafted debug-data-only). Such a symbol stays only when some
+	// input's own section symbol names the section: an object without
+	// device code (`int main()` alone) or with data alone keeps none
+	// (crafted no-device-code).
 	if !definesFunc {
+		var own []bool // by section index: o has a section symbol for it
 		for i := 1; i < len(o.F.Sections); i++ {
 			sec := &o.F.Sections[i]
 			if sec.Flags&elf.SHFAlloc != 0 || regenerated(sec) || o.Drop[i] || o.SecMap[i] >= 0 || !strings.HasPrefix(sec.Name, ".debug_") && !strings.HasPrefix(sec.Name, ".nv_debug_") {
 				continue
 			}
-			sectionSymbol(ctx, mapSection(ctx, o, i), o)
+			if own == nil {
+				own = make([]bool, len(o.F.Sections))
+				for j := range syms {
+					if syms[j].Type() == elf.STTSection && int(syms[j].Shndx) < len(own) {
+						own[syms[j].Shndx] = true
+					}
+				}
+			}
+			prev, ok := ctx.secByName[sec.Name]
+			made := !ok || ctx.Secs[prev].SymID < 0 // (the symbol made here)
+			sym := sectionSymbol(ctx, mapSection(ctx, o, i), o)
+			if made && !own[i] {
+				if ctx.unclaimedSecSyms == nil {
+					ctx.unclaimedSecSyms = map[int32]bool{}
+				}
+				ctx.unclaimedSecSyms[sym] = true
+			}
 		}
 	}
 	// Then the other locals of the local part, the global data records,
@@ -821,6 +844,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		o.SymMap[i] = sectionSymbol(ctx, mapSection(ctx, o, int(s.Shndx)), o)
+		delete(ctx.unclaimedSecSyms, o.SymMap[i])
 	case s.Bind() == elf.STBLocal:
 		if s.Name == "" {
 			ctx.addStr(ctx.Str, "", nil)

@@ -896,6 +896,11 @@ case_reloc_abs20_44() {
 	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
 	link $d -arch=sm_80 a.cubin -o ref.cubin
 }
+# A -G host object without device code (m.cu: int main() alone).
+case_no_device_code() {
+	hostobj no-device-code m.cu -G
+	link no-device-code -arch=$ARCH m.o -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
