@@ -144,8 +144,8 @@ type Obj struct {
 	// hostKernels are the kernels the host code of the host object it came
 	// from references (name patterns; see hostKernelSet).
 	hostKernels []string
-	// launched: the kernels this object's code names by a relocation,
-	// other than its own (device-side launches), in relocation order
+	// launched: the kernels this object's code names by a relocation
+	// (device-side launches, a kernel's of itself too), in relocation order
 	// (dce's findCalls; finalize lists them as address-taken).
 	launched []int32
 

@@ -901,6 +901,11 @@ case_no_device_code() {
 	hostobj no-device-code m.cu -G
 	link no-device-code -arch=$ARCH m.o -o ref.cubin
 }
+# a.cu: parent launches child, rec launches itself (device runtime linked).
+case_cdp_self_launch() {
+	asm cdp-self-launch a.ptx
+	link cdp-self-launch -arch=$ARCH a.cubin -L../../cudalib -lcudadevrt -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
