@@ -186,6 +186,12 @@ func mergeFile(ctx *Context, o *Obj) {
 	for i := 1; i < len(syms); i++ {
 		switch {
 		case localWeakData(i):
+			// Its section first, with its section symbol (a template
+			// variable beside strong data in .nv.global: crafted
+			// weak-global-order).
+			if sh := syms[i].Shndx; o.definingSection(&syms[i]) != nil && !o.Drop[sh] {
+				mapSection(ctx, o, int(sh))
+			}
 			mergeGlobal(ctx, o, i)
 		case early(i):
 			mergeSymbol(ctx, o, i)
@@ -620,6 +626,7 @@ func markWeakLosers(ctx *Context, o *Obj) {
 			o.lostData = append(o.lostData, lostRange{sec: s.Shndx, lo: s.Value, hi: s.Value + s.Size})
 		}
 	}
+	dropReplacedGlobal(o)
 	// A losing weak entry's per-kernel data (.nv.constant0.<k>,
 	// .nv.shared.<k>: sections whose sh_info names its code) goes with it.
 	// A losing weak device function's constant bank stays, beside the
@@ -628,6 +635,34 @@ func markWeakLosers(ctx *Context, o *Obj) {
 		if sec := &o.F.Sections[i]; !regenerated(sec) && sec.Flags&elf.SHFExecInstr == 0 &&
 			sec.Info > 0 && int(sec.Info) < len(o.Drop) && o.Drop[sec.Info] && !o.isFuncBank(sec) {
 			o.Drop[i] = true
+		}
+	}
+}
+
+// dropReplacedGlobal drops the uninitialized global data sections
+// (.nv.global) of o that hold nothing but replaced weak copies (a
+// template variable's in every object but the first): nvlink 11.8 gives
+// them no room, where one holding other data too keeps the copy's room,
+// as initialized data (.nv.global.init) always does (crafted
+// weak-global-nobits, weak-vtables).
+func dropReplacedGlobal(o *Obj) {
+	if len(o.lostData) == 0 {
+		return
+	}
+	var other []bool // by section index: holds data not replaced
+	for i := 1; i < len(o.F.Symbols); i++ {
+		s := &o.F.Symbols[i]
+		if !isDataSym(s) || s.Shndx == elf.SHNUndef || int(s.Shndx) >= len(o.F.Sections) || o.inLostData(int(s.Shndx), s.Value) {
+			continue
+		}
+		if other == nil {
+			other = make([]bool, len(o.F.Sections))
+		}
+		other[s.Shndx] = true
+	}
+	for _, r := range o.lostData {
+		if sec := &o.F.Sections[r.sec]; sec.Type == elf.SHTCudaGlobal && (other == nil || !other[r.sec]) {
+			o.Drop[r.sec] = true
 		}
 	}
 }

@@ -906,6 +906,16 @@ case_cdp_self_launch() {
 	asm cdp-self-launch a.ptx
 	link cdp-self-launch -arch=$ARCH a.cubin -L../../cudalib -lcudadevrt -o ref.cubin
 }
+# A template variable (s.h: v<1>, uninitialized) in three objects' .nv.global.
+case_weak_global_nobits() {
+	for f in a b c; do asm weak-global-nobits $f.ptx; done
+	link weak-global-nobits -arch=$ARCH a.cubin b.cubin c.cubin -o ref.cubin
+}
+# The same beside strong data in each object's .nv.global.
+case_weak_global_order() {
+	for f in a b c; do asm weak-global-order $f.ptx; done
+	link weak-global-order -arch=$ARCH a.cubin b.cubin c.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
