@@ -916,6 +916,13 @@ case_weak_global_order() {
 	for f in a b c; do asm weak-global-order $f.ptx; done
 	link weak-global-order -arch=$ARCH a.cubin b.cubin c.cubin -o ref.cubin
 }
+# sm_80: m (module __shared__ floats) used by k5 and k6; k1 and k3 have
+# short and char arrays of their own.
+case_shared_common_align_all() {
+	d=shared-common-align-all
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
