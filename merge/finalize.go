@@ -405,6 +405,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		recs []infoRec
 	}
 	ctaidz := ctaidzEntries(ctx, perFunc, live)
+	mbarriers := mbarrierEntries(ctx, perFunc, live)
 	made := make([]funcInfo, len(live))
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
 		t := live[k]
@@ -423,6 +424,14 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 			} else {
 				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
 					Payload: le32(0xFFFFFFFF)}, sym: -1})
+			}
+		}
+		// (Before CTAIDZ_USED: crafted mbarrier-propagation.)
+		if n, ok := mbarriers[t]; ok {
+			if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
+				recs[k].a.Value = n
+			} else {
+				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtHVal, Code: elf.EIAttrNumMbarriers, Value: n}, sym: -1})
 			}
 		}
 		if ctaidz[ctx.Secs[t].InfoSym] {
@@ -1554,6 +1563,43 @@ func ctaidzEntries(ctx *Context, perFunc [][]infoRec, live []int32) map[int32]bo
 		}
 		if reaches[f] || f == ctx.rootKernel {
 			out[f] = true
+		}
+	}
+	return out
+}
+
+// mbarrierEntries is the EIATTR_NUM_MBARRIERS of each entry (by code
+// section) that reaches functions with the record: its own count plus
+// theirs, each function reached counted once (nvlink 11.8: a kernel
+// calling two functions that each initialize a cuda::barrier gets 2,
+// calling one twice 1, reaching only records of 0 gets 0; -G code,
+// whose barrier functions are not inlined, gets the record only so;
+// crafted mbarrier-propagation). Other functions keep theirs.
+func mbarrierEntries(ctx *Context, perFunc [][]infoRec, live []int32) map[int32]uint16 {
+	count := func(t int32) (uint16, bool) {
+		if k := findAttr(perFunc[t], elf.EIAttrNumMbarriers); k >= 0 {
+			return perFunc[t][k].a.Value, true
+		}
+		return 0, false
+	}
+	if !slices.ContainsFunc(live, func(t int32) bool { _, ok := count(t); return ok }) {
+		return nil // (the usual link)
+	}
+	out := map[int32]uint16{}
+	for _, t := range live {
+		f := ctx.Secs[t].InfoSym
+		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
+			continue
+		}
+		sum, _ := count(t)
+		reached := false
+		for c := range ctx.reachableCode(t) {
+			if n, ok := count(c); c != t && ok {
+				sum, reached = sum+n, true
+			}
+		}
+		if reached {
+			out[t] = sum
 		}
 	}
 	return out

@@ -923,6 +923,21 @@ case_shared_common_align_all() {
 	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
 	link $d -arch=sm_80 a.cubin -o ref.cubin
 }
+# sm_80 cuda::barrier (a.cu): k2 calls i1 and i2 (each initializes a
+# barrier), k1 calls i1 twice and z (blockIdx.z), kown initializes one
+# and calls i3, which calls i1; k0 calls w (arrive only).
+case_mbarrier_propagation() {
+	d=mbarrier-propagation
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+# Hand-written: kinit calls binit (mbarrier.init) twice; karrive calls
+# barrive (mbarrier.arrive: a record of 0).
+case_mbarrier_zero() {
+	d=mbarrier-zero
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
