@@ -74,12 +74,11 @@ type Context struct {
 	// (nil: into Out).
 	openOutput func(size uint64) (io.Writer, error)
 
-	cgEdges      []cgEdge       // call edges (caller, callee) in file order
-	calls        lists[int32]   // by caller symbol ID: its callees in edge order (finalize)
-	callers      []int32        // callers in order of their first edge
-	callersOf    lists[int32]   // by callee symbol ID: its callers in edge order (raiseCallers)
-	indirectSite map[int32]bool // functions with an indirect call site (block -3; finalize)
-	addressTaken []int32        // address-taken functions (block -2), in file order (finalize)
+	cgEdges      []cgEdge     // call edges (caller, callee) in file order
+	calls        lists[int32] // by caller symbol ID: its callees in edge order (finalize)
+	callers      []int32      // callers in order of their first edge
+	callersOf    lists[int32] // by callee symbol ID: its callers in edge order (raiseCallers)
+	addressTaken []int32      // address-taken functions (block -2), in file order (finalize)
 	// dceRoot: by symbol ID, the roots of dead code elimination under
 	// --kernels-used or --variables-used (nil without them, or under -g:
 	// every kernel); only they get EIATTR_MIN_STACK_SIZE.

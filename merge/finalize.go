@@ -826,10 +826,12 @@ func externKept(s *OutSym) bool {
 // order, skipping symbols already there (crafted cdp-device-api,
 // cdp-device-memset and cdp-malloc-free; with cudaMalloc and cudaFree,
 // cudaFree's section comes first, so free precedes cnpSetLastError
-// whatever the calls' order). A function with an indirect call site
-// reaches, for this walk, every address-taken function, whatever its
-// prototype (nvlink's call graph keeps only the edges of the site's
-// prototype).
+// whatever the calls' order). An indirect call site reaches only the
+// address-taken functions of its prototype, through the call edges nvlink
+// adds for it: a kernel calling a virtual function does not get the free
+// of the virtual destructors beside it (crafted
+// externs-virtual-destructor; externs-indirect's kernel gets another
+// function's vprintf as the root kernel, below).
 //
 // The root kernel (Context.rootKernel: the only kernel the link uses) is
 // treated otherwise: when the lists of the link's live functions, taken in
@@ -876,9 +878,6 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (ma
 		var reached []int32 // functions with lists of their own
 		visited[f] = gen
 		queue := append([]int32(nil), calls.of(f)...)
-		if ctx.indirectSite[f] {
-			queue = append(queue, ctx.addressTaken...)
-		}
 		for len(queue) > 0 {
 			g := queue[0]
 			queue = queue[1:]
@@ -890,9 +889,6 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (ma
 				reached = append(reached, g)
 			}
 			queue = append(queue, calls.of(g)...)
-			if ctx.indirectSite[g] {
-				queue = append(queue, ctx.addressTaken...)
-			}
 		}
 		slices.SortFunc(reached, func(a, b int32) int { return rank[a] - rank[b] })
 		var more []int32
@@ -1171,12 +1167,6 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	}
 	// (nvlink writes the call graph even when no input had one.)
 	ctx.directEdges = len(ctx.cgEdges)
-	for _, site := range cg.lists[-3] {
-		if ctx.indirectSite == nil {
-			ctx.indirectSite = map[int32]bool{}
-		}
-		ctx.indirectSite[site.caller] = true
-	}
 	for _, f := range cg.lists[-2] {
 		ctx.addressTaken = append(ctx.addressTaken, f.caller)
 	}

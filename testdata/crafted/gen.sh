@@ -938,6 +938,17 @@ case_mbarrier_zero() {
 	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
 	link $d -arch=sm_80 a.cubin -o ref.cubin
 }
+# a.cu: virtual destructors (delete, free) beside a virtual f; kcall
+# calls f only.
+case_externs_virtual_destructor() {
+	asm externs-virtual-destructor a.ptx
+	link externs-virtual-destructor -arch=$ARCH a.cubin -o ref.cubin
+}
+# externs-indirect's a.ptx with a second kernel (other) appended.
+case_externs_indirect_two() {
+	asm externs-indirect-two a.ptx
+	link externs-indirect-two -arch=$ARCH a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
