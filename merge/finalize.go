@@ -1171,15 +1171,13 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 		ctx.addressTaken = append(ctx.addressTaken, f.caller)
 	}
 	// An indirect call site may reach every address-taken function of the
-	// same prototype: nvlink adds those call edges.
+	// same prototype: nvlink adds those call edges, one per site and
+	// function, repeats kept (two calls through a table of two functions:
+	// four edges; crafted callgraph-indirect-repeats).
 	for _, site := range cg.lists[-3] {
 		for _, f := range cg.lists[-2] {
 			if f.callee == site.callee {
-				e := cgEdge{site.caller, f.caller}
-				if !seen[e] {
-					seen[e] = true
-					ctx.cgEdges = append(ctx.cgEdges, e)
-				}
+				ctx.cgEdges = append(ctx.cgEdges, cgEdge{site.caller, f.caller})
 			}
 		}
 	}

@@ -949,6 +949,11 @@ case_externs_indirect_two() {
 	asm externs-indirect-two a.ptx
 	link externs-indirect-two -arch=$ARCH a.cubin -o ref.cubin
 }
+# a.cu: kernel k calls ops[i] and ops[i ^ 1], a table of two functions.
+case_callgraph_indirect_repeats() {
+	asm callgraph-indirect-repeats a.ptx
+	link callgraph-indirect-repeats -arch=$ARCH a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
