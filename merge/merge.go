@@ -359,7 +359,11 @@ func mergeFile(ctx *Context, o *Obj) {
 					if nonAlloc {
 						companion = other
 					}
-					refs := ctx.otherRefs(o, t, rels, indirect)
+					// (sm_80 code's shared memory references with addends,
+					// in a RELA section of their own, name none: crafted
+					// rela-shared-sm80.)
+					shared := s.Type == elf.SHTRel || ctx.Header.SM() >= 90
+					refs := ctx.otherRefs(o, t, rels, shared, indirect)
 					for k, r := range rels {
 						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
 							ctx.addSecName(companion+target, o.SecMap[t])
@@ -464,8 +468,8 @@ func isSharedName(n string) bool {
 // an indirect call counts as a call: testdata/crafted/virtual-cross-object;
 // each reference to `__constant__` data counts, wherever it is defined:
 // testdata/crafted/constant-refs; and each to a bound texture or surface
-// reference).
-func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, sites func() map[int]int) int {
+// reference). Shared memory counts only when shared is set.
+func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, shared bool, sites func() map[int]int) int {
 	n := 0
 	for _, r := range rels {
 		if int(r.Sym) >= len(o.F.Symbols) {
@@ -475,7 +479,7 @@ func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, sites func() map[i
 		switch {
 		case s.Type() == elf.STTFunc && int(s.Shndx) != t:
 			n++
-		case isDataSym(s) && (o.inSectionNamed(s, isSharedName) || isExternShared(s) || ctx.isConstantData(o, int(r.Sym))):
+		case isDataSym(s) && (shared && (o.inSectionNamed(s, isSharedName) || isExternShared(s)) || ctx.isConstantData(o, int(r.Sym))):
 			n++
 		case isBoundRef(s): // (a slot in the constant bank: testdata/crafted/bound-references)
 			n++

@@ -954,6 +954,13 @@ case_callgraph_indirect_repeats() {
 	asm callgraph-indirect-repeats a.ptx
 	link callgraph-indirect-repeats -arch=$ARCH a.cubin -o ref.cubin
 }
+# sm_80: kernel k2's shared memory references all have addends (a .rela
+# section alone).
+case_rela_shared_sm80() {
+	d=rela-shared-sm80
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
