@@ -890,7 +890,13 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		if s.Shndx == elf.SHNUndef || s.Shndx >= elf.SHNLoReserve {
-			ctx.addStr(ctx.Str, s.Name, nil) // no record, but nvlink keeps the name
+			// No record, but nvlink keeps the name (libcudadevrt's
+			// .nv.ptx.const0.size), not a PTX label's that ptxas left
+			// undefined for -G's .debug_loc ($L__tmpN, in -G builds of
+			// Thrust's transform and reduce; no crafted case yet).
+			if !strings.HasPrefix(s.Name, "$L__") {
+				ctx.addStr(ctx.Str, s.Name, nil)
+			}
 			return
 		}
 		if o.Drop[s.Shndx] {

@@ -327,10 +327,10 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 					setField(data[r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
 				}
 			}
-			if ctx.Opts.PreserveRelocs && sym >= 0 && !bound {
+			if ctx.Opts.PreserveRelocs && (sym >= 0 || sym == symNull) && !bound {
 				// (A bound reference's slot is no resolved relocation:
 				// crafted preserve-relocs-bound-references.)
-				if !ctx.Syms[sym].IsSecSym {
+				if sym >= 0 && !ctx.Syms[sym].IsSecSym {
 					val = 0 // the symbol itself carries the value
 				}
 				applied := relSec{out, kindResolved}
@@ -399,6 +399,9 @@ func (ctx *Context) externRelocValue(o *Obj, r elf.Rela, alloc bool, out int32) 
 	return -1, ^uint64(0)
 }
 
+// symNull stands for the null symbol (index 0) in an output relocation.
+const symNull = -2
+
 // relocValue decides what an input relocation refers to in the output:
 // the output symbol (for kept relocations; -1 for none: 0 is the first
 // symbol made, the section symbol of an empty first object's .debug_frame
@@ -413,6 +416,12 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 			return -1, ctx.Secs[id].Size, false, true
 		}
 		return -1, 0xFFFFFFFF, false, true
+	}
+	if in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal {
+		// Another local undefined symbol (a PTX label ptxas left
+		// undefined for -G's .debug_loc, in -G builds of Thrust): 0, and
+		// under --preserve-relocs listed against the null symbol.
+		return symNull, 0, false, true
 	}
 	m := o.SymMap[r.Sym]
 	if m <= -2 { // local data: offset inside its output section
