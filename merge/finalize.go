@@ -1125,6 +1125,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	listed := map[int32]bool{} // in the -2 list from an input's
 	for _, o := range ctx.Objs {
 		first := len(ctx.cgEdges) // (this file's edges: seen once it is done)
+		sites := len(cg.lists[-3])
 		o.eachCallgraph(func(s *elf.Section) {
 			strs := o.strtab()
 			for list, r := range elf.CallgraphRecords(s.Data) {
@@ -1163,6 +1164,10 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 		for _, e := range ctx.cgEdges[first:] {
 			seen[e] = true
 		}
+		// A file's indirect call sites in the reverse of its order
+		// (nvlink prepends them), which orders the edges made for them
+		// too (-G virtual calls: crafted callgraph-sites-order).
+		slices.Reverse(cg.lists[-3][sites:])
 		addLaunchedKernels(ctx, o, cg, taken)
 	}
 	// (nvlink writes the call graph even when no input had one.)

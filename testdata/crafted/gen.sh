@@ -961,6 +961,13 @@ case_rela_shared_sm80() {
 	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
 	link $d -arch=sm_80 a.cubin -o ref.cubin
 }
+# -G (a.ptx of nvcc -G): kernel ka calls area() and deletes through
+# virtual destructors (shape.h): indirect call sites of two prototypes.
+case_callgraph_sites_order() {
+	d=callgraph-sites-order
+	(cd $d && ptxas -arch=$ARCH -c -g a.ptx -o a.cubin)
+	link $d -arch=$ARCH a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
