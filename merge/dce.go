@@ -268,6 +268,9 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 			}
 			switch {
 			case block == -1 && e.Callee > 0:
+				if o.replacedCopy(e.Caller) {
+					continue // (see replacedCopy)
+				}
 				if cb := remapSym(o, uint32(e.Callee)); cb >= 0 && ctx.Syms[cb].Type() == elf.STTFunc {
 					c.edges = append(c.edges, cgEdge{ca, cb})
 				}

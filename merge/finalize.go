@@ -1139,7 +1139,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 					cb := ctx.liveSym(o, uint32(r.Callee))
 					e := cgEdge{ca, cb}
 					switch {
-					case cb < 0:
+					case cb < 0, list == -1 && o.replacedCopy(r.Caller):
 					case list != -1:
 						cg.lists[list] = append(cg.lists[list], e)
 					case !seen[e]:

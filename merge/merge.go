@@ -671,6 +671,20 @@ func dropReplacedGlobal(o *Obj) {
 	}
 }
 
+// replacedCopy reports whether input symbol idx of o is a function whose
+// code an earlier file's definition replaced (a weak copy that lost): its
+// call edges are dropped, so that what only it calls goes (an inline
+// function whose copies call different functions, -G: crafted
+// callgraph-replaced-copy). A copy a later file replaces keeps them
+// (crafted weak-loser-cleanup).
+func (o *Obj) replacedCopy(idx uint32) bool {
+	if int(idx) >= len(o.F.Symbols) {
+		return false
+	}
+	s := &o.F.Symbols[idx]
+	return s.Type() == elf.STTFunc && s.Shndx != elf.SHNUndef && int(s.Shndx) < len(o.Drop) && o.Drop[s.Shndx] && !o.replacedLater(uint32(s.Shndx))
+}
+
 // replacedLater reports a code section of a weak function that a later
 // file's definition replaces (see markWeakLosers).
 func (o *Obj) replacedLater(sec uint32) bool {

@@ -968,6 +968,13 @@ case_callgraph_sites_order() {
 	(cd $d && ptxas -arch=$ARCH -c -g a.ptx -o a.cubin)
 	link $d -arch=$ARCH a.cubin -o ref.cubin
 }
+# -G (a.ptx, b.ptx of nvcc -G): the inline helper calls leaf in a.cu and
+# other in b.cu (h.h); kb calls helper.
+case_callgraph_replaced_copy() {
+	d=callgraph-replaced-copy
+	(cd $d && for f in a b; do ptxas -arch=$ARCH -c -g $f.ptx -o $f.cubin; done)
+	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
