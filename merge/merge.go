@@ -173,6 +173,12 @@ func mergeFile(ctx *Context, o *Obj) {
 		if localWeakData(i) {
 			return true
 		}
+		if !o.System && s.Bind() == elf.STBLocal && s.Shndx == elf.SHNUndef && s.Name != "" && inLocalPart(o, i) {
+			// A local undefined name (.nv.ptx.const0.size in user code,
+			// -G) comes with these, before the names of global data
+			// (crafted const0-size-name).
+			return true
+		}
 		sec := o.definingSection(s)
 		// (Not the section symbol of an entry's .nv.shared.<k>: a used
 		// entry's code made that section already; a removed one's comes

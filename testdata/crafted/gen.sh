@@ -975,6 +975,13 @@ case_callgraph_replaced_copy() {
 	(cd $d && for f in a b; do ptxas -arch=$ARCH -c -g $f.ptx -o $f.cubin; done)
 	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
 }
+# sm_80 -G (a.ptx of nvcc -G): cuda::memcpy_async into extern __shared__
+# memory; ptxas names .nv.ptx.const0.size, a local undefined symbol.
+case_const0_size_name() {
+	d=const0-size-name
+	(cd $d && ptxas -arch=sm_80 -c -g a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
