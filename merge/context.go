@@ -95,38 +95,39 @@ type Context struct {
 	// without device code too) (read).
 	hostInfoMissing bool
 	// nullSymValue: st_value of the null symbol (lastSingleConstant).
-	nullSymValue uint64
-	cg           cgReport           // what --dump-callgraph prints besides the graph
-	infoOrder    []int32            // code sections in the order nvlink creates their .nv.info.<f>
-	infoSeen     []bool             // by code section ID: in infoOrder (see infoNoted)
-	dataVal      map[dataKey]uint64 // laid-out offsets of section-local data
-	callees      lists[int32]       // function symbol ID -> its callees in the inputs' call graphs (dce)
-	externOff    map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
-	bound        *boundRefs         // bound texture and surface references' slots (layoutBoundRefs; nil: none)
-	hasExtern    bool               // some input references extern __shared__ memory
-	externSyms   []int32            // under -g: the output symbols of extern __shared__ arrays, in .nv_debug.shared
-	externSymOff map[int32]uint64   // under -g: the offset the code reads for each of them (layout)
+	nullSymValue  uint64
+	cg            cgReport           // what --dump-callgraph prints besides the graph
+	infoOrder     []int32            // code sections in the order nvlink creates their .nv.info.<f>
+	infoSeen      []bool             // by code section ID: in infoOrder (see infoNoted)
+	dataVal       map[dataKey]uint64 // laid-out offsets of section-local data
+	callees       lists[int32]       // function symbol ID -> its callees in the inputs' call graphs (dce)
+	externOff     map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
+	bound         *boundRefs         // bound texture and surface references' slots (layoutBoundRefs; nil: none)
+	hasExtern     bool               // some input references extern __shared__ memory
+	externSyms    []int32            // under -g: the output symbols of extern __shared__ arrays, in .nv_debug.shared
+	externSymOff  map[int32]uint64   // under -g: the offset the code reads for each of them (layout)
+	hasBoundRefs  bool               // some input refers to a bound texture or surface reference (merge)
+	directEdges   int                // cgEdges[:directEdges] came from the inputs' call lists
+	fixed         int                // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
+	emptyProto    uint32             // .strtab offset of nvlink's empty prototype string (0: none)
+	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
+	sawEmptyProto bool               // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
+	noSecSym      bool               // mapSection creates no section symbol (section pass)
+	liveRefs      []bool             // by symbol ID: named by relocations of live code (dce)
+	symSlab       []OutSym           // backing store of Syms
+	secSlab       []OutSec           // backing store of Secs
+	firstGlobal   int
+	nsyms         int
+
 	// funcBankOff: the offset in the kernels' banks of each function
 	// bank moved there, by its (dropped) output section; newKernelBanks:
 	// the kernel banks to make for it (funcbank.go).
-	funcBankOff map[int32]uint64
+	funcBankOff    map[int32]uint64
+	newKernelBanks []newKernelBank
 	// unclaimedSecSyms: section symbols made for the debug sections of
 	// an object without functions that no input's section symbol has
 	// named so far (mergeFile); dropped at the end of merge.
 	unclaimedSecSyms map[int32]bool
-	newKernelBanks   []newKernelBank
-	hasBoundRefs     bool      // some input refers to a bound texture or surface reference (merge)
-	directEdges      int       // cgEdges[:directEdges] came from the inputs' call lists
-	fixed            int       // sections before the first merged one: null, .shstrtab, .strtab, .symtab[, .symtab_shndx]
-	emptyProto       uint32    // .strtab offset of nvlink's empty prototype string (0: none)
-	strq             *strQueue // while merge runs: where its string-table additions go (nil: made at once)
-	sawEmptyProto    bool      // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
-	noSecSym         bool      // mapSection creates no section symbol (section pass)
-	liveRefs         []bool    // by symbol ID: named by relocations of live code (dce)
-	symSlab          []OutSym  // backing store of Syms
-	secSlab          []OutSec  // backing store of Secs
-	firstGlobal      int
-	nsyms            int
 }
 
 // Obj is one relocatable cubin taking part in the link.
