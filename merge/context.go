@@ -80,12 +80,11 @@ type Context struct {
 	// (nil: into Out).
 	openOutput func(size uint64) (io.Writer, error)
 
-	cgEdges      []cgEdge       // call edges (caller, callee) in file order
-	calls        lists[int32]   // by caller symbol ID: its callees in edge order (finalize)
-	callers      []int32        // callers in order of their first edge
-	callersOf    lists[int32]   // by callee symbol ID: its callers in edge order (raiseCallers)
-	indirectSite map[int32]bool // functions with an indirect call site (block -3; finalize)
-	addressTaken []int32        // address-taken functions (block -2), in file order (finalize)
+	cgEdges      []cgEdge     // call edges (caller, callee) in file order
+	calls        lists[int32] // by caller symbol ID: its callees in edge order (finalize)
+	callers      []int32      // callers in order of their first edge
+	callersOf    lists[int32] // by callee symbol ID: its callers in edge order (raiseCallers)
+	addressTaken []int32      // address-taken functions (block -2), in file order (finalize)
 	// dceRoot: by symbol ID, the roots of dead code elimination under
 	// --kernels-used or --variables-used (nil without them, or under -g:
 	// every kernel); only they get EIATTR_MIN_STACK_SIZE.
@@ -127,6 +126,16 @@ type Context struct {
 	secSlab       []OutSec           // backing store of Secs
 	firstGlobal   int
 	nsyms         int
+
+	// funcBankOff: the offset in the kernels' banks of each function
+	// bank moved there, by its (dropped) output section; newKernelBanks:
+	// the kernel banks to make for it (funcbank.go).
+	funcBankOff    map[int32]uint64
+	newKernelBanks []newKernelBank
+	// unclaimedSecSyms: section symbols made for the debug sections of
+	// an object without functions that no input's section symbol has
+	// named so far (mergeFile); dropped at the end of merge.
+	unclaimedSecSyms map[int32]bool
 }
 
 // Obj is one relocatable cubin taking part in the link.
@@ -146,8 +155,8 @@ type Obj struct {
 	// hostKernels are the kernels the host code of the host object it came
 	// from references (name patterns; see hostKernelSet).
 	hostKernels []string
-	// launched: the kernels this object's code names by a relocation,
-	// other than its own (device-side launches), in relocation order
+	// launched: the kernels this object's code names by a relocation
+	// (device-side launches, a kernel's of itself too), in relocation order
 	// (dce's findCalls; finalize lists them as address-taken).
 	launched []int32
 

@@ -268,6 +268,9 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 			}
 			switch {
 			case block == -1 && e.Callee > 0:
+				if o.replacedCopy(e.Caller) {
+					continue // (see replacedCopy)
+				}
 				if cb := remapSym(o, uint32(e.Callee)); cb >= 0 && ctx.Syms[cb].Type() == elf.STTFunc {
 					c.edges = append(c.edges, cgEdge{ca, cb})
 				}
@@ -295,10 +298,13 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 			switch s := ctx.Syms[m]; {
 			case !code:
 				c.dataRefs = append(c.dataRefs, m)
-			case s.Other&stoCudaEntry != 0 && s.Sec >= 0 && s.Sec != o.SecMap[t]:
+			case s.Other&stoCudaEntry != 0 && s.Sec >= 0 && (s.Sec != o.SecMap[t] || strings.Contains(elf.RelocTypeName(r.Type), "FUNC_DESC")):
 				// A kernel other code names (a device-side launch's
-				// function descriptor): the address-taken kernels
-				// finalize lists (addLaunchedKernels).
+				// function descriptor), or whose own code takes its
+				// descriptor (a kernel launching itself, not the return
+				// addresses of its calls:
+				// testdata/crafted/cdp-self-launch): the address-taken
+				// kernels finalize lists (addLaunchedKernels).
 				c.launched = append(c.launched, m)
 			}
 		}

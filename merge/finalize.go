@@ -94,6 +94,7 @@ func finalize(ctx *Context) error {
 	// the call edges (serial) only read the output so far: they overlap.
 	info := startObjectInfo(ctx)
 	buildCallgraph(ctx, info.wait)
+	makeKernelBanks(ctx)
 	addBoundNames(ctx)
 	// objectInfo is over (buildCallgraph waited for it): no pass reads the
 	// inputs' symbol tables, relocations or .nv.info records after this.
@@ -414,6 +415,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		recs []infoRec
 	}
 	ctaidz := ctaidzEntries(ctx, perFunc, live)
+	mbarriers := mbarrierEntries(ctx, perFunc, live)
 	made := make([]funcInfo, len(live))
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
 		t := live[k]
@@ -432,6 +434,14 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 			} else {
 				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
 					Payload: le32(0xFFFFFFFF)}, sym: -1})
+			}
+		}
+		// (Before CTAIDZ_USED: crafted mbarrier-propagation.)
+		if n, ok := mbarriers[t]; ok {
+			if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
+				recs[k].a.Value = n
+			} else {
+				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtHVal, Code: elf.EIAttrNumMbarriers, Value: n}, sym: -1})
 			}
 		}
 		if ctaidz[ctx.Secs[t].InfoSym] {
@@ -826,10 +836,12 @@ func externKept(s *OutSym) bool {
 // order, skipping symbols already there (crafted cdp-device-api,
 // cdp-device-memset and cdp-malloc-free; with cudaMalloc and cudaFree,
 // cudaFree's section comes first, so free precedes cnpSetLastError
-// whatever the calls' order). A function with an indirect call site
-// reaches, for this walk, every address-taken function, whatever its
-// prototype (nvlink's call graph keeps only the edges of the site's
-// prototype).
+// whatever the calls' order). An indirect call site reaches only the
+// address-taken functions of its prototype, through the call edges nvlink
+// adds for it: a kernel calling a virtual function does not get the free
+// of the virtual destructors beside it (crafted
+// externs-virtual-destructor; externs-indirect's kernel gets another
+// function's vprintf as the root kernel, below).
 //
 // The root kernel (Context.rootKernel: the only kernel the link uses) is
 // treated otherwise: when the lists of the link's live functions, taken in
@@ -876,9 +888,6 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (ma
 		var reached []int32 // functions with lists of their own
 		visited[f] = gen
 		queue := append([]int32(nil), calls.of(f)...)
-		if ctx.indirectSite[f] {
-			queue = append(queue, ctx.addressTaken...)
-		}
 		for len(queue) > 0 {
 			g := queue[0]
 			queue = queue[1:]
@@ -890,9 +899,6 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (ma
 				reached = append(reached, g)
 			}
 			queue = append(queue, calls.of(g)...)
-			if ctx.indirectSite[g] {
-				queue = append(queue, ctx.addressTaken...)
-			}
 		}
 		slices.SortFunc(reached, func(a, b int32) int { return rank[a] - rank[b] })
 		var more []int32
@@ -1129,6 +1135,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	listed := map[int32]bool{} // in the -2 list from an input's
 	for _, o := range ctx.Objs {
 		first := len(ctx.cgEdges) // (this file's edges: seen once it is done)
+		sites := len(cg.lists[-3])
 		o.eachCallgraph(func(s *elf.Section) {
 			strs := o.strtab()
 			for list, r := range elf.CallgraphRecords(s.Data) {
@@ -1142,7 +1149,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 					cb := ctx.liveSym(o, uint32(r.Callee))
 					e := cgEdge{ca, cb}
 					switch {
-					case cb < 0:
+					case cb < 0, list == -1 && o.replacedCopy(r.Caller):
 					case list != -1:
 						cg.lists[list] = append(cg.lists[list], e)
 					case !seen[e]:
@@ -1167,30 +1174,26 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 		for _, e := range ctx.cgEdges[first:] {
 			seen[e] = true
 		}
+		// A file's indirect call sites in the reverse of its order
+		// (nvlink prepends them), which orders the edges made for them
+		// too (-G virtual calls: crafted callgraph-sites-order).
+		slices.Reverse(cg.lists[-3][sites:])
 		addLaunchedKernels(ctx, o, cg, taken)
 	}
 	// (nvlink writes the call graph even when no input had one.)
 	ctx.directEdges = len(ctx.cgEdges)
-	for _, site := range cg.lists[-3] {
-		if ctx.indirectSite == nil {
-			ctx.indirectSite = map[int32]bool{}
-		}
-		ctx.indirectSite[site.caller] = true
-	}
 	for _, f := range cg.lists[-2] {
 		ctx.addressTaken = append(ctx.addressTaken, f.caller)
 	}
 	// An indirect call site may reach every address-taken function of the
-	// same prototype: nvlink adds those call edges (and 11.8 writes them:
-	// Release.IndirectEdges).
+	// same prototype: nvlink adds those call edges, one per site and
+	// function, repeats kept (two calls through a table of two functions:
+	// four edges; crafted callgraph-indirect-repeats), and 11.8 writes
+	// them (Release.IndirectEdges).
 	for _, site := range cg.lists[-3] {
 		for _, f := range cg.lists[-2] {
 			if f.callee == site.callee {
-				e := cgEdge{site.caller, f.caller}
-				if !seen[e] {
-					seen[e] = true
-					ctx.cgEdges = append(ctx.cgEdges, e)
-				}
+				ctx.cgEdges = append(ctx.cgEdges, cgEdge{site.caller, f.caller})
 			}
 		}
 	}
@@ -1590,6 +1593,43 @@ func ctaidzEntries(ctx *Context, perFunc [][]infoRec, live []int32) map[int32]bo
 		}
 		if reaches[f] || f == ctx.rootKernel {
 			out[f] = true
+		}
+	}
+	return out
+}
+
+// mbarrierEntries is the EIATTR_NUM_MBARRIERS of each entry (by code
+// section) that reaches functions with the record: its own count plus
+// theirs, each function reached counted once (nvlink 11.8: a kernel
+// calling two functions that each initialize a cuda::barrier gets 2,
+// calling one twice 1, reaching only records of 0 gets 0; -G code,
+// whose barrier functions are not inlined, gets the record only so;
+// crafted mbarrier-propagation). Other functions keep theirs.
+func mbarrierEntries(ctx *Context, perFunc [][]infoRec, live []int32) map[int32]uint16 {
+	count := func(t int32) (uint16, bool) {
+		if k := findAttr(perFunc[t], elf.EIAttrNumMbarriers); k >= 0 {
+			return perFunc[t][k].a.Value, true
+		}
+		return 0, false
+	}
+	if !slices.ContainsFunc(live, func(t int32) bool { _, ok := count(t); return ok }) {
+		return nil // (the usual link)
+	}
+	out := map[int32]uint16{}
+	for _, t := range live {
+		f := ctx.Secs[t].InfoSym
+		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
+			continue
+		}
+		sum, _ := count(t)
+		reached := false
+		for c := range ctx.reachableCode(t) {
+			if n, ok := count(c); c != t && ok {
+				sum, reached = sum+n, true
+			}
+		}
+		if reached {
+			out[t] = sum
 		}
 	}
 	return out

@@ -37,6 +37,7 @@ func layout(ctx *Context) error {
 	layoutBoundRefs(ctx)
 	checkConstantBanks(ctx)
 	layoutShared(ctx)
+	layoutFunctionBanks(ctx)
 	ctx.secNamesDone = true // (see Context.secNamesDone)
 	// --preserve-relocs' shared-data symbols: their laid-out offsets, past
 	// the window the driver reserves (as nvlink writes them; the code's
@@ -73,7 +74,7 @@ type sharedVar struct {
 // none, in layers (lowest layer without a variable of the same entries;
 // the layers one after another, each aligned to its largest alignment),
 // each at one offset for all its entries (when a module variable is
-// shared, or unused, every entry using module variables takes the module
+// shared, or unused, every entry with shared variables takes the module
 // section's alignment); then each entry's own variables (its
 // .nv.shared.<k> and the module variables only it uses, in the walk's
 // order: largest alignment, then smallest size first, by nvlink's merge
@@ -265,7 +266,7 @@ func layoutShared(ctx *Context) {
 	}
 	if unowned {
 		// When a module variable is used by several entries or by none
-		// (its functions removed), every entry using module variables
+		// (its functions removed), every entry with shared variables
 		// takes the alignment of the whole module shared section,
 		// whatever it uses of it (testdata/crafted/shared-common-align: a
 		// double only a third kernel uses aligns the two sharing a float
@@ -331,7 +332,10 @@ func layoutShared(ctx *Context) {
 			// shared-align-from-vars).
 			s.Align = 1
 		}
-		if unowned && usesModule[s.ID] {
+		if unowned && (usesModule[s.ID] || len(items) > 0) {
+			// (Every entry with shared variables, using module ones or
+			// not: a DCT kernel's short array beside module floats two
+			// other kernels share gets 4; crafted shared-common-align-all.)
 			s.Align = max(s.Align, commonAlign)
 		}
 		for _, v := range items {

@@ -121,6 +121,9 @@ func merge(ctx *Context) error {
 		markWeakLosers(ctx, o)
 		mergeFile(ctx, o)
 	}
+	for id := range ctx.unclaimedSecSyms {
+		ctx.Syms[id].dead = true
+	}
 	return nil
 }
 
@@ -170,6 +173,12 @@ func mergeFile(ctx *Context, o *Obj) {
 		if localWeakData(i) {
 			return true
 		}
+		if !o.System && s.Bind() == elf.STBLocal && s.Shndx == elf.SHNUndef && s.Name != "" && inLocalPart(o, i) {
+			// A local undefined name (.nv.ptx.const0.size in user code,
+			// -G) comes with these, before the names of global data
+			// (crafted const0-size-name).
+			return true
+		}
 		sec := o.definingSection(s)
 		// (Not the section symbol of an entry's .nv.shared.<k>: a used
 		// entry's code made that section already; a removed one's comes
@@ -183,6 +192,12 @@ func mergeFile(ctx *Context, o *Obj) {
 	for i := 1; i < len(syms); i++ {
 		switch {
 		case localWeakData(i):
+			// Its section first, with its section symbol (a template
+			// variable beside strong data in .nv.global: crafted
+			// weak-global-order).
+			if sh := syms[i].Shndx; o.definingSection(&syms[i]) != nil && !o.Drop[sh] {
+				mapSection(ctx, o, int(sh))
+			}
 			mergeGlobal(ctx, o, i)
 		case early(i):
 			mergeSymbol(ctx, o, i)
@@ -227,14 +242,34 @@ func mergeFile(ctx *Context, o *Obj) {
 	// An object that defines no function (-G data alone) has its debug
 	// sections made now, in section order, each with a section symbol,
 	// those ptxas gave none (.debug_frame, .nv_debug_info_reg_*) too
-	// (crafted debug-data-only).
+	// (crafted debug-data-only). Such a symbol stays only when some
+	// input's own section symbol names the section: an object without
+	// device code (`int main()` alone) or with data alone keeps none
+	// (crafted no-device-code).
 	if !definesFunc {
+		var own []bool // by section index: o has a section symbol for it
 		for i := 1; i < len(o.F.Sections); i++ {
 			sec := &o.F.Sections[i]
 			if sec.Flags&elf.SHFAlloc != 0 || regenerated(sec) || o.Drop[i] || o.SecMap[i] >= 0 || !strings.HasPrefix(sec.Name, ".debug_") && !strings.HasPrefix(sec.Name, ".nv_debug_") {
 				continue
 			}
-			sectionSymbol(ctx, mapSection(ctx, o, i), o)
+			if own == nil {
+				own = make([]bool, len(o.F.Sections))
+				for j := range syms {
+					if syms[j].Type() == elf.STTSection && int(syms[j].Shndx) < len(own) {
+						own[syms[j].Shndx] = true
+					}
+				}
+			}
+			prev, ok := ctx.secByName[sec.Name]
+			made := !ok || ctx.Secs[prev].SymID < 0 // (the symbol made here)
+			sym := sectionSymbol(ctx, mapSection(ctx, o, i), o)
+			if made && !own[i] {
+				if ctx.unclaimedSecSyms == nil {
+					ctx.unclaimedSecSyms = map[int32]bool{}
+				}
+				ctx.unclaimedSecSyms[sym] = true
+			}
 		}
 	}
 	// Then the other locals of the local part, the global data records,
@@ -342,7 +377,11 @@ func mergeFile(ctx *Context, o *Obj) {
 					if nonAlloc {
 						companion = other
 					}
-					refs := ctx.otherRefs(o, t, rels, indirect)
+					// (sm_80 code's shared memory references with addends,
+					// in a RELA section of their own, name none: crafted
+					// rela-shared-sm80.)
+					shared := s.Type == elf.SHTRel || ctx.Header.SM() >= 90
+					refs := ctx.otherRefs(o, t, rels, shared, indirect)
 					for k, r := range rels {
 						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
 							ctx.addSecName(companion+target, o.SecMap[t])
@@ -447,8 +486,8 @@ func isSharedName(n string) bool {
 // an indirect call counts as a call: testdata/crafted/virtual-cross-object;
 // each reference to `__constant__` data counts, wherever it is defined:
 // testdata/crafted/constant-refs; and each to a bound texture or surface
-// reference).
-func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, sites func() map[int]int) int {
+// reference). Shared memory counts only when shared is set.
+func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, shared bool, sites func() map[int]int) int {
 	n := 0
 	for _, r := range rels {
 		if int(r.Sym) >= len(o.F.Symbols) {
@@ -458,7 +497,7 @@ func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, sites func() map[i
 		switch {
 		case s.Type() == elf.STTFunc && int(s.Shndx) != t:
 			n++
-		case isDataSym(s) && (o.inSectionNamed(s, isSharedName) || isExternShared(s) || ctx.isConstantData(o, int(r.Sym))):
+		case isDataSym(s) && (shared && (o.inSectionNamed(s, isSharedName) || isExternShared(s)) || ctx.isConstantData(o, int(r.Sym))):
 			n++
 		case isBoundRef(s): // (a slot in the constant bank: testdata/crafted/bound-references)
 			n++
@@ -634,14 +673,59 @@ func markWeakLosers(ctx *Context, o *Obj) {
 			o.lostData = append(o.lostData, lostRange{sec: s.Shndx, lo: s.Value, hi: s.Value + s.Size})
 		}
 	}
+	dropReplacedGlobal(o)
 	// A losing weak entry's per-kernel data (.nv.constant0.<k>,
 	// .nv.shared.<k>: sections whose sh_info names its code) goes with it.
+	// A losing weak device function's constant bank stays, beside the
+	// winner's (funcbank.go).
 	for i := range o.F.Sections {
 		if sec := &o.F.Sections[i]; !regenerated(sec) && sec.Flags&elf.SHFExecInstr == 0 &&
-			sec.Info > 0 && int(sec.Info) < len(o.Drop) && o.Drop[sec.Info] {
+			sec.Info > 0 && int(sec.Info) < len(o.Drop) && o.Drop[sec.Info] && !o.isFuncBank(sec) {
 			o.Drop[i] = true
 		}
 	}
+}
+
+// dropReplacedGlobal drops the uninitialized global data sections
+// (.nv.global) of o that hold nothing but replaced weak copies (a
+// template variable's in every object but the first): nvlink 11.8 gives
+// them no room, where one holding other data too keeps the copy's room,
+// as initialized data (.nv.global.init) always does (crafted
+// weak-global-nobits, weak-vtables).
+func dropReplacedGlobal(o *Obj) {
+	if len(o.lostData) == 0 {
+		return
+	}
+	var other []bool // by section index: holds data not replaced
+	for i := 1; i < len(o.F.Symbols); i++ {
+		s := &o.F.Symbols[i]
+		if !isDataSym(s) || s.Shndx == elf.SHNUndef || int(s.Shndx) >= len(o.F.Sections) || o.inLostData(int(s.Shndx), s.Value) {
+			continue
+		}
+		if other == nil {
+			other = make([]bool, len(o.F.Sections))
+		}
+		other[s.Shndx] = true
+	}
+	for _, r := range o.lostData {
+		if sec := &o.F.Sections[r.sec]; sec.Type == elf.SHTCudaGlobal && (other == nil || !other[r.sec]) {
+			o.Drop[r.sec] = true
+		}
+	}
+}
+
+// replacedCopy reports whether input symbol idx of o is a function whose
+// code an earlier file's definition replaced (a weak copy that lost): its
+// call edges are dropped, so that what only it calls goes (an inline
+// function whose copies call different functions, -G: crafted
+// callgraph-replaced-copy). A copy a later file replaces keeps them
+// (crafted weak-loser-cleanup).
+func (o *Obj) replacedCopy(idx uint32) bool {
+	if int(idx) >= len(o.F.Symbols) {
+		return false
+	}
+	s := &o.F.Symbols[idx]
+	return s.Type() == elf.STTFunc && s.Shndx != elf.SHNUndef && int(s.Shndx) < len(o.Drop) && o.Drop[s.Shndx] && !o.replacedLater(uint32(s.Shndx))
 }
 
 // replacedLater reports a code section of a weak function that a later
@@ -858,13 +942,20 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		o.SymMap[i] = sectionSymbol(ctx, mapSection(ctx, o, int(s.Shndx)), o)
+		delete(ctx.unclaimedSecSyms, o.SymMap[i])
 	case s.Bind() == elf.STBLocal:
 		if s.Name == "" {
 			ctx.addStr(ctx.Str, "", nil)
 			return
 		}
 		if s.Shndx == elf.SHNUndef || s.Shndx >= elf.SHNLoReserve {
-			ctx.addDroppedName(s.Name) // no record, but nvlink keeps the name
+			// No record, but nvlink keeps the name (libcudadevrt's
+			// .nv.ptx.const0.size), not a PTX label's that ptxas left
+			// undefined for -G's .debug_loc ($L__tmpN, in -G builds of
+			// Thrust's transform and reduce; no crafted case yet).
+			if !strings.HasPrefix(s.Name, "$L__") {
+				ctx.addDroppedName(s.Name)
+			}
 			return
 		}
 		if o.Drop[s.Shndx] {

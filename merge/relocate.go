@@ -42,6 +42,7 @@ const (
 	rUnusedClear64   = 73
 	rABS24_40        = 74
 	rABS55_16_34     = 75
+	rABS20_44        = 100
 )
 
 // field is where a relocation type writes its value: width bits at bit
@@ -76,6 +77,8 @@ func relocField(t uint32) (field, bool) {
 		return field{40, 24, 0}, true // shared memory before sm_90
 	case rABS55_16_34:
 		return field{16, 55, 0}, true
+	case rABS20_44:
+		return field{44, 20, 0}, true // shared memory in LDGSTS (cuda::memcpy_async), sm_80
 	}
 	return field{}, false
 }
@@ -334,10 +337,10 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 					setField(data[r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
 				}
 			}
-			if ctx.Opts.PreserveRelocs && sym >= 0 && !bound {
+			if ctx.Opts.PreserveRelocs && (sym >= 0 || sym == symNull) && !bound {
 				// (A bound reference's slot is no resolved relocation:
 				// crafted preserve-relocs-bound-references.)
-				if !ctx.Syms[sym].IsSecSym {
+				if sym >= 0 && !ctx.Syms[sym].IsSecSym {
 					val = 0 // the symbol itself carries the value
 				}
 				applied := relSec{out, kindResolved}
@@ -406,6 +409,9 @@ func (ctx *Context) externRelocValue(o *Obj, r elf.Rela, alloc bool, out int32) 
 	return -1, ^uint64(0)
 }
 
+// symNull stands for the null symbol (index 0) in an output relocation.
+const symNull = -2
+
 // relocValue decides what an input relocation refers to in the output:
 // the output symbol (for kept relocations; -1 for none: 0 is the first
 // symbol made, the section symbol of an empty first object's .debug_frame
@@ -421,8 +427,17 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		}
 		return -1, 0xFFFFFFFF, false, true
 	}
+	if in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal {
+		// Another local undefined symbol (a PTX label ptxas left
+		// undefined for -G's .debug_loc, in -G builds of Thrust): 0, and
+		// under --preserve-relocs listed against the null symbol.
+		return symNull, 0, false, true
+	}
 	m := o.SymMap[r.Sym]
 	if m <= -2 { // local data: offset inside its output section
+		if v, ok := ctx.funcBankValue(o, in, -2-m); ok {
+			return -1, v, false, true
+		}
 		secSym := ctx.Secs[-2-m].SymID
 		// (-1: the section has no symbol.)
 		if ctx.Secs[-2-m].Dead && ctx.isSharedMemory(-2-m) {
@@ -458,6 +473,10 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		return -1, 0, false, false
 	}
 	s := ctx.Syms[m]
+	if v, ok := ctx.funcBankValue(o, in, s.Sec); ok && s.Sec >= 0 {
+		// A function's constant, moved into the kernels' banks (funcbank.go).
+		return -1, v, false, true
+	}
 	if s.IsSecSym {
 		// A section symbol: the input section's contribution offset.
 		if in.Shndx != 0 && int(in.Shndx) < len(o.SecOff) && o.SecMap[in.Shndx] >= 0 {

@@ -398,7 +398,10 @@ func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 		first := min(int(lo/es), len(s.Relocs))
 		n := min(len(b)/int(es), len(s.Relocs)-first)
 		for k, r := range s.Relocs[first : first+n] {
-			e := elf.Rela{Offset: r.Offset, Sym: uint32(ctx.Syms[r.Sym].Index), Type: r.Type, Addend: r.Addend}
+			e := elf.Rela{Offset: r.Offset, Type: r.Type, Addend: r.Addend}
+			if r.Sym != symNull {
+				e.Sym = uint32(ctx.Syms[r.Sym].Index)
+			}
 			if isRel {
 				elf.PutRel(b[k*elf.RelSize:], &e)
 			} else {

@@ -862,6 +862,126 @@ case_debug_flag_extern_unused() {
 	(cd $d && ptxas -arch=$ARCH -c -g f0.ptx -o f0.cubin)
 	link $d -arch=$ARCH -g f0.cubin -o ref.cubin
 }
+# sm_80 device functions' constant banks (.nv.constant2.<f>): a.cu, in
+# a.ptx of nvcc -ptx, has f called by g, k1 and k5, h by k2, an unused one,
+# k4 with constants but no call, and k5 with none of its own.
+case_function_constants() {
+	d=function-constants
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+# Two objects: f called across them, a weak template t<3> with a constant
+# in both, kernels without constants of their own.
+case_function_constants_objects() {
+	d=function-constants-objects
+	(cd $d && for f in a b; do ptxas -arch=sm_80 -c $f.ptx -o $f.cubin; done)
+	link $d -arch=sm_80 a.cubin b.cubin -o ref.cubin
+}
+# -G: the weak template t<3> (two constants) in three objects, linked -g.
+case_function_constants_weak() {
+	d=function-constants-weak
+	(cd $d && for f in a b c; do ptxas -arch=sm_80 -c -g $f.ptx -o $f.cubin; done)
+	link $d -arch=sm_80 -g a.cubin b.cubin c.cubin -o ref.cubin
+}
+# --preserve-relocs: dead and dead2 (calling dead) reached by no kernel.
+case_function_constants_preserve_relocs() {
+	d=function-constants-preserve-relocs
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 --preserve-relocs a.cubin -o ref.cubin
+}
+# cuda::memcpy_async into __shared__ memory through cuda::pipeline
+# (a.cu): sm_80's LDGSTS takes the shared offset by R_CUDA_ABS20_44.
+case_reloc_abs20_44() {
+	d=reloc-abs20-44
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+# A -G host object without device code (m.cu: int main() alone).
+case_no_device_code() {
+	hostobj no-device-code m.cu -G
+	link no-device-code -arch=$ARCH m.o -o ref.cubin
+}
+# a.cu: parent launches child, rec launches itself (device runtime linked).
+case_cdp_self_launch() {
+	asm cdp-self-launch a.ptx
+	link cdp-self-launch -arch=$ARCH a.cubin -L../../cudalib -lcudadevrt -o ref.cubin
+}
+# A template variable (s.h: v<1>, uninitialized) in three objects' .nv.global.
+case_weak_global_nobits() {
+	for f in a b c; do asm weak-global-nobits $f.ptx; done
+	link weak-global-nobits -arch=$ARCH a.cubin b.cubin c.cubin -o ref.cubin
+}
+# The same beside strong data in each object's .nv.global.
+case_weak_global_order() {
+	for f in a b c; do asm weak-global-order $f.ptx; done
+	link weak-global-order -arch=$ARCH a.cubin b.cubin c.cubin -o ref.cubin
+}
+# sm_80: m (module __shared__ floats) used by k5 and k6; k1 and k3 have
+# short and char arrays of their own.
+case_shared_common_align_all() {
+	d=shared-common-align-all
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+# sm_80 cuda::barrier (a.cu): k2 calls i1 and i2 (each initializes a
+# barrier), k1 calls i1 twice and z (blockIdx.z), kown initializes one
+# and calls i3, which calls i1; k0 calls w (arrive only).
+case_mbarrier_propagation() {
+	d=mbarrier-propagation
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+# Hand-written: kinit calls binit (mbarrier.init) twice; karrive calls
+# barrive (mbarrier.arrive: a record of 0).
+case_mbarrier_zero() {
+	d=mbarrier-zero
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+# a.cu: virtual destructors (delete, free) beside a virtual f; kcall
+# calls f only.
+case_externs_virtual_destructor() {
+	asm externs-virtual-destructor a.ptx
+	link externs-virtual-destructor -arch=$ARCH a.cubin -o ref.cubin
+}
+# externs-indirect's a.ptx with a second kernel (other) appended.
+case_externs_indirect_two() {
+	asm externs-indirect-two a.ptx
+	link externs-indirect-two -arch=$ARCH a.cubin -o ref.cubin
+}
+# a.cu: kernel k calls ops[i] and ops[i ^ 1], a table of two functions.
+case_callgraph_indirect_repeats() {
+	asm callgraph-indirect-repeats a.ptx
+	link callgraph-indirect-repeats -arch=$ARCH a.cubin -o ref.cubin
+}
+# sm_80: kernel k2's shared memory references all have addends (a .rela
+# section alone).
+case_rela_shared_sm80() {
+	d=rela-shared-sm80
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+# -G (a.ptx of nvcc -G): kernel ka calls area() and deletes through
+# virtual destructors (shape.h): indirect call sites of two prototypes.
+case_callgraph_sites_order() {
+	d=callgraph-sites-order
+	(cd $d && ptxas -arch=$ARCH -c -g a.ptx -o a.cubin)
+	link $d -arch=$ARCH a.cubin -o ref.cubin
+}
+# -G (a.ptx, b.ptx of nvcc -G): the inline helper calls leaf in a.cu and
+# other in b.cu (h.h); kb calls helper.
+case_callgraph_replaced_copy() {
+	d=callgraph-replaced-copy
+	(cd $d && for f in a b; do ptxas -arch=$ARCH -c -g $f.ptx -o $f.cubin; done)
+	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
+}
+# sm_80 -G (a.ptx of nvcc -G): cuda::memcpy_async into extern __shared__
+# memory; ptxas names .nv.ptx.const0.size, a local undefined symbol.
+case_const0_size_name() {
+	d=const0-size-name
+	(cd $d && ptxas -arch=sm_80 -c -g a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi

@@ -1,0 +1,1 @@
+template <int N> __device__ float v[36];
