@@ -855,6 +855,18 @@ case_preserve_relocs_extern_debug() {
 	(cd $d && for f in f0 f1; do ptxas -arch=$ARCH -c -g $f.ptx -o $f.cubin; done)
 	link $d -arch=$ARCH --preserve-relocs f0.cubin f1.cubin -o ref.cubin
 }
+# -g with --preserve-relocs (-G objects; a.ptx of nvcc 11.8 -G -rdc -ptx
+# for sm_80): kernel k writes and reads extern __shared__ float dyn[].
+case_preserve_relocs_debug_extern() {
+	d=preserve-relocs-debug-extern
+	(cd $d && ptxas -arch=$ARCH -c -g a.ptx -o a.cubin)
+	link $d -arch=$ARCH -g --preserve-relocs a.cubin -o ref.cubin
+}
+case_preserve_relocs_debug_extern_sm80() {
+	d=preserve-relocs-debug-extern-sm80
+	(cd $d && ptxas -arch=sm_80 -c -g a.ptx -o a.cubin)
+	link $d -arch=sm_80 -g --preserve-relocs a.cubin -o ref.cubin
+}
 # A fuzzed shared-memory program (-G, seed 22) linked with -g: its extern
 # __shared__ array's symbol, with only unused module shared variables.
 case_debug_flag_extern_unused() {
