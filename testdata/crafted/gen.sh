@@ -862,6 +862,23 @@ case_preserve_relocs_debug_extern() {
 	(cd $d && ptxas -arch=$ARCH -c -g a.ptx -o a.cubin)
 	link $d -arch=$ARCH -g --preserve-relocs a.cubin -o ref.cubin
 }
+# a.cu: kernel parent stores the address of kernel child, which b.cu
+# defines: an object whose only undefined function is a kernel.
+case_placeholder_after_entry() {
+	d=placeholder-after-entry
+	for f in a b; do asm $d $f.ptx; done
+	link $d -arch=$ARCH --preserve-relocs a.cubin b.cubin -o ref.cubin
+}
+case_placeholder_after_entry_debug() {
+	d=placeholder-after-entry-debug
+	(cd $d && for f in a b; do ptxas -arch=sm_80 -c $f.ptx -o $f.cubin; done)
+	link $d -arch=sm_80 -g a.cubin b.cubin -o ref.cubin
+}
+case_placeholder_after_entry_plain() {
+	d=placeholder-after-entry-plain
+	for f in a b; do asm $d $f.ptx; done
+	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
+}
 case_preserve_relocs_debug_extern_sm80() {
 	d=preserve-relocs-debug-extern-sm80
 	(cd $d && ptxas -arch=sm_80 -c -g a.ptx -o a.cubin)
