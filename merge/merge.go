@@ -173,6 +173,14 @@ func mergeFile(ctx *Context, o *Obj) {
 		if localWeakData(i) {
 			return true
 		}
+		if !o.System && s.Bind() == elf.STBLocal && s.Shndx == elf.SHNUndef && s.Name != "" && inLocalPart(o, i) {
+			// A local undefined name (.nv.ptx.const0.size, which -G code
+			// of cuda::memcpy_async names) comes before the names of
+			// global data, an extern __shared__ array's under -g too
+			// (cuda-samples tf32TensorCoreGemm; crafted
+			// debug-const0-size-order).
+			return true
+		}
 		sec := o.definingSection(s)
 		// (Not the section symbol of an entry's .nv.shared.<k>: a used
 		// entry's code made that section already; a removed one's comes

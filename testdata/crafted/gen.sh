@@ -879,6 +879,14 @@ case_placeholder_after_entry_plain() {
 	for f in a b; do asm $d $f.ptx; done
 	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
 }
+# -G (a.ptx of nvcc 11.8 -G -rdc -ptx for sm_80): kernel k copies into
+# extern __shared__ float dyn[] with cuda::memcpy_async (ptxas names the
+# local undefined .nv.ptx.const0.size).
+case_debug_const0_size_order() {
+	d=debug-const0-size-order
+	(cd $d && ptxas -arch=$ARCH -c -g a.ptx -o a.cubin)
+	link $d -arch=$ARCH -g a.cubin -o ref.cubin
+}
 case_preserve_relocs_debug_extern_sm80() {
 	d=preserve-relocs-debug-extern-sm80
 	(cd $d && ptxas -arch=sm_80 -c -g a.ptx -o a.cubin)
