@@ -174,9 +174,10 @@ func mergeFile(ctx *Context, o *Obj) {
 			return true
 		}
 		if !o.System && s.Bind() == elf.STBLocal && s.Shndx == elf.SHNUndef && s.Name != "" && inLocalPart(o, i) {
-			// A local undefined name (.nv.ptx.const0.size in user code,
-			// -G) comes with these, before the names of global data
-			// (crafted const0-size-name).
+			// A local undefined name (.nv.ptx.const0.size, which -G code
+			// of cuda::memcpy_async names) comes with these, before the
+			// names of global data, an extern __shared__ array's under -g
+			// too (crafted const0-size-name, debug-const0-size-order).
 			return true
 		}
 		sec := o.definingSection(s)
@@ -1055,21 +1056,24 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		if typ == sttCudaObject {
 			typ = elf.STTObject
 		}
-		if !defined && typ == elf.STTFunc && !ctx.sawEmptyProto {
+		if !defined && typ == elf.STTFunc && s.Other&stoCudaEntry == 0 && !ctx.sawEmptyProto {
 			// nvlink 11.8 writes an empty string before the name of the
 			// first undefined function of a link (seen in every corpus
 			// output that has one, and in none without): the empty
-			// prototype string, which call graph entries then name.
+			// prototype string, which call graph entries then name. Not
+			// for a kernel (crafted placeholder-after-entry).
 			ctx.sawEmptyProto = true
 			ctx.addStrDup(ctx.Str, "", &ctx.emptyProto)
 		}
-		if !defined && typ == elf.STTFunc && o.placeholder == 0 && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) {
+		if !defined && typ == elf.STTFunc && s.Other&stoCudaEntry == 0 && o.placeholder == 0 && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) {
 			// Before an object's first new undefined function nvlink makes
 			// a nameless local function symbol; it is dropped from the
 			// output except under --preserve-relocs or -g, which keep it
 			// and point the object's EIATTR_KPARAM_INFO records at it
 			// (corpus xcall, printf, virtual, recursion; crafted
-			// debug-flag-placeholder).
+			// debug-flag-placeholder). A kernel another object defines
+			// (a launch) makes none (cuda-samples cdpAdvancedQuicksort;
+			// crafted placeholder-after-entry).
 			o.placeholder = 1 + newSym(ctx, OutSym{Info: elf.STBLocal<<4 | elf.STTFunc, Sec: -1, File: int32(o.ID), emptyName: true}, false)
 		}
 		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID)}

@@ -387,7 +387,7 @@ const moduleConstants = ".nv.constant3"
 // externRelocValue is what reference r of o to an extern __shared__ array,
 // in code (alloc) or debug information of output section out, resolves
 // to: under -g its symbol's offset, in code and debug information alike
-// (layoutShared); in code kernels run, where layout placed it for them;
+// (layoutShared), resolved against the symbol under --preserve-relocs; in code kernels run, where layout placed it for them;
 // else -1 plus the addend (testdata/crafted/debug-extern-shared), under
 // --preserve-relocs resolved against the array's symbol when that is kept
 // (code no kernel runs, and debug information: fuzzed shared-memory
@@ -396,6 +396,12 @@ const moduleConstants = ".nv.constant3"
 func (ctx *Context) externRelocValue(o *Obj, r elf.Rela, alloc bool, out int32) (sym int32, val uint64) {
 	m := o.SymMap[r.Sym]
 	if ctx.Opts.Debug && m >= 0 {
+		if ctx.Opts.PreserveRelocs {
+			// -g keeps the symbol: every reference, in code and debug
+			// information, resolved against it (Thrust's shmem under -G;
+			// crafted preserve-relocs-debug-extern).
+			return m, ctx.externSymOff[m]
+		}
 		return -1, ctx.externSymOff[m]
 	}
 	off, reached := ctx.externOff[out]

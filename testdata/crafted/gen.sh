@@ -855,6 +855,43 @@ case_preserve_relocs_extern_debug() {
 	(cd $d && for f in f0 f1; do ptxas -arch=$ARCH -c -g $f.ptx -o $f.cubin; done)
 	link $d -arch=$ARCH --preserve-relocs f0.cubin f1.cubin -o ref.cubin
 }
+# -g with --preserve-relocs (-G objects; a.ptx of nvcc 11.8 -G -rdc -ptx
+# for sm_80): kernel k writes and reads extern __shared__ float dyn[].
+case_preserve_relocs_debug_extern() {
+	d=preserve-relocs-debug-extern
+	(cd $d && ptxas -arch=$ARCH -c -g a.ptx -o a.cubin)
+	link $d -arch=$ARCH -g --preserve-relocs a.cubin -o ref.cubin
+}
+# a.cu: kernel parent stores the address of kernel child, which b.cu
+# defines: an object whose only undefined function is a kernel.
+case_placeholder_after_entry() {
+	d=placeholder-after-entry
+	for f in a b; do asm $d $f.ptx; done
+	link $d -arch=$ARCH --preserve-relocs a.cubin b.cubin -o ref.cubin
+}
+case_placeholder_after_entry_debug() {
+	d=placeholder-after-entry-debug
+	(cd $d && for f in a b; do ptxas -arch=sm_80 -c $f.ptx -o $f.cubin; done)
+	link $d -arch=sm_80 -g a.cubin b.cubin -o ref.cubin
+}
+case_placeholder_after_entry_plain() {
+	d=placeholder-after-entry-plain
+	for f in a b; do asm $d $f.ptx; done
+	link $d -arch=$ARCH a.cubin b.cubin -o ref.cubin
+}
+# -G (a.ptx of nvcc 11.8 -G -rdc -ptx for sm_80): kernel k copies into
+# extern __shared__ float dyn[] with cuda::memcpy_async (ptxas names the
+# local undefined .nv.ptx.const0.size).
+case_debug_const0_size_order() {
+	d=debug-const0-size-order
+	(cd $d && ptxas -arch=$ARCH -c -g a.ptx -o a.cubin)
+	link $d -arch=$ARCH -g a.cubin -o ref.cubin
+}
+case_preserve_relocs_debug_extern_sm80() {
+	d=preserve-relocs-debug-extern-sm80
+	(cd $d && ptxas -arch=sm_80 -c -g a.ptx -o a.cubin)
+	link $d -arch=sm_80 -g --preserve-relocs a.cubin -o ref.cubin
+}
 # A fuzzed shared-memory program (-G, seed 22) linked with -g: its extern
 # __shared__ array's symbol, with only unused module shared variables.
 case_debug_flag_extern_unused() {

@@ -1,0 +1,4 @@
+__global__ void child(int *p)
+{
+	*p = 1;
+}
