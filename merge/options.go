@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/warplink/warplink/internal/atomicfile"
+	"github.com/warplink/warplink/internal/input"
 )
 
 // Options is everything the command line decides about a link. The CLI in
@@ -103,4 +104,7 @@ type Options struct {
 	// goroutine; cmd/warplink collects a small link's heap once after
 	// relocate (heapSizer.passDone).
 	PassDone func(pass string)
+	// JIT, when set, compiles the PTX of inputs without code for the
+	// target (input.Memory.JIT; cmd/warplink sets package jit's).
+	JIT input.Compiler
 }

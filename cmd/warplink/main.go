@@ -24,6 +24,7 @@ import (
 	"github.com/warplink/warplink/internal/cmpelf"
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/hugemem"
+	"github.com/warplink/warplink/internal/jit"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -476,6 +477,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		return hostLinkerScript(cmd, stdout, prog, files, bag, stderr)
 	}
 	cmd.Opts.Files = files
+	cmd.Opts.JIT = jit.New(jitOptions(cmd))
 	// A tiny link's inputs go to the Go heap too, on one thread unless
 	// told otherwise (waking a second costs more than it saves there: a
 	// three-object link 10.3-10.6 -> 9.8-10.1 ms; 8.6-9.4 with

@@ -28,9 +28,11 @@ func num(v string) int64 {
 // in that order, then the undocumented ones it accepts (help == "").
 func options() []option {
 	return []option{
-		{long: "Xptxas", short: "Xptxas", kind: kList, arg: "<options>",
-			help: "Ptxas options (only used with LTO; ignored).",
-			set:  func(c *Command, v string) { c.Xptxas = append(c.Xptxas, v) }},
+		{long: "Xptxas", short: "Xptxas", kind: kString, arg: "<options>",
+			help: "Ptxas options (only used with LTO).",
+			// (One value split on white space, not on commas: nvlink 11.8
+			// hands ptxas "-O1,-v" as one word; given again, the last.)
+			set: func(c *Command, v string) { c.Xptxas = strings.Fields(v) }},
 		{long: "arch", short: "arch", kind: kEnum, arg: "<gpu architecture name>", values: archValues(),
 			help: "Specify the 'sm_' name of the target architecture.",
 			set:  func(c *Command, v string) { c.Opts.Arch = v }},
