@@ -477,7 +477,11 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		return hostLinkerScript(cmd, stdout, prog, files, bag, stderr)
 	}
 	cmd.Opts.Files = files
-	cmd.Opts.JIT = jit.New(jitOptions(cmd))
+	jc := jit.New(jitOptions(cmd))
+	if code, done := ltoStep(cmd, jc, files, stderr, prog); done {
+		return code
+	}
+	cmd.Opts.JIT = jc
 	// A tiny link's inputs go to the Go heap too, on one thread unless
 	// told otherwise (waking a second costs more than it saves there: a
 	// three-object link 10.3-10.6 -> 9.8-10.1 ms; 8.6-9.4 with

@@ -364,6 +364,9 @@ func isPTXText(b []byte) bool {
 // members picks the member for the target from a fatbinary. top marks a
 // command-line input, for which a missing SM is worth a warning.
 func (x *expander) members(name, path string, ms []fatbin.Member, top bool) ([]Unit, error) {
+	if us, done, err := x.ir(name, path, ms); done {
+		return us, err
+	}
 	i, choice := fatbin.Select(ms, x.arch)
 	switch choice {
 	case fatbin.NoCode:
@@ -415,7 +418,9 @@ func (x *expander) host(name, path string, data []byte, top bool) ([]Unit, error
 	us, err := x.members(name, path, ms, top)
 	for i := range us {
 		us[i].ModuleID = o.ModuleID
-		us[i].HostKernels = o.HostKernels
+		if us[i].HostKernels == nil { // (the LTO cubin has all IR inputs': ir)
+			us[i].HostKernels = o.HostKernels
+		}
 	}
 	return us, err
 }

@@ -3,6 +3,8 @@ package input
 import (
 	"errors"
 	"fmt"
+
+	"github.com/warplink/warplink/elf/fatbin"
 )
 
 // Compiler compiles for the link what it cannot take as it is (package
@@ -14,6 +16,14 @@ type Compiler interface {
 	// ptxas's messages), whether it failed or not. A *ToolError says the
 	// compiler itself could not be run; any other error, that it failed.
 	PTX(ptx []byte, opts []string) (cubin []byte, log string, err error)
+	// IR is asked about an input with NVVM IR for the target (name as
+	// nvlink names it). lto false: the link is no LTO link, and the input
+	// is linked as if it had no IR. Else the input is part of the LTO
+	// program: cubin is that program's cubin for the last IR input, which
+	// it replaces in the link (as "lto.cubin"), nil for the others;
+	// hostKernels are then the kernels the host code of all IR inputs
+	// references (the cubin's HostKernels).
+	IR(name string) (cubin []byte, hostKernels []string, lto bool)
 	// Warning is a warning about the compiler (another release than the
 	// emulated nvlink's) the first time it is called, "" after that and
 	// when there is none.
@@ -60,4 +70,37 @@ func (x *expander) jitPTX(name, path string, ptx []byte, opts []string, from int
 		err = x.fatal("'%s': %s", name, fmt.Sprintf("the compiled PTX is not a relocatable cubin for %s", x.target()))
 	}
 	return us, err
+}
+
+// ltoName is how nvlink names the LTO program's cubin in diagnostics.
+const ltoName = "lto.cubin"
+
+// ir handles an input whose fatbinary members ms hold NVVM IR for the
+// target in an LTO link (done false: not an LTO link, or no such IR).
+func (x *expander) ir(name, path string, ms []fatbin.Member) (us []Unit, done bool, err error) {
+	if x.jit == nil || !hasIR(ms, x.arch) {
+		return nil, false, nil
+	}
+	cubin, kernels, lto := x.jit.IR(name)
+	if !lto {
+		return nil, false, nil
+	}
+	if cubin == nil {
+		return nil, true, nil
+	}
+	us, err = x.cubin(ltoName, path, cubin, true)
+	for i := range us {
+		us[i].HostKernels = kernels
+	}
+	return us, true, err
+}
+
+// hasIR reports whether ms hold NVVM IR for a compute arch up to arch.
+func hasIR(ms []fatbin.Member, arch int) bool {
+	for i := range ms {
+		if ms[i].Kind == fatbin.KindNVVM && ms[i].Arch <= arch {
+			return true
+		}
+	}
+	return false
 }

@@ -46,6 +46,22 @@ type Compiler struct {
 	warn   string      // the release warning, if any
 	warned atomic.Bool // Warning has returned warn
 	sem    chan struct{}
+	// lto is the LTO step's result in a -dlto link (nil: none).
+	lto *Result
+}
+
+// SetLTO makes the link an LTO link whose LTO step gave r.
+func (c *Compiler) SetLTO(r *Result) { c.lto = r }
+
+// IR implements input.Compiler.
+func (c *Compiler) IR(name string) ([]byte, []string, bool) {
+	if c.lto == nil || c.lto.None {
+		return nil, nil, false
+	}
+	if name == c.lto.Last {
+		return c.lto.Cubin, c.lto.HostKernels, true
+	}
+	return nil, nil, true
 }
 
 // New returns a Compiler for o.

@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/warplink/warplink/internal/jit"
+)
+
+// jitDir holds the PTX JIT and LTO corpus and nvlink 11.8's records of it
+// (testdata/jit/record.sh).
+const jitDir = "../../testdata/jit"
+
+// jitCase is one recorded link of jitDir/cases.txt.
+type jitCase struct {
+	name, group string // "xcall/lto.sm_80", "lto"
+	rc          int
+	sum         string // sha256 of the output, "-" for none
+	args        []string
+	log         string
+}
+
+// readJITCases reads cases.txt and logs.txt.
+func readJITCases(t *testing.T) []jitCase {
+	b, err := os.ReadFile(filepath.Join(jitDir, "cases.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := os.ReadFile(filepath.Join(jitDir, "logs.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := map[string]string{}
+	for _, blk := range strings.Split("\n"+string(lb), "\n== ")[1:] {
+		name, text, _ := strings.Cut(blk, "\n")
+		logs[name] = text
+	}
+	var cases []jitCase
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		rc, _ := strconv.Atoi(f[1])
+		_, rest, _ := strings.Cut(f[0], "/")
+		group, _, _ := strings.Cut(rest, ".")
+		log := logs[f[0]]
+		if log != "" && !strings.HasSuffix(log, "\n") {
+			log += "\n"
+		}
+		cases = append(cases, jitCase{name: f[0], group: group, rc: rc, sum: f[2], args: f[3:], log: log})
+	}
+	return cases
+}
+
+// jitKnown are the recorded links where warplink deliberately differs from
+// nvlink 11.8, with the reason.
+func jitKnown() map[string]string {
+	return map[string]string{
+		// nvlink loads only <nvvmpath>/lib64/libnvvm.so; warplink then
+		// falls back to where toolkits install libnvvm (and links).
+		"xcall/err.nvvm-nolib": "libnvvm found past -nvvmpath",
+	}
+}
+
+// buildJITTools builds warplink as "nvlink" and warplink-nvvm beside it.
+func buildJITTools(t *testing.T) (nvlink, helper string) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	dir := t.TempDir()
+	for _, b := range [][2]string{{"nvlink", "cmd/warplink"}, {"warplink-nvvm", "cmd/warplink-nvvm"}} {
+		out, err := exec.Command(goTool, "build", "-o", filepath.Join(dir, b[0]), "github.com/warplink/warplink/"+b[1]).CombinedOutput()
+		if err != nil {
+			t.Fatalf("building %s: %v\n%s", b[1], err, out)
+		}
+	}
+	return filepath.Join(dir, "nvlink"), filepath.Join(dir, "warplink-nvvm")
+}
+
+// TestJITLTO replays nvlink 11.8's PTX JIT and LTO links of testdata/jit:
+// the same exit status, messages and output bytes. It needs ptxas (the
+// LTO links also libnvvm) and skips what it cannot run.
+func TestJITLTO(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	if _, err := jit.FindPTXAS(os.Getenv("WARPLINK_PTXAS"), ""); err != nil {
+		t.Skip("no ptxas:", err)
+	}
+	nvlink, helper := buildJITTools(t)
+	nvvm := t.TempDir() // an -nvvmpath as nvlink wants it: <p>/lib64/libnvvm.so
+	lib, err := exec.Command(helper, "-check", "").Output()
+	haveNVVM := err == nil
+	if haveNVVM {
+		p := strings.TrimSpace(string(lib))
+		if !filepath.IsAbs(p) {
+			p = findLoaderLib(p)
+		}
+		os.MkdirAll(filepath.Join(nvvm, "lib64"), 0o755)
+		if err := os.Symlink(p, filepath.Join(nvvm, "lib64", "libnvvm.so")); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		t.Log("no libnvvm: LTO links skipped")
+	}
+	out := filepath.Join(t.TempDir(), "out.cubin")
+	known := jitKnown()
+	type count struct{ pass, total, skipped int }
+	counts := map[string]*count{}
+	var groups []string
+	for _, c := range readJITCases(t) {
+		if counts[c.group] == nil {
+			counts[c.group] = &count{}
+			groups = append(groups, c.group)
+		}
+		n := counts[c.group]
+		lto := slices.ContainsFunc(c.args, func(a string) bool { return a == "-dlto" || strings.HasPrefix(a, "-nvvmpath") })
+		if lto && !haveNVVM {
+			n.skipped++
+			continue
+		}
+		n.total++
+		args := make([]string, len(c.args))
+		for i, a := range c.args {
+			a = strings.ReplaceAll(a, "@LIBDIR@", libdir)
+			a = strings.ReplaceAll(a, "@NVVM@", nvvm)
+			args[i] = strings.ReplaceAll(a, "@OUT@", out)
+		}
+		os.Remove(out)
+		cmd := exec.Command(nvlink, args...)
+		cmd.Dir = filepath.Join(jitDir, strings.Split(c.name, "/")[0])
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stderr, &stderr
+		cmd.Env = append(os.Environ(), "WARPLINK_NVVM_HELPER="+helper)
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		log := strings.ReplaceAll(strings.ReplaceAll(stderr.String(), nvvm, "@NVVM@"), out, "@OUT@")
+		sum := "-"
+		if b, err := os.ReadFile(out); err == nil {
+			h := sha256.Sum256(b)
+			sum = fmt.Sprintf("%x", h)
+		}
+		rc := cmd.ProcessState.ExitCode()
+		switch {
+		case rc == c.rc && sum == c.sum && log == c.log:
+			n.pass++
+		case known[c.name] != "":
+			t.Logf("%s: known difference: %s", c.name, known[c.name])
+		default:
+			t.Errorf("%s: exit %d, want %d; output %s, want %s\n got log:\n%s want log:\n%s", c.name, rc, c.rc, sum[:min(12, len(sum))], c.sum[:min(12, len(c.sum))], log, c.log)
+		}
+	}
+	for _, g := range groups {
+		n := counts[g]
+		t.Logf("%-10s %3d of %3d links as nvlink 11.8 (%d skipped)", g, n.pass, n.total, n.skipped)
+	}
+}
+
+// findLoaderLib finds the file the system loader would open for name.
+func findLoaderLib(name string) string {
+	out, _ := exec.Command("/sbin/ldconfig", "-p").Output()
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == name {
+			return f[len(f)-1]
+		}
+	}
+	return name
+}
