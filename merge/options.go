@@ -107,4 +107,9 @@ type Options struct {
 	// JIT, when set, compiles the PTX of inputs without code for the
 	// target (input.Memory.JIT; cmd/warplink sets package jit's).
 	JIT input.Compiler
+	// RegisterModules, when not nil, are the objects
+	// --register-link-binaries lists instead of the linked ones: an LTO
+	// link lists every input with device code, IR ones included, in
+	// input order (package jit).
+	RegisterModules []RegisterModule
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/warplink/warplink/internal/cli"
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/jit"
+	"github.com/warplink/warplink/merge"
 )
 
 // jitOptions is what the command line says to the compiles of PTX and
@@ -43,6 +44,8 @@ func ltoStep(cmd *cli.Command, c *jit.Compiler, files *atomicfile.Registry, stde
 	if err == nil && res.Output != nil {
 		if werr := writeWhole(files, cmd.Opts.Output, res.Output); werr != nil {
 			bag.Fatalf([3]int{9}, "Could not open output file '%s'", cmd.Opts.Output)
+		} else if r := cmd.Opts.RegisterLinkBinaries; r != "" && writeWhole(files, r, merge.RegisterFile(res.Register)) != nil {
+			bag.Fatalf([3]int{9, 1}, "Could not open output file '%s'", r)
 		}
 	}
 	bag.Print(stderr, prog)
@@ -53,6 +56,9 @@ func ltoStep(cmd *cli.Command, c *jit.Compiler, files *atomicfile.Registry, stde
 		return bag.ExitCode(), true
 	}
 	c.SetLTO(res)
+	if !res.None {
+		cmd.Opts.RegisterModules = res.Register
+	}
 	return 0, false
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/nvvmproto"
+	"github.com/warplink/warplink/merge"
 )
 
 // LTO is a -dlto link's settings.
@@ -43,6 +44,10 @@ type Result struct {
 	HostKernels []string
 	// None: there was no IR input (nvlink ignores -dlto).
 	None bool
+	// Register is what --register-link-binaries lists: the inputs with
+	// device code in order, IR ones included; for a whole program the IR
+	// inputs alone, last first.
+	Register []merge.RegisterModule
 }
 
 // errFatal says the LTO step stopped on a fatal diagnostic, recorded.
@@ -84,6 +89,12 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		diags.Warnf(key(), "Ignoring -dlto option because no LTO objects found")
 		return &Result{None: true}, nil
 	}
+	var register []merge.RegisterModule
+	for _, it := range items {
+		if it.kind != itemNone {
+			register = append(register, merge.RegisterModule{Name: it.name, ModuleID: it.module})
+		}
+	}
 	opts, maxReg, err := l.nvvmOptions(irs, partial, devrt, diags, key)
 	if err != nil {
 		return nil, err
@@ -117,7 +128,7 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		return nil, fatal("elfLink linker library error: libnvvm %s (%d)", rep.Message, rep.Result)
 	}
 	if l.EmitPTX {
-		return &Result{Output: rep.PTX}, nil
+		return &Result{Output: rep.PTX, Register: register}, nil
 	}
 	p := l.Options
 	p.MaxRegCount = maxReg
@@ -134,9 +145,14 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		return nil, fatal("elfLink fatbinary error")
 	}
 	if whole {
-		return &Result{Output: out}, nil
+		// (nvlink lists the IR inputs alone then, last first.)
+		var irMods []merge.RegisterModule
+		for i := len(irs) - 1; i >= 0; i-- {
+			irMods = append(irMods, merge.RegisterModule{Name: irs[i].name, ModuleID: irs[i].module})
+		}
+		return &Result{Output: out, Register: irMods}, nil
 	}
-	r := &Result{Cubin: out, Last: irs[len(irs)-1].name}
+	r := &Result{Cubin: out, Last: irs[len(irs)-1].name, Register: register}
 	for _, it := range irs {
 		for _, sec := range []string{".nvHRKE", ".nvHRKI"} {
 			for _, p := range bytes.Split(it.host[sec], []byte{0}) {

@@ -36,6 +36,7 @@ type item struct {
 	host    map[string][]byte
 	isHost  bool
 	hasHost bool
+	module  string // the host object's __nv_module_id
 }
 
 // scan classifies the link's inputs for target arch, in nvlink's order
@@ -114,7 +115,7 @@ func hostItem(name string, data []byte, arch int) (item, bool) {
 		return item{}, false
 	}
 	o := hostobj.FromFile(f)
-	it := item{name: name, isHost: true, hasHost: o.HostInfo, host: map[string][]byte{}}
+	it := item{name: name, isHost: true, hasHost: o.HostInfo, host: map[string][]byte{}, module: o.ModuleID}
 	for i := range f.Sections {
 		if s := &f.Sections[i]; strings.HasPrefix(s.Name, ".nvHR") && s.Type != elf.SHTNobits {
 			it.host[s.Name] = s.Data
