@@ -28,6 +28,7 @@ type jitCase struct {
 	sum         string // sha256 of the output, "-" for none
 	args        []string
 	log         string
+	reg         string // the --register-link-binaries file ("" if none)
 }
 
 // readJITCases reads cases.txt and logs.txt.
@@ -41,8 +42,12 @@ func readJITCases(t *testing.T) []jitCase {
 		t.Fatal(err)
 	}
 	logs := map[string]string{}
-	for _, blk := range strings.Split("\n"+string(lb), "\n== ")[1:] {
+	blocks := strings.Split("\n"+string(lb), "\n== ")[1:]
+	for i, blk := range blocks {
 		name, text, _ := strings.Cut(blk, "\n")
+		if i < len(blocks)-1 {
+			text += "\n" // (the newline before the next header is the block's)
+		}
 		logs[name] = text
 	}
 	var cases []jitCase
@@ -51,11 +56,8 @@ func readJITCases(t *testing.T) []jitCase {
 		rc, _ := strconv.Atoi(f[1])
 		_, rest, _ := strings.Cut(f[0], "/")
 		group, _, _ := strings.Cut(rest, ".")
-		log := logs[f[0]]
-		if log != "" && !strings.HasSuffix(log, "\n") {
-			log += "\n"
-		}
-		cases = append(cases, jitCase{name: f[0], group: group, rc: rc, sum: f[2], args: f[3:], log: log})
+		log, reg := logs[f[0]], logs[f[0]+".file"]
+		cases = append(cases, jitCase{name: f[0], group: group, rc: rc, sum: f[2], args: f[3:], log: log, reg: reg})
 	}
 	return cases
 }
@@ -113,6 +115,7 @@ func TestJITLTO(t *testing.T) {
 		t.Log("no libnvvm: LTO links skipped")
 	}
 	out := filepath.Join(t.TempDir(), "out.cubin")
+	reg := filepath.Join(t.TempDir(), "reg.c")
 	known := jitKnown()
 	type count struct{ pass, total, skipped int }
 	counts := map[string]*count{}
@@ -134,8 +137,12 @@ func TestJITLTO(t *testing.T) {
 			a = strings.ReplaceAll(a, "@LIBDIR@", libdir)
 			a = strings.ReplaceAll(a, "@NVVM@", nvvm)
 			args[i] = strings.ReplaceAll(a, "@OUT@", out)
+			if strings.HasPrefix(a, "--register-link-binaries=") {
+				args[i] = "--register-link-binaries=" + reg
+			}
 		}
 		os.Remove(out)
+		os.Remove(reg)
 		cmd := exec.Command(nvlink, args...)
 		cmd.Dir = filepath.Join(jitDir, strings.Split(c.name, "/")[0])
 		var stderr bytes.Buffer
@@ -153,13 +160,14 @@ func TestJITLTO(t *testing.T) {
 			sum = fmt.Sprintf("%x", h)
 		}
 		rc := cmd.ProcessState.ExitCode()
+		regText, _ := os.ReadFile(reg)
 		switch {
-		case rc == c.rc && sum == c.sum && log == c.log:
+		case rc == c.rc && sum == c.sum && log == c.log && string(regText) == c.reg:
 			n.pass++
 		case known[c.name] != "":
 			t.Logf("%s: known difference: %s", c.name, known[c.name])
 		default:
-			t.Errorf("%s: exit %d, want %d; output %s, want %s\n got log:\n%s want log:\n%s", c.name, rc, c.rc, sum[:min(12, len(sum))], c.sum[:min(12, len(c.sum))], log, c.log)
+			t.Errorf("%s: exit %d, want %d; output %s, want %s\n got log:\n%s want log:\n%s got register file:\n%s want:\n%s", c.name, rc, c.rc, sum[:min(12, len(sum))], c.sum[:min(12, len(c.sum))], log, c.log, regText, c.reg)
 		}
 	}
 	for _, g := range groups {

@@ -27,7 +27,10 @@ NVVM=$(mktemp -d); mkdir -p "$NVVM/lib64"
 lib=$(ldconfig -p | awk '/libnvvm.so.4 /{print $NF; exit}')
 ln -s "${lib:-/usr/lib/x86_64-linux-gnu/libnvvm.so.4}" "$NVVM/lib64/libnvvm.so"
 trap 'rm -rf "$NVVM"' EXIT
-cases=$OUT/cases.txt; logs=$OUT/logs.txt; : >"$cases"; : >"$logs"
+cases=$OUT/cases.txt; logs=$OUT/logs.txt
+# PROGRAMS limits the corpus programs (a space-separated list; "none");
+# APPEND=1 adds to the records instead of starting them again.
+[ -n "${APPEND:-}" ] || { : >"$cases"; : >"$logs"; }
 
 # rec GROUP NAME PROGDIR ARGS... : run nvlink, append the record.
 rec() {
@@ -43,7 +46,9 @@ rec() {
 }
 
 for prog in "$progs"/*/; do
-  name=$(basename "$prog"); dst=$OUT/$name; mkdir -p "$dst"; flags=$prog/flags
+  name=$(basename "$prog"); dst=$OUT/$name; flags=$prog/flags
+  [ -z "${PROGRAMS:-}" ] || [[ " $PROGRAMS " == *" $name "* ]] || continue
+  mkdir -p "$dst"
   linkflags=(); [ -f "$flags" ] && read -r -a linkflags <<<"$(awk '$1=="link"{$1="";print}' "$flags")"
   ptxo=(); ptxf=(); l80=(); l90=(); aptx=(); a80=(); a90=(); sass80=(); sass90=(); lto=1
   for cu in "$prog"/*.cu; do
@@ -106,6 +111,34 @@ for prog in "$progs"/*/; do
   esac
   echo "$name: done"
 done
+# Host code that references kernels and variables (hostref/*.cu): the
+# host-reference file libnvvm gets, --kernels-used, --variables-used,
+# --register-link-binaries (its file recorded as the case's log).
+hr=$OUT/hostref
+for tu in h g s; do
+  (cd "$hr" && nvcc -dc -dlto -arch=sm_80 -o $tu.lto80.o $tu.cu && nvcc -dc -arch=sm_80 -o $tu.sm80.o $tu.cu &&
+    nvcc -dc -arch=compute_80 -code=compute_80 -o $tu.ptx.o $tu.cu) >/dev/null 2>&1 || exit 1
+done
+b80=(-arch=sm_80 -m64 -cpu-arch=X86_64)
+rec hostref lto "$hr" "${b80[@]}" h.lto80.o g.lto80.o s.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
+rec hostref ltodevrt "$hr" "${b80[@]}" h.lto80.o g.lto80.o s.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
+rec hostref gonly "$hr" "${b80[@]}" g.lto80.o s.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
+rec hostref kernels "$hr" "${b80[@]}" h.lto80.o g.lto80.o s.lto80.o -kernels-used=_Z2k1Pi -dlto -nvvmpath=@NVVM@ -o @OUT@
+rec hostref variables "$hr" "${b80[@]}" h.lto80.o g.lto80.o s.lto80.o -variables-used=g1 -dlto -nvvmpath=@NVVM@ -o @OUT@
+rec hostref both "$hr" "${b80[@]}" h.lto80.o g.lto80.o s.lto80.o -kernels-used=_Z2k1Pi,_Z2k3v -variables-used=gv -dlto -nvvmpath=@NVVM@ -o @OUT@
+rec hostref ignore "$hr" "${b80[@]}" h.lto80.o g.lto80.o s.lto80.o --ignore-host-info -dlto -nvvmpath=@NVVM@ -o @OUT@
+rec hostref mixed "$hr" "${b80[@]}" h.lto80.o g.sm80.o s.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
+rec hostref jit "$hr" -arch=sm_86 -m64 -cpu-arch=X86_64 h.ptx.o g.ptx.o s.ptx.o -o @OUT@
+rec hostref jitkernels "$hr" -arch=sm_86 -m64 -cpu-arch=X86_64 h.ptx.o g.ptx.o s.ptx.o -kernels-used=_Z2k1Pi -o @OUT@
+for v in lto ltodevrt mixed; do
+  a=("${b80[@]}" h.lto80.o g.lto80.o s.lto80.o); [ $v = mixed ] && a=("${b80[@]}" h.lto80.o g.sm80.o s.lto80.o)
+  [ $v = ltodevrt ] && a+=(-L@LIBDIR@ -lcudadevrt)
+  rm -f "$hr/.reg"
+  rec hostref reg-$v "$hr" "${a[@]}" -dlto -nvvmpath=@NVVM@ --register-link-binaries=.reg -o @OUT@
+  { echo "== hostref/hostref.reg-$v.file"; cat "$hr/.reg"; } >>"$logs"; rm -f "$hr/.reg"
+done
+
+[ -n "${PROGRAMS:-}" ] && [[ " $PROGRAMS " != *" xcall "* ]] && { rm -f "$OUT"/*/*.done; exit 0; }
 x=$OUT/xcall; bad=$OUT/bad; mkdir -p "$bad"
 sed 's/ret;/rett;/' "$x/b.ptx" >"$bad/bad.ptx"
 sed 's/\.target sm_80/.target sm_90/' "$x/b.ptx" >"$bad/t90.ptx"
