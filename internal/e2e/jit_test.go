@@ -95,8 +95,12 @@ func TestJITLTO(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	if _, err := jit.FindPTXAS(os.Getenv("WARPLINK_PTXAS"), ""); err != nil {
+	ptxas, err := jit.FindPTXAS(os.Getenv("WARPLINK_PTXAS"), "")
+	if err != nil {
 		t.Skip("no ptxas:", err)
+	}
+	if rel, _ := jit.PTXASRelease(ptxas); rel != jit.Release {
+		t.Skipf("ptxas %s is release %q: the records are nvlink %s's, whose output needs ptxas %s", ptxas, rel, jit.Release, jit.Release)
 	}
 	nvlink, helper := buildJITTools(t)
 	nvvm := t.TempDir() // an -nvvmpath as nvlink wants it: <p>/lib64/libnvvm.so

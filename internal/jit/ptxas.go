@@ -201,6 +201,10 @@ func isExec(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
+// PTXASRelease returns the release of the ptxas at path ("11.8"; ok
+// false when it cannot be read).
+func PTXASRelease(path string) (string, bool) { return ptxasRelease(path) }
+
 // ptxasRelease returns the release of the ptxas at path ("11.8"), from
 // `ptxas --version` ("Cuda compilation tools, release 11.8, V11.8.89").
 func ptxasRelease(path string) (string, bool) {
