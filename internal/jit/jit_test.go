@@ -155,8 +155,7 @@ func TestPTXASFailures(t *testing.T) {
 // TestHelperCrash: a libnvvm helper that dies names the IR inputs.
 func TestHelperCrash(t *testing.T) {
 	crash := script(t, t.TempDir(), "warplink-nvvm", `cat >/dev/null; kill -SEGV $$`)
-	l := &LTO{Helper: crash}
-	_, err := l.runHelper(&nvvmproto.Request{Modules: []nvvmproto.Module{{Name: "a.o"}, {Name: "lib.a:b.o"}}}, nil)
+	_, err := runHelper(crash, &nvvmproto.Request{Modules: []nvvmproto.Module{{Name: "a.o"}, {Name: "lib.a:b.o"}}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "'a.o', 'lib.a:b.o'") {
 		t.Errorf("helper crash: %v", err)
 	}

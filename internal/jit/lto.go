@@ -107,25 +107,35 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 	if !partial && !l.IgnoreHostInfo {
 		refs = hostRefs(items, l.KernelsUsed, l.VariablesUsed)
 	}
-	rep, err := l.runHelper(req, refs)
+	helper, err := FindHelper(l.Helper)
 	if err != nil {
-		return nil, fatal("%v", err)
+		diags.Infof(key(), "%v", err)
+		return nil, fatal("elfLink linker library load error")
+	}
+	rep, err := runHelper(helper, req, refs)
+	if err != nil {
+		// (nvlink's words for a failing libnvvm, after what failed.)
+		diags.Infof(key(), "%v", err)
+		return nil, fatal("elfLink nvvm error")
 	}
 	switch rep.Status {
 	case nvvmproto.NoLibrary:
 		diags.Infof(key(), "%s", rep.Message)
 		return nil, fatal("elfLink linker library load error")
 	case nvvmproto.AddFailed:
-		return nil, fatal("'%s': libnvvm could not add the NVVM IR: %s", irs[rep.Module].name, rep.Message)
+		diags.Infof(key(), "'%s': libnvvm refused its NVVM IR (%s)", irs[rep.Module].name, rep.Message)
+		return nil, fatal("elfLink nvvm error")
 	case nvvmproto.Failed:
-		return nil, fatal("libnvvm: %s", rep.Message)
+		diags.Infof(key(), "libnvvm: %s", rep.Message)
+		return nil, fatal("elfLink nvvm error")
 	}
 	if len(rep.Log) > 0 {
 		// (Verbatim, its last newline included: nvlink prints a blank line.)
 		diags.Infof(key(), "%s", rep.Log)
 	}
 	if rep.Result != 0 && rep.Result != 100 {
-		return nil, fatal("elfLink linker library error: libnvvm %s (%d)", rep.Message, rep.Result)
+		diags.Infof(key(), "libnvvm could not compile the NVVM IR of %s: %s (%d)", names(req.Modules), rep.Message, rep.Result)
+		return nil, fatal("elfLink nvvm error")
 	}
 	if l.EmitPTX {
 		return &Result{Output: rep.PTX, Register: register}, nil
@@ -266,14 +276,10 @@ func hasOpt(opts []string, o string) bool {
 	return false
 }
 
-// runHelper runs warplink-nvvm on req; refs, when not nil, is the host
+// runHelper runs the warplink-nvvm at helper on req; refs, when not nil, is the host
 // reference file, handed over as the helper's descriptor 3 (a memfd: no
 // file in the file system) and named by -host-ref-file.
-func (l *LTO) runHelper(req *nvvmproto.Request, refs []byte) (*nvvmproto.Reply, error) {
-	helper, err := FindHelper(l.Helper)
-	if err != nil {
-		return nil, err
-	}
+func runHelper(helper string, req *nvvmproto.Request, refs []byte) (*nvvmproto.Reply, error) {
 	cmd := exec.Command(helper)
 	if refs != nil {
 		src, name, cleanup, err := ptxSource(refs)

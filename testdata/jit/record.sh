@@ -169,6 +169,22 @@ rec err ptx-syntax "$x" -arch=sm_86 ../bad/bad.ptx -o @OUT@
 rec err ptx-dat "$x" -arch=sm_86 ../bad/good.dat -o @OUT@
 rec err ptx-nosyms "$x" -arch=sm_86 ../bad/empty.ptx -o @OUT@
 rec err ptx-undefined "$x" -arch=sm_86 a.ptx -o @OUT@
+python3 - "$x/a.lto80.o" "$bad/badmagic.lto80.o" <<'PY'
+# The NVVM member's wrapper magic (ED 43 4E 7F, the first literals of its
+# compressed payload) broken.
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+i = b.find(struct.pack('<I', 0xBA55ED50))
+hs, size = struct.unpack_from('<HQ', b, i + 6)
+p, end = i + hs, i + hs + size
+while p < end:
+    kind, _, mhs, padded, csize = struct.unpack_from('<HHIQI', b, p)
+    if kind == 8:
+        b[p + mhs + 2] ^= 0xFF
+    p += mhs + padded
+open(sys.argv[2], 'wb').write(b)
+PY
+rec err nvvm-badmagic "$x" -arch=sm_80 ../bad/badmagic.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
 rec err nvvm-corrupt "$x" -arch=sm_80 ../bad/corrupt.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
 rec err nvvm-nolib "$x" -arch=sm_80 a.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=/nonexistent -o @OUT@
 rm -f "$OUT"/*/*.done
