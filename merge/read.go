@@ -121,6 +121,9 @@ func read(ctx *Context) error {
 	if !rings.ok() {
 		w *= 4
 	}
+	// (PTX is compiled on these goroutines, by child processes that run
+	// whatever GOMAXPROCS a small link was given: see Options.JITWorkers.)
+	w = max(w, ctx.Opts.JITWorkers)
 	batch := batchSize(len(paths), w, rings.ok(), input.OpenFileLimit())
 	var loaded atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
 	parallelFor((len(paths)+batch-1)/batch, w, func(b int) error {

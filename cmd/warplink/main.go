@@ -481,7 +481,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	if code, done := ltoStep(cmd, jc, files, stderr, prog); done {
 		return code
 	}
-	cmd.Opts.JIT = jc
+	cmd.Opts.JIT, cmd.Opts.JITWorkers = jc, runtime.NumCPU()
 	// A tiny link's inputs go to the Go heap too, on one thread unless
 	// told otherwise (waking a second costs more than it saves there: a
 	// three-object link 10.3-10.6 -> 9.8-10.1 ms; 8.6-9.4 with
