@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -89,12 +90,6 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		diags.Warnf(key(), "Ignoring -dlto option because no LTO objects found")
 		return &Result{None: true}, nil
 	}
-	var register []merge.RegisterModule
-	for _, it := range items {
-		if it.kind != itemNone {
-			register = append(register, merge.RegisterModule{Name: it.name, ModuleID: it.module})
-		}
-	}
 	opts, maxReg, err := l.nvvmOptions(irs, partial, devrt, diags, key)
 	if err != nil {
 		return nil, err
@@ -138,7 +133,7 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		return nil, fatal("elfLink nvvm error")
 	}
 	if l.EmitPTX {
-		return &Result{Output: rep.PTX, Register: register}, nil
+		return &Result{Output: rep.PTX, Register: register(items, false)}, nil
 	}
 	p := l.Options
 	p.MaxRegCount = maxReg
@@ -155,24 +150,41 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		return nil, fatal("elfLink fatbinary error")
 	}
 	if whole {
-		// (nvlink lists the IR inputs alone then, last first.)
-		var irMods []merge.RegisterModule
-		for i := len(irs) - 1; i >= 0; i-- {
-			irMods = append(irMods, merge.RegisterModule{Name: irs[i].name, ModuleID: irs[i].module})
-		}
-		return &Result{Output: out, Register: irMods}, nil
+		return &Result{Output: out, Register: register(irs, true)}, nil
 	}
-	r := &Result{Cubin: out, Last: irs[len(irs)-1].name, Register: register}
+	return &Result{Cubin: out, Last: irs[len(irs)-1].name, Register: register(items, false), HostKernels: hostKernels(irs)}, nil
+}
+
+// register is what --register-link-binaries lists: the items with device
+// code in order; for a whole program (whole, items the IR inputs) those
+// last first, as nvlink 11.8 lists them.
+func register(items []item, whole bool) []merge.RegisterModule {
+	var mods []merge.RegisterModule
+	for _, it := range items {
+		if it.kind != itemNone {
+			mods = append(mods, merge.RegisterModule{Name: it.name, ModuleID: it.module})
+		}
+	}
+	if whole {
+		slices.Reverse(mods)
+	}
+	return mods
+}
+
+// hostKernels are the kernel patterns of the IR inputs' host code
+// (.nvHRKE, then .nvHRKI, of each in order).
+func hostKernels(irs []item) []string {
+	var ks []string
 	for _, it := range irs {
 		for _, sec := range []string{".nvHRKE", ".nvHRKI"} {
 			for _, p := range bytes.Split(it.host[sec], []byte{0}) {
 				if len(p) > 0 {
-					r.HostKernels = append(r.HostKernels, string(p))
+					ks = append(ks, string(p))
 				}
 			}
 		}
 	}
-	return r, nil
+	return ks
 }
 
 // ltoArgs is ptxas's command line for the LTO program's PTX:
