@@ -5,8 +5,11 @@ BIN    := bin/warplink
 
 .PHONY: build test race bench fuzz sweep fuzz-shared realcode buildsys install demo
 
+# warplink is one static executable; warplink-nvvm, its libnvvm helper for
+# -dlto links, is built beside it (docs/design.md).
 build:
-	$(GO) build -o $(BIN) ./cmd/warplink
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/warplink
+	CGO_ENABLED=0 $(GO) build -o bin/warplink-nvvm ./cmd/warplink-nvvm
 
 test:
 	$(GO) test -timeout 10m ./...
@@ -88,10 +91,11 @@ fuzz:
 		else exit 1; fi; \
 	done
 
-# Installs $(PREFIX)/bin/warplink and $(PREFIX)/bin/nvlink -> warplink.
+# Installs $(PREFIX)/bin/warplink, warplink-nvvm and nvlink -> warplink.
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/warplink
+	install -m 755 bin/warplink-nvvm $(DESTDIR)$(PREFIX)/bin/warplink-nvvm
 	ln -sf warplink $(DESTDIR)$(PREFIX)/bin/nvlink
 
 demo:

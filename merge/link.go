@@ -141,25 +141,40 @@ func writeOutput(files *atomicfile.Registry, path string, b []byte) error {
 }
 
 // writeRegisterFile writes --register-link-binaries: the module of every
-// linked object, which nvcc compiles into the host registration code. A
-// plain cubin is named by its path with every other character than letters
-// and digits turned into '_'.
+// linked object (or Options.RegisterModules), which nvcc compiles into
+// the host registration code.
 func writeRegisterFile(opts *Options, ctx *Context) error {
+	mods := opts.RegisterModules
+	if mods == nil {
+		for _, o := range ctx.Objs {
+			mods = append(mods, RegisterModule{Name: o.Name, ModuleID: o.ModuleID})
+		}
+	}
+	return writeOutput(opts.Files, opts.RegisterLinkBinaries, RegisterFile(mods))
+}
+
+// RegisterModule is an object --register-link-binaries lists.
+type RegisterModule struct{ Name, ModuleID string }
+
+// RegisterFile is the text of a --register-link-binaries file for mods.
+// A plain cubin (no module ID) is named by its path with every other
+// character than letters and digits turned into '_'.
+func RegisterFile(mods []RegisterModule) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#define NUM_PRELINKED_OBJECTS %d\n", len(ctx.Objs))
-	for _, o := range ctx.Objs {
-		id := o.ModuleID
+	fmt.Fprintf(&b, "#define NUM_PRELINKED_OBJECTS %d\n", len(mods))
+	for _, m := range mods {
+		id := m.ModuleID
 		if id == "" {
 			id = strings.Map(func(r rune) rune {
 				if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
 					return r
 				}
 				return '_'
-			}, o.Name)
+			}, m.Name)
 		}
 		fmt.Fprintf(&b, "DEFINE_REGISTER_FUNC(%s)\n", id)
 	}
-	return writeOutput(opts.Files, opts.RegisterLinkBinaries, []byte(b.String()))
+	return []byte(b.String())
 }
 
 // Timer records how long each pass took.

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/warplink/warplink/internal/atomicfile"
+	"github.com/warplink/warplink/internal/input"
 )
 
 // Options is everything the command line decides about a link. The CLI in
@@ -118,4 +119,17 @@ type Options struct {
 	// goroutine; cmd/warplink collects a small link's heap once after
 	// relocate (heapSizer.passDone).
 	PassDone func(pass string)
+	// JIT, when set, compiles the PTX of inputs without code for the
+	// target (input.Memory.JIT; cmd/warplink sets package jit's).
+	JIT input.Compiler
+	// JITWorkers is the least number of goroutines read loads inputs on
+	// (0: none), so that that many PTX compiles (child processes, which
+	// need no P) may run at once even where a small link's GOMAXPROCS is
+	// 1; cmd/warplink gives the CPU count. It does not change the output.
+	JITWorkers int
+	// RegisterModules, when not nil, are the objects
+	// --register-link-binaries lists instead of the linked ones: an LTO
+	// link lists every input with device code, IR ones included, in
+	// input order (package jit).
+	RegisterModules []RegisterModule
 }

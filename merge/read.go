@@ -76,7 +76,7 @@ func read(ctx *Context) error {
 	noHost := make([]bool, len(paths)) // a host object without host information (hostKernels)
 	// (What is kept: see the pass's header.)
 	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Symbols: ctx.tables.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
-		Workers: workers(ctx.Opts.Threads), MapFrom: mapFrom(ctx.Opts.MapFrom)}
+		Workers: workers(ctx.Opts.Threads), MapFrom: mapFrom(ctx.Opts.MapFrom), JIT: ctx.Opts.JIT}
 	load := func(i int, file *input.File) {
 		units, err := input.LoadFile(file, arch, ctx.Diags, i, nil, mem)
 		noHost[i] = file.NoHostInfo
@@ -121,6 +121,9 @@ func read(ctx *Context) error {
 	if !rings.ok() {
 		w *= 4
 	}
+	// (PTX is compiled on these goroutines, by child processes that run
+	// whatever GOMAXPROCS a small link was given: see Options.JITWorkers.)
+	w = max(w, ctx.Opts.JITWorkers)
 	batch := batchSize(len(paths), w, rings.ok(), input.OpenFileLimit())
 	var loaded atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
 	parallelFor((len(paths)+batch-1)/batch, w, func(b int) error {

@@ -20,6 +20,7 @@ import (
 	"github.com/warplink/warplink/internal/cli"
 	"github.com/warplink/warplink/internal/cmpelf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/jit"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -133,6 +134,11 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	if cmd.Release == 0 {
 		cmd.Opts.CheckRelease = cmd.CheckRelease
 	}
+	jc := jit.New(jitOptions(cmd))
+	if code, done := ltoStep(cmd, jc, files, stderr, prog); done {
+		return code
+	}
+	cmd.Opts.JIT, cmd.Opts.JITWorkers = jc, runtime.NumCPU()
 	cmd.Opts.PlainMemory = plainMemory
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
 	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"

@@ -47,10 +47,24 @@ func TestVersionHelp(t *testing.T) {
 	}
 }
 
-func TestLTORefused(t *testing.T) {
-	_, errs, code := runArgs("warplink", "-arch=sm_90", "-o", "x", "a.cubin", "-dlto", "-nvvmpath", "/n")
-	if code != 1 || !strings.Contains(errs, "fatal   : link-time optimization") {
-		t.Errorf("-dlto: %q %d", errs, code)
+// TestLTONoIR: -dlto over inputs without NVVM IR is an ordinary link
+// after nvlink's warning; an input that cannot be read is nvlink's fatal
+// error before the LTO step. (Links with IR: internal/e2e TestJITLTO.)
+func TestLTONoIR(t *testing.T) {
+	dir := "../../testdata/corpus/cuda11.8-sm_90/xcall/"
+	out := filepath.Join(t.TempDir(), "x.cubin")
+	_, errs, code := runArgs("nvlink", "-arch=sm_90", "-o", out, dir+"a.cubin", dir+"b.cubin", dir+"c.cubin", "-dlto", "-nvvmpath", "/n")
+	want := ""
+	for _, f := range []string{"a", "b", "c"} {
+		want += "nvlink info    : requested LTO but '" + dir + f + ".cubin' not built for LTO so doing partial LTO\n"
+	}
+	want += "nvlink warning : Ignoring -dlto option because no LTO objects found\n" // (as nvlink 11.8)
+	if code != 0 || errs != want {
+		t.Errorf("-dlto without IR: %q %d", errs, code)
+	}
+	_, errs, code = runArgs("nvlink", "-arch=sm_90", "-o", out, "missing.o", "-dlto", "-nvvmpath", "/n")
+	if code != 1 || errs != "nvlink fatal   : Could not open input file 'missing.o'\n" {
+		t.Errorf("-dlto, a missing input: %q %d", errs, code)
 	}
 }
 

@@ -20,6 +20,7 @@ package fatbin
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/warplink/warplink/elf"
 )
@@ -71,6 +72,26 @@ type Member struct {
 	// Payload is the stored payload (Compressed bytes when compressed,
 	// PaddedSize bytes otherwise), aliasing the input.
 	Payload []byte
+	// Header is the member's header (HeaderSize bytes), aliasing the input.
+	Header []byte
+}
+
+// Options returns the compile options the member's header carries, split
+// on white space: ptxas's for a PTX member ("--compile-only"), libnvvm's
+// for an NVVM one ("-ftz=0 -prec_div=1 ..."). At header offset 64 a
+// header of more than 64 bytes holds the u32 offset (from the header's
+// start) and the u32 length of the text; nil when there is none or it
+// does not fit.
+func (m *Member) Options() []string {
+	h := m.Header
+	if len(h) < memberHdrSize+8 {
+		return nil
+	}
+	off, n := uint64(le.Uint32(h[memberHdrSize:])), uint64(le.Uint32(h[memberHdrSize+4:]))
+	if off == 0 || n == 0 || off+n > uint64(len(h)) {
+		return nil
+	}
+	return strings.Fields(strings.TrimRight(string(h[off:off+n]), "\x00"))
 }
 
 // Container is one fatbinary wrapper and its members.
@@ -175,6 +196,7 @@ func parseMember(body []byte, p int) (Member, int, error) {
 		n = int(m.Compressed)
 	}
 	m.Payload = body[data : data+n : data+n]
+	m.Header = body[p:data:data]
 	return m, data + int(m.PaddedSize), nil
 }
 

@@ -50,10 +50,13 @@ func (c *Command) Check() error {
 	for _, f := range []struct {
 		on   bool
 		name string
-	}{{c.EmitPTX != "", "-emit-ptx"}, {c.ForceWholeLTO, "-force-whole-lto"}, {c.ForcePartialLTO, "-force-partial-lto"}} {
+	}{{c.EmitPTX, "-emit-ptx"}, {c.ForceWholeLTO, "-force-whole-lto"}, {c.ForcePartialLTO, "-force-partial-lto"}} {
 		if f.on && !c.LTO {
 			return errf("Conflicting options '%s' and 'no -dlto'", f.name)
 		}
+	}
+	if c.ForceWholeLTO && c.ForcePartialLTO {
+		return errf("Conflicting options '-force-partial-lto' and '-force-whole-lto'")
 	}
 	if !o.Machine64 && archNumber(o.Arch) >= 90 {
 		return errf("Option '-m32' not supported for gpu architecture '%s'", o.Arch)
@@ -82,9 +85,6 @@ func (c *Command) Check() error {
 			return errf("Could not open input file '%s'", c.UidxFile)
 		}
 		f.Close()
-	}
-	if c.LTO {
-		return errf("link-time optimization (-lto/-dlto) is not supported by warplink; use NVIDIA's nvlink for LTO links")
 	}
 	return nil
 }

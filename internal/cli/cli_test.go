@@ -108,7 +108,7 @@ func TestExtraForms(t *testing.T) {
 	if c == nil {
 		t.Fatal(msg)
 	}
-	want := Command{Xptxas: []string{"-v", "-O3", "-g"}, MaxRegCount: 16, NVVMPath: "/nvvm", HostCCBin: "clang",
+	want := Command{Xptxas: []string{"-g"}, MaxRegCount: 16, NVVMPath: "/nvvm", HostCCBin: "clang",
 		ToolName: "foo", CUDAAPIVersion: "11.8", APIVersion: 118, DotFile: "d.dot", Relocatable: true, Shared: true,
 		LineInfo: true, UUMN: true, ForceRela: true, DisableSmemReservation: true, SyscallConstOffset: -1,
 		HostLinkerOptions: []string{"a", "b"}, ReportArch: true, ExtraWarnings: true, ReserveNullPointer: true,

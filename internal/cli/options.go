@@ -28,10 +28,10 @@ type Command struct {
 	HostLinkerScript string
 	HostCCBin        string // --host-ccbin (used by -ghls lcs-abs)
 
-	// LTO and JIT settings: warplink refuses a link that needs them.
+	// LTO and JIT settings (package jit).
 	LTO             bool   // -lto, -dlto
 	NVVMPath        string // -nvvmpath
-	EmitPTX         string // -emit-ptx
+	EmitPTX         bool   // -emit-ptx
 	ForceWholeLTO   bool   // -force-whole-lto
 	ForcePartialLTO bool   // -force-partial-lto
 	Xptxas          []string

@@ -9,14 +9,14 @@ import (
 // The command line of each nvlink release. nvlink 12.x (checked against
 // nvlink 12.5's --help and messages) differs from 11.8's table (table.go):
 // -Xnvvm, -split-compile, -split-compile-extended and -uidx are new;
-// -emit-ptx takes no value; -m accepts only 64; -arch drops the 35 and 37
+// -m accepts only 64; -arch drops the 35 and 37
 // names and adds sm_90a, compute_90a and lto_90a. nvlink 13.0 is taken to
 // parse as 12.5 does (no 13.0 toolkit to check it against here).
 //
 // The release is the one --nvlink-version (or WARPLINK_NVLINK_VERSION)
 // names; without either it is known only once the inputs are read
 // (merge/release.go), so the command line is then parsed by the union of
-// the tables (-emit-ptx as 11.8 takes it: with a file name), every use
+// the tables, every use
 // of something only some releases accept is noted (Command.releaseUses),
 // and Command.CheckRelease refuses it, in that release's words, once the
 // release is chosen.
@@ -106,11 +106,6 @@ func releaseTable(table []option, rel int) []option {
 						c.releaseUses = append(c.releaseUses, releaseUse{to: 120, msg: "Value '" + v + "' is not defined for option 'machine'"})
 					}
 				}
-			}
-		case "emit-ptx":
-			if rel >= 120 {
-				o.kind, o.arg = kBool, ""
-				o.set = func(c *Command, _ string) { c.EmitPTX = "-" }
 			}
 		case "Xptxas":
 			o.arg = "<options>,..."

@@ -28,9 +28,11 @@ func num(v string) int64 {
 // in that order, then the undocumented ones it accepts (help == "").
 func options() []option {
 	return []option{
-		{long: "Xptxas", short: "Xptxas", kind: kList, arg: "<options>",
-			help: "Ptxas options (only used with LTO; ignored).",
-			set:  func(c *Command, v string) { c.Xptxas = append(c.Xptxas, v) }},
+		{long: "Xptxas", short: "Xptxas", kind: kString, arg: "<options>",
+			help: "Ptxas options (used with LTO and PTX JIT).",
+			// (One value split on white space, not on commas: nvlink 11.8
+			// hands ptxas "-O1,-v" as one word; given again, the last.)
+			set: func(c *Command, v string) { c.Xptxas = strings.Fields(v) }},
 		{long: "arch", short: "arch", kind: kEnum, arg: "<gpu architecture name>", values: archValues(),
 			help: "Specify the 'sm_' name of the target architecture.",
 			set:  func(c *Command, v string) { c.Opts.Arch = v }},
@@ -45,7 +47,7 @@ func options() []option {
 			help: "Inhibit all warning messages.",
 			set:  func(c *Command, _ string) { c.Opts.NoWarn = true }},
 		{long: "dlto", short: "dlto", kind: kBool,
-			help: "Link-time optimization, alias for -lto (not supported by warplink).",
+			help: "Link-time optimization, alias for -lto.",
 			set:  func(c *Command, _ string) { c.LTO = true }},
 		{long: "dump-callgraph", short: "dump-callgraph", kind: kBool,
 			help: "Dump callgraph information.",
@@ -55,9 +57,11 @@ func options() []option {
 			// nvlink 11.8 prints demangled names all the same (checked on
 			// corpus xcall), so the report does not depend on it.
 			set: func(c *Command, _ string) { c.Opts.DumpCallgraph = true; c.DumpCallgraphNoDemangle = true }},
-		{long: "emit-ptx", short: "emit-ptx", kind: kString, arg: "<file name>",
-			help: "Emit a ptx file when LTO is used (not supported by warplink).",
-			set:  func(c *Command, v string) { c.EmitPTX = v }},
+		{long: "emit-ptx", short: "emit-ptx", kind: kBool,
+			// (A flag in nvlink 11.8, whatever its --help shows: the PTX
+			// is written to the -o file.)
+			help: "Emit a ptx file when LTO is used.",
+			set:  func(c *Command, _ string) { c.EmitPTX = true }},
 		{long: "extra-warnings", short: "extrawarn", kind: kBool,
 			help: "Emit extra warnings about possible problems.",
 			set:  func(c *Command, _ string) { c.ExtraWarnings = true }},
@@ -84,16 +88,16 @@ func options() []option {
 			help: "Add library search paths.",
 			set:  func(c *Command, v string) { c.Opts.LibDirs = append(c.Opts.LibDirs, v) }},
 		{long: "link-time-opt", short: "lto", kind: kBool,
-			help: "Link-time optimization (not supported by warplink).",
+			help: "Link-time optimization.",
 			set:  func(c *Command, _ string) { c.LTO = true }},
 		{long: "machine", short: "m", kind: kNumber, arg: "<bits>", values: []string{"32", "64"}, joined: true,
 			help: "Specify 32 or 64 bit host architecture (default 64).",
 			set:  func(c *Command, v string) { c.Opts.Machine64 = num(v) == 64 }},
 		{long: "maxrregcount", short: "maxrregcount", kind: kNumber, arg: "<amount>",
-			help: "Max register count (only used with LTO; ignored).",
+			help: "Max register count (used with LTO and PTX JIT).",
 			set:  func(c *Command, v string) { c.MaxRegCount = num(v) }},
 		{long: "nvvmpath", short: "nvvmpath", kind: kString, arg: "<path>",
-			help: "Path to libnvvm (only used with LTO; ignored).",
+			help: "Path to libnvvm (used with LTO).",
 			set:  func(c *Command, v string) { c.NVVMPath = v }},
 		{long: "options-file", short: "optf", kind: kList, arg: "<file>,...",
 			help: "Read more command-line options from the files."},

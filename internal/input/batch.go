@@ -85,6 +85,7 @@ func LoadFile(f *File, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *M
 		x.drop, x.zeros, x.syms = mem.Drop, mem.Zeros, mem.Symbols
 	}
 	x.workers = mem.Workers
+	x.jit = mem.JIT
 	x.mapped = f.mapped != nil
 	var noHostInfo atomic.Bool
 	x.noHostInfo = &noHostInfo

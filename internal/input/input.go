@@ -89,6 +89,7 @@ type expander struct {
 	// noHostInfo, when set, records a host object without host reference
 	// information (shared by the copies archiveParallel makes).
 	noHostInfo *atomic.Bool
+	jit        Compiler // compiles PTX (nil: a PTX-only input is fatal)
 }
 
 func (x *expander) key() [3]int {
@@ -162,6 +163,9 @@ type Memory struct {
 	// and never all mapped at once, which a link of 100,000 objects could
 	// not do within the process's map count.
 	MapFrom int64
+	// JIT, when not nil, compiles the PTX of inputs without code for the
+	// target (nvlink's embedded ptxas; package jit).
+	JIT Compiler
 
 	scratch sync.Pool // *[]byte: the buffers files are read into with Keep
 }
@@ -345,7 +349,7 @@ func (x *expander) ptx(path string, data []byte) ([]Unit, error) {
 		}
 		return x.members(path, path, c.Members, true)
 	case isPTXText(data):
-		return nil, x.fatal("'%s': PTX input needs JIT compilation by ptxas, which warplink does not do", path)
+		return x.jitPTX(path, path, data, nil, 0)
 	}
 	x.diags.Errorf(x.key(), "Binary format for key='0', ident='' is not recognized")
 	return nil, x.fatal("elfLink fatbinary error")
@@ -360,6 +364,9 @@ func isPTXText(b []byte) bool {
 // members picks the member for the target from a fatbinary. top marks a
 // command-line input, for which a missing SM is worth a warning.
 func (x *expander) members(name, path string, ms []fatbin.Member, top bool) ([]Unit, error) {
+	if us, done, err := x.ir(name, path, ms); done {
+		return us, err
+	}
 	i, choice := fatbin.Select(ms, x.arch)
 	switch choice {
 	case fatbin.NoCode:
@@ -368,7 +375,11 @@ func (x *expander) members(name, path string, ms []fatbin.Member, top bool) ([]U
 		}
 		return nil, nil
 	case fatbin.PTXOnly:
-		return nil, x.fatal("'%s' has no %s code, only PTX for compute_%d, which needs JIT compilation by ptxas, which warplink does not do", name, x.target(), ms[i].Arch)
+		ptx, err := ms[i].Contents()
+		if err != nil {
+			return nil, x.fatal("'%s': %v", name, err)
+		}
+		return x.jitPTX(name, path, bytes.TrimRight(ptx, "\x00"), ms[i].Options(), ms[i].Arch)
 	}
 	data, err := ms[i].Contents()
 	if err != nil {
@@ -407,7 +418,9 @@ func (x *expander) host(name, path string, data []byte, top bool) ([]Unit, error
 	us, err := x.members(name, path, ms, top)
 	for i := range us {
 		us[i].ModuleID = o.ModuleID
-		us[i].HostKernels = o.HostKernels
+		if us[i].HostKernels == nil { // (the LTO cubin has all IR inputs': ir)
+			us[i].HostKernels = o.HostKernels
+		}
 	}
 	return us, err
 }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/warplink/warplink/internal/atomicfile"
+	"github.com/warplink/warplink/internal/cli"
+	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/jit"
+	"github.com/warplink/warplink/merge"
+)
+
+// jitOptions is what the command line says to the compiles of PTX and
+// NVVM IR (package jit). WARPLINK_PTXAS names the ptxas to run.
+func jitOptions(cmd *cli.Command) jit.Options {
+	arch, _ := strconv.Atoi(strings.TrimRight(strings.TrimPrefix(cmd.Opts.Arch, "sm_"), "af"))
+	return jit.Options{
+		Arch:        arch,
+		MaxRegCount: cmd.MaxRegCount,
+		Debug:       cmd.Opts.Debug && !cmd.SuppressDebugInfo,
+		Xptxas:      cmd.Xptxas,
+		NVVMPath:    cmd.NVVMPath,
+		PTXAS:       os.Getenv("WARPLINK_PTXAS"),
+	}
+}
+
+// ltoStep runs the LTO step of a -dlto link before the link itself
+// (package jit): done reports that it ended the run with status code
+// (a failure, a whole program or -emit-ptx written to -o); else its
+// result went to c, whose IR hook gives the link the LTO cubin.
+func ltoStep(cmd *cli.Command, c *jit.Compiler, files *atomicfile.Registry, stderr io.Writer, prog string) (code int, done bool) {
+	if !cmd.LTO {
+		return 0, false
+	}
+	l := &jit.LTO{Options: jitOptions(cmd), Inputs: cmd.Opts.Inputs, LibDirs: cmd.Opts.LibDirs,
+		ForcePartial: cmd.ForcePartialLTO, ForceWhole: cmd.ForceWholeLTO, IgnoreHostInfo: cmd.Opts.IgnoreHostInfo,
+		EmitPTX: cmd.EmitPTX, KernelsUsed: cmd.Opts.KernelsUsed, VariablesUsed: cmd.Opts.VariablesUsed,
+		Helper: os.Getenv("WARPLINK_NVVM_HELPER")}
+	bag := &diag.Bag{Werror: cmd.Opts.Werror, NoWarn: cmd.Opts.NoWarn}
+	res, err := l.Run(bag)
+	if err == nil && res.Output != nil {
+		if werr := writeWhole(files, cmd.Opts.Output, res.Output); werr != nil {
+			bag.Fatalf([3]int{9}, "Could not open output file '%s'", cmd.Opts.Output)
+		} else if r := cmd.Opts.RegisterLinkBinaries; r != "" && writeWhole(files, r, merge.RegisterFile(res.Register)) != nil {
+			bag.Fatalf([3]int{9, 1}, "Could not open output file '%s'", r)
+		}
+	}
+	bag.Print(stderr, prog)
+	switch {
+	case err != nil || bag.Failed():
+		return bag.ExitCode(), true
+	case res.Output != nil:
+		return bag.ExitCode(), true
+	}
+	c.SetLTO(res)
+	if !res.None {
+		cmd.Opts.RegisterModules = res.Register
+	}
+	return 0, false
+}
+
+// writeWhole writes the output file of a link that ends in the LTO step,
+// atomically: nothing is left at path unless all of it was written.
+func writeWhole(files *atomicfile.Registry, path string, b []byte) error {
+	f, err := files.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}

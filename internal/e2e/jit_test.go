@@ -1,0 +1,202 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/warplink/warplink/internal/jit"
+)
+
+// jitDir holds the PTX JIT and LTO corpus and nvlink 11.8's records of it
+// (testdata/jit/record.sh).
+const jitDir = "../../testdata/jit"
+
+// jitCase is one recorded link of jitDir/cases.txt.
+type jitCase struct {
+	name, group string // "xcall/lto.sm_80", "lto"
+	rc          int
+	sum         string // sha256 of the output, "-" for none
+	args        []string
+	log         string
+	reg         string // the --register-link-binaries file ("" if none)
+}
+
+// readJITCases reads cases.txt and logs.txt.
+func readJITCases(t *testing.T) []jitCase {
+	b, err := os.ReadFile(filepath.Join(jitDir, "cases.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := os.ReadFile(filepath.Join(jitDir, "logs.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := map[string]string{}
+	blocks := strings.Split("\n"+string(lb), "\n== ")[1:]
+	for i, blk := range blocks {
+		name, text, _ := strings.Cut(blk, "\n")
+		if i < len(blocks)-1 {
+			text += "\n" // (the newline before the next header is the block's)
+		}
+		logs[name] = text
+	}
+	var cases []jitCase
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		rc, _ := strconv.Atoi(f[1])
+		_, rest, _ := strings.Cut(f[0], "/")
+		group, _, _ := strings.Cut(rest, ".")
+		log, reg := logs[f[0]], logs[f[0]+".file"]
+		cases = append(cases, jitCase{name: f[0], group: group, rc: rc, sum: f[2], args: f[3:], log: log, reg: reg})
+	}
+	return cases
+}
+
+// jitKnown are the recorded links where warplink deliberately differs from
+// nvlink 11.8, with the reason.
+func jitKnown() map[string]string {
+	return map[string]string{
+		// nvlink loads only <nvvmpath>/lib64/libnvvm.so; warplink then
+		// falls back to where toolkits install libnvvm (and links).
+		"xcall/err.nvvm-nolib": "libnvvm found past -nvvmpath",
+	}
+}
+
+// jitNamed are the recorded failures where nvlink's message names no
+// input and warplink prints a line naming it first: the same exit status
+// and output, the log ending in nvlink's.
+func jitNamed() map[string]bool {
+	return map[string]bool{"xcall/err.nvvm-badmagic": true}
+}
+
+// buildJITTools builds warplink as "nvlink" and warplink-nvvm beside it.
+func buildJITTools(t *testing.T) (nvlink, helper string) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	dir := t.TempDir()
+	for _, b := range [][2]string{{"nvlink", "cmd/warplink"}, {"warplink-nvvm", "cmd/warplink-nvvm"}} {
+		out, err := exec.Command(goTool, "build", "-o", filepath.Join(dir, b[0]), "github.com/warplink/warplink/"+b[1]).CombinedOutput()
+		if err != nil {
+			t.Fatalf("building %s: %v\n%s", b[1], err, out)
+		}
+	}
+	return filepath.Join(dir, "nvlink"), filepath.Join(dir, "warplink-nvvm")
+}
+
+// TestJITLTO replays nvlink 11.8's PTX JIT and LTO links of testdata/jit:
+// the same exit status, messages and output bytes. It needs ptxas (the
+// LTO links also libnvvm) and skips what it cannot run.
+func TestJITLTO(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	ptxas, err := jit.FindPTXAS(os.Getenv("WARPLINK_PTXAS"), "")
+	if err != nil {
+		t.Skip("no ptxas:", err)
+	}
+	if rel, _ := jit.PTXASRelease(ptxas); rel != jit.Release {
+		t.Skipf("ptxas %s is release %q: the records are nvlink %s's, whose output needs ptxas %s", ptxas, rel, jit.Release, jit.Release)
+	}
+	nvlink, helper := buildJITTools(t)
+	nvvm := t.TempDir() // an -nvvmpath as nvlink wants it: <p>/lib64/libnvvm.so
+	lib, err := exec.Command(helper, "-check", "").Output()
+	haveNVVM := err == nil
+	if haveNVVM {
+		p := strings.TrimSpace(string(lib))
+		if !filepath.IsAbs(p) {
+			p = findLoaderLib(p)
+		}
+		os.MkdirAll(filepath.Join(nvvm, "lib64"), 0o755)
+		if err := os.Symlink(p, filepath.Join(nvvm, "lib64", "libnvvm.so")); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		t.Log("no libnvvm: LTO links skipped")
+	}
+	out := filepath.Join(t.TempDir(), "out.cubin")
+	reg := filepath.Join(t.TempDir(), "reg.c")
+	known, named := jitKnown(), jitNamed()
+	type count struct{ pass, total, skipped int }
+	counts := map[string]*count{}
+	var groups []string
+	for _, c := range readJITCases(t) {
+		if counts[c.group] == nil {
+			counts[c.group] = &count{}
+			groups = append(groups, c.group)
+		}
+		n := counts[c.group]
+		lto := slices.ContainsFunc(c.args, func(a string) bool { return a == "-dlto" || strings.HasPrefix(a, "-nvvmpath") })
+		if lto && !haveNVVM {
+			n.skipped++
+			continue
+		}
+		n.total++
+		args := make([]string, len(c.args))
+		for i, a := range c.args {
+			a = strings.ReplaceAll(a, "@LIBDIR@", libdir)
+			a = strings.ReplaceAll(a, "@NVVM@", nvvm)
+			args[i] = strings.ReplaceAll(a, "@OUT@", out)
+			if strings.HasPrefix(a, "--register-link-binaries=") {
+				args[i] = "--register-link-binaries=" + reg
+			}
+		}
+		os.Remove(out)
+		os.Remove(reg)
+		cmd := exec.Command(nvlink, args...)
+		cmd.Dir = filepath.Join(jitDir, strings.Split(c.name, "/")[0])
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stderr, &stderr
+		cmd.Env = append(os.Environ(), "WARPLINK_NVVM_HELPER="+helper)
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		log := strings.ReplaceAll(strings.ReplaceAll(stderr.String(), nvvm, "@NVVM@"), out, "@OUT@")
+		sum := "-"
+		if b, err := os.ReadFile(out); err == nil {
+			h := sha256.Sum256(b)
+			sum = fmt.Sprintf("%x", h)
+		}
+		rc := cmd.ProcessState.ExitCode()
+		regText, _ := os.ReadFile(reg)
+		switch {
+		case rc == c.rc && sum == c.sum && log == c.log && string(regText) == c.reg:
+			n.pass++
+		case named[c.name] && rc == c.rc && sum == c.sum && strings.HasSuffix(log, c.log) && len(log) > len(c.log):
+			n.pass++
+			t.Logf("%s: as nvlink, the input named first: %q", c.name, strings.TrimSuffix(log, c.log))
+		case known[c.name] != "":
+			t.Logf("%s: known difference: %s", c.name, known[c.name])
+		default:
+			t.Errorf("%s: exit %d, want %d; output %s, want %s\n got log:\n%s want log:\n%s got register file:\n%s want:\n%s", c.name, rc, c.rc, sum[:min(12, len(sum))], c.sum[:min(12, len(c.sum))], log, c.log, regText, c.reg)
+		}
+	}
+	for _, g := range groups {
+		n := counts[g]
+		t.Logf("%-10s %3d of %3d links as nvlink 11.8 (%d skipped)", g, n.pass, n.total, n.skipped)
+	}
+}
+
+// findLoaderLib finds the file the system loader would open for name.
+func findLoaderLib(name string) string {
+	out, _ := exec.Command("/sbin/ldconfig", "-p").Output()
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == name {
+			return f[len(f)-1]
+		}
+	}
+	return name
+}

@@ -1,0 +1,162 @@
+package jit
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/nvvmproto"
+)
+
+func TestArgs(t *testing.T) {
+	o := Options{Arch: 86, MaxRegCount: 32, Debug: true, Xptxas: []string{"-O1", "-v"}}
+	got := o.Args([]string{"-O3", "--compile-only", "-maxrregcount=40"}, false)
+	want := []string{"-arch=sm_86", "-O3", "-maxrregcount=40", "--maxrregcount=32", "-g", "-O1", "-v", "-c"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Args = %q, want %q", got, want)
+	}
+	if got := (&Options{Arch: 80}).ltoArgs(true); !slices.Equal(got, []string{"-arch=sm_80"}) {
+		t.Errorf("whole-program args = %q", got)
+	}
+}
+
+// hostObj is a host object item with .nvHR sections (kinds "KE" ...).
+func hostObj(name string, secs map[string]string, devrt bool) item {
+	it := item{name: name, kind: itemIR, isHost: true, hasHost: true, devrt: devrt, host: map[string][]byte{}}
+	for k, v := range secs {
+		it.host[".nvHR"+k] = []byte(strings.ReplaceAll(v, " ", "\x00") + "\x00")
+	}
+	return it
+}
+
+func TestHostRefs(t *testing.T) {
+	h := hostObj("h.o", map[string]string{"KE": "_Z2k1*", "KI": "s_*2k2*", "DE": "g1", "CE": "c1"}, false)
+	g := hostObj("g.o", map[string]string{"DE": "gv"}, false)
+	d := hostObj("lib.a:devrt.o", map[string]string{"KI": "dx_*memcpy* dx_*memset*"}, true)
+	for _, c := range []struct {
+		name              string
+		items             []item
+		kernels, variable []string
+		want              string
+	}{
+		{"reverse order", []item{h, g, d}, nil, nil,
+			"EK: 6:_Z2k1* \nIK: 11:dx_*memset* 11:dx_*memcpy* 7:s_*2k2* \nEC: 2:c1 \nEG: 2:gv 2:g1 \n"},
+		{"variables only", []item{g}, nil, nil, ""},
+		{"libcudadevrt's kernels only", []item{g, d}, nil, nil, ""},
+		{"an object without the sections", []item{h, {name: "x.o", isHost: true}}, nil, nil, ""},
+		{"--kernels-used replaces", []item{h, g}, []string{"k"}, nil, "EK: 3:*k* \nIK: 3:*k* \n"},
+		{"--variables-used", []item{h}, nil, []string{"v"}, "EC: 3:*v* \nIC: 3:*v* \nEG: 3:*v* \nIG: 3:*v* \n"},
+	} {
+		if got := string(hostRefs(c.items, c.kernels, c.variable)); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestNvvmOptions(t *testing.T) {
+	ir := func(opts string) item { return item{kind: itemIR, opts: strings.Fields(opts)} }
+	base := "-ftz=0 -prec_div=1 -prec_sqrt=1 -fmad=1"
+	for _, c := range []struct {
+		name          string
+		l             LTO
+		irs           []item
+		partial, dev  bool
+		want, message string
+	}{
+		{"whole", LTO{Options: Options{Arch: 90}}, []item{ir(base), ir(base)}, false, false,
+			"-arch=compute_90 -ftz=0 -prec-div=1 -prec-sqrt=1 -fma=1 -link-lto -has-global-host-info", ""},
+		{"partial, -g, devrt", LTO{Options: Options{Arch: 80, Debug: true}}, []item{ir(base)}, true, true,
+			"-arch=compute_80 -ftz=0 -prec-div=1 -prec-sqrt=1 -fma=1 -link-lto --device-c -g --force-device-c", ""},
+		{"ftz mismatch", LTO{Options: Options{Arch: 80}}, []item{ir(base), ir("-ftz=1")}, false, false,
+			"", "nvlink fatal   : Cicc option values for '-ftz' do not match\n"},
+		{"maxreg from some", LTO{Options: Options{Arch: 80}, IgnoreHostInfo: true}, []item{ir(base + " -maxreg 32 -generate-line-info"), ir(base)}, false, true,
+			"-arch=compute_80 -ftz=0 -prec-div=1 -prec-sqrt=1 -fma=1 -link-lto -maxreg=32 -generate-line-info --device-c",
+			"nvlink info    : Some objects do not have '-maxrregcount' specified but others do; will build everything with '-maxrregcount=32'\n"},
+		{"maxreg mismatch", LTO{Options: Options{Arch: 80}}, []item{ir(base + " -maxreg 32"), ir(base + " -maxreg 40")}, false, false,
+			"", "nvlink fatal   : Cicc option values for '-maxrregcount' do not match\n"},
+		{"-maxrregcount overrides", LTO{Options: Options{Arch: 80, MaxRegCount: 64}}, []item{ir(base + " -maxreg 32"), ir(base + " -maxreg 40")}, false, false,
+			"-arch=compute_80 -ftz=0 -prec-div=1 -prec-sqrt=1 -fma=1 -link-lto -maxreg=64 -has-global-host-info", ""},
+	} {
+		bag := &diag.Bag{}
+		seq := 0
+		opts, _, err := c.l.nvvmOptions(c.irs, c.partial, c.dev, bag, func() [3]int { seq++; return [3]int{0, 0, seq} })
+		var msg strings.Builder
+		bag.Print(&msg, "nvlink")
+		if got := strings.Join(opts, " "); got != c.want || msg.String() != c.message || (err != nil) != (c.want == "") {
+			t.Errorf("%s: got %q, %q, %v; want %q, %q", c.name, got, msg.String(), err, c.want, c.message)
+		}
+	}
+}
+
+// script writes an executable shell script into dir.
+func script(t *testing.T, dir, name, body string) string {
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestFindPTXAS(t *testing.T) {
+	dir := t.TempDir()
+	fake := script(t, dir, "ptxas", "echo 'Cuda compilation tools, release 12.5, V12.5.40'")
+	if _, err := FindPTXAS(filepath.Join(dir, "none"), ""); err == nil {
+		t.Error("a missing explicit ptxas was accepted")
+	}
+	if p, err := FindPTXAS(fake, ""); err != nil || p != fake {
+		t.Errorf("explicit: %q, %v", p, err)
+	}
+	nvvm := filepath.Join(t.TempDir(), "nvvm")
+	os.MkdirAll(filepath.Join(nvvm, "..", "bin"), 0o755)
+	viaNVVM := script(t, filepath.Join(nvvm, "..", "bin"), "ptxas", "exit 0")
+	t.Setenv("PATH", dir)
+	if p, err := FindPTXAS("", nvvm); err != nil || p != viaNVVM {
+		t.Errorf("<nvvmpath>/../bin before PATH: %q, %v", p, err)
+	}
+	if p, err := FindPTXAS("", ""); err != nil || p != fake {
+		t.Errorf("PATH: %q, %v", p, err)
+	}
+	if rel, ok := ptxasRelease(fake); !ok || rel != "12.5" {
+		t.Errorf("release %q %v", rel, ok)
+	}
+	c := New(Options{Arch: 90, PTXAS: fake})
+	if w := c.Warning(); !strings.Contains(w, "release 12.5") {
+		t.Errorf("no release warning: %q", w)
+	}
+	if w := c.Warning(); w != "" {
+		t.Errorf("the warning came twice: %q", w)
+	}
+}
+
+// TestPTXASFailures: ptxas failing or crashing is a failure with its
+// messages, never a cubin; a ptxas that cannot run is a tool error.
+func TestPTXASFailures(t *testing.T) {
+	dir := t.TempDir()
+	bad := script(t, dir, "bad", `echo "ptxas $1, line 1; error   : x" >&2; exit 255`)
+	crash := script(t, dir, "crash", `kill -SEGV $$`)
+	ok := script(t, dir, "ok", `cat /dev/fd/3`)
+	if out, log, err := runPTXAS(bad, nil, []byte("ptx")); err == nil || out != nil || !strings.Contains(log, "ptxas application ptx input, line 1") {
+		t.Errorf("failing ptxas: %q %q %v", out, log, err)
+	}
+	if out, _, err := runPTXAS(crash, nil, []byte("ptx")); err == nil || out != nil {
+		t.Errorf("crashing ptxas: %q %v", out, err)
+	}
+	if out, _, err := runPTXAS(ok, nil, []byte("the ptx")); err != nil || string(out) != "the ptx" {
+		t.Errorf("ptxas reading its input: %q %v", out, err)
+	}
+	if _, _, err := runPTXAS(filepath.Join(dir, "none"), nil, nil); err == nil {
+		t.Error("a missing ptxas ran")
+	}
+}
+
+// TestHelperCrash: a libnvvm helper that dies names the IR inputs.
+func TestHelperCrash(t *testing.T) {
+	crash := script(t, t.TempDir(), "warplink-nvvm", `cat >/dev/null; kill -SEGV $$`)
+	_, err := runHelper(crash, &nvvmproto.Request{Modules: []nvvmproto.Module{{Name: "a.o"}, {Name: "lib.a:b.o"}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "'a.o', 'lib.a:b.o'") {
+		t.Errorf("helper crash: %v", err)
+	}
+}

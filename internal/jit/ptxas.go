@@ -1,0 +1,228 @@
+// Package jit compiles what a device link cannot take as it is: PTX
+// (nvlink's embedded ptxas, here the toolkit's standalone ptxas) and, for
+// -dlto, NVVM IR (libnvvm). The outputs are byte-identical to nvlink
+// 11.8's own compiles when the tools are those of CUDA 11.8.
+package jit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/warplink/warplink/internal/input"
+)
+
+// Release is the CUDA release of the nvlink warplink emulates: a ptxas of
+// another release compiles other code, so warplink warns.
+const Release = "11.8"
+
+// Options is what the command line says about compiling.
+type Options struct {
+	Arch        int      // target SM (sm_<Arch>)
+	MaxRegCount int64    // -maxrregcount (0: not given)
+	Debug       bool     // -g and no -suppress-debug-info
+	Xptxas      []string // -Xptxas, split on white space
+	NVVMPath    string   // -nvvmpath ("" if not given)
+	// PTXAS is the ptxas to run; "" finds one (FindPTXAS).
+	PTXAS string
+}
+
+// Compiler runs ptxas for one link (input.Compiler). ptxas is looked up
+// when first needed, so a link without PTX costs nothing; compiles run in
+// parallel, at most one per CPU.
+type Compiler struct {
+	opts   Options
+	once   sync.Once
+	path   string // ptxas found ("" with err)
+	err    error
+	warn   string      // the release warning, if any
+	warned atomic.Bool // Warning has returned warn
+	sem    chan struct{}
+	// lto is the LTO step's result in a -dlto link (nil: none).
+	lto *Result
+}
+
+// SetLTO makes the link an LTO link whose LTO step gave r.
+func (c *Compiler) SetLTO(r *Result) { c.lto = r }
+
+// IR implements input.Compiler.
+func (c *Compiler) IR(name string) ([]byte, []string, bool) {
+	if c.lto == nil || c.lto.None {
+		return nil, nil, false
+	}
+	if name == c.lto.Last {
+		return c.lto.Cubin, c.lto.HostKernels, true
+	}
+	return nil, nil, true
+}
+
+// New returns a Compiler for o.
+func New(o Options) *Compiler {
+	return &Compiler{opts: o, sem: make(chan struct{}, max(runtime.NumCPU(), 1))}
+}
+
+var _ input.Compiler = (*Compiler)(nil)
+
+// find locates ptxas and checks its release, once.
+func (c *Compiler) find() {
+	c.once.Do(func() {
+		c.path, c.err = FindPTXAS(c.opts.PTXAS, c.opts.NVVMPath)
+		if c.err != nil {
+			return
+		}
+		if rel, ok := ptxasRelease(c.path); !ok {
+			c.warn = fmt.Sprintf("could not read the release of ptxas '%s' (nvlink %s's output needs ptxas %s)", c.path, Release, Release)
+		} else if rel != Release {
+			c.warn = fmt.Sprintf("ptxas '%s' is release %s: the output may differ from nvlink %s's, which needs ptxas %s", c.path, rel, Release, Release)
+		}
+	})
+}
+
+// Warning implements input.Compiler.
+func (c *Compiler) Warning() string {
+	c.find()
+	if c.warn == "" || c.warned.Swap(true) {
+		return ""
+	}
+	return c.warn
+}
+
+// Args is the ptxas command line (after the program) nvlink's embedded
+// ptxas is equivalent to for PTX with the member options memberOpts:
+// -arch=sm_<target>, those options but the compile-only flag, then
+// --maxrregcount, -g and the -Xptxas words (last, so that they win), and
+// -c. With whole (an LTO whole program) there is no -c and no member
+// options.
+func (o *Options) Args(memberOpts []string, whole bool) []string {
+	args := []string{fmt.Sprintf("-arch=sm_%d", o.Arch)}
+	for _, m := range memberOpts {
+		if m != "--compile-only" && m != "-c" {
+			args = append(args, m)
+		}
+	}
+	if o.MaxRegCount != 0 {
+		args = append(args, fmt.Sprintf("--maxrregcount=%d", o.MaxRegCount))
+	}
+	if o.Debug {
+		args = append(args, "-g")
+	}
+	args = append(args, o.Xptxas...)
+	if !whole {
+		args = append(args, "-c")
+	}
+	return args
+}
+
+// PTX implements input.Compiler.
+func (c *Compiler) PTX(ptx []byte, memberOpts []string) ([]byte, string, error) {
+	c.find()
+	if c.err != nil {
+		return nil, "", c.err
+	}
+	c.sem <- struct{}{}
+	defer func() { <-c.sem }()
+	return runPTXAS(c.path, c.opts.Args(memberOpts, false), ptx)
+}
+
+// runPTXAS runs ptxas on ptx with args; it writes the cubin to a pipe. It
+// returns the cubin, ptxas's messages (naming its input as nvlink's
+// embedded ptxas does) and an error if it failed.
+func runPTXAS(path string, args []string, ptx []byte) ([]byte, string, error) {
+	src, name, cleanup, err := ptxSource(ptx)
+	if err != nil {
+		return nil, "", &input.ToolError{Msg: fmt.Sprintf("could not hand the PTX to ptxas: %v", err)}
+	}
+	defer cleanup()
+	cmd := exec.Command(path, append(args, name, "-o", "/dev/stdout")...)
+	if src != nil {
+		cmd.ExtraFiles = []*os.File{src}
+	}
+	var out, msgs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &msgs
+	err = cmd.Run()
+	log := strings.ReplaceAll(msgs.String(), "ptxas "+name+",", "ptxas application ptx input,")
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return nil, log, fmt.Errorf("ptxas: %v", err)
+	case err != nil:
+		return nil, log, &input.ToolError{Msg: fmt.Sprintf("could not run ptxas '%s': %v", path, err)}
+	}
+	return out.Bytes(), log, nil
+}
+
+// FindPTXAS returns the ptxas to run, in this order: explicit (the
+// WARPLINK_PTXAS setting) if not ""; ptxas beside the running executable
+// (an nvlink link to warplink in a toolkit's bin folder); <nvvmpath>/../bin
+// (where nvcc's -nvvmpath points into a toolkit); each folder of $PATH;
+// $CUDA_HOME/bin, $CUDA_PATH/bin; /usr/local/cuda/bin.
+func FindPTXAS(explicit, nvvmPath string) (string, error) {
+	if explicit != "" {
+		if isExec(explicit) {
+			return explicit, nil
+		}
+		return "", &input.ToolError{Msg: fmt.Sprintf("ptxas '%s' (WARPLINK_PTXAS) is not an executable file", explicit)}
+	}
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	if nvvmPath != "" {
+		dirs = append(dirs, filepath.Join(nvvmPath, "..", "bin"))
+	}
+	dirs = append(dirs, filepath.SplitList(os.Getenv("PATH"))...)
+	for _, env := range []string{"CUDA_HOME", "CUDA_PATH"} {
+		if d := os.Getenv(env); d != "" {
+			dirs = append(dirs, filepath.Join(d, "bin"))
+		}
+	}
+	dirs = append(dirs, "/usr/local/cuda/bin")
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if p := filepath.Join(d, "ptxas"); isExec(p) {
+			return p, nil
+		}
+	}
+	return "", &input.ToolError{Msg: "PTX needs ptxas, which was not found (set WARPLINK_PTXAS, or put the CUDA toolkit's bin folder on PATH)"}
+}
+
+func isExec(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// PTXASRelease returns the release of the ptxas at path ("11.8"; ok
+// false when it cannot be read).
+func PTXASRelease(path string) (string, bool) { return ptxasRelease(path) }
+
+// ptxasRelease returns the release of the ptxas at path ("11.8"), from
+// `ptxas --version` ("Cuda compilation tools, release 11.8, V11.8.89").
+func ptxasRelease(path string) (string, bool) {
+	out, err := exec.Command(path, "--version").Output()
+	if err != nil {
+		return "", false
+	}
+	_, rest, ok := strings.Cut(string(out), "release ")
+	if !ok {
+		return "", false
+	}
+	rel, _, _ := strings.Cut(rest, ",")
+	major, minor, ok := strings.Cut(strings.TrimSpace(rel), ".")
+	if _, err := strconv.Atoi(major); !ok || err != nil {
+		return "", false
+	}
+	if _, err := strconv.Atoi(minor); err != nil {
+		return "", false
+	}
+	return major + "." + minor, true
+}

@@ -1,0 +1,216 @@
+package jit
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/elf/ar"
+	"github.com/warplink/warplink/elf/fatbin"
+	"github.com/warplink/warplink/elf/hostobj"
+	"github.com/warplink/warplink/internal/input"
+)
+
+// itemKind is what an input gives an LTO link.
+type itemKind int
+
+const (
+	itemNone itemKind = iota // no device code for the target
+	itemIR                   // NVVM IR: a module of the LTO program
+	itemCode                 // SASS, a cubin or PTX: linked beside the LTO cubin
+)
+
+// item is one input, or one archive member, of an LTO link.
+type item struct {
+	name  string // nvlink's name: the path, or archive:member
+	kind  itemKind
+	devrt bool     // from libcudadevrt (does not make the link partial)
+	ir    []byte   // itemIR: the member's payload (wrapped IR)
+	opts  []string // itemIR: the member's libnvvm options
+	// host is the object's host reference sections (.nvHR*) by name,
+	// nil for an input that is no host object; hasHost reports whether
+	// a host object had them.
+	host    map[string][]byte
+	isHost  bool
+	hasHost bool
+	module  string // the host object's __nv_module_id
+}
+
+// scan classifies the link's inputs for target arch, in nvlink's order
+// (the file inputs, then the -l libraries; an archive once), as
+// internal/input expands them. It returns the first input that cannot be
+// read ("" if none), which nvlink reports before its LTO step.
+func scan(inputs, libDirs []string, arch int) ([]item, string) {
+	var files, libs []string
+	for _, in := range inputs {
+		if name, ok := strings.CutPrefix(in, "-l"); ok {
+			if p, found := input.FindLibrary(name, libDirs); found {
+				libs = append(libs, p)
+			}
+			continue
+		}
+		files = append(files, in)
+	}
+	seen := &input.Seen{}
+	var items []item
+	for _, path := range append(files, libs...) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, path
+		}
+		ext := filepath.Ext(path)
+		switch {
+		case ext == ".cubin":
+			items = append(items, item{name: path, kind: itemCode})
+		case ext == ".fatbin" || ext == ".ptx" && fatbin.IsFatbin(data):
+			if c, err := fatbin.ParseFirst(data); err == nil {
+				items = append(items, classify(item{name: path}, c.Members, arch))
+			}
+		case ext == ".ptx":
+			items = append(items, item{name: path, kind: itemCode})
+		case ar.IsArchive(data):
+			if !seen.Add(path) {
+				continue
+			}
+			a, err := ar.Parse(data)
+			if err != nil {
+				continue
+			}
+			devrt := strings.Contains(path, "cudadevrt")
+			for _, m := range a.Members {
+				mdata := m.Data
+				if a.Thin {
+					mp := m.Path
+					if !filepath.IsAbs(mp) {
+						mp = filepath.Join(filepath.Dir(path), mp)
+					}
+					if mdata, err = os.ReadFile(mp); err != nil {
+						continue
+					}
+				}
+				if m.BSD || !elf.IsELF(mdata) {
+					continue
+				}
+				if it, ok := hostItem(path+":"+m.Name, mdata, arch); ok {
+					it.devrt = devrt
+					items = append(items, it)
+				}
+			}
+		case elf.IsELF(data) && ext != ".so":
+			if it, ok := hostItem(path, data, arch); ok {
+				items = append(items, it)
+			}
+		}
+	}
+	return items, ""
+}
+
+// hostItem classifies a host object (ok false: not one).
+func hostItem(name string, data []byte, arch int) (item, bool) {
+	f, err := elf.Parse(data)
+	if err != nil || f.Header.Machine == elf.EMCUDA {
+		return item{}, false
+	}
+	o := hostobj.FromFile(f)
+	it := item{name: name, isHost: true, hasHost: o.HostInfo, host: map[string][]byte{}, module: o.ModuleID}
+	for i := range f.Sections {
+		if s := &f.Sections[i]; strings.HasPrefix(s.Name, ".nvHR") && s.Type != elf.SHTNobits {
+			it.host[s.Name] = s.Data
+		}
+	}
+	if !o.HasDeviceCode() {
+		return it, true
+	}
+	cs, err := fatbin.Parse(o.Fatbin)
+	if err != nil {
+		return it, true
+	}
+	var ms []fatbin.Member
+	for _, c := range cs {
+		ms = append(ms, c.Members...)
+	}
+	return classify(it, ms, arch), true
+}
+
+// classify sets it's kind from its fatbinary members: NVVM IR for a
+// compute arch up to the target (the highest) makes it an IR input;
+// else code nvlink links or JIT-compiles.
+func classify(it item, ms []fatbin.Member, arch int) item {
+	best := -1
+	for i := range ms {
+		if ms[i].Kind == fatbin.KindNVVM && ms[i].Arch <= arch && (best < 0 || ms[i].Arch > ms[best].Arch) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		if ir, err := ms[best].Contents(); err == nil {
+			it.kind, it.ir, it.opts = itemIR, bytes.Clone(ir), ms[best].Options()
+			return it
+		}
+	}
+	if _, choice := fatbin.Select(ms, arch); choice != fatbin.NoCode {
+		it.kind = itemCode
+	}
+	return it
+}
+
+// hostRefs builds the host reference file libnvvm reads (nil: none).
+// Lines EK IK EC IC EG IG (kernels, constants, globals; external,
+// internal) list "<len>:<pattern> " entries, a line only when it has
+// some. nvlink 11.8 builds each list by putting every entry in front, so
+// the entries of the host objects' .nvHR sections (libcudadevrt's
+// included) come in reverse input order, last entry first. --kernels-used
+// and --variables-used (as *name*) replace the objects' lists: kernels
+// go to EK and IK, variables to EC, IC, EG and IG. There is no file when a
+// host object (not libcudadevrt's) has no .nvHR sections, or when no
+// object but libcudadevrt's references a kernel (only variables: none).
+func hostRefs(items []item, kernels, variables []string) []byte {
+	kinds := []struct{ line, sec string }{
+		{"EK", ".nvHRKE"}, {"IK", ".nvHRKI"}, {"EC", ".nvHRCE"}, {"IC", ".nvHRCI"}, {"EG", ".nvHRDE"}, {"IG", ".nvHRDI"},
+	}
+	lists := make([][]string, len(kinds))
+	if len(kernels)+len(variables) > 0 {
+		for k := range kinds {
+			from := variables
+			if kinds[k].line[1] == 'K' {
+				from = kernels
+			}
+			for _, n := range from {
+				lists[k] = append(lists[k], "*"+n+"*")
+			}
+		}
+	} else {
+		kernelRef := false
+		for _, it := range items {
+			if it.isHost && !it.hasHost && !it.devrt {
+				return nil
+			}
+			for k := range kinds {
+				for _, p := range bytes.Split(it.host[kinds[k].sec], []byte{0}) {
+					if len(p) > 0 {
+						lists[k] = append(lists[k], string(p))
+						kernelRef = kernelRef || kinds[k].line[1] == 'K' && !it.devrt
+					}
+				}
+			}
+		}
+		if !kernelRef {
+			return nil
+		}
+	}
+	var b bytes.Buffer
+	for k := range kinds {
+		if len(lists[k]) == 0 {
+			continue
+		}
+		b.WriteString(kinds[k].line + ": ")
+		for i := len(lists[k]) - 1; i >= 0; i-- {
+			b.WriteString(strconv.Itoa(len(lists[k][i])) + ":" + lists[k][i] + " ")
+		}
+		b.WriteString("\n")
+	}
+	return b.Bytes()
+}
