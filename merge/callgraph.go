@@ -1,0 +1,295 @@
+package merge
+
+// The call graph: edges collected from the inputs' .nv.callgraph sections
+// and relocations (buildCallgraph), the .nv.prototype section
+// (buildPrototype) and the encoded .nv.callgraph (encodeCallgraph).
+// Invariant: the output groups the edges by caller, callers in symbol
+// order, each caller's callees in reverse input order (nvlink prepends);
+// while objectInfo runs, only the string table and edge lists change.
+
+import (
+	"cmp"
+	"encoding/binary"
+	"slices"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// cgEdge is a call graph record between output symbol IDs; caller 0 with a
+// negative callee is a list marker.
+type cgEdge struct {
+	caller, callee int32
+}
+
+// buildCallgraph merges the inputs' .nv.callgraph lists. Each input holds
+// a marker (0, -1) followed by call edges (caller, callee), then markers -2
+// (address-taken functions) and -3 (indirect call sites), each followed by
+// (function, prototype string) pairs, and, in objects of CUDA 13.0, -4
+// (indirect call site, possible callee) pairs of symbols. The output lists the call edges
+// grouped by caller, callers in symbol order, each caller's callees in
+// reverse input order (nvlink prepends); an edge an earlier file already
+// had is dropped, but a file's own repeated edges are kept
+// (testdata/crafted/callgraph-duplicate-edge); the -2 and -3 lists keep file
+// order, their strings moved to the output .strtab.
+//
+// The edges are collected while objectInfo runs (see finalize): until
+// infoDone returns, only the string table and the edge lists change.
+func buildCallgraph(ctx *Context, infoDone func()) {
+	cg := &callgraph{lists: map[int32][]cgEdge{}}
+	seen := map[cgEdge]bool{}
+	taken := map[int32]bool{}
+	listed := map[int32]bool{} // in the -2 list from an input's
+	for _, o := range ctx.Objs {
+		first := len(ctx.cgEdges) // (this file's edges: seen once it is done)
+		sites := len(cg.lists[-3])
+		o.eachCallgraph(func(s *elf.Section) {
+			strs := o.strtab()
+			for list, r := range elf.CallgraphRecords(s.Data) {
+				ca := ctx.liveSym(o, r.Caller)
+				if ca < 0 {
+					continue
+				}
+				if !elf.CallgraphProtoBlock(list) {
+					// Two symbols: a call edge (-1), or an indirect call
+					// site and a possible callee (-4, CUDA 13.0: virtual).
+					cb := ctx.liveSym(o, uint32(r.Callee))
+					e := cgEdge{ca, cb}
+					switch {
+					case cb < 0, list == -1 && o.replacedCopy(r.Caller):
+					case list != -1:
+						cg.lists[list] = append(cg.lists[list], e)
+					case !seen[e]:
+						ctx.cgEdges = append(ctx.cgEdges, e)
+					}
+					continue
+				}
+				str, ok := elf.CString(strs, uint32(r.Callee))
+				if !ok {
+					continue
+				}
+				if list == -2 && listed[ca] {
+					continue // (a weak function two objects list: once, the first)
+				}
+				cg.lists[list] = append(cg.lists[list], cgEdge{ca, int32(ctx.protoString(str))})
+				if list == -2 {
+					taken[ca] = true
+					listed[ca] = true
+				}
+			}
+		})
+		for _, e := range ctx.cgEdges[first:] {
+			seen[e] = true
+		}
+		// A file's indirect call sites in the reverse of its order
+		// (nvlink prepends them), which orders the edges made for them
+		// too (-G virtual calls: crafted callgraph-sites-order).
+		slices.Reverse(cg.lists[-3][sites:])
+		addLaunchedKernels(ctx, o, cg, taken)
+	}
+	// (nvlink writes the call graph even when no input had one.)
+	ctx.directEdges = len(ctx.cgEdges)
+	for _, f := range cg.lists[-2] {
+		ctx.addressTaken = append(ctx.addressTaken, f.caller)
+	}
+	// An indirect call site may reach every address-taken function of the
+	// same prototype: nvlink adds those call edges, one per site and
+	// function, repeats kept (two calls through a table of two functions:
+	// four edges; crafted callgraph-indirect-repeats), and 11.8 writes
+	// them (Release.IndirectEdges).
+	for _, site := range cg.lists[-3] {
+		for _, f := range cg.lists[-2] {
+			if f.callee == site.callee {
+				ctx.cgEdges = append(ctx.cgEdges, cgEdge{site.caller, f.caller})
+			}
+		}
+	}
+	infoDone()
+	sec := ctx.newSection(".nv.callgraph", elf.SHTCudaCallgraph, 0, 4, 8)
+	sec.LinkSymtab = true
+	sec.gen = &genSec{callgraph: cg}
+	sec.SymID = newSym(ctx, OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
+	buildPrototype(ctx)
+}
+
+// calleesByCaller groups call edges by caller (nsyms symbols), callees in
+// edge order, and lists the callers in order of their first edge.
+func calleesByCaller(edges []cgEdge, nsyms int) (lists[int32], []int32) {
+	l := newLists[int32](nsyms)
+	var callers []int32
+	for _, e := range edges {
+		if !l.counted(e.caller) {
+			callers = append(callers, e.caller)
+		}
+		l.count(e.caller)
+	}
+	l.place()
+	for _, e := range edges {
+		l.put(e.caller, e.callee)
+	}
+	l.done()
+	return l, callers
+}
+
+// addLaunchedKernels lists in the address-taken block (-2, with no
+// prototype) every entry whose address another function's code takes: a
+// kernel launched from the device (corpus program cdp). dce found them
+// (Obj.launched), in the order of o's relocations.
+func addLaunchedKernels(ctx *Context, o *Obj, cg *callgraph, taken map[int32]bool) {
+	for _, m := range o.launched {
+		if !taken[m] && !ctx.Syms[m].dead {
+			taken[m] = true
+			cg.lists[-2] = append(cg.lists[-2], cgEdge{m, 0})
+		}
+	}
+}
+
+// protoString is the .strtab offset of a prototype string: the empty one is
+// the copy nvlink adds for prototypes (see mergeGlobal) when there is one.
+func (ctx *Context) protoString(s string) uint32 {
+	if s == "" && ctx.emptyProto != 0 {
+		return ctx.emptyProto
+	}
+	return ctx.Str.Add(s)
+}
+
+// callgraph is the merged .nv.callgraph: lists other than -1 by marker.
+type callgraph struct {
+	lists map[int32][]cgEdge
+}
+
+func (o *Obj) strtab() []byte {
+	if o.F.StrtabIndex <= 0 {
+		return nil
+	}
+	return o.F.Sections[o.F.StrtabIndex].Data
+}
+
+// buildPrototype merges .nv.prototype: (function, prototype string) pairs
+// for the functions called directly, one per function, first wins.
+func buildPrototype(ctx *Context) {
+	// (Sets of symbol IDs, dense: maps cost 1.5 ms at 10,000 objects.)
+	callee := make([]bool, len(ctx.Syms))
+	for _, e := range ctx.cgEdges[:ctx.directEdges] {
+		callee[e.callee] = true
+	}
+	// Under -g and --preserve-relocs, which keep every function, nvlink
+	// keeps the records of the functions no one calls too, but for the
+	// address-taken ones (the output call graph's block -2,
+	// Context.addressTaken): corpus archive, cdp and virtual linked with
+	// either.
+	var taken []bool
+	if ctx.Opts.Debug || ctx.Opts.PreserveRelocs {
+		taken = make([]bool, len(ctx.Syms))
+		for _, f := range ctx.addressTaken {
+			taken[f] = true
+		}
+	}
+	var recs []cgEdge
+	seen := make([]bool, len(ctx.Syms))
+	for _, o := range ctx.Objs {
+		o.eachPrototype(func(s *elf.Section) {
+			strs := o.strtab()
+			for off := 0; off+8 <= len(s.Data); off += 8 {
+				r := elf.CallgraphEntryAt(s.Data, off) // (a .nv.prototype record has the same layout)
+				sym := ctx.liveSym(o, r.Caller)
+				// (A function called directly keeps its record; under -g
+				// or --preserve-relocs any other too, but for the
+				// address-taken ones: see taken.)
+				if sym < 0 || seen[sym] || !callee[sym] && (taken == nil || taken[sym]) {
+					continue
+				}
+				str, ok := elf.CString(strs, uint32(r.Callee)) // (only for a record kept: most are not)
+				if !ok {
+					continue
+				}
+				seen[sym] = true
+				recs = append(recs, cgEdge{sym, int32(ctx.Str.Add(str))})
+			}
+		})
+	}
+	ctx.Str.Add(".nv.prototype")
+	p := ctx.newSection(".nv.prototype", elf.SHTCudaPrototype, 0, 4, 8)
+	p.LinkSymtab = true
+	p.gen = &genSec{prototype: recs}
+	if len(recs) == 0 {
+		p.Dead = true
+		return
+	}
+	p.SymID = newSym(ctx, OutSym{Name: p.Name, Info: elf.STTSection, Sec: p.ID, IsSecSym: true}, false)
+}
+
+// encodeCallgraph writes .nv.callgraph and .nv.prototype with final indices.
+func encodeCallgraph(ctx *Context) {
+	le := binary.LittleEndian
+	for _, s := range ctx.Secs {
+		if s.gen == nil {
+			continue
+		}
+		switch {
+		case s.gen.callgraph != nil:
+			// Callers in the order their symbols were created (nvlink's
+			// function numbers: file order, .symtab order inside a file),
+			// each one's callees latest first (nvlink prepends). (Symbol
+			// index order, which the corpus also fits, puts a kernel
+			// after the weak destructors of a later object:
+			// testdata/crafted/virtual-cross-object.)
+			calls, callers := ctx.calls, slices.Clone(ctx.callers)
+			if !ctx.Rel.IndirectEdges {
+				calls, callers = calleesByCaller(ctx.cgEdges[:ctx.directEdges], len(ctx.Syms))
+			}
+			slices.Sort(callers)
+			out := le.AppendUint32(nil, 0)
+			out = le.AppendUint32(out, ^uint32(0))
+			for _, c := range callers {
+				calls := calls.of(c)
+				for k := len(calls) - 1; k >= 0; k-- {
+					out = le.AppendUint32(out, uint32(ctx.Syms[c].Index))
+					out = le.AppendUint32(out, uint32(ctx.Syms[calls[k]].Index))
+				}
+			}
+			for _, m := range []int32{-2, -3, -4} {
+				l, ok := s.gen.callgraph.lists[m]
+				if !ok && m == -4 && !ctx.Rel.EmptyCallList4 {
+					continue
+				}
+				if m != -4 {
+					// In creation order as well, not file order: a
+					// function another object defined first comes first
+					// (testdata/crafted/virtual-cross-object-g).
+					l = slices.Clone(l)
+					slices.SortStableFunc(l, func(a, b cgEdge) int { return cmp.Compare(a.caller, b.caller) })
+				} else if ctx.Rel.List4AsCalls {
+					// As list -1: callers in creation order, each one's
+					// possible callees latest first.
+					l = slices.Clone(l)
+					slices.Reverse(l)
+					slices.SortStableFunc(l, func(a, b cgEdge) int { return cmp.Compare(a.caller, b.caller) })
+				}
+				out = le.AppendUint32(out, 0)
+				out = le.AppendUint32(out, uint32(m))
+				for _, e := range l {
+					out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
+					if elf.CallgraphProtoBlock(m) {
+						out = le.AppendUint32(out, uint32(e.callee)) // a .strtab offset
+					} else {
+						out = le.AppendUint32(out, uint32(ctx.Syms[e.callee].Index))
+					}
+				}
+			}
+			s.Data, s.Size = out, uint64(len(out))
+		case s.gen.prototype != nil:
+			// In the order of the functions' symbols, as the call
+			// graph's callers (sm_80's cooperative-groups helpers, which
+			// come before the function calling them:
+			// testdata/crafted/prototype-order).
+			recs := slices.Clone(s.gen.prototype)
+			slices.SortStableFunc(recs, func(a, b cgEdge) int { return cmp.Compare(a.caller, b.caller) })
+			var out []byte
+			for _, e := range recs {
+				out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
+				out = le.AppendUint32(out, uint32(e.callee))
+			}
+			s.Data, s.Size = out, uint64(len(out))
+		}
+	}
+}

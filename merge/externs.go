@@ -1,0 +1,203 @@
+package merge
+
+// EXTERNS lists: which entries survive the link (externKept) and each
+// entry's list completed with what the functions it reaches bring
+// (closeExterns), as nvlink 11.8 builds them.
+// Invariant: an entry's own surviving entries come first, in order, then
+// its callees' in output .nv.info order, without duplicates.
+
+import (
+	"slices"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// externKept reports the EXTERNS entries that survive the link: entry
+// functions (launched from device code) and references still undefined.
+func externKept(s *OutSym) bool {
+	return s.Other&stoCudaEntry != 0 || (s.Sec < 0 && s.Shndx == 0)
+}
+
+// closeExterns completes each entry's EXTERNS list: its own surviving
+// entries, in order, then what the functions it can reach bring; other
+// functions keep their own surviving entries. Functions left with an
+// empty list lose the record; an entry that had none gets one, last of its
+// records (made, by code section: buildNvInfo appends them last), when
+// what it reaches brings some (a kernel calling a device function that
+// calls printf: testdata/crafted/externs-from-callees).
+//
+// What the callees bring is taken as nvlink 11.8 takes it: the lists of
+// every function the entry can reach, whatever the depth, in the order of
+// those functions' .nv.info sections in the output (order: for the device
+// runtime, the order its members were loaded in), each list in its own
+// order, skipping symbols already there (crafted cdp-device-api,
+// cdp-device-memset and cdp-malloc-free; with cudaMalloc and cudaFree,
+// cudaFree's section comes first, so free precedes cnpSetLastError
+// whatever the calls' order). An indirect call site reaches only the
+// address-taken functions of its prototype, through the call edges nvlink
+// adds for it: a kernel calling a virtual function does not get the free
+// of the virtual destructors beside it (crafted
+// externs-virtual-destructor; externs-indirect's kernel gets another
+// function's vprintf as the root kernel, below).
+//
+// The root kernel (Context.rootKernel: the only kernel the link uses) is
+// treated otherwise: when the lists of the link's live functions, taken in
+// the order their .nv.info.<f> came in the inputs (inOrder), name more
+// than its own, its record goes and a new one, last of its records, lists
+// them all, reversed (nvlink prepends): what functions it does not reach
+// name too (testdata/crafted/externs-root, kernels-used-launched).
+func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (made map[int32]infoRec) {
+	calls := ctx.calls
+	// Function symbol -> surviving entries (few functions have any: a
+	// map, not a slot per symbol).
+	own := map[int32][]int32{}
+	for t, recs := range perFunc {
+		if recs == nil {
+			continue
+		}
+		f := ctx.Secs[t].InfoSym
+		for _, r := range recs {
+			if r.externs != nil && f >= 0 {
+				own[f] = append(own[f], *r.externs...)
+			}
+		}
+	}
+	if len(own) == 0 {
+		return nil // (no record to close, none to make)
+	}
+	// rank: where each function with a list of its own has its .nv.info
+	// section in the output, the order its list is taken in.
+	rank := make(map[int32]int, len(own))
+	for k, t := range order {
+		if f := ctx.Secs[t].InfoSym; f >= 0 && own[f] != nil {
+			if _, ok := rank[f]; !ok {
+				rank[f] = k
+			}
+		}
+	}
+	// Sets of symbol IDs for one record at a time: an ID is in a set when
+	// its stamp is the record's generation.
+	seen, visited := make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms))
+	var gen uint32
+	// gather is what entry f's callees bring, beyond the symbols in seen:
+	// the lists of the functions it reaches, in section order.
+	gather := func(f int32) []int32 {
+		var reached []int32 // functions with lists of their own
+		visited[f] = gen
+		queue := append([]int32(nil), calls.of(f)...)
+		for len(queue) > 0 {
+			g := queue[0]
+			queue = queue[1:]
+			if visited[g] == gen {
+				continue
+			}
+			visited[g] = gen
+			if own[g] != nil {
+				reached = append(reached, g)
+			}
+			queue = append(queue, calls.of(g)...)
+		}
+		slices.SortFunc(reached, func(a, b int32) int { return rank[a] - rank[b] })
+		var more []int32
+		for _, g := range reached {
+			for _, m := range own[g] {
+				if seen[m] != gen {
+					seen[m] = gen
+					more = append(more, m)
+				}
+			}
+		}
+		return more
+	}
+	// rootList is the root kernel's new list when what the link's live
+	// functions name, taken in input order, goes beyond its own list
+	// (reversed: nvlink prepends); nil when it does not (its record then
+	// stays as any other's: corpus printf).
+	rootList := func(f int32) []int32 {
+		gen++
+		for _, m := range own[f] {
+			seen[m] = gen
+		}
+		gen++
+		var all []int32
+		grew := false
+		for _, t := range inOrder {
+			g := ctx.Secs[t].InfoSym
+			if ctx.Secs[t].Dead || g < 0 || visited[g] == gen {
+				continue
+			}
+			visited[g] = gen
+			for _, m := range own[g] {
+				if seen[m] < gen {
+					grew = grew || seen[m] != gen-1
+					seen[m] = gen
+					all = append(all, m)
+				}
+			}
+		}
+		if !grew {
+			return nil
+		}
+		slices.Reverse(all)
+		return all
+	}
+	for t, recs := range perFunc {
+		if recs == nil || ctx.Secs[t].Dead {
+			continue
+		}
+		f := ctx.Secs[t].InfoSym
+		// (Under --kernels-used, only the roots of dead code
+		// elimination: a kernel only --preserve-relocs keeps gathers
+		// nothing.)
+		entry := f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 && (ctx.dceRoot == nil || ctx.dceRoot[f])
+		had := false // an EXTERNS record keeps entries of its own
+		if f >= 0 && f == ctx.rootKernel {
+			if all := rootList(f); all != nil {
+				for k := range recs {
+					if recs[k].externs != nil {
+						recs[k].dropped = true
+					}
+				}
+				if made == nil {
+					made = map[int32]infoRec{}
+				}
+				made[int32(t)] = infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns}, externs: &all, sym: -1}
+				continue
+			}
+		}
+		for k := range recs {
+			if recs[k].externs == nil {
+				continue
+			}
+			gen++
+			list := []int32{}
+			if f >= 0 {
+				for _, m := range own[f] {
+					if seen[m] != gen {
+						seen[m] = gen
+						list = append(list, m)
+					}
+				}
+			}
+			had = true
+			if entry {
+				// Only entries gather their callees'.
+				list = append(list, gather(f)...)
+			}
+			*recs[k].externs = list
+			if len(list) == 0 {
+				recs[k].dropped = true
+			}
+		}
+		if entry && !had {
+			gen++
+			if more := gather(f); len(more) > 0 {
+				if made == nil {
+					made = map[int32]infoRec{}
+				}
+				made[int32(t)] = infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns}, externs: &more, sym: -1}
+			}
+		}
+	}
+	return made
+}

@@ -1,0 +1,404 @@
+package merge
+
+// .nv.info records of the output: the inputs' records translated to
+// output symbols in the background (startObjectInfo, objectInfo), then
+// assembled into .nv.info and one .nv.info.<f> per function
+// (buildNvInfo) and encoded (encodeInfo).
+// Invariant: the output's symbols and sections do not change while the
+// translation runs (the records name them); each section's records are in
+// nvlink's order (reverse input order, generated records last).
+
+import (
+	"encoding/binary"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// symIndexAttr reports EIATTR codes whose payload starts with a symbol index.
+func symIndexAttr(code uint8) bool {
+	switch code {
+	case elf.EIAttrFrameSize, elf.EIAttrMinStackSize, elf.EIAttrMaxStackSize, elf.EIAttrRegcount,
+		elf.EIAttrParamCbank, elf.EIAttrSamRegionStackSize:
+		return true
+	}
+	return false
+}
+
+// remapSym maps an input symbol index of o to the output symbol index it
+// will have; -1 when the symbol has no output record.
+func remapSym(o *Obj, idx uint32) int32 {
+	if int(idx) >= len(o.SymMap) {
+		return -1
+	}
+	return o.SymMap[idx]
+}
+
+// liveSym is remapSym, but -1 also for symbols dead code elimination removed.
+func (ctx *Context) liveSym(o *Obj, idx uint32) int32 {
+	m := remapSym(o, idx)
+	if m >= 0 && ctx.Syms[m].dead {
+		return -1
+	}
+	return m
+}
+
+// infoRec is one .nv.info record of the output; sym is the output symbol
+// ID that the payload's first word names (-1 when it names none).
+type infoRec struct {
+	a       elf.Attr
+	externs *[]int32 // EIATTR_EXTERNS: output symbol IDs (nil: another record; behind a pointer, as few records have one)
+	sym     int32
+	dropped bool // removed from the output
+}
+
+// buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
+// nvlink keeps the records of a section in a list it prepends to, so each
+// output section holds its records in reverse input order. The linker drops
+// the per-function MAX_STACK_SIZE, keeps of each EXTERNS list the entries
+// the link leaves unresolved and completes it with what the function
+// reaches (closeExterns). Every function gets a .nv.info.<f>, in code
+// order.
+func buildNvInfo(ctx *Context, job *infoJob) {
+	// Gather the objects' translated records in file order: the global
+	// ones, each object's in its part of one array, closed up.
+	per := job.per
+	global := job.global[:0]
+	for i := range per {
+		global = append(global, per[i].global...) // (moves within the array, to the left)
+	}
+	texts := ctx.textSections()
+	perFunc := make([][]infoRec, len(ctx.Secs)) // by output text section; nil: none
+	for i := range per {
+		for _, f := range per[i].perFunc {
+			if l := perFunc[f.text]; l != nil {
+				perFunc[f.text] = append(l[:len(l):len(l)], f.recs...)
+			} else {
+				perFunc[f.text] = f.recs // usually the only contributor
+			}
+		}
+	}
+	order := ctx.infoOrder
+	for _, t := range texts {
+		if !ctx.infoNoted(t) {
+			order = append(order, t)
+		}
+	}
+	// The code sections in the order their .nv.info.<f> came in the inputs.
+	var inOrder []int32
+	for i := range per {
+		for _, f := range per[i].perFunc {
+			inOrder = append(inOrder, f.text)
+		}
+	}
+	newExterns := closeExterns(ctx, perFunc, order, inOrder)
+	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
+	gs.LinkSymtab = true
+	propagateRegCount(ctx, global)
+	stacks, unknown := stackSizes(ctx, global, texts)
+	slices.Reverse(global)
+	gs.info = append(global, stacks...)
+	gs.gen = &genSec{minStack: len(global)}
+	// Each function's section: its records prepared in parallel, the
+	// sections made in order.
+	live := make([]int32, 0, len(order))
+	for _, t := range order {
+		if !ctx.Secs[t].Dead {
+			live = append(live, t)
+		}
+	}
+	type funcInfo struct {
+		name string
+		recs []infoRec
+	}
+	ctaidz := ctaidzEntries(ctx, perFunc, live)
+	mbarriers := mbarrierEntries(ctx, perFunc, live)
+	made := make([]funcInfo, len(live))
+	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
+		t := live[k]
+		recs := perFunc[t]
+		if !hasAttr(recs, elf.EIAttrCudaApiVersion) {
+			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
+				Payload: le32(ctx.Header.Version)}, sym: -1})
+		}
+		slices.Reverse(recs) // perFunc is not used after this loop
+		if unknown[ctx.Secs[t].InfoSym] {
+			// The entry's call stack size is unknown too: nvlink sets
+			// EIATTR_CRS_STACK_SIZE to -1, appending the record when the
+			// input had none.
+			if k := findAttr(recs, elf.EIAttrCrsStackSize); k >= 0 {
+				recs[k].a.Payload = le32(0xFFFFFFFF)
+			} else {
+				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
+					Payload: le32(0xFFFFFFFF)}, sym: -1})
+			}
+		}
+		// (Before CTAIDZ_USED: crafted mbarrier-propagation.)
+		if n, ok := mbarriers[t]; ok {
+			if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
+				recs[k].a.Value = n
+			} else {
+				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtHVal, Code: elf.EIAttrNumMbarriers, Value: n}, sym: -1})
+			}
+		}
+		if ctaidz[ctx.Secs[t].InfoSym] {
+			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtNVal, Code: elf.EIAttrCtaidzUsed}, sym: -1})
+		}
+		if r, ok := newExterns[t]; ok {
+			recs = append(recs, r) // (after that one: testdata/crafted/externs-moved)
+		}
+		made[k] = funcInfo{".nv.info" + strings.TrimPrefix(ctx.Secs[t].Name, ".text"), recs}
+		return nil
+	})
+	for k, t := range live {
+		s := ctx.newSection(made[k].name, elf.SHTCudaInfo, 0, 4, 0)
+		s.LinkSymtab = true
+		s.InfoSec = t
+		s.info = made[k].recs
+	}
+}
+
+func hasAttr(rs []infoRec, code uint8) bool { return findAttr(rs, code) >= 0 }
+
+// findAttr is the index of the first record with the code, or -1.
+func findAttr(rs []infoRec, code uint8) int {
+	for k, r := range rs {
+		if r.a.Code == code {
+			return k
+		}
+	}
+	return -1
+}
+
+func le32(v uint32) []byte {
+	b := make([]byte, 4)
+	binary.LittleEndian.PutUint32(b, v)
+	return b
+}
+
+// textSections lists the live code sections in creation order.
+func (ctx *Context) textSections() []int32 {
+	var out []int32
+	for _, s := range ctx.Secs {
+		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
+			out = append(out, s.ID)
+		}
+	}
+	return out
+}
+
+// encodeInfo writes the records of generated .nv.info sections, now that
+// symbol indices are final.
+func encodeInfo(ctx *Context) {
+	var secs []*OutSec
+	for _, s := range ctx.Secs {
+		if s.Type == elf.SHTCudaInfo {
+			secs = append(secs, s)
+		}
+	}
+	// Each section is encoded on its own (symbols are only read), into a
+	// buffer of its exact size.
+	parallelFor(len(secs), ctx.Opts.Threads, func(i int) error {
+		encodeInfoSection(ctx, secs[i])
+		return nil
+	})
+}
+
+func encodeInfoSection(ctx *Context, s *OutSec) {
+	if s.gen != nil && s.gen.minStack > 0 {
+		tail := s.info[s.gen.minStack:]
+		sort.SliceStable(tail, func(i, j int) bool {
+			return ctx.Syms[tail[i].sym].Index < ctx.Syms[tail[j].sym].Index
+		})
+	}
+	size := 0
+	for i := range s.info {
+		if r := &s.info[i]; !r.dropped {
+			size += r.size()
+		}
+	}
+	var scratch []byte // an EXTERNS payload, for one record at a time
+	out := ctx.mem.Alloc(size)[:0]
+	for i := range s.info {
+		r := &s.info[i]
+		if r.dropped {
+			continue
+		}
+		var a elf.Attr
+		a, scratch = r.outAttr(ctx, scratch)
+		start := len(out)
+		out = elf.AppendNvInfo(out, []elf.Attr{a})
+		if r.sym >= 0 && len(out)-start >= 8 {
+			binary.LittleEndian.PutUint32(out[start+4:], uint32(ctx.Syms[r.sym].Index))
+		}
+	}
+	s.Data = out
+	s.Size = uint64(len(out))
+	if !ctx.Opts.Verbose || s.Name != ".nv.info" { // (-v reports from .nv.info's records)
+		s.info = nil // encoded: write's allocations may take the memory
+	}
+}
+
+// size is the record's size as written (an EXTERNS list takes 4 bytes an
+// entry), without encoding it.
+func (r *infoRec) size() int {
+	if r.externs != nil && r.a.Format == elf.EIFmtSVal {
+		return 4 + 4*len(*r.externs)
+	}
+	return r.a.Size()
+}
+
+// outAttr is the record as written: an EXTERNS list gets its payload of
+// final symbol indices, encoded into scratch (returned for reuse).
+func (r *infoRec) outAttr(ctx *Context, scratch []byte) (elf.Attr, []byte) {
+	a := r.a
+	if r.externs != nil {
+		scratch = scratch[:0]
+		for _, m := range *r.externs {
+			scratch = binary.LittleEndian.AppendUint32(scratch, uint32(ctx.Syms[m].Index))
+		}
+		a.Payload = scratch
+	}
+	return a, scratch
+}
+
+// stoCudaEntry marks kernels (entry functions) in st_other.
+const stoCudaEntry = 0x10
+
+// lostDefinition reports whether input symbol i of o is a definition that
+// lost resolution (a weak copy replaced by another file's).
+func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
+	if int(i) >= len(o.F.Symbols) {
+		return false
+	}
+	s := &o.F.Symbols[i]
+	if s.Bind() == elf.STBLocal || s.Shndx == elf.SHNUndef {
+		return false
+	}
+	r := ctx.res(o, int(i))
+	return r != nil && (r.File != int32(o.ID) || r.Index != int32(i))
+}
+
+// objInfo is one object's .nv.info records, translated (objectInfo).
+type objInfo struct {
+	global  []infoRec
+	perFunc []funcRecs
+}
+
+// infoJob is objectInfo running over every object in the background.
+type infoJob struct {
+	per []objInfo // by file ID, once wait returned
+	// global holds every object's global records: object i's part starts
+	// where the records of the objects before it could at most end (its
+	// per[i].global), with room after them for the MIN_STACK_SIZE records
+	// (one per code section at most). (One allocation: finalize runs with
+	// the heap at its limit, where each one makes the collector work.)
+	global []infoRec
+	done   chan struct{}
+}
+
+// startObjectInfo translates every object's records in parallel, while
+// the caller goes on; the caller must not change the output's symbols or
+// sections (the records name them) until wait returns.
+func startObjectInfo(ctx *Context) *infoJob {
+	j := &infoJob{per: make([]objInfo, len(ctx.Objs)), done: make(chan struct{})}
+	at := make([]int, len(ctx.Objs)+1)
+	for i, o := range ctx.Objs {
+		at[i+1] = at[i] + o.globalInfoCount()
+	}
+	ntext := 0
+	for _, s := range ctx.Secs {
+		if s.Flags&elf.SHFExecInstr != 0 {
+			ntext++
+		}
+	}
+	j.global = make([]infoRec, at[len(ctx.Objs)]+ntext)
+	go func() {
+		defer close(j.done)
+		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i], j.global[at[i]:at[i]:at[i+1]])
+			ctx.Objs[i].nvinfo = nil // translated: no later pass reads it
+			return nil
+		})
+	}()
+	return j
+}
+
+// globalInfoCount is how many records o's global .nv.info sections hold.
+func (o *Obj) globalInfoCount() int {
+	n := 0
+	for _, sec := range o.nvinfo {
+		if o.F.Sections[sec.si].Name == ".nv.info" {
+			n += len(sec.attrs)
+		}
+	}
+	return n
+}
+
+func (j *infoJob) wait() { <-j.done }
+
+// funcRecs are the records of one input .nv.info.<f> section, for output
+// code section text.
+type funcRecs struct {
+	text int32
+	recs []infoRec
+}
+
+// objectInfo translates the .nv.info records of one object to the output:
+// symbol indices become output symbols, records of dropped weak copies and
+// MAX_STACK_SIZE (recomputed) go, EXTERNS keep what may survive the link.
+// The global records are appended to global, which has room for them all.
+func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) {
+	var perFunc []funcRecs
+	for _, in := range o.nvinfo { // (every .nv.info section, in section order)
+		s := &o.F.Sections[in.si]
+		var textSec int32 = -1
+		if s.Name != ".nv.info" {
+			if int(s.Info) >= len(o.F.Sections) || o.Drop[s.Info] || o.SecMap[s.Info] < 0 {
+				continue
+			}
+			textSec = o.SecMap[s.Info]
+		}
+		attrs := in.attrs
+		var recs []infoRec
+		if textSec < 0 {
+			recs = global
+		} else {
+			recs = make([]infoRec, 0, len(attrs))
+		}
+		for _, a := range attrs {
+			if a.Code == elf.EIAttrMaxStackSize {
+				continue
+			}
+			r := infoRec{a: a, sym: -1}
+			if a.Code == elf.EIAttrExterns {
+				// What stays is decided later, over the call graph.
+				list := []int32{}
+				for k := 0; k+4 <= len(a.Payload); k += 4 {
+					if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
+						list = append(list, m)
+					}
+				}
+				r.externs = &list
+			}
+			if a.Code == elf.EIAttrKparamInfo && o.placeholder > 0 && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
+				r.sym = o.placeholder - 1 // see mergeGlobal
+			}
+			if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
+				r.sym = ctx.liveSym(o, a.U32(0))
+				if r.sym < 0 || ctx.lostDefinition(o, a.U32(0)) {
+					continue // record of a dropped weak copy
+				}
+			}
+			recs = append(recs, r)
+		}
+		if textSec < 0 {
+			global = recs
+		} else {
+			perFunc = append(perFunc, funcRecs{textSec, recs})
+		}
+	}
+	return global, perFunc
+}
