@@ -85,8 +85,16 @@ func TestDemo(t *testing.T) {
 	if len(f.Symbols) == 0 || !strings.Contains(stdout, "output  "+out) {
 		t.Errorf("demo output: %d symbols\n%s", len(f.Symbols), stdout)
 	}
+	// It says where each reference went, which kernels came out, and that
+	// the output is nvlink's.
+	for _, want := range []string{"resolve a.cubin  _Z7stage_bf -> b.cubin", "kernels _Z10xcall_mainPfi",
+		"byte-identical to nvlink 11.8's output"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo's report lacks %q:\n%s", want, stdout)
+		}
+	}
 	// The embedded files are the corpus' own.
-	for _, n := range []string{"a.cubin", "b.cubin", "c.cubin"} {
+	for _, n := range []string{"a.cubin", "b.cubin", "c.cubin", "ref.cubin"} {
 		emb, _ := demoFiles.ReadFile("demo/" + n)
 		ref, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90", "xcall", n))
 		if err != nil || !bytes.Equal(emb, ref) {
