@@ -157,9 +157,7 @@ func layoutShared(ctx *Context) {
 				if code = ctx.reachableCode(t); ctx.Secs[t].Dead || !usesShared(code, varRefs, externRefs) {
 					continue
 				}
-				id = lateSharedSection(ctx, t)
-				kind = append(kind, make([]uint8, int(id)+1-len(kind))...)
-				kind[id] = 1
+				id = -1 - t // (made in the walk below)
 			}
 			if code == nil {
 				code = ctx.reachableCode(t)
@@ -191,11 +189,24 @@ func layoutShared(ctx *Context) {
 	// nvlink 11.8 walks the module variables from the largest down
 	// (byPlace): a variable one entry uses goes to that entry's own list,
 	// after the entry's own variables, in that walk's order.
+	// A kernel claimCode gave no .nv.shared.<k> gets one when the walk
+	// first reaches a variable it uses (lateSharedSection).
+	late := func(k int) {
+		if id := entries[k].shared; id < 0 {
+			id = lateSharedSection(ctx, -1-id)
+			kind = append(kind, make([]uint8, int(id)+1-len(kind))...)
+			kind[id] = 1
+			entries[k].shared = id
+		}
+	}
 	for _, v := range byPlace(module) {
 		if v.extern {
 			continue
 		}
 		u := users[v.key]
+		for _, k := range u {
+			late(k)
+		}
 		for _, k := range u {
 			usesModule[entries[k].shared] = true
 		}
@@ -210,6 +221,9 @@ func layoutShared(ctx *Context) {
 		if len(u) != 1 {
 			placed = append(placed, v)
 		}
+	}
+	for k := range entries {
+		late(k) // (extern shared memory alone)
 	}
 	unowned := len(placed) > 0 // a module variable no entry or several use
 	// The variables several entries use, and those none uses (their code
