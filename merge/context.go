@@ -45,6 +45,8 @@ type Context struct {
 	// .nv.info ones, which nothing looks up by name: 2 ms of map
 	// insertions at 10,000 objects).
 	secNamesDone bool
+	// lateShared: the .nv.shared.<k> sections layout made (lateSharedSection).
+	lateShared []int32
 	// bankSecs and sharedSecs are the output sections layout looks for by
 	// name, noted as they are made (noteSecName): module-scope constant
 	// banks (.nv.constantN), and entries' .nv.shared.<k> with the module's

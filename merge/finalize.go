@@ -82,6 +82,7 @@ func finalize(ctx *Context) error {
 	if mergedConstants && ctx.Rel.MergedConstantsName {
 		ctx.addSecName("TEMP_MERGED_CONSTANTS", -1)
 	}
+	lateSharedSymbols(ctx)
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
 	rel.Data = ctx.Rel.RelAction
 	rel.Size = uint64(len(rel.Data))

@@ -152,10 +152,17 @@ func layoutShared(ctx *Context) {
 				continue
 			}
 			id, ok := ctx.secByName[".nv.shared"+strings.TrimPrefix(ctx.Secs[t].Name, ".text")]
+			var code map[int32]bool
 			if !ok {
-				continue
+				if code = ctx.reachableCode(t); ctx.Secs[t].Dead || !usesShared(code, varRefs, externRefs) {
+					continue
+				}
+				id = -1 - t // (made in the walk below)
 			}
-			e := entry{id, ctx.reachableCode(t)}
+			if code == nil {
+				code = ctx.reachableCode(t)
+			}
+			e := entry{id, code}
 			k := len(entries)
 			entries = append(entries, e)
 			seen := map[dataKey]bool{}
@@ -182,11 +189,24 @@ func layoutShared(ctx *Context) {
 	// nvlink 11.8 walks the module variables from the largest down
 	// (byPlace): a variable one entry uses goes to that entry's own list,
 	// after the entry's own variables, in that walk's order.
+	// A kernel claimCode gave no .nv.shared.<k> gets one when the walk
+	// first reaches a variable it uses (lateSharedSection).
+	late := func(k int) {
+		if id := entries[k].shared; id < 0 {
+			id = lateSharedSection(ctx, -1-id)
+			kind = append(kind, make([]uint8, int(id)+1-len(kind))...)
+			kind[id] = 1
+			entries[k].shared = id
+		}
+	}
 	for _, v := range byPlace(module) {
 		if v.extern {
 			continue
 		}
 		u := users[v.key]
+		for _, k := range u {
+			late(k)
+		}
 		for _, k := range u {
 			usesModule[entries[k].shared] = true
 		}
@@ -201,6 +221,9 @@ func layoutShared(ctx *Context) {
 		if len(u) != 1 {
 			placed = append(placed, v)
 		}
+	}
+	for k := range entries {
+		late(k) // (extern shared memory alone)
 	}
 	unowned := len(placed) > 0 // a module variable no entry or several use
 	// The variables several entries use, and those none uses (their code
@@ -460,6 +483,45 @@ func layoutShared(ctx *Context) {
 				ctx.Syms[s.SymID].dead = true
 			}
 		}
+	}
+}
+
+// usesShared reports whether code (an entry's reachable code sections)
+// names module-scope or extern shared memory.
+func usesShared(code map[int32]bool, varRefs map[int32][]dataKey, externRefs map[int32][]int32) bool {
+	for c := range code {
+		if len(varRefs[c]) > 0 || len(externRefs[c]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// lateSharedSection makes the .nv.shared.<k> of a kernel claimCode gave
+// none (one --kernels-used leaves out that survives, launched from device
+// code) when its code uses shared memory: nvlink 11.8 makes it at layout,
+// after every other section, and its section symbol after those of
+// .nv.callgraph and .nv.prototype (crafted kernels-used-weak-shared: a
+// template kernel's static __shared__ array; Thrust's CUB kernels).
+func lateSharedSection(ctx *Context, t int32) int32 {
+	n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[t].Name, ".text")
+	// (newSection but for the name, entered with the symbol.)
+	sh := ctx.allocSec()
+	*sh = OutSec{ID: int32(len(ctx.Secs)), Name: n, Type: elf.SHTNobits, Flags: elf.SHFAlloc | elf.SHFWrite, Align: 1,
+		InfoSym: -1, InfoSec: t, SymID: -1, Nobits: true}
+	ctx.Secs = append(ctx.Secs, sh)
+	ctx.secByName[n] = sh.ID
+	ctx.lateShared = append(ctx.lateShared, sh.ID) // (its symbol: lateSharedSymbols)
+	return sh.ID
+}
+
+// lateSharedSymbols enters the names and makes the section symbols of
+// lateSharedSection's sections, in the order they were made.
+func lateSharedSymbols(ctx *Context) {
+	for _, id := range ctx.lateShared {
+		sh := ctx.Secs[id]
+		ctx.addStr(ctx.ShStr, sh.Name, &sh.nameOff)
+		sh.SymID = newSym(ctx, OutSym{Name: sh.Name, Info: elf.STTSection, Sec: id, IsSecSym: true}, false)
 	}
 }
 

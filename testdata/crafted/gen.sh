@@ -334,6 +334,14 @@ case_cdp_device_api() {
 	link cdp-device-api -arch=$ARCH m.cubin -L../../cudalib -lcudadevrt -o ref.cubin
 }
 
+# --kernels-used=root: root launches tk<11> (a template kernel, weak, with
+# a static __shared__ array), gk (a static array of its own section), gk0
+# and tk0<3> (no shared memory). a.ptx: nvcc -arch=sm_90 -rdc=true -ptx a.cu.
+case_kernels_used_weak_shared() {
+	asm kernels-used-weak-shared a.ptx
+	link kernels-used-weak-shared -arch=$ARCH --kernels-used=root a.cubin -L../../cudalib -lcudadevrt -o ref.cubin
+}
+
 # k1 calls cudaFree, then cudaMalloc; k2 cudaGetDevice, then cudaFree.
 case_cdp_malloc_free() {
 	asm cdp-malloc-free m.ptx
