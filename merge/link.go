@@ -20,6 +20,9 @@ var errFatal = errors.New("fatal")
 // printed under ("nvlink" or "warplink").
 func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	diags := &diag.Bag{Werror: opts.Werror, NoWarn: opts.NoWarn}
+	if opts.ReportArch {
+		diags.Suffix = " (target: " + opts.Arch + ")"
+	}
 	ctx := newContext(opts, diags, prog)
 	defer ctx.mem.Free() // last: diagnostics and dumps may name input strings
 	defer ctx.tables.Free()

@@ -23,6 +23,7 @@ type Options struct {
 	Debug                    bool     // -g
 	NoWarn                   bool     // -w
 	Werror                   bool     // -Werror
+	ReportArch               bool     // -report-arch: every message ends " (target: <arch>)"
 	Verbose                  bool     // -v
 	PreserveRelocs           bool     // --preserve-relocs
 	SuppressStackSizeWarning bool     // --suppress-stack-size-warning

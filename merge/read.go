@@ -43,9 +43,13 @@ func read(ctx *Context) error {
 	// nvlink opens the -l libraries after every file input, whatever their
 	// position on the command line.
 	var files, libs []string
-	for _, in := range ctx.Opts.Inputs {
+	for k, in := range ctx.Opts.Inputs {
 		if name, ok := strings.CutPrefix(in, "-l"); ok {
-			if p, found := input.FindLibrary(name, ctx.Opts.LibDirs); found {
+			p, found, skipped := input.FindLibrarySkipping(name, ctx.Opts.LibDirs)
+			for _, s := range skipped {
+				ctx.Diags.Warnf([3]int{0, -1, 2 + k}, "Skipping incompatible '%s' when searching for -l%s", s, name)
+			}
+			if found {
 				libs = append(libs, p)
 			} // a library that is not found is skipped silently
 			continue

@@ -111,11 +111,14 @@ func TestExtraForms(t *testing.T) {
 	want := Command{Xptxas: []string{"-g"}, MaxRegCount: 16, NVVMPath: "/nvvm", HostCCBin: "clang",
 		ToolName: "foo", CUDAAPIVersion: "11.8", APIVersion: 118, DotFile: "d.dot", Relocatable: true, Shared: true,
 		LineInfo: true, UUMN: true, ForceRela: true, DisableSmemReservation: true, SyscallConstOffset: -1,
-		HostLinkerOptions: []string{"a", "b"}, ReportArch: true, ExtraWarnings: true, ReserveNullPointer: true,
+		HostLinkerOptions: []string{"a", "b"}, ExtraWarnings: true, ReserveNullPointer: true,
 		DontReserveNullPointer: true, Release: 118}
 	want.Opts = c.Opts
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("got  %+v\nwant %+v", *c, want)
+	}
+	if !c.Opts.ReportArch {
+		t.Error("-report-arch not set")
 	}
 	if !strings.Contains(msg, "incompatible redefinition for option 'host-ccbin'") {
 		t.Errorf("no redefinition warning: %q", msg)

@@ -40,7 +40,6 @@ type Command struct {
 	CUDAAPIVersion          string // -cuda-api-version MAJOR.MINOR, "" = toolkit's
 	APIVersion              uint32 // Check: MAJOR*10+MINOR of CUDAAPIVersion, 0 = none
 	ExtraWarnings           bool   // -extrawarn
-	ReportArch              bool   // -report-arch
 	SuppressDebugInfo       bool   // -suppress-debug-info
 	DumpCallgraphNoDemangle bool   // -dump-callgraph-no-demangle
 	DotFile                 string // -dot FILE: callgraph in dot format

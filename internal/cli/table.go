@@ -112,7 +112,7 @@ func options() []option {
 			set:  func(c *Command, v string) { c.Opts.RegisterLinkBinaries = v }},
 		{long: "report-arch", short: "report-arch", kind: kBool,
 			help: "Report the SM target arch in error messages.",
-			set:  func(c *Command, _ string) { c.ReportArch = true }},
+			set:  func(c *Command, _ string) { c.Opts.ReportArch = true }},
 		{long: "suppress-arch-warning", short: "suppress-arch-warning", kind: kBool,
 			help: "Do not warn when an object has no code for the target arch.",
 			set:  func(c *Command, _ string) { c.Opts.SuppressArchWarning = true }},

@@ -53,6 +53,10 @@ type Bag struct {
 	list   []Diag
 	Werror bool // -Werror: warnings become errors
 	NoWarn bool // -w: warnings are dropped
+	// Suffix ends every message Print writes but verbatim text: nvlink's
+	// -report-arch adds " (target: sm_XX)", which nvcc passes when it
+	// device-links for several architectures.
+	Suffix string
 }
 
 // Add records a message. Keys that tie keep insertion order.
@@ -137,7 +141,7 @@ func (b *Bag) Print(w io.Writer, prog string) {
 			io.WriteString(w, d.Msg)
 			continue
 		}
-		fmt.Fprintf(w, "%s %s: %s\n", prog, d.Sev.prefix(d.Promoted), d.Msg)
+		fmt.Fprintf(w, "%s %s: %s%s\n", prog, d.Sev.prefix(d.Promoted), d.Msg, b.Suffix)
 		if d.Sev == Fatal {
 			return
 		}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -16,17 +15,6 @@ import (
 // with warplink in its place; the device code they embed must be
 // byte-identical and nvlink's messages the same. docs/usage.md shows the
 // same set-ups by hand.
-
-// buildsysSkipIncompatible matches nvlink's warning for an archive on the
-// -l search path it cannot use: Debian 12's librt.a, libpthread.a and
-// libdl.a (glibc 2.34's empty archives, 8 bytes), which CMake's CUDA link
-// line names, get "Skipping incompatible '<path>' when searching for -l<x>".
-// warplink does not print it: buildsysKnownMissing lists the messages the
-// tests expect nvlink alone to print, and they fail once warplink prints
-// them too, so that the entry goes.
-var buildsysSkipIncompatible = regexp.MustCompile(`^nvlink warning : Skipping incompatible '.*' when searching for -l`)
-
-var buildsysKnownMissing = []*regexp.Regexp{buildsysSkipIncompatible}
 
 // nvlinkShim builds warplink and returns a folder holding an "nvlink" that
 // notes each command line in the returned log file and runs warplink (as
@@ -70,7 +58,7 @@ func nvlinkMessages(out string) []string {
 
 // compareBuilds requires the embedded cubins of the two files to be
 // identical, warplink to have run (its shim's log) and the nvlink messages
-// of the two builds to be the same but for buildsysKnownMissing.
+// of the two builds to be the same.
 func compareBuilds(t *testing.T, ref, ours []byte, refOut, ourOut, shimLog string) {
 	t.Helper()
 	calls, _ := os.ReadFile(shimLog)
@@ -92,34 +80,9 @@ func compareBuilds(t *testing.T, ref, ours []byte, refOut, ourOut, shimLog strin
 	if r := realCompare("build", b, a); r.outcome != realIdentical {
 		t.Errorf("embedded device code: %s\n%s", realOutcomeNames[r.outcome], r.detail)
 	}
-	refMsgs, ourMsgs := nvlinkMessages(refOut), nvlinkMessages(ourOut)
-	var expected []string
-	for _, l := range refMsgs {
-		known := slices.ContainsFunc(buildsysKnownMissing, func(re *regexp.Regexp) bool { return re.MatchString(l) })
-		switch {
-		case known && slices.Contains(ourMsgs, l):
-			t.Errorf("warplink now prints %q: remove its pattern from buildsysKnownMissing", l)
-		case known:
-			t.Logf("known difference: nvlink alone prints %q", l)
-		default:
-			expected = append(expected, l)
-		}
-	}
-	if !sameButKnownMissing(ourMsgs, expected) {
+	if ourMsgs, refMsgs := nvlinkMessages(ourOut), nvlinkMessages(refOut); !slices.Equal(ourMsgs, refMsgs) {
 		t.Errorf("nvlink messages differ:\nwarplink:\n%s\nnvlink:\n%s", strings.Join(ourMsgs, "\n"), strings.Join(refMsgs, "\n"))
 	}
-}
-
-// sameButKnownMissing reports whether ours equals want once the lines of ours that
-// buildsysKnownMissing matches are dropped.
-func sameButKnownMissing(ours, want []string) bool {
-	var l []string
-	for _, s := range ours {
-		if !slices.ContainsFunc(buildsysKnownMissing, func(re *regexp.Regexp) bool { return re.MatchString(s) }) {
-			l = append(l, s)
-		}
-	}
-	return slices.Equal(l, want)
 }
 
 // TestCMakeSeparable builds testdata/buildsys with CMake (CUDA language,

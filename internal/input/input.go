@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -527,17 +528,70 @@ func (x *expander) archiveParallel(path string, a *ar.Archive, system bool) ([]U
 }
 
 // FindLibrary resolves -l<name> as nvlink 11.8 does: the first -L directory,
-// in order, holding lib<name>.a. There are no default directories and
-// $LIBRARY_PATH is not consulted. ok is false when nothing is found; nvlink
-// then goes on silently, without a diagnostic.
+// in order, holding lib<name>.a that is not incompatible (see
+// FindLibrarySkipping). There are no default directories and $LIBRARY_PATH
+// is not consulted. ok is false when nothing is found; nvlink then goes on
+// silently, without a diagnostic.
 func FindLibrary(name string, libDirs []string) (path string, ok bool) {
+	path, ok, _ = FindLibrarySkipping(name, libDirs)
+	return path, ok
+}
+
+// FindLibrarySkipping is FindLibrary, also listing the archives it passed
+// over as incompatible, for which nvlink warns "Skipping incompatible
+// '<path>' when searching for -l<name>" and searches on: an archive none of
+// whose members is a host ELF object (empty, as Debian's librt.a and
+// libpthread.a, which CMake's link lines name; only cubins, made with ar;
+// only other files). An archive with one host object among others counts
+// as compatible, and a file that is no archive is taken as found.
+func FindLibrarySkipping(name string, libDirs []string) (path string, ok bool, skipped []string) {
 	for _, d := range libDirs {
 		p := filepath.Join(d, "lib"+name+".a")
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, true
+			if incompatibleArchive(p) {
+				skipped = append(skipped, d+"/lib"+name+".a") // (as nvlink prints it: "./libx.a" for -L.)
+				continue
+			}
+			return p, true, skipped
 		}
 	}
-	return "", false
+	return "", false, skipped
+}
+
+// incompatibleArchive reports whether the file at p is an archive without
+// a host ELF member (FindLibrarySkipping). It reads member headers and the
+// first bytes of each member only, stopping at the first host object, so a
+// large library costs a few small reads.
+func incompatibleArchive(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false // (the read pass reports it)
+	}
+	defer f.Close()
+	var hdr [60]byte
+	if n, _ := f.ReadAt(hdr[:8], 0); n != 8 || string(hdr[:8]) != "!<arch>\n" {
+		return false // not a regular archive: taken as it is
+	}
+	for off := int64(8); ; {
+		if n, _ := f.ReadAt(hdr[:], off); n != len(hdr) {
+			return true
+		}
+		size, err := strconv.ParseInt(strings.TrimSpace(string(hdr[48:58])), 10, 64)
+		if err != nil || size < 0 {
+			return false // malformed: the read pass reports it
+		}
+		var head [20]byte
+		if n, _ := f.ReadAt(head[:], off+60); n == len(head) && string(head[:4]) == "\x7fELF" {
+			machine := uint16(head[18]) | uint16(head[19])<<8
+			if head[5] == 2 { // big-endian
+				machine = uint16(head[18])<<8 | uint16(head[19])
+			}
+			if machine != elf.EMCUDA {
+				return false
+			}
+		}
+		off += 60 + size + size&1
+	}
 }
 
 // markNoHostInfo records that the input named name has no host reference

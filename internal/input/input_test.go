@@ -109,8 +109,9 @@ func TestSeen(t *testing.T) {
 }
 
 func TestFindLibrary(t *testing.T) {
-	a, b := t.TempDir(), t.TempDir()
-	os.WriteFile(filepath.Join(b, "libfoo.a"), []byte("!<arch>\n"), 0o644)
+	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
+	host := testArchive(elfHead(62), elfHead(190)) // an x86-64 object among cubins
+	os.WriteFile(filepath.Join(b, "libfoo.a"), host, 0o644)
 	os.Mkdir(filepath.Join(a, "libbar.a"), 0o755)
 	if p, ok := FindLibrary("foo", []string{a, filepath.Join(a, "none"), b}); !ok || p != filepath.Join(b, "libfoo.a") {
 		t.Errorf("foo: %q %v", p, ok)
@@ -122,6 +123,35 @@ func TestFindLibrary(t *testing.T) {
 	if _, ok := FindLibrary("foo", nil); ok {
 		t.Error("LIBRARY_PATH consulted")
 	}
+	// Archives without a host object are skipped, and the search goes on.
+	for _, bad := range [][]byte{testArchive(), testArchive(elfHead(190)), testArchive([]byte("hello\n"))} {
+		os.WriteFile(filepath.Join(c, "libfoo.a"), bad, 0o644)
+		p, ok, skipped := FindLibrarySkipping("foo", []string{c, b})
+		if !ok || p != filepath.Join(b, "libfoo.a") || len(skipped) != 1 || skipped[0] != c+"/libfoo.a" {
+			t.Errorf("%q: found %q %v, skipped %q", bad, p, ok, skipped)
+		}
+	}
+}
+
+// elfHead is the first 20 bytes of a little-endian ELF64 file of machine m.
+func elfHead(m uint16) []byte {
+	h := make([]byte, 20)
+	copy(h, "\x7fELF\x02\x01\x01")
+	h[18], h[19] = byte(m), byte(m>>8)
+	return h
+}
+
+// testArchive is an ar archive of the members given (named m0, m1, ...).
+func testArchive(members ...[]byte) []byte {
+	out := []byte("!<arch>\n")
+	for i, m := range members {
+		out = append(out, fmt.Sprintf("%-16s%-12d%-6d%-6d%-8o%-10d`\n", fmt.Sprintf("m%d/", i), 0, 0, 0, 0o644, len(m))...)
+		out = append(out, m...)
+		if len(m)%2 == 1 {
+			out = append(out, '\n')
+		}
+	}
+	return out
 }
 
 // patchFatbin rewrites a relocatable fatbin in place: the ELF member gets
