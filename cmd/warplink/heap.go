@@ -60,8 +60,7 @@ func newHeapSizer() *heapSizer {
 // limit is topped up after read (laterAdvice), but that allocation may
 // take memory the heap has used, which the runtime zeroes first: 4-78 ms
 // for 40 MiB at 20,000 objects (0.5 s for 188 MiB at 50,000 where read
-// ran uncollected), hence a range sized from the input count up front
-// (20,000 objects: 0.52 -> 0.43 s, fastest of three).
+// ran uncollected), hence a range sized from the input count up front.
 func earlyAdvice(inputs int) int {
 	return int(min(max(limitFor(int64(inputs)*inputGuess), minEarlyAdvice), hugemem.MaxHeapAdvice))
 }
@@ -83,14 +82,13 @@ const (
 // input that the range covers (reading): read's allocations land in the
 // advised range, uncollected.
 //
-// Before, the allocation that makes the range started a collection that
-// found it alive, and the range stayed taken until the next one, after
-// read: read's allocations went past it, to memory nobody had advised
-// (medians: 10,000 objects 213 -> 189 ms, 2,000 56.1 -> 49.9, 4,000
-// 98.9 -> 92.3, 1,000 36.8 -> 33.3). With the collector left on through
-// read instead, the heap, growing from nothing, was collected over and
-// over (nine collections instead of seven at 10,000 objects), and 2,000
-// objects gained nothing.
+// Were the collector on while the range is made, the allocation would
+// start a collection that finds it alive, the range would stay taken
+// until the next one, after read, and read's allocations would go past
+// it, to memory nobody advised (about a tenth slower at every size).
+// Were it on through read, the heap, growing from nothing, would be
+// collected over and over (nine collections instead of seven at 10,000
+// objects), and 2,000 objects would gain nothing.
 func (h *heapSizer) advise(plainMemory bool, inputs int) {
 	if plainMemory {
 		return
@@ -157,32 +155,19 @@ func (h *heapSizer) leaveToLimit() {
 // live at the end). Each collection frees what the passes before it left
 // behind (read's scratch buffers, the shards' batches, per-object tables,
 // relocate's records), and the passes after it reuse that memory instead
-// of growing the heap. One collection after relocate (medians of 21
-// alternating links on the 2-core machine of 2026-11-26): peak RSS 2,000
-// objects 36.3 -> 30.4-32.2 MB, 1,000 objects 22.2 -> 20.1 MB, for about
-// 1 ms (a heap of 5-8 MB); after dce alone, or after merge and finalize,
-// saved less, and a second one after finalize nothing more. Collecting
-// after read and merge too (16 alternating links, later that day):
-// 2,000 objects 33.0-33.2 -> 29.8-31.1 MB, 1,000 objects 22.1-23.1 ->
-// 20.7-21.1 MB, for 1-2 ms at 1,000 objects (fastest links 17.1 ->
-// 19.2 ms); after resolve and relocate, or after resolve, dce and
-// finalize, saved less. Larger links run GOGC's collections
-// anyway (4,000 objects: no gain). After finalize too, once the heap and
-// arena of a small link kept small pages (24 alternating links,
-// 2026-11-27): 1,000 objects 15.3 -> 15.1 MiB, 2,000 24.3 -> 23.9, the
-// same medians of time (36.5 / 36.6 ms, 57.9 / 58.1).
+// of growing the heap: after read, merge, relocate and finalize, a tenth
+// to a fifth less peak RSS at 1,000 and 2,000 objects for 1-2 ms (a heap of
+// 5-8 MB); collections after other passes saved less. Larger links run
+// GOGC's collections anyway (4,000 objects: no gain).
 //
 // A heap that got no advice (noAdvice: small pages) also hands its free
 // pages back to the system after the passes returnAfter names, which
 // collects it as well: the passes after fault in only what they need
-// (16 alternating links, medians, 2026-11-27: 1,000 objects 15.1 ->
-// 14.2 MiB, 32.6 / 32.7 ms; 2,000 objects 25.3 -> 24.4 MiB). With huge
-// pages that would split them. Not after finalize: write, the last
-// pass, then faulted back in what it needs, where a plain collection
-// lets it reuse those pages (three sets of 30-40 alternating links at
-// 1,000 objects, third session of 2026-11-27: 19.6 / 21.9 -> 19.1 /
-// 20.9 ms, 21.4 / 28.8 -> 20.9 / 27.5 at best / median, for 14.9 ->
-// 15.2 MB; nvlink 16.0-16.1).
+// (about 0.9 MB less at 1,000 and 2,000 objects, the same time). With
+// huge pages that would split them. Not after finalize: write, the last
+// pass, would fault back in what it needs, where a plain collection lets
+// it reuse those pages (0.5-1.5 ms faster at 1,000 objects for 0.3 MB,
+// still under nvlink's peak).
 func (h *heapSizer) passDone(pass string) {
 	switch {
 	case !h.limitOnly:
@@ -219,7 +204,7 @@ func (h *heapSizer) restoreLimit() {
 }
 
 // size gives the Go heap a soft limit of 1.15 times the size of
-// the cubins to link plus 8 MiB (16 MiB below limitOnlyBelow), unless
+// the cubins to link plus 8 MiB (16 MiB below smallLink), unless
 // GOMEMLIMIT is set. The cubins,
 // their parsed tables and the string tables live outside the Go heap
 // (internal/hugemem); what the heap keeps at the end of a link of
@@ -249,14 +234,14 @@ func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 			// A small link's heap stays near its limit anyway: let the
 			// limit alone run the collector (and its scavenger), which
 			// spares the collections of the heap's growth from nothing
-			// (2,000 objects: 76 -> 69 ms, 1,000: 50 -> 47; the same
-			// peak RSS). Larger links need GOGC's collections: at
-			// 100,000 objects the limit alone cost 0.6 s more.
+			// (a tenth faster at 1,000 and 2,000 objects, the same peak
+			// RSS). Larger links need GOGC's collections: at 100,000
+			// objects the limit alone costs more than a tenth.
 			h.leaveToLimit()
 		}
 	}
 	if !inputsOnHeap && !h.noAdvice {
-		// (10,000 objects: 0.40 -> 0.30 s; 100,000: 6.0 -> 4.5 s; up to
+		// (A quarter faster at 10,000 and 100,000 objects, for up to
 		// 1-2 MB more peak RSS.) The runtime places the allocation where
 		// it finds room: usually past the early range, which the heap
 		// fills by then, but it may reuse free pages of that range, and
@@ -272,12 +257,14 @@ func (h *heapSizer) size(inputBytes int64, inputsOnHeap bool) {
 }
 
 // limitFor is the heap's soft limit for inputBytes of cubins: 1.15 times
-// them plus 8 MiB, 8 MiB more below limitOnlyBelow. (Below limitOnlyBelow the limit
+// them plus 8 MiB, 8 MiB more below smallLink. (Below smallLink the limit
 // counts the runtime's own memory and the heap's free pages not yet
-// returned to the system, which left a small link's heap little room: at
-// 1,000 objects it was collected seven times in 40 ms. 8 MiB more: 1,000
-// objects 51 -> 36-38 ms, 2,000 76 -> 60 ms, for 3 and 5 MB more peak
-// RSS; 4,000 objects, above the threshold, would pay 4.5 MB for 10 %.)
+// returned to the system, which leaves a small link's heap little room:
+// without the 8 MiB a 1,000-object link's heap is collected seven times
+// in 40 ms, and 1,000 and 2,000 objects take a quarter to a third
+// longer, for 3 and
+// 5 MB less peak RSS; 4,000 objects, above the threshold, would pay
+// 4.5 MB for 10 %.)
 func limitFor(inputBytes int64) int64 {
 	limit := inputBytes*23/20 + 8<<20
 	if inputBytes < limitOnlyBelow {
@@ -298,26 +285,21 @@ func laterAdvice(limit int64, advised int) int {
 // 3,700 generated objects (4,000 objects gained nothing).
 const limitOnlyBelow = 16 << 20
 
-// A command line of more than largeArgs arguments is taken for a link of at least
-// adviceFrom bytes (4,096 inputs of 3 KiB, less than the corpus's median
+// A command line of more than largeArgs arguments is taken for a link of
+// at least adviceFrom bytes (4,096 inputs of 3 KiB, less than the corpus's median
 // cubin), advised before it is parsed. Below adviceFrom (estimated:
 // inputEstimate) the Go heap gets no advice at all, neither before read
 // nor after (heapSizer.noAdvice): its garbage then takes 4 KiB pages,
-// not whole 2 MiB ones. On the 2-core VM (16 alternating links each,
-// medians): 1,000 objects 20.3 -> 16.8 MiB and 29.1 -> 30.3 ms, 2,000
-// objects 28.5 -> 25.5 MiB and 57.0 -> 62.5 ms (nvlink 11.8: 15.3 and
-// 27.7 MiB); with the later advice kept, 18.6 and 28.0 MiB. From 4,000
-// objects (17 MB) on the advice stays: there it is time. Below
-// adviceFrom the arenas keep small pages too (Options.SmallPages) past
-// the huge pages the link is sure to fill (Options.InputEstimate), and so
-// up to smallPagesBelow (pagesFor): a last huge page mostly empty shows in
-// a small link's figure. All in small pages (24 alternating links, MB of
-// 10^6 bytes, medians): 1,000 objects 17.6 -> 15.8 MB, 27.6 -> 29.6 ms
-// (nvlink 16.1 MB); 1,500 22.0 -> 20.1 MB, the same time (nvlink 22.7);
-// 2,000 26.8 -> 25.1 MB, 53.4 -> 57.5 ms (nvlink 28.1). With those huge
-// pages besides (2026-11-27, 30 and 16 alternating links): 1,000 objects
-// the same peak RSS, 24.2 -> 23.5 ms (1,300 page faults fewer); 2,000
-// objects 25.9 -> 24.5 MB against all huge pages, the same time.
+// not whole 2 MiB ones: 3-3.5 MB less peak RSS at 1,000 and 2,000
+// objects for up to a tenth more time, which keeps them under nvlink
+// 11.8's peak (advising after read would give back 1.8 and 2.5 MB of
+// that). From 4,000 objects (17 MB) on the advice stays: there it is
+// time. Below adviceFrom the arenas keep small pages too
+// (Options.SmallPages) past the huge pages the link is sure to fill
+// (Options.InputEstimate), and so up to smallPagesBelow (pagesFor): a
+// last huge page mostly empty shows in a small link's figure (about
+// 1.8 MB at 1,000 to 2,000 objects), and the huge pages up to the
+// estimate spare 1,300 page faults at 1,000 objects.
 const (
 	largeArgs       = 4096
 	adviceFrom      = 12 << 20
@@ -330,25 +312,19 @@ const (
 // the arenas keep small pages past the huge pages the link is sure to fill
 // (below smallPagesBelow; Options.SmallPages). The arenas are not the
 // heap: a link advised before its command line was parsed keeps small
-// ones too (4,500 objects, 16 alternating links, medians: 57.2 -> 55.4
-// MB, the same time; nvlink 60.6). They are the only small pages merge
-// gives its arenas (it kept the decoded tables' first 4 MiB small below
-// 32 MiB of input as well until 2026-11-27: at 4,500 and 6,500 objects
-// that no longer changed anything).
+// ones too (4,500 objects: 1.8 MB less, the same time). They are the
+// only small pages merge gives its arenas.
 // The arena holds about 1.09 times the cubins read (generated links of
 // 1,000 to 4,000 objects), and inputEstimate was within 7 % of their size
 // there: the huge pages up to est fill. A link whose arena holds less
 // (host objects, whose host code is not kept) leaves at most one partly
 // empty: advised memory never touched costs nothing.
 //
-// Small pages from adviceFrom to smallPagesBelow (2026-11-27, 4,000
-// objects, medians of alternating links): on the 16-core GPU machine with
-// nvlink 13.0's corpus (21.1 MB of input) 65.6 -> 63.5 MB under 14 Ps and
-// 63.6 -> 61.7 MB under 8 (12 links each; nvlink 13.0: 62.6 MB), the
-// same time; on the 2-core VM (17.4 MB) 51.1 -> 50.6 MB, the same time
-// (24 links each). At 5,500 objects (24 MB) they no longer saved memory
-// and may cost time (95.8 -> 99.7 ms, 16 links each, a noisy spell);
-// at 10,000 they cost 3-10 ms.
+// Small pages from adviceFrom to smallPagesBelow save 2 MB at 4,000
+// objects on 16 cores (which brings warplink under nvlink 13.0's 62.6
+// MB there, with procsFor's Ps) and 0.5 MB on two, in the same time. At
+// 5,500 objects (24 MB) they no longer save memory and may cost time; at
+// 10,000 they cost 3-10 ms.
 func pagesFor(est int64, mayAdvise bool) (noAdvice, smallPages bool) {
 	return mayAdvise && est < adviceFrom, est < smallPagesBelow
 }
