@@ -128,21 +128,6 @@ func createOutput(files *atomicfile.Registry, path string) (*atomicfile.File, er
 	return atomicfile.Create(path)
 }
 
-// writeOutput writes a whole file atomically: a temporary file beside the
-// target, renamed into place only when complete; on any failure nothing is
-// left behind and an existing file at path is untouched.
-func writeOutput(files *atomicfile.Registry, path string, b []byte) error {
-	f, err := createOutput(files, path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Abort()
-		return err
-	}
-	return f.Commit()
-}
-
 // writeRegisterFile writes --register-link-binaries: the module of every
 // linked object (or Options.RegisterModules), which nvcc compiles into
 // the host registration code.
@@ -153,7 +138,7 @@ func writeRegisterFile(opts *Options, ctx *Context) error {
 			mods = append(mods, RegisterModule{Name: o.Name, ModuleID: o.ModuleID})
 		}
 	}
-	return writeOutput(opts.Files, opts.RegisterLinkBinaries, RegisterFile(mods))
+	return atomicfile.WriteFile(opts.Files, opts.RegisterLinkBinaries, RegisterFile(mods))
 }
 
 // RegisterModule is an object --register-link-binaries lists.

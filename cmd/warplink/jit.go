@@ -42,9 +42,9 @@ func ltoStep(cmd *cli.Command, c *jit.Compiler, files *atomicfile.Registry, stde
 	bag := &diag.Bag{Werror: cmd.Opts.Werror, NoWarn: cmd.Opts.NoWarn}
 	res, err := l.Run(bag)
 	if err == nil && res.Output != nil {
-		if werr := writeWhole(files, cmd.Opts.Output, res.Output); werr != nil {
+		if werr := atomicfile.WriteFile(files, cmd.Opts.Output, res.Output); werr != nil {
 			bag.Fatalf([3]int{9}, "Could not open output file '%s'", cmd.Opts.Output)
-		} else if r := cmd.Opts.RegisterLinkBinaries; r != "" && writeWhole(files, r, merge.RegisterFile(res.Register)) != nil {
+		} else if r := cmd.Opts.RegisterLinkBinaries; r != "" && atomicfile.WriteFile(files, r, merge.RegisterFile(res.Register)) != nil {
 			bag.Fatalf([3]int{9, 1}, "Could not open output file '%s'", r)
 		}
 	}
@@ -60,18 +60,4 @@ func ltoStep(cmd *cli.Command, c *jit.Compiler, files *atomicfile.Registry, stde
 		cmd.Opts.RegisterModules = res.Register
 	}
 	return 0, false
-}
-
-// writeWhole writes the output file of a link that ends in the LTO step,
-// atomically: nothing is left at path unless all of it was written.
-func writeWhole(files *atomicfile.Registry, path string, b []byte) error {
-	f, err := files.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Abort()
-		return err
-	}
-	return f.Commit()
 }

@@ -311,3 +311,22 @@ func (r *Registry) watch(sigs []os.Signal) (stop func()) {
 		close(done)
 	}
 }
+
+// WriteFile writes b to path atomically (Create, Write, Commit), through r
+// when it is not nil: on any failure nothing is left behind and an existing
+// file at path is untouched.
+func WriteFile(r *Registry, path string, b []byte) error {
+	create := Create
+	if r != nil {
+		create = r.Create
+	}
+	f, err := create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
