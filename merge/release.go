@@ -206,29 +206,21 @@ var (
 		StrtabSymbolsLast: true,
 		BankBeforeRel:     true,
 	}
-	// nvlink130 has 12.5's rules where the corpus of CUDA 13.0
-	// (testdata/corpus/cuda13.0-sm_90) shows them, and its own from
-	// LocalByBinding to FlagsTop (release130.go); its refusals are not
-	// checked (no nvlink 13.0 here), so it has none.
-	nvlink130 = Release{
-		Name: "13.0", Version: 130,
-		LocalByBinding:       true,
-		ReservedSmemGlobal:   true,
-		InputOrder:           true,
-		DropLoserDebugRelocs: true,
-		FlagsTop:             map[uint32]uint32{0x0e: 0x11},
-		ToolNote:             [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"},
-		CompatDrop:           []uint8{0x0b},
-		DropUnifiedTables:    true,
-		InfoLink:             true,
-		EmptyCallList4:       true,
-		List4AsCalls:         true,
-		UnifiedAbs:           unifiedAbs125,
-		DebugEntryShared:     true,
-		RelAction:            relAction125,
-		StrtabSymbolsLast:    true,
-		BankBeforeRel:        true,
-	}
+	// nvlink130 is nvlink125 where the corpus of CUDA 13.0
+	// (testdata/corpus/cuda13.0-sm_90) shows 12.5's rules, plus its own
+	// from LocalByBinding to FlagsTop (release130.go). Its refusals are
+	// not checked (no nvlink 13.0 here), so it has none, and its
+	// e_version is the first input's.
+	nvlink130 = func() Release {
+		r := nvlink125
+		r.Name, r.Version, r.ELFVersion = "13.0", 130, 0
+		r.MinSM90Toolkit, r.ABI8Refusal = 0, ""
+		r.LocalByBinding, r.ReservedSmemGlobal, r.InputOrder, r.DropLoserDebugRelocs = true, true, true, true
+		r.FlagsTop = map[uint32]uint32{0x0e: 0x11}
+		r.ToolNote = [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"}
+		r.CompatDrop = []uint8{0x0b}
+		return r
+	}()
 )
 
 // releases are the known releases, oldest first.
