@@ -97,7 +97,10 @@ func buildJITTools(t *testing.T) (nvlink, helper string) {
 
 // TestJITLTO replays nvlink 11.8's PTX JIT and LTO links of testdata/jit:
 // the same exit status, messages and output bytes. It needs ptxas (the
-// LTO links also libnvvm) and skips what it cannot run.
+// LTO links also libnvvm) and skips what it cannot run. The -G objects of
+// debug/ name their sources by the recording machine's absolute paths;
+// ptxas -g reads a source that exists into the debug information, so the
+// records are those of a machine where the paths do not exist (any other).
 func TestJITLTO(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
