@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/toolkit"
 	"os"
 	"os/exec"
 	"strings"
@@ -95,8 +96,8 @@ func TestOptions125(t *testing.T) {
 // TestAgainstNvlink125 runs errorCases125 with nvlink 12.5.
 func TestAgainstNvlink125(t *testing.T) {
 	const nvlink125 = "/opt/cuda12/bin/nvlink"
-	if _, err := os.Stat(nvlink125); err != nil {
-		t.Skip("nvlink 12.5 is not installed at " + nvlink125)
+	if r := toolkit.NvlinkRelease(nvlink125); r != "12.5" {
+		t.Skipf("no nvlink 12.5 at %s (release %q)", nvlink125, r)
 	}
 	dir := corpusDir(t)
 	for _, tt := range errorCases125 {
@@ -119,8 +120,8 @@ func TestAgainstNvlink125(t *testing.T) {
 // is in warplink's help for 12.5.
 func TestHelpCoversNvlink125(t *testing.T) {
 	const nvlink125 = "/opt/cuda12/bin/nvlink"
-	if _, err := os.Stat(nvlink125); err != nil {
-		t.Skip("nvlink 12.5 is not installed at " + nvlink125)
+	if r := toolkit.NvlinkRelease(nvlink125); r != "12.5" {
+		t.Skipf("no nvlink 12.5 at %s (release %q)", nvlink125, r)
 	}
 	out, _ := exec.Command(nvlink125, "--help").Output()
 	var ours bytes.Buffer

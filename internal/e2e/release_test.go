@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warplink/warplink/internal/toolkit"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -115,8 +116,8 @@ func TestReleaseChoice(t *testing.T) {
 // same exit status and diagnostics, and byte-identical outputs.
 func TestCorpus125OptionsNvlink(t *testing.T) {
 	nvlink := envOr("WARPLINK_NVLINK125", "/opt/cuda12/bin/nvlink")
-	if _, err := os.Stat(nvlink); err != nil {
-		t.Skip("nvlink 12.5 not installed")
+	if r := toolkit.NvlinkRelease(nvlink); r != "12.5" {
+		t.Skipf("no nvlink 12.5 at %s (release %q)", nvlink, r)
 	}
 	same := 0
 	var corpora []string

@@ -4,8 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/warplink/warplink/internal/toolkit"
 )
 
 // useToolkit selects the toolkit the nvcc tests (make sweep, make
@@ -38,10 +39,8 @@ func useToolkit(t *testing.T) string {
 // says none.
 func nvlinkRelease() string {
 	out, _ := exec.Command("nvlink", "--version").Output()
-	if _, rest, ok := strings.Cut(string(out), "release "); ok {
-		if v, _, ok := strings.Cut(rest, ","); ok {
-			return "nvlink " + v
-		}
+	if v := toolkit.ReleaseOf(string(out)); v != "" {
+		return "nvlink " + v
 	}
 	return "nvlink"
 }
