@@ -77,6 +77,10 @@ type Context struct {
 	// .nv.info records. finalize frees it then (releaseTables), so that
 	// the rest of finalize and write do not come on top.
 	tables *hugemem.Arena
+	// late is tables once releaseTables has reset it for reuse by what
+	// finalize and write allocate after (lateAlloc); nil before, or when
+	// the tables were freed or kept.
+	late *hugemem.Arena
 
 	// openOutput opens where the write pass streams the file, size bytes
 	// (nil: into Out).

@@ -105,35 +105,54 @@ func finalize(ctx *Context) error {
 }
 
 // releaseTablesBelow bounds the tables releaseTables frees: 8 MiB, about
-// 8,000 generated objects. Larger links are below nvlink's peak RSS
-// anyway, and there the freed memory cost the next process: this VM's
-// kernel hands freed memory back to its host after a couple of seconds
-// (free page reporting), and a link started then has to fault it in again
-// from the host (100,000 objects, one link after another: 15 % slower
-// at best in the benchmark; read, merge and write twice as slow in the
-// link after one that had freed 100 MB midway).
+// 8,000 generated objects. Larger links' tables are reset instead, and
+// reused for what finalize and write allocate after (lateAlloc): freed,
+// they cost the next process: this VM's kernel hands freed memory back to
+// its host after a couple of seconds (free page reporting), and a link
+// started then has to fault it in again from the host (100,000 objects,
+// one link after another: 15 % slower at best in the benchmark; read,
+// merge and write twice as slow in the link after one that had freed
+// 100 MB midway).
 const releaseTablesBelow = 8 << 20
 
 // releaseTables frees what nothing reads once finalize has collected the
 // call graph (and waited for objectInfo): the inputs' symbol tables,
 // decoded relocations and .nv.info records (Context.tables; 4.2 MB at
-// 4,000 objects, a sixth of the arena), up to releaseTablesBelow. What
-// finalize and write allocate after it comes instead of on top of it.
-// Freed before buildNvInfo, whose records and the symbol indices grow
-// the heap by 5 MB at 4,000 objects, this lowers the peak RSS there by
-// 4 MB (to below nvlink's), at no cost in time; 1,000 and 2,000 objects
-// change little. A small link's tables take small pages
-// (Options.SmallPages): in huge pages, what it freed would leave one
-// mostly empty before it (1,000 objects: 2 MB more). The symbol
-// tables and relocations are dropped from the objects, so that a use
-// after this fails at once; a dump (after any pass, or of the call graph,
-// which names input symbols) shows them, so they stay for one.
+// 4,000 objects, a sixth of the arena), up to releaseTablesBelow, and
+// past it makes their memory the place of finalize's and write's later
+// arena allocations (hugemem.Arena.Reset, lateAlloc: at 30,000 objects
+// 10 MB of .nv.info contents and write's buffers that would otherwise
+// come on top of 32 MB of tables). What finalize and write allocate after
+// it comes instead of on top of it. Freed before buildNvInfo, whose
+// records and the symbol indices grow the heap by 5 MB at 4,000 objects,
+// this lowers the peak RSS there by 4 MB (to below nvlink's), at no cost
+// in time; 1,000 and 2,000 objects change little. A small link's tables
+// take small pages (Options.SmallPages): in huge pages, what it freed
+// would leave one mostly empty before it (1,000 objects: 2 MB more). The
+// symbol tables and relocations are dropped from the objects, so that a
+// use after this fails at once; a dump (after any pass, or of the call
+// graph, which names input symbols) shows them, so they stay for one.
 func releaseTables(ctx *Context) {
-	if ctx.Opts.Dump != "" || ctx.Opts.DumpCallgraph || ctx.tables.Used() > releaseTablesBelow {
+	if ctx.Opts.Dump != "" || ctx.Opts.DumpCallgraph {
 		return
 	}
 	for _, o := range ctx.Objs {
 		o.F.Symbols, o.relSecs = nil, nil // (nvinfo went after its last use)
 	}
-	ctx.tables.Free()
+	if ctx.tables.Used() <= releaseTablesBelow {
+		ctx.tables.Free()
+		return
+	}
+	ctx.tables.Reset()
+	ctx.late = ctx.tables
+}
+
+// lateAlloc is Arena.Alloc for what finalize and write place in an arena
+// after releaseTables: from the tables' memory when it was reset for
+// reuse, else from Context.mem.
+func (ctx *Context) lateAlloc(n int) []byte {
+	if ctx.late != nil {
+		return ctx.late.Alloc(n)
+	}
+	return ctx.mem.Alloc(n)
 }

@@ -220,7 +220,7 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 		}
 	}
 	var scratch []byte // an EXTERNS payload, for one record at a time
-	out := ctx.mem.Alloc(size)[:0]
+	out := ctx.lateAlloc(size)[:0]
 	for i := range s.info {
 		r := &s.info[i]
 		if r.dropped {

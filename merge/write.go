@@ -189,7 +189,7 @@ func writeBuffer(ctx *Context, n int, large bool) []byte {
 	if !large {
 		return make([]byte, n)
 	}
-	return ctx.mem.Alloc(n)
+	return ctx.lateAlloc(n)
 }
 
 // arenaTablesFrom is the size from which .symtab and .symtab_shndx come
