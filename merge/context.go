@@ -81,6 +81,9 @@ type Context struct {
 	// finalize and write allocate after (lateAlloc); nil before, or when
 	// the tables were freed or kept.
 	late *hugemem.Arena
+	// freeTablesBelow is releaseTablesBelow (a test lowers it to reach
+	// the reset).
+	freeTablesBelow int
 
 	// openOutput opens where the write pass streams the file, size bytes
 	// (nil: into Out).
@@ -311,8 +314,9 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		Str:   NewStrTab(),
 		Timer: &Timer{},
 		// (set by dce when the link uses exactly one kernel)
-		rootKernel: -1,
-		Rel:        nvlink118,
+		rootKernel:      -1,
+		Rel:             nvlink118,
+		freeTablesBelow: releaseTablesBelow,
 	}
 	if !opts.PlainMemory {
 		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{}

@@ -139,7 +139,7 @@ func releaseTables(ctx *Context) {
 	for _, o := range ctx.Objs {
 		o.F.Symbols, o.relSecs = nil, nil // (nvinfo went after its last use)
 	}
-	if ctx.tables.Used() <= releaseTablesBelow {
+	if ctx.tables.Used() <= ctx.freeTablesBelow {
 		ctx.tables.Free()
 		return
 	}

@@ -120,35 +120,48 @@ func TestReadingReportsLoadedBytes(t *testing.T) {
 // finalize leaves no input symbol table, relocations or .nv.info records
 // behind (their memory is unmapped: a pass reading them after would fault,
 // which the corpus tests would show), unless a dump is asked for, which
-// prints their sizes; the output is the same bytes either way.
+// prints their sizes; that tables too large to free are reset, and their
+// memory holds what finalize and write place in an arena after; and that
+// the output is the same bytes in every case.
 func TestReleaseTables(t *testing.T) {
 	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/cdp")
 	var outs [][]byte
-	for _, dump := range []string{"", "write"} {
+	for _, c := range []struct {
+		dump  string
+		reset bool
+	}{{"", false}, {"write", false}, {"", true}} {
 		opts := &Options{Arch: "sm_90", Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin")},
-			LibDirs: []string{"../testdata/cudalib"}, Dump: dump, DumpTo: &bytes.Buffer{}}
+			LibDirs: []string{"../testdata/cudalib"}, Dump: c.dump, DumpTo: &bytes.Buffer{}}
 		opts.Inputs = append(opts.Inputs, "-lcudadevrt")
 		ctx := newContext(opts, &diag.Bag{}, "warplink")
+		if c.reset {
+			ctx.freeTablesBelow = -1
+		}
 		err := run(ctx)
 		if err != nil || ctx.Diags.Failed() {
-			t.Fatalf("dump %q: %v %v", dump, err, ctx.Diags.Sorted())
+			t.Fatalf("%+v: %v %v", c, err, ctx.Diags.Sorted())
 		}
 		syms := 0
 		for _, o := range ctx.Objs {
 			syms += len(o.F.Symbols)
 			if o.relSecs != nil || o.nvinfo != nil {
-				t.Errorf("dump %q: %s keeps its relocations or .nv.info records", dump, o.Name)
+				t.Errorf("%+v: %s keeps its relocations or .nv.info records", c, o.Name)
 			}
 		}
-		if (syms == 0) != (dump == "") {
-			t.Errorf("dump %q: %d input symbols left after the link", dump, syms)
+		if (syms == 0) != (c.dump == "") {
+			t.Errorf("%+v: %d input symbols left after the link", c, syms)
+		}
+		if reused := ctx.late == ctx.tables && ctx.tables.Used() > 0; reused != (c.reset && ctx.tables.OffHeap()) {
+			t.Errorf("%+v: the tables' memory reused %v (%d bytes)", c, reused, ctx.tables.Used())
 		}
 		outs = append(outs, ctx.Out)
 		ctx.tables.Free()
 		ctx.mem.Free()
 	}
-	if len(outs[0]) == 0 || !bytes.Equal(outs[0], outs[1]) {
-		t.Errorf("outputs differ with and without the dump (%d and %d bytes)", len(outs[0]), len(outs[1]))
+	for i := 1; i < len(outs); i++ {
+		if len(outs[0]) == 0 || !bytes.Equal(outs[0], outs[i]) {
+			t.Errorf("outputs differ: %d bytes, case %d %d bytes", len(outs[0]), i, len(outs[i]))
+		}
 	}
 }
 
