@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // reservedShared is the shared memory the driver reserves at the start of
@@ -666,7 +667,7 @@ const constantBankLimit = 0x10000
 func checkConstantBanks(ctx *Context) {
 	for _, id := range ctx.bankSecs {
 		if s := ctx.Secs[id]; s.Size > constantBankLimit {
-			ctx.Diags.Errorf([3]int{4, 0, int(s.ID)}, "File uses too much global constant data (0x%x bytes, 0x%x max)", s.Size, constantBankLimit)
+			ctx.Diags.Errorf(diag.At(diag.PhaseLimits, 0, int(s.ID)), "File uses too much global constant data (0x%x bytes, 0x%x max)", s.Size, constantBankLimit)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/shard"
 )
 
@@ -281,7 +282,7 @@ func reportConflicts(ctx *Context, diags []shardDiag) error {
 	}
 	for k, d := range diags {
 		msg := d.d.Code.Format()
-		key := [3]int{1, int(d.file), k}
+		key := diag.At(diag.PhaseResolve, int(d.file), k)
 		in := ctx.Objs[d.d.File].Name
 		switch d.d.Code.Files() {
 		case 0:
@@ -294,7 +295,7 @@ func reportConflicts(ctx *Context, diags []shardDiag) error {
 	}
 	if len(diags) > 0 {
 		// nvlink stops after the file that raised a conflict.
-		ctx.Diags.Fatalf([3]int{1, int(diags[len(diags)-1].file), 1 << 30}, "merge_elf failed")
+		ctx.Diags.Fatalf(diag.At(diag.PhaseResolve, int(diags[len(diags)-1].file), 1<<30), "merge_elf failed")
 		return errFatal
 	}
 	return nil

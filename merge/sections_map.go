@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // secVia is what brought an input section into the link, which decides
@@ -61,7 +62,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 		if nobits {
 			this, earlier = "has no", "has"
 		}
-		ctx.Diags.Fatalf([3]int{2, o.ID, i}, "Section '%s' in '%s' %s file contents, but an earlier section of that name %s", in.Name, o.Name, this, earlier)
+		ctx.Diags.Fatalf(diag.At(diag.PhaseMerge, o.ID, i), "Section '%s' in '%s' %s file contents, but an earlier section of that name %s", in.Name, o.Name, this, earlier)
 		o.SecMap[i] = id
 		return id
 	}

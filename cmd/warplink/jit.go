@@ -44,9 +44,9 @@ func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atom
 	res, err := l.Run(bag)
 	if err == nil && res.Output != nil {
 		if werr := atomicfile.WriteFile(files, cmd.Opts.Output, res.Output); werr != nil {
-			bag.Fatalf([3]int{9}, "Could not open output file '%s'", cmd.Opts.Output)
+			bag.Fatalf(diag.At(diag.PhaseOutput, 0, 0), "Could not open output file '%s'", cmd.Opts.Output)
 		} else if r := cmd.Opts.RegisterLinkBinaries; r != "" && atomicfile.WriteFile(files, r, merge.RegisterFile(res.Register)) != nil {
-			bag.Fatalf([3]int{9, 1}, "Could not open output file '%s'", r)
+			bag.Fatalf(diag.At(diag.PhaseOutput, 1, 0), "Could not open output file '%s'", r)
 		}
 	}
 	bag.Print(stderr, prog)

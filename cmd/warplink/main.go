@@ -88,7 +88,7 @@ const usage = `usage: warplink [nvlink options] <objects>   link, like nvlink (-
 func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfile.Registry, exiting bool) int {
 	bag := &diag.Bag{}
 	fatal := func(err error) int {
-		bag.Fatalf([3]int{}, "%s", err)
+		bag.Fatalf(diag.At(diag.PhaseInputs, 0, 0), "%s", err)
 		bag.Print(stderr, prog)
 		return 1
 	}
@@ -181,7 +181,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 // hostLinkerScript is the -ghls mode: write the script to -o or stdout.
 func hostLinkerScript(cmd *cli.Command, stdout io.Writer, prog string, files *atomicfile.Registry, bag *diag.Bag, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
-		bag.Fatalf([3]int{}, format, a...)
+		bag.Fatalf(diag.At(diag.PhaseInputs, 0, 0), format, a...)
 		bag.Print(stderr, prog)
 		return 1
 	}

@@ -246,7 +246,7 @@ func (p *parser) apply(o *option, v string) error {
 		}
 	}
 	if prev, ok := p.last[display]; ok && prev != v {
-		p.bag.Warnf([3]int{}, "incompatible redefinition for option '%s', the last value of this option was used", display)
+		p.bag.Warnf(diag.At(diag.PhaseInputs, 0, 0), "incompatible redefinition for option '%s', the last value of this option was used", display)
 	}
 	p.last[display] = v
 	p.noteOption(o, v)
