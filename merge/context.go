@@ -129,7 +129,6 @@ type Context struct {
 	protoOrder    []string           // protoNames in the order of their first appearance
 	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
 	sawEmptyProto bool               // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
-	noSecSym      bool               // mapSection creates no section symbol (section pass)
 	liveRefs      []bool             // by symbol ID: named by relocations of live code (dce)
 	symSlab       []OutSym           // backing store of Syms
 	secSlab       []OutSec           // backing store of Secs
@@ -169,7 +168,7 @@ type Obj struct {
 	// (dce's findCalls; finalize lists them as address-taken).
 	launched []int32
 
-	SymMap []int32  // input symbol index -> output symbol ID (-1: none)
+	SymMap []int32  // input symbol index -> output symbol ID, none or local data (symmap.go)
 	SecMap []int32  // input section index -> output section ID (-1: none)
 	SecOff []uint64 // input section index -> offset of its contribution in the output section
 	Drop   []bool   // input section dropped (weak loser, regenerated section)
@@ -183,8 +182,9 @@ type Obj struct {
 	relSecs     []relocSec  // decoded relocation sections, in input section order
 	resID       []int32     // input symbol index -> Context.Res index (-1: local)
 
-	// placeholder is 1 + the output symbol ID of the nameless function
-	// symbol kept under --preserve-relocs (0: none; see mergeGlobal).
+	// placeholder is the nameless function symbol kept under
+	// --preserve-relocs: read and set through placeholderSym and
+	// setPlaceholderSym (symmap.go), which keep its encoding.
 	placeholder int32
 	// private holds the copies relocate patches instead of shared bytes
 	// (see relocateObject): the section table naming them may live where

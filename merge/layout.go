@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // reservedShared is the shared memory the driver reserves at the start of
@@ -105,7 +106,7 @@ func layoutShared(ctx *Context) {
 	// each: another copy's symbol is an alias of the winner's).
 	externSeen := map[string]bool{}
 	for _, o := range ctx.Objs {
-		for i, m := range o.SymMap {
+		for i := range o.SymMap {
 			if s := &o.F.Symbols[i]; isExternShared(s) {
 				if !externSeen[s.Name] {
 					externSeen[s.Name] = true
@@ -113,10 +114,10 @@ func layoutShared(ctx *Context) {
 				}
 				continue
 			}
-			if m > -2 || kind[-2-m] == 0 {
+			sec, local := o.localDataSec(uint32(i))
+			if !local || kind[sec] == 0 {
 				continue
 			}
-			sec := -2 - m
 			if r := ctx.res(o, i); r != nil && r.File >= 0 && (r.File != int32(o.ID) || r.Index != int32(i)) {
 				alias[dataKey{int32(o.ID), int32(i)}] = dataKey{r.File, r.Index}
 				continue
@@ -564,7 +565,7 @@ func sharedRefs(ctx *Context, alias map[dataKey]dataKey) (map[int32][]dataKey, m
 				if int(r.Sym) >= len(o.SymMap) {
 					continue
 				}
-				if m := o.SymMap[r.Sym]; m <= -2 && ctx.Secs[-2-m].Name == moduleShared {
+				if sec, local := o.localDataSec(r.Sym); local && ctx.Secs[sec].Name == moduleShared {
 					k := dataKey{int32(o.ID), int32(r.Sym)}
 					if w, ok := alias[k]; ok {
 						k = w
@@ -666,7 +667,7 @@ const constantBankLimit = 0x10000
 func checkConstantBanks(ctx *Context) {
 	for _, id := range ctx.bankSecs {
 		if s := ctx.Secs[id]; s.Size > constantBankLimit {
-			ctx.Diags.Errorf([3]int{4, 0, int(s.ID)}, "File uses too much global constant data (0x%x bytes, 0x%x max)", s.Size, constantBankLimit)
+			ctx.Diags.Errorf(diag.At(diag.PhaseLimits, 0, int(s.ID)), "File uses too much global constant data (0x%x bytes, 0x%x max)", s.Size, constantBankLimit)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	defer ctx.tables.Free()
 	if opts.PreserveRelocs && opts.Arch == "sm_90" {
 		// (Only there: nvlink 11.8 says nothing for sm_52 to sm_89.)
-		diags.Warnf([3]int{0, -1, 0}, "Option '--preserve-relocs' is not fully implemented for gpu archtecture '%s' and may not work as expected", opts.Arch)
+		diags.Warnf(diag.At(diag.PhaseInputs, -1, 0), "Option '--preserve-relocs' is not fully implemented for gpu archtecture '%s' and may not work as expected", opts.Arch)
 	}
 	// The write pass streams the file into an unnamed or temporary file
 	// (atomicfile), named or renamed into place only when the link succeeds.
@@ -36,7 +36,7 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	ctx.openOutput = func(size uint64) (io.Writer, error) {
 		f, err := createOutput(opts.Files, opts.output())
 		if err != nil {
-			diags.Fatalf([3]int{9, 0, 0}, "Could not open output file '%s'", opts.output())
+			diags.Fatalf(diag.At(diag.PhaseOutput, 0, 0), "Could not open output file '%s'", opts.output())
 			return nil, errFatal
 		}
 		if size >= reserveFrom {
@@ -53,12 +53,12 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 			outFile.Abort()
 		}
 		if err != nil && !errors.Is(err, errFatal) {
-			diags.Fatalf([3]int{9, 0, 0}, "Could not open output file '%s'", opts.output())
+			diags.Fatalf(diag.At(diag.PhaseOutput, 0, 0), "Could not open output file '%s'", opts.output())
 		}
 	}
 	if err == nil && !diags.Failed() && opts.RegisterLinkBinaries != "" {
 		if werr := writeRegisterFile(opts, ctx); werr != nil {
-			diags.Fatalf([3]int{9, 1, 0}, "Could not open output file '%s'", opts.RegisterLinkBinaries)
+			diags.Fatalf(diag.At(diag.PhaseOutput, 1, 0), "Could not open output file '%s'", opts.RegisterLinkBinaries)
 		}
 	}
 	diags.Print(stderr, prog)

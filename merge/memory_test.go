@@ -14,6 +14,7 @@ import (
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/hugemem"
+	"github.com/warplink/warplink/internal/linkflags"
 )
 
 // gcWriter discards what it is given, collecting garbage first.
@@ -34,8 +35,12 @@ func (gcWriter) Write(p []byte) (int, error) {
 func TestOverlapCopySurvivesGC(t *testing.T) {
 	if out := os.Getenv("WARPLINK_OVERLAP_CHILD"); out != "" {
 		// The dump after finalize collects garbage just before write.
-		opts := &Options{Arch: "sm_80", Output: out, Inputs: filepath.SplitList(os.Getenv("WARPLINK_OVERLAP_INPUTS")),
-			PlainMemory: os.Getenv("WARPLINK_OVERLAP_PLAIN") != "", Dump: "finalize", DumpTo: gcWriter{}}
+		opts := &Options{
+			Flags:    linkflags.Flags{Arch: "sm_80", Output: out, Inputs: filepath.SplitList(os.Getenv("WARPLINK_OVERLAP_INPUTS"))},
+			Warplink: linkflags.Warplink{Dump: "finalize"},
+			Tuning:   Tuning{PlainMemory: os.Getenv("WARPLINK_OVERLAP_PLAIN") != ""},
+			Hooks:    Hooks{DumpTo: gcWriter{}},
+		}
 		var stderr bytes.Buffer
 		if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
 			t.Fatalf("exit %d: %s", rc, stderr.String())
@@ -95,10 +100,11 @@ func TestReadingReportsLoadedBytes(t *testing.T) {
 	var mu sync.Mutex
 	var reports []int64
 	var size int64 = -1
-	opts := &Options{Arch: "sm_90", Output: filepath.Join(t.TempDir(), "out.cubin"),
-		Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin"), filepath.Join(dir, "c.cubin")}, Threads: 1,
-		Reading:   func(n int64) { mu.Lock(); reports = append(reports, n); mu.Unlock() },
-		InputSize: func(n int64, _ bool) { size = n }}
+	opts := &Options{
+		Flags:    linkflags.Flags{Arch: "sm_90", Output: filepath.Join(t.TempDir(), "out.cubin"), Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin"), filepath.Join(dir, "c.cubin")}},
+		Warplink: linkflags.Warplink{Threads: 1},
+		Hooks:    Hooks{Reading: func(n int64) { mu.Lock(); reports = append(reports, n); mu.Unlock() }, InputSize: func(n int64, _ bool) { size = n }},
+	}
 	var stderr bytes.Buffer
 	if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
 		t.Fatalf("exit %d: %s", rc, stderr.String())
@@ -130,8 +136,11 @@ func TestReleaseTables(t *testing.T) {
 		dump  string
 		reset bool
 	}{{"", false}, {"write", false}, {"", true}} {
-		opts := &Options{Arch: "sm_90", Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin")},
-			LibDirs: []string{"../testdata/cudalib"}, Dump: c.dump, DumpTo: &bytes.Buffer{}}
+		opts := &Options{
+			Flags:    linkflags.Flags{Arch: "sm_90", Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin")}, LibDirs: []string{"../testdata/cudalib"}},
+			Warplink: linkflags.Warplink{Dump: c.dump},
+			Hooks:    Hooks{DumpTo: &bytes.Buffer{}},
+		}
 		opts.Inputs = append(opts.Inputs, "-lcudadevrt")
 		ctx := newContext(opts, &diag.Bag{}, "warplink")
 		if c.reset {
@@ -177,12 +186,12 @@ func TestSmallPagesArenas(t *testing.T) {
 		plain       bool
 	}{
 		{Options{}, 0, 0, 0, false},
-		{Options{SmallPages: true}, hugemem.AllSmall, hugemem.AllSmall, 0, false},
-		{Options{SmallPages: true, InputEstimate: 4 << 20}, 0, hugemem.AllSmall, 4 << 20, false},
-		{Options{InputEstimate: 4 << 20}, 0, 0, 0, false},
-		{Options{InputEstimate: 32 << 20}, 0, 0, 0, false},
-		{Options{SmallPages: true, InputEstimate: 32 << 20}, 0, hugemem.AllSmall, 32 << 20, false},
-		{Options{PlainMemory: true, SmallPages: true}, 0, 0, 0, true},
+		{Options{Tuning: Tuning{SmallPages: true}}, hugemem.AllSmall, hugemem.AllSmall, 0, false},
+		{Options{Tuning: Tuning{SmallPages: true, InputEstimate: 4 << 20}}, 0, hugemem.AllSmall, 4 << 20, false},
+		{Options{Tuning: Tuning{InputEstimate: 4 << 20}}, 0, 0, 0, false},
+		{Options{Tuning: Tuning{InputEstimate: 32 << 20}}, 0, 0, 0, false},
+		{Options{Tuning: Tuning{SmallPages: true, InputEstimate: 32 << 20}}, 0, hugemem.AllSmall, 32 << 20, false},
+		{Options{Tuning: Tuning{PlainMemory: true, SmallPages: true}}, 0, 0, 0, true},
 	} {
 		ctx := newContext(&c.opts, &diag.Bag{}, "warplink")
 		if c.plain {

@@ -213,11 +213,11 @@ func mergeFile(ctx *Context, o *Obj) {
 		if o.System && o.inSectionNamed(&syms[i], isGlobalMemoryName) {
 			// libcudadevrt's global-memory data: the section now, the
 			// names with the records (corpus cdp).
-			mapSectionFrom(ctx, o, int(syms[i].Shndx), false)
+			mapSectionFrom(ctx, o, int(syms[i].Shndx), viaDataSym)
 			continue
 		}
 		if o.definingSection(&syms[i]) != nil && !o.Drop[syms[i].Shndx] {
-			mapSectionFrom(ctx, o, int(syms[i].Shndx), false)
+			mapSectionFrom(ctx, o, int(syms[i].Shndx), viaDataSym)
 		}
 		if isExternShared(&syms[i]) {
 			// nvlink makes its .nv_debug.shared for dynamic shared memory
@@ -307,9 +307,7 @@ func mergeFile(ctx *Context, o *Obj) {
 			// sections without section symbols, for instance).
 			if o.SecMap[i] < 0 && !o.Drop[i] {
 				// No section symbol named it: nvlink makes none either.
-				ctx.noSecSym = true
-				mapSection(ctx, o, i)
-				ctx.noSecSym = false
+				mapSectionFrom(ctx, o, i, viaNoSym)
 			}
 		case s.Type == elf.SHTCudaInfo && s.Name == ".nv.info":
 			noteFunctionInfo(ctx, o, i)
@@ -753,7 +751,7 @@ func (o *Obj) standInData(sec uint32) bool {
 // section until the winner fills the record in
 // (testdata/crafted/weak-loser-cleanup).
 func standIn(ctx *Context, o *Obj, id int32, s *elf.Symbol) {
-	sec := newOutSection(ctx, o, int(s.Shndx), true)
+	sec := newOutSection(ctx, o, int(s.Shndx), viaSectionSym)
 	o.SecMap[s.Shndx] = sec
 	sym := ctx.Syms[id]
 	sym.Sec, sym.Value = sec, 0

@@ -383,8 +383,8 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 				}
 				r.externs = &list
 			}
-			if a.Code == elf.EIAttrKparamInfo && o.placeholder > 0 && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
-				r.sym = o.placeholder - 1 // see mergeGlobal
+			if p, ok := o.placeholderSym(); ok && a.Code == elf.EIAttrKparamInfo && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
+				r.sym = p // see mergeGlobal
 			}
 			if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
 				r.sym = ctx.liveSym(o, a.U32(0))

@@ -168,7 +168,7 @@ func lastSingleConstant(ctx *Context) int32 {
 			}
 			n++
 			if i < len(o.SymMap) {
-				only = o.SymMap[i]
+				only, _ = o.outSymOf(uint32(i))
 			}
 		}
 		if n == 1 && only >= 0 {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/elf/ar"
+	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/input"
 )
 
@@ -47,7 +48,7 @@ func read(ctx *Context) error {
 		if name, ok := strings.CutPrefix(in, "-l"); ok {
 			p, found, skipped := input.FindLibrarySkipping(name, ctx.Opts.LibDirs)
 			for _, s := range skipped {
-				ctx.Diags.Warnf([3]int{0, -1, 2 + k}, "Skipping incompatible '%s' when searching for -l%s", s, name)
+				ctx.Diags.Warnf(diag.At(diag.PhaseInputs, -1, 2+k), "Skipping incompatible '%s' when searching for -l%s", s, name)
 			}
 			if found {
 				libs = append(libs, p)
@@ -163,7 +164,7 @@ func read(ctx *Context) error {
 		size += sizes[i]
 		if perrs[i] != nil {
 			// Reported under the file ID the bad cubin would have had.
-			ctx.Diags.Fatalf([3]int{0, len(ctx.Objs) + pbad[i], 0}, "%v", perrs[i])
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, len(ctx.Objs)+pbad[i], 0), "%v", perrs[i])
 			return errFatal
 		}
 		for _, o := range objs[i] {
@@ -231,7 +232,7 @@ func devrtBeforeObjects(ctx *Context, files [][]*Obj) bool {
 			if !used {
 				for j := i + 1; j < len(files); j++ {
 					if len(files[j]) > 0 {
-						ctx.Diags.Fatalf([3]int{0, j, 0}, "unexpected object after cudadevrt")
+						ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, j, 0), "unexpected object after cudadevrt")
 						return true
 					}
 				}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // Release is what one nvlink release does differently from the others:
@@ -308,7 +309,7 @@ func chooseRelease(ctx *Context) error {
 		// given, which its refusals print ("(125 vs 124)").
 		n, ok := parseVersion(v)
 		if !ok {
-			ctx.Diags.Fatalf([3]int{0, -1, 0}, "Value '%s' is not defined for option 'nvlink-version'", v)
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, -1, 0), "Value '%s' is not defined for option 'nvlink-version'", v)
 			return errFatal
 		}
 		ctx.Rel = *releaseFor(n)
@@ -316,14 +317,14 @@ func chooseRelease(ctx *Context) error {
 	} else if newest > 0 {
 		ctx.Rel = *releaseFor(newest)
 		if newest > ctx.Rel.Version {
-			ctx.Diags.Warnf([3]int{0, -1, 1}, "inputs built by CUDA %d.%d, newer than any nvlink warplink knows: linking as nvlink %s",
+			ctx.Diags.Warnf(diag.At(diag.PhaseInputs, -1, 1), "inputs built by CUDA %d.%d, newer than any nvlink warplink knows: linking as nvlink %s",
 				newest/10, newest%10, ctx.Rel.Name)
 			ctx.Rel.Version = newest // (so that they are not refused as newer)
 		}
 	}
 	if ctx.Opts.CheckRelease != nil {
 		if msg := ctx.Opts.CheckRelease(ctx.Rel.Version); msg != "" {
-			ctx.Diags.Fatalf([3]int{0, -1, 0}, "%s", msg)
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, -1, 0), "%s", msg)
 			return errFatal
 		}
 	}
@@ -338,17 +339,17 @@ func chooseRelease(ctx *Context) error {
 		abi8 := o.F.Header.Ident[7] == 0x41
 		switch {
 		case abi8 && ctx.Rel.ABI8Refusal == "abi":
-			ctx.Diags.Fatalf([3]int{0, o.ID, 0}, "Input file '%s' abi does not match", o.Name)
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, o.ID, 0), "Input file '%s' abi does not match", o.Name)
 			return errFatal
 		case abi8 && ctx.Rel.ABI8Refusal == "arch":
-			ctx.Diags.Warnf([3]int{0, o.ID, 0}, "expected 64bit object '%s' to have EF_CUDA_64BIT_ADDRESS set", o.Name)
-			ctx.Diags.Fatalf([3]int{0, o.ID, 1}, "Input file '%s' arch does not match target '%s'", o.Name, ctx.Opts.Arch)
+			ctx.Diags.Warnf(diag.At(diag.PhaseInputs, o.ID, 0), "expected 64bit object '%s' to have EF_CUDA_64BIT_ADDRESS set", o.Name)
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, o.ID, 1), "Input file '%s' arch does not match target '%s'", o.Name, ctx.Opts.Arch)
 			return errFatal
 		case t > ctx.Rel.Version:
-			ctx.Diags.Fatalf([3]int{0, o.ID, 0}, "Input file '%s' newer than toolkit (%d vs %d)", o.Name, t, ctx.Rel.Version)
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, o.ID, 0), "Input file '%s' newer than toolkit (%d vs %d)", o.Name, t, ctx.Rel.Version)
 			return errFatal
 		case ctx.Rel.MinSM90Toolkit > 0 && t < ctx.Rel.MinSM90Toolkit && o.F.Header.SM() >= 90:
-			ctx.Diags.Fatalf([3]int{0, o.ID, 0}, "Input file '%s' must be recompiled with toolkit >= Cuda %d.%d",
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, o.ID, 0), "Input file '%s' must be recompiled with toolkit >= Cuda %d.%d",
 				o.Name, ctx.Rel.MinSM90Toolkit/10, ctx.Rel.MinSM90Toolkit%10)
 			return errFatal
 		}

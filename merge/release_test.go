@@ -6,6 +6,7 @@ import (
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/linkflags"
 )
 
 func TestReleaseFor(t *testing.T) {
@@ -48,7 +49,7 @@ func TestChooseRelease(t *testing.T) {
 		{"12.x", []uint32{118}, "11.8", "nvlink fatal   : Value '12.x' is not defined for option 'nvlink-version'\n"},
 	} {
 		bag := &diag.Bag{}
-		ctx := newContext(&Options{NvlinkVersion: c.named, PlainMemory: true}, bag, "nvlink")
+		ctx := newContext(&Options{Flags: linkflags.Flags{NvlinkVersion: c.named}, Tuning: Tuning{PlainMemory: true}}, bag, "nvlink")
 		for i, v := range c.versions {
 			ctx.Objs = append(ctx.Objs, &Obj{ID: i, Name: "f" + string(rune('0'+i)), F: cubinOf(v, 80)})
 		}

@@ -440,13 +440,13 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		return symNull, 0, false, true
 	}
 	m := o.SymMap[r.Sym]
-	if m <= -2 { // local data: offset inside its output section
-		if v, ok := ctx.funcBankValue(o, in, -2-m); ok {
+	if sec, local := o.localDataSec(r.Sym); local { // offset inside its output section
+		if v, ok := ctx.funcBankValue(o, in, sec); ok {
 			return -1, v, false, true
 		}
-		secSym := ctx.Secs[-2-m].SymID
+		secSym := ctx.Secs[sec].SymID
 		// (-1: the section has no symbol.)
-		if ctx.Secs[-2-m].Dead && ctx.isSharedMemory(-2-m) {
+		if ctx.Secs[sec].Dead && ctx.isSharedMemory(sec) {
 			// A removed kernel's own shared variable, which only debug
 			// information still names (its code went with it): -1 plus
 			// the addend, as for extern shared memory (crafted
@@ -466,7 +466,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 			}
 			return secSym, v, false, true
 		}
-		if ctx.isSharedMemory(-2 - m) {
+		if ctx.isSharedMemory(sec) {
 			// Shared memory no kept kernel uses (a link left without
 			// kernels by --kernels-used) is laid out nowhere: nvlink
 			// 11.8 writes offset 0 (the symbol's value is its

@@ -29,7 +29,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// entry's code is (standIn), and the winner's fills it
 				// (sm_80's .nv.constant0.<k>, which has a section symbol:
 				// testdata/crafted/weak-later-wins).
-				newOutSection(ctx, o, int(s.Shndx), true)
+				newOutSection(ctx, o, int(s.Shndx), viaSectionSym)
 			}
 			return
 		}
@@ -83,7 +83,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// name (two local __iAtomicAdd under -G): this one gets
 				// a section of its own, as in nvlink
 				// (testdata/crafted/local-code-same-name).
-				id = mapSectionTo(ctx, o, int(s.Shndx), makeOutSection(ctx, o, int(s.Shndx), true))
+				id = mapSectionTo(ctx, o, int(s.Shndx), makeOutSection(ctx, o, int(s.Shndx), viaSectionSym))
 			} else {
 				id = mapSection(ctx, o, int(s.Shndx))
 			}
@@ -100,7 +100,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// it (but records the name). Local constant data keeps its
 				// symbol.
 				ctx.addDroppedName(s.Name)
-				o.SymMap[i] = -2 - id
+				o.setLocalData(i, id)
 				if (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) && ctx.isSharedMemory(id) {
 					// --preserve-relocs and -g keep a symbol for it, at
 					// the offset layout gives it (corpus shared; crafted
@@ -156,7 +156,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			ctx.sawEmptyProto = true
 			ctx.addStrDup(ctx.Str, "", &ctx.emptyProto)
 		}
-		if !defined && typ == elf.STTFunc && s.Other&stoCudaEntry == 0 && o.placeholder == 0 && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) {
+		if !defined && typ == elf.STTFunc && s.Other&stoCudaEntry == 0 && !o.hasPlaceholder() && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) {
 			// Before an object's first new undefined function nvlink makes
 			// a nameless local function symbol; it is dropped from the
 			// output except under --preserve-relocs or -g, which keep it
@@ -165,7 +165,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			// debug-flag-placeholder). A kernel another object defines
 			// (a launch) makes none (cuda-samples cdpAdvancedQuicksort;
 			// crafted placeholder-after-entry).
-			o.placeholder = 1 + newSym(ctx, OutSym{Info: elf.STBLocal<<4 | elf.STTFunc, Sec: -1, File: int32(o.ID), emptyName: true}, false)
+			o.setPlaceholderSym(newSym(ctx, OutSym{Info: elf.STBLocal<<4 | elf.STTFunc, Sec: -1, File: int32(o.ID), emptyName: true}, false))
 		}
 		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID)}
 		if !defined && ctx.Rel.ReservedSmemGlobal && s.Name == reservedSmemName {
@@ -189,7 +189,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		// (newSym added it); layout takes the winner's copy and points
 		// the others at it (testdata/crafted/weak-shared-data).
 		sec := mapSection(ctx, o, int(s.Shndx))
-		o.SymMap[i] = -2 - sec
+		o.setLocalData(i, sec)
 		// Under -g and --preserve-relocs the winner's copy keeps the
 		// record (layoutShared decides where, and whether under -g; sweep
 		// weak-inline-shared, weak-shared-three); the others leave it be.

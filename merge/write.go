@@ -26,6 +26,7 @@ import (
 
 	"github.com/warplink/warplink/actors"
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // shdr is a section header being written: where the section goes, and
@@ -101,7 +102,7 @@ func write(ctx *Context) error {
 			// symbol value) can still place a section that far. Refuse
 			// before writing anything (the headers follow, so a file
 			// reaching the limit here exceeds it).
-			ctx.Diags.Fatalf([3]int{9, 2, 0}, "output file '%s' would take more than 0x%x bytes (section %s)",
+			ctx.Diags.Fatalf(diag.At(diag.PhaseOutput, 2, 0), "output file '%s' would take more than 0x%x bytes (section %s)",
 				ctx.Opts.output(), limit, h.sec.Name)
 			return errFatal
 		}
@@ -112,7 +113,7 @@ func write(ctx *Context) error {
 	phdrs := programHeaders(ctx, hdrs, phoff)
 	total := phoff + uint64(len(phdrs))*elf.PhdrSize
 	if total > limit || total < shoff {
-		ctx.Diags.Fatalf([3]int{9, 2, 0}, "output file '%s' would take more than 0x%x bytes (section headers)",
+		ctx.Diags.Fatalf(diag.At(diag.PhaseOutput, 2, 0), "output file '%s' would take more than 0x%x bytes (section headers)",
 			ctx.Opts.output(), limit)
 		return errFatal
 	}

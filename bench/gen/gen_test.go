@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -280,7 +281,7 @@ func warplinkBytes(t *testing.T, arch, dir string, inputs []string) []byte {
 	t.Chdir(dir)
 	out := filepath.Join(dir, "ours.cubin")
 	var stderr bytes.Buffer
-	if rc := merge.Link(&merge.Options{Arch: arch, Output: out, Inputs: inputs}, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
+	if rc := merge.Link(&merge.Options{Flags: linkflags.Flags{Arch: arch, Output: out, Inputs: inputs}}, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
 		t.Fatalf("warplink %v: exit %d: %s", inputs[:min(len(inputs), 2)], rc, stderr.String())
 	}
 	b, err := os.ReadFile(out)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/warplink/warplink/bench/gen"
 	"github.com/warplink/warplink/internal/hugemem"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -281,11 +282,11 @@ func TestLinkHeapSettings(t *testing.T) {
 		for _, n := range names {
 			inputs = append(inputs, filepath.Join(dir, n))
 		}
-		if _, ok, _ := lightLink(&merge.Options{Inputs: inputs}); ok {
+		if _, ok, _ := lightLink(&merge.Options{Flags: linkflags.Flags{Inputs: inputs}}); ok {
 			t.Fatalf("%d bytes: want a link past lightBytes", size)
 		}
 		args := append([]string{"warplink", "-arch=" + gen.Arch, "-o", ""}, inputs...)
-		early, advised := len(args)-1 > largeArgs, inputEstimate(&merge.Options{Inputs: inputs}, fileSize) >= adviceFrom
+		early, advised := len(args)-1 > largeArgs, inputEstimate(&merge.Options{Flags: linkflags.Flags{Inputs: inputs}}, fileSize) >= adviceFrom
 		if early != (n == 4200) || advised != (n >= 3000) {
 			t.Fatalf("%d objects (%d bytes): early advice %v, advice %v", n, size, early, advised)
 		}
@@ -377,7 +378,7 @@ func TestLightLink(t *testing.T) {
 		{"a library of serialBytes", []string{small, "-lmid"}, true, true},
 		{"an object of serialBytes", []string{small, mid}, true, false},
 	} {
-		o := &merge.Options{Inputs: c.inputs, LibDirs: []string{dir}}
+		o := &merge.Options{Flags: linkflags.Flags{Inputs: c.inputs, LibDirs: []string{dir}}}
 		if _, light, serial := lightLink(o); light != c.light || serial != c.serial {
 			t.Errorf("%s: light %v, serial %v; want %v, %v", c.name, light, serial, c.light, c.serial)
 		}
@@ -413,7 +414,7 @@ func TestLight(t *testing.T) {
 				t.Setenv(c.env, map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"}[c.env])
 			}
 			limit := debug.SetMemoryLimit(-1)
-			o := merge.Options{Threads: c.threads}
+			o := merge.Options{Warplink: linkflags.Warplink{Threads: c.threads}}
 			restore := light(&o, c.est, c.est < serialBytes)
 			if !o.PlainMemory || !o.NoRing || o.Threads != c.wantThreads || o.MapFrom != lightMapFrom {
 				t.Errorf("PlainMemory %v, NoRing %v, Threads %d, MapFrom %d: want both, %d and %d", o.PlainMemory, o.NoRing, o.Threads, o.MapFrom, c.wantThreads, lightMapFrom)
@@ -448,7 +449,7 @@ func TestLightLinkRun(t *testing.T) {
 	for _, n := range []string{"a.cubin", "b.cubin", "c.cubin"} {
 		args = append(args, filepath.Join(dir, n))
 	}
-	if _, ok, _ := lightLink(&merge.Options{Inputs: args[4:]}); !ok {
+	if _, ok, _ := lightLink(&merge.Options{Flags: linkflags.Flags{Inputs: args[4:]}}); !ok {
 		t.Fatal("xcall should be a light link")
 	}
 	procs, limit := runtime.GOMAXPROCS(0), debug.SetMemoryLimit(-1)

@@ -30,8 +30,9 @@ func jitOptions(cmd *cli.Command) jit.Options {
 // ltoStep runs the LTO step of a -dlto link before the link itself
 // (package jit): done reports that it ended the run with status code
 // (a failure, a whole program or -emit-ptx written to -o); else its
-// result went to c, whose IR hook gives the link the LTO cubin.
-func ltoStep(cmd *cli.Command, c *jit.Compiler, files *atomicfile.Registry, stderr io.Writer, prog string) (code int, done bool) {
+// result went to c, whose IR hook gives the link the LTO cubin, and the
+// modules it registers to opts.
+func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atomicfile.Registry, stderr io.Writer, prog string) (code int, done bool) {
 	if !cmd.LTO {
 		return 0, false
 	}
@@ -43,9 +44,9 @@ func ltoStep(cmd *cli.Command, c *jit.Compiler, files *atomicfile.Registry, stde
 	res, err := l.Run(bag)
 	if err == nil && res.Output != nil {
 		if werr := atomicfile.WriteFile(files, cmd.Opts.Output, res.Output); werr != nil {
-			bag.Fatalf([3]int{9}, "Could not open output file '%s'", cmd.Opts.Output)
+			bag.Fatalf(diag.At(diag.PhaseOutput, 0, 0), "Could not open output file '%s'", cmd.Opts.Output)
 		} else if r := cmd.Opts.RegisterLinkBinaries; r != "" && atomicfile.WriteFile(files, r, merge.RegisterFile(res.Register)) != nil {
-			bag.Fatalf([3]int{9, 1}, "Could not open output file '%s'", r)
+			bag.Fatalf(diag.At(diag.PhaseOutput, 1, 0), "Could not open output file '%s'", r)
 		}
 	}
 	bag.Print(stderr, prog)
@@ -57,7 +58,7 @@ func ltoStep(cmd *cli.Command, c *jit.Compiler, files *atomicfile.Registry, stde
 	}
 	c.SetLTO(res)
 	if !res.None {
-		cmd.Opts.RegisterModules = res.Register
+		opts.RegisterModules = res.Register
 	}
 	return 0, false
 }

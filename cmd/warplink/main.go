@@ -88,7 +88,7 @@ const usage = `usage: warplink [nvlink options] <objects>   link, like nvlink (-
 func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfile.Registry, exiting bool) int {
 	bag := &diag.Bag{}
 	fatal := func(err error) int {
-		bag.Fatalf([3]int{}, "%s", err)
+		bag.Fatalf(diag.At(diag.PhaseInputs, 0, 0), "%s", err)
 		bag.Print(stderr, prog)
 		return 1
 	}
@@ -130,30 +130,31 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	if cmd.HostLinkerScript != "" {
 		return hostLinkerScript(cmd, stdout, prog, files, bag, stderr)
 	}
-	cmd.Opts.Files = files
+	opts := &merge.Options{Flags: cmd.Opts, Warplink: cmd.Warplink}
+	opts.Files = files
 	if cmd.Release == 0 {
-		cmd.Opts.CheckRelease = cmd.CheckRelease
+		opts.CheckRelease = cmd.CheckRelease
 	}
 	jc := jit.New(jitOptions(cmd))
-	if code, done := ltoStep(cmd, jc, files, stderr, prog); done {
+	if code, done := ltoStep(cmd, opts, jc, files, stderr, prog); done {
 		return code
 	}
-	cmd.Opts.JIT, cmd.Opts.JITWorkers = jc, runtime.NumCPU()
-	cmd.Opts.PlainMemory = plainMemory
+	opts.JIT, opts.JITWorkers = jc, runtime.NumCPU()
+	opts.PlainMemory = plainMemory
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
-	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"
-	ownProcs := cmd.Opts.Threads == 0 && os.Getenv("GOMAXPROCS") == ""
+	opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"
+	ownProcs := opts.Threads == 0 && os.Getenv("GOMAXPROCS") == ""
 	// (The estimate also decides the arenas' pages:
 	// merge.Options.InputEstimate.)
-	est, isLight, serial := lightLink(&cmd.Opts)
+	est, isLight, serial := lightLink(opts)
 	isLight = isLight && !early
-	if serial = serial && isLight && cmd.Opts.Threads == 0; exiting && !serial &&
+	if serial = serial && isLight && opts.Threads == 0; exiting && !serial &&
 		runtime.GOMAXPROCS(0) == 1 && os.Getenv("GOMAXPROCS") == "" {
 		runtime.SetDefaultGOMAXPROCS() // (main's one P, for a short command line)
 	}
 	if isLight {
-		restore := light(&cmd.Opts, est, serial)
-		code := merge.Link(&cmd.Opts, stdout, stderr, prog)
+		restore := light(opts, est, serial)
+		code := merge.Link(opts, stdout, stderr, prog)
 		if !exiting {
 			restore()
 		}
@@ -161,26 +162,26 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	}
 	// A larger link gets one P per 2.5 MiB of input (procsFor), and below
 	// adviceFrom leaves the Go heap's pages as the runtime has them.
-	cmd.Opts.InputEstimate = est
+	opts.InputEstimate = est
 	if procs := runtime.GOMAXPROCS(0); ownProcs {
 		if p := procsFor(est, procs); p < procs {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
 		}
 	}
-	heap.noAdvice, cmd.Opts.SmallPages = pagesFor(est, !early && !plainMemory)
+	heap.noAdvice, opts.SmallPages = pagesFor(est, !early && !plainMemory)
 	if !early {
-		heap.advise(cmd.Opts.PlainMemory || heap.noAdvice, len(cmd.Opts.Inputs))
+		heap.advise(opts.PlainMemory || heap.noAdvice, len(opts.Inputs))
 	}
-	cmd.Opts.InputSize = heap.size
-	cmd.Opts.Reading = heap.reading
-	cmd.Opts.PassDone = heap.passDone
-	return merge.Link(&cmd.Opts, stdout, stderr, prog)
+	opts.InputSize = heap.size
+	opts.Reading = heap.reading
+	opts.PassDone = heap.passDone
+	return merge.Link(opts, stdout, stderr, prog)
 }
 
 // hostLinkerScript is the -ghls mode: write the script to -o or stdout.
 func hostLinkerScript(cmd *cli.Command, stdout io.Writer, prog string, files *atomicfile.Registry, bag *diag.Bag, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
-		bag.Fatalf([3]int{}, format, a...)
+		bag.Fatalf(diag.At(diag.PhaseInputs, 0, 0), format, a...)
 		bag.Print(stderr, prog)
 		return 1
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/bench/gen"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -70,7 +71,7 @@ func TestInputEstimate(t *testing.T) {
 			}
 			return c.each, true
 		}
-		if got := inputEstimate(&merge.Options{Inputs: inputs(c.n)}, size); got != c.want {
+		if got := inputEstimate(&merge.Options{Flags: linkflags.Flags{Inputs: inputs(c.n)}}, size); got != c.want {
 			t.Errorf("%s: %d bytes, want %d", c.name, got, c.want)
 		}
 		if stats > c.maxStats {
@@ -89,7 +90,7 @@ func TestInputEstimateLibraries(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.cubin"), make([]byte, 1<<10), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := &merge.Options{Inputs: []string{filepath.Join(dir, "a.cubin"), "-lbig", "-lmissing"}, LibDirs: []string{dir}}
+	o := &merge.Options{Flags: linkflags.Flags{Inputs: []string{filepath.Join(dir, "a.cubin"), "-lbig", "-lmissing"}, LibDirs: []string{dir}}}
 	if got, want := inputEstimate(o, fileSize), int64(10<<20+1<<10); got != want {
 		t.Errorf("with a -l archive: %d bytes, want %d", got, want)
 	}
@@ -121,7 +122,7 @@ func TestSmallLinkProcs(t *testing.T) {
 	for _, n := range names {
 		inputs = append(inputs, filepath.Join(dir, n))
 	}
-	want := procsFor(inputEstimate(&merge.Options{Inputs: inputs}, fileSize), 16)
+	want := procsFor(inputEstimate(&merge.Options{Flags: linkflags.Flags{Inputs: inputs}}, fileSize), 16)
 	if want >= 16 || want < minProcs {
 		t.Fatalf("1,000 objects: procsFor %d, want fewer than 16", want)
 	}

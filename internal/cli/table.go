@@ -27,6 +27,14 @@ func num(v string) int64 {
 // options returns nvlink 11.8's option table: every option of its --help,
 // in that order, then the undocumented ones it accepts (help == "").
 func options() []option {
+	t := helpOptionsAToM()
+	t = append(t, helpOptionsMToW()...)
+	return append(t, undocumentedOptions()...)
+}
+
+// helpOptionsAToM are the options of nvlink 11.8's --help from Xptxas to
+// machine, in its order.
+func helpOptionsAToM() []option {
 	return []option{
 		{long: "Xptxas", short: "Xptxas", kind: kString, arg: "<options>",
 			help: "Ptxas options (used with LTO and PTX JIT).",
@@ -93,6 +101,13 @@ func options() []option {
 		{long: "machine", short: "m", kind: kNumber, arg: "<bits>", values: []string{"32", "64"}, joined: true,
 			help: "Specify 32 or 64 bit host architecture (default 64).",
 			set:  func(c *Command, v string) { c.Opts.Machine64 = num(v) == 64 }},
+	}
+}
+
+// helpOptionsMToW are the rest of --help's options, from maxrregcount to
+// warning-as-error, warplink's own options among them.
+func helpOptionsMToW() []option {
+	return []option{
 		{long: "maxrregcount", short: "maxrregcount", kind: kNumber, arg: "<amount>",
 			help: "Max register count (used with LTO and PTX JIT).",
 			set:  func(c *Command, v string) { c.MaxRegCount = num(v) }},
@@ -126,13 +141,13 @@ func options() []option {
 		{long: "warplink-dump", kind: kEnum, arg: "<pass>",
 			values: []string{"read", "resolve", "merge", "dce", "layout", "relocate", "finalize", "write"},
 			help:   "warplink: print the link state after this pass to stderr.",
-			set:    func(c *Command, v string) { c.Opts.Dump = v }},
+			set:    func(c *Command, v string) { c.Warplink.Dump = v }},
 		{long: "warplink-threads", kind: kNumber, arg: "<N>",
 			help: "warplink: use at most N threads (default: all cores); the output does not change.",
-			set:  func(c *Command, v string) { n, _ := strconv.ParseInt(v, 0, 64); c.Opts.Threads = int(n) }},
+			set:  func(c *Command, v string) { n, _ := strconv.ParseInt(v, 0, 64); c.Warplink.Threads = int(n) }},
 		{long: "warplink-shards", kind: kNumber, arg: "<N>",
 			help: "warplink: resolve symbols in N shards (default: one per thread); the output does not change.",
-			set:  func(c *Command, v string) { n, _ := strconv.ParseInt(v, 0, 64); c.Opts.Shards = int(n) }},
+			set:  func(c *Command, v string) { n, _ := strconv.ParseInt(v, 0, 64); c.Warplink.Shards = int(n) }},
 		{long: "time", short: "time", kind: kString, arg: "<file name>",
 			help: "Append a CSV table of the time taken per phase to the file ('-' = stdout).",
 			set:  func(c *Command, v string) { c.Opts.Time = v }},
@@ -151,8 +166,13 @@ func options() []option {
 		{long: "warning-as-error", short: "Werror", kind: kBool,
 			help: "Make all warnings into errors.",
 			set:  func(c *Command, _ string) { c.Opts.Werror = true }},
+	}
+}
 
-		// Undocumented options nvlink 11.8 accepts (nvcc passes some of them).
+// undocumentedOptions are the options nvlink 11.8 accepts without listing
+// them in --help (nvcc passes some of them).
+func undocumentedOptions() []option {
+	return []option{
 		{long: "allow-undefined-globals", short: "allow-undefined-globals", kind: kBool,
 			set: func(c *Command, _ string) { c.Opts.AllowUndefinedGlobals = true }},
 		{long: "cuda-api-version", short: "cuda-api-version", kind: kString,

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/internal/cmpelf"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -74,7 +75,7 @@ func linkArgs(t *testing.T, dir, file, out string) *merge.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &merge.Options{Output: out}
+	o := &merge.Options{Flags: linkflags.Flags{Output: out}}
 	args := strings.Fields(string(b))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -94,7 +95,7 @@ func linkArgs(t *testing.T, dir, file, out string) *merge.Options {
 			o.Inputs = append(o.Inputs, a)
 		}
 	}
-	inDirOptions(dir, o)
+	inDirOptions(dir, &o.Flags)
 	return o
 }
 

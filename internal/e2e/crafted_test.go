@@ -16,6 +16,7 @@ import (
 	"github.com/warplink/warplink/internal/cli"
 	"github.com/warplink/warplink/internal/cmpelf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -160,7 +161,7 @@ func linkCLI(dir string, args []string, stderr io.Writer) int {
 	}
 	bag.Print(&log, "nvlink")
 	inDirOptions(dir, &cmd.Opts)
-	return merge.Link(&cmd.Opts, io.Discard, &log, "nvlink")
+	return merge.Link(&merge.Options{Flags: cmd.Opts, Warplink: cmd.Warplink}, io.Discard, &log, "nvlink")
 }
 
 // inDir is path p taken against folder dir: p itself when absolute, when
@@ -185,7 +186,7 @@ func outOfDir(dir, diags string) string {
 
 // inDirOptions takes the relative paths of o (inputs, -L folders, output
 // and the files options name) against dir (see inDir).
-func inDirOptions(dir string, o *merge.Options) {
+func inDirOptions(dir string, o *linkflags.Flags) {
 	for i, in := range o.Inputs {
 		if !strings.HasPrefix(in, "-l") {
 			o.Inputs[i] = inDir(dir, in)

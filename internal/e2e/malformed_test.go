@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -321,7 +322,7 @@ func TestMixedSectionKinds(t *testing.T) {
 func TestOutputSizeGuard(t *testing.T) {
 	dir, _ := filepath.Abs(filepath.Join(corpusDir, "globals"))
 	out := filepath.Join(t.TempDir(), "out.cubin")
-	opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin")}, Output: out, MaxOutputSize: 0x400}
+	opts := &merge.Options{Flags: linkflags.Flags{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin")}, Output: out}, Tuning: merge.Tuning{MaxOutputSize: 0x400}}
 	var stderr bytes.Buffer
 	if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 1 {
 		t.Fatalf("exit %d, want 1: %s", rc, stderr.String())
@@ -368,7 +369,7 @@ func linkPatchedGlobals(t *testing.T, patch func(b []byte, f *elf.File, init, gl
 	if err := os.WriteFile(in, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin"), in}, Output: out}
+	opts := &merge.Options{Flags: linkflags.Flags{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin"), in}, Output: out}}
 	var stderr bytes.Buffer
 	rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
 	return rc, stderr.String(), out
@@ -406,7 +407,7 @@ func TestForgedSharedAlignment(t *testing.T) {
 		in := filepath.Join(tmp, "a.cubin")
 		os.WriteFile(in, b, 0o644)
 		out := filepath.Join(tmp, "out.cubin")
-		opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{in, filepath.Join(dir, "b.cubin")}, Output: out}
+		opts := &merge.Options{Flags: linkflags.Flags{Arch: "sm_90", Machine64: true, Inputs: []string{in, filepath.Join(dir, "b.cubin")}, Output: out}}
 		var stderr bytes.Buffer
 		if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 1 {
 			t.Fatalf("value %#x: exit %d, want 1: %s", v, rc, stderr.String())
@@ -445,7 +446,7 @@ func TestSamplerReferenceRefused(t *testing.T) {
 	if err := os.WriteFile(in, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{in}, Output: out}
+	opts := &merge.Options{Flags: linkflags.Flags{Arch: "sm_90", Machine64: true, Inputs: []string{in}, Output: out}}
 	var stderr bytes.Buffer
 	if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 255 {
 		t.Fatalf("exit %d, want 255: %s", rc, stderr.String())

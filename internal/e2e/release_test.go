@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/internal/toolkit"
 	"github.com/warplink/warplink/merge"
 )
@@ -71,7 +72,7 @@ func TestReleaseChoice(t *testing.T) {
 	t.Chdir(corpus)
 	link := func(version, arch string, inputs ...string) (int, string, []byte) {
 		out := filepath.Join(t.TempDir(), "out.cubin")
-		opts := &merge.Options{Arch: arch, Output: out, Inputs: inputs, NvlinkVersion: version, Machine64: true}
+		opts := &merge.Options{Flags: linkflags.Flags{Arch: arch, Output: out, Inputs: inputs, NvlinkVersion: version, Machine64: true}}
 		var stderr bytes.Buffer
 		rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
 		b, _ := os.ReadFile(out)

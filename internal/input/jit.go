@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warplink/warplink/elf/fatbin"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // Compiler compiles for the link what it cannot take as it is (package
@@ -37,7 +38,7 @@ func (e *ToolError) Error() string { return e.Msg }
 
 // jitKey is the key of the compiler's warning: before every input's
 // diagnostics, whichever input needed it first.
-var jitKey = [3]int{0, -1, 1}
+var jitKey = diag.At(diag.PhaseInputs, -1, 1)
 
 // jitPTX compiles the PTX of the input named name (compute_<from>; 0 for
 // a PTX file) into units, as nvlink's embedded ptxas does: the unit takes

@@ -82,7 +82,7 @@ func TestNvvmOptions(t *testing.T) {
 	} {
 		bag := &diag.Bag{}
 		seq := 0
-		opts, _, err := c.l.nvvmOptions(c.irs, c.partial, c.dev, bag, func() [3]int { seq++; return [3]int{0, 0, seq} })
+		opts, _, err := c.l.nvvmOptions(c.irs, c.partial, c.dev, bag, func() diag.Key { seq++; return diag.At(diag.PhaseInputs, 0, seq) })
 		var msg strings.Builder
 		bag.Print(&msg, "nvlink")
 		if got := strings.Join(opts, " "); got != c.want || msg.String() != c.message || (err != nil) != (c.want == "") {

@@ -64,7 +64,7 @@ func IsFatal(err error) bool { return errors.Is(err, errFatal) }
 // diagnostics go to diags, keyed (0, -1, n): before the link's.
 func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 	seq := 0
-	key := func() [3]int { seq++; return [3]int{0, -2, seq} }
+	key := func() diag.Key { seq++; return diag.At(diag.PhaseInputs, -2, seq) }
 	fatal := func(format string, a ...any) error {
 		diags.Fatalf(key(), format, a...)
 		return errFatal
@@ -193,7 +193,7 @@ func (o *Options) ltoArgs(whole bool) []string { return o.Args(nil, whole) }
 
 // nvvmOptions merges the IR inputs' options into nvvmCompileProgram's, in
 // nvlink's order, and returns the -maxrregcount the link uses (0: none).
-func (l *LTO) nvvmOptions(irs []item, partial, devrt bool, diags *diag.Bag, key func() [3]int) ([]string, int64, error) {
+func (l *LTO) nvvmOptions(irs []item, partial, devrt bool, diags *diag.Bag, key func() diag.Key) ([]string, int64, error) {
 	get := func(opts []string, name, def string) string {
 		for _, o := range opts {
 			if v, ok := strings.CutPrefix(o, name+"="); ok {
