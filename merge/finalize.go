@@ -2,15 +2,12 @@ package merge
 
 // finalize: build the sections the linker generates (.nv.info records,
 // .nv.callgraph, .nv.prototype, .nv.rel.action), report undefined
-// references, compute the attributes that depend on the whole call graph,
-// then fix the final section order and symbol table indices.
+// references, compute the attributes that depend on the whole call graph;
+// the order pass (order.go) then fixes the final section order and symbol
+// table indices.
 //
 // Inputs: merge and relocate results. Outputs: OutSec.Data of generated
-// sections, Context.Order, OutSec.Index, OutSym.Index.
-// Invariants: section order is nvlink's bucket order (non-alloc, relocation
-// sections, read-only data, code, writable data), stable by creation order
-// inside a bucket; symbols are null, the positive (local) array, then the
-// negative (global) array, and .symtab's sh_info is the first global.
+// sections, every output section and symbol made.
 // Work runs in parallel only where it reads the output without adding to
 // it: the inputs' .nv.info records are translated (startObjectInfo) while
 // the call edges are collected, and both finish before the call graph's
@@ -25,8 +22,8 @@ import "github.com/warplink/warplink/elf"
 
 func finalize(ctx *Context) error {
 	// nvlink reports undefined references after the stack-size warnings
-	// and the call graph dump, and still prints the -v summary: the
-	// passes below run either way, and run stops before write.
+	// and the call graph dump, and still prints the -v summary: this
+	// pass and the order pass run either way, and run stops before write.
 	reportUndefined(ctx)
 	// Translating the inputs' .nv.info records (parallel) and collecting
 	// the call edges (serial) only read the output so far: they overlap.
@@ -95,12 +92,6 @@ func finalize(ctx *Context) error {
 	toolNote(ctx)
 	compatOnce(ctx)
 	relayoutStrings(ctx)
-	orderSections(ctx)
-	reorderByInput(ctx)
-	indexSymbols(ctx)
-	if ctx.Opts.Verbose {
-		reportProperties(ctx)
-	}
 	return nil
 }
 

@@ -85,20 +85,36 @@ func (o *Options) output() string {
 	return o.Output
 }
 
-// run is the table of contents of a link: one line per pass.
+// run is the table of contents of a link: one line per pass, in order.
+// Each pass's name is its --time label, its --warplink-dump key and the
+// name Options.PassDone hears. goOn: the link goes on to the next pass
+// after this one recorded an error (so that later diagnostics come as
+// nvlink's do); otherwise it stops there.
 func run(ctx *Context) error {
 	passes := []struct {
 		name string
 		fn   func(*Context) error
 		goOn bool
 	}{
+		// Inputs: decode files, archives, fatbinaries, -l libraries (read.go).
 		{"read", read, false},
+		// Symbol resolution: one winner per global name, sharded (resolve.go).
 		{"resolve", resolve, false},
+		// Output sections and symbols in nvlink's creation order (merge.go).
 		{"merge", merge, false},
+		// Functions no entry reaches removed; the call graph (dce.go).
 		{"dce", dce, false},
+		// Data placed in commons, constant banks, shared memory (layout.go).
 		{"layout", layout, true},
+		// Link-time relocations applied, the kept ones listed (relocate.go).
 		{"relocate", relocate, true},
-		{"finalize", finalize, false},
+		// Generated sections (.nv.info, call graph, EXTERNS), undefined
+		// references, string tables (finalize.go).
+		{"finalize", finalize, true},
+		// The deterministic ordering stage: section order and symbol
+		// indices (order.go); the -v report. Nothing is added after it.
+		{"order", order, false},
+		// The output file, streamed (write.go).
 		{"write", write, false},
 	}
 	for _, p := range passes {

@@ -124,8 +124,8 @@ func TestStrTabIndex(t *testing.T) {
 
 // TestPassDone checks that Options.PassDone hears every pass of a link
 // that succeeds, once each, in the driver's order, and only the passes
-// that ran when one fails (an undefined reference stops the link after
-// finalize, before write).
+// that ran when one fails (an undefined reference, reported by finalize,
+// stops the link after the order pass, before write).
 func TestPassDone(t *testing.T) {
 	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/xcall")
 	for _, c := range []struct {
@@ -133,8 +133,8 @@ func TestPassDone(t *testing.T) {
 		rc     int
 		want   string
 	}{
-		{[]string{"a.cubin", "b.cubin", "c.cubin"}, 0, "read resolve merge dce layout relocate finalize write"},
-		{[]string{"a.cubin", "b.cubin"}, 255, "read resolve merge dce layout relocate finalize"},
+		{[]string{"a.cubin", "b.cubin", "c.cubin"}, 0, "read resolve merge dce layout relocate finalize order write"},
+		{[]string{"a.cubin", "b.cubin"}, 255, "read resolve merge dce layout relocate finalize order"},
 	} {
 		var got []string
 		opts := &Options{

@@ -139,7 +139,7 @@ func helpOptionsMToW() []option {
 			set:  func(c *Command, _ string) { c.Opts.SuppressStackSizeWarning = true }},
 		// warplink's own options (nvlink has none of these names).
 		{long: "warplink-dump", kind: kEnum, arg: "<pass>",
-			values: []string{"read", "resolve", "merge", "dce", "layout", "relocate", "finalize", "write"},
+			values: []string{"read", "resolve", "merge", "dce", "layout", "relocate", "finalize", "order", "write"},
 			help:   "warplink: print the link state after this pass to stderr.",
 			set:    func(c *Command, v string) { c.Warplink.Dump = v }},
 		{long: "warplink-threads", kind: kNumber, arg: "<N>",
