@@ -136,6 +136,14 @@ type Release struct {
 	// constants' section symbols among the code's; release130.go).
 	InputOrder bool
 
+	// LaterLocalsLast: under InputOrder, a local symbol of an input
+	// defined in a section an earlier input made goes after that input's
+	// other local symbols (nvlink 13.0: corpus cuda13.0-sm_90 printf,
+	// b.cubin's $str in .nv.global.init after its .text._Z5twicef, though
+	// ptxas lists it before, while a.cubin's $str, in the section a.cubin
+	// brings first, stays after the section's symbol).
+	LaterLocalsLast bool
+
 	// FlagsTop maps the top byte of a CUDA 13 ABI first input's e_flags
 	// to the output's: nvlink 13.0 writes the -G objects' 0x0e as 0x11
 	// (corpus debug; the only example of -G objects, so the rule behind
@@ -216,6 +224,7 @@ var (
 		r.Name, r.Version, r.ELFVersion = "13.0", 130, 0
 		r.MinSM90Toolkit, r.ABI8Refusal = 0, ""
 		r.LocalByBinding, r.ReservedSmemGlobal, r.InputOrder, r.DropLoserDebugRelocs = true, true, true, true
+		r.LaterLocalsLast = true
 		r.FlagsTop = map[uint32]uint32{0x0e: 0x11}
 		r.ToolNote = [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"}
 		r.CompatDrop = []uint8{0x0b}

@@ -157,6 +157,24 @@ func (ctx *Context) keySymbol(id int32, o *Obj, i int) {
 	}
 }
 
+// laterKey marks an input index as coming after the object's own
+// (Release.LaterLocalsLast, and a device function's .nv.info.<f>).
+const laterKey = 1 << 31
+
+// keyLocal records that local symbol id is symbol i of o, defined in
+// output section sec: after o's other symbols when an earlier object
+// made sec (Release.LaterLocalsLast).
+func (ctx *Context) keyLocal(id int32, o *Obj, i int, sec int32) {
+	if ctx.inOrder == nil {
+		return
+	}
+	if ctx.Rel.LaterLocalsLast && int(sec) < len(ctx.inOrder.sec) && ctx.inOrder.sec[sec] != noKey &&
+		int32(ctx.inOrder.sec[sec]>>32) < int32(o.ID) {
+		i |= laterKey
+	}
+	setKey(&ctx.inOrder.sym, id, orderKey(int32(o.ID), i))
+}
+
 // keySectionSymbol places section sec's symbol (id) where the section
 // symbol of the input section it was made from is.
 func (ctx *Context) keySectionSymbol(id, sec int32) {
@@ -196,7 +214,7 @@ func keyInfoSections(ctx *Context) {
 		}
 		if i, ok := ctx.Objs[obj].sectionNamed(s.Name); ok {
 			if !ctx.entryInfoName(s.Name) {
-				i |= 1 << 31 // (a device function's after the entries': corpus weakregs)
+				i |= laterKey // (a device function's after the entries': corpus weakregs)
 			}
 			setKey(&ctx.inOrder.sec, s.ID, orderKey(obj, i))
 		}
@@ -296,7 +314,7 @@ func (ctx *Context) eachName(b []byte, fn func(off uint32, s string)) {
 				// A device function's .nv.info.<f>: after the names of
 				// the object that names it (corpus shared:
 				// reduce_tile's, after its object's constant bank).
-				names[i].key = k | 1<<31
+				names[i].key = k | laterKey
 			}
 		} else if bank, ok := strings.CutPrefix(s, ".rel"); ok {
 			if k, ok := where[bank]; ok {
@@ -429,7 +447,8 @@ func (ctx *Context) namePlaces(n int) map[string]uint64 {
 		if sym := ctx.Syms[id]; !sym.IsSecSym && int(id) < len(ctx.inOrder.sym) && ctx.inOrder.sym[id] != noKey {
 			if _, ok := where[sym.Name]; !ok {
 				k := ctx.inOrder.sym[id]
-				where[sym.Name] = orderKey(int32(k>>32), int(uint32(k))*4)
+				in := uint32(k)
+				where[sym.Name] = orderKey(int32(k>>32), int(in&laterKey|(in&^laterKey)*4))
 			}
 		}
 	}

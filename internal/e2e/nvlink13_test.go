@@ -41,8 +41,6 @@ const recordedLibDir13 = "/usr/local/cuda-13.0/bin/../lib64"
 var differing13 = map[string]string{
 	"cdp/link.args":       "libcudadevrt's sections, symbols and names in another order",
 	"cdp/link_dc.args":    "libcudadevrt's sections, symbols and names in another order",
-	"printf/link.args":    "b.cubin's $str local symbol after .text._Z5twicef, though b lists it first (a.cubin's is in input order), and relocations naming it by index",
-	"printf/link_dc.args": "b.cubin's $str local symbol after .text._Z5twicef, though b lists it first (a.cubin's is in input order), and relocations naming it by index",
 }
 
 // differs13 lists the links where nvlink 13.0's outcome differs from
