@@ -144,6 +144,17 @@ type Release struct {
 	// brings first, stays after the section's symbol).
 	LaterLocalsLast bool
 
+	// LocalCodeWithFunction: under InputOrder, a local function's code
+	// section is made where the function's symbol is when ptxas lists
+	// that before the section's symbol, with the function's
+	// .nv.shared.<f> after it: the sections, their symbols (after the
+	// function's), their names and the functions' .nv.info.<f> in that
+	// order (nvlink 13.0: corpus cuda13.0-sm_90 cdp, libcudadevrt's
+	// static memset_3d_device and memcpy_3d_device kernels, whose
+	// symbols ptxas 13.0 lists in the opposite order of their sections
+	// and section symbols).
+	LocalCodeWithFunction bool
+
 	// FlagsTop maps the top byte of a CUDA 13 ABI first input's e_flags
 	// to the output's: nvlink 13.0 writes the -G objects' 0x0e as 0x11
 	// (corpus debug; the only example of -G objects, so the rule behind
@@ -224,7 +235,7 @@ var (
 		r.Name, r.Version, r.ELFVersion = "13.0", 130, 0
 		r.MinSM90Toolkit, r.ABI8Refusal = 0, ""
 		r.LocalByBinding, r.ReservedSmemGlobal, r.InputOrder, r.DropLoserDebugRelocs = true, true, true, true
-		r.LaterLocalsLast = true
+		r.LaterLocalsLast, r.LocalCodeWithFunction = true, true
 		r.FlagsTop = map[uint32]uint32{0x0e: 0x11}
 		r.ToolNote = [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"}
 		r.CompatDrop = []uint8{0x0b}
