@@ -11,7 +11,7 @@ import (
 // Release is what one nvlink release does differently from the others:
 // every rule that differs between the releases warplink links as is a
 // named field here, and the passes ask ctx.Rel, never a version number.
-// One value per release (nvlink118, nvlink125, nvlink130); the driver
+// One value per release (nvlink118, nvlink124, nvlink125, nvlink130); the driver
 // picks one once, after read (chooseRelease), from --nvlink-version or the
 // toolkit the newest input was built with.
 type Release struct {
@@ -225,6 +225,14 @@ var (
 		StrtabSymbolsLast: true,
 		BankBeforeRel:     true,
 	}
+	// nvlink124 is nvlink125 with 12.4's version and e_version: the
+	// corpus built by CUDA 12.4 (testdata/corpus/cuda12.4-sm_90 and
+	// -sm_80, with nvlink 12.4's outputs) shows no other difference.
+	nvlink124 = func() Release {
+		r := nvlink125
+		r.Name, r.Version, r.ELFVersion = "12.4", 124, 124
+		return r
+	}()
 	// nvlink130 is nvlink125 where the corpus of CUDA 13.0
 	// (testdata/corpus/cuda13.0-sm_90) shows 12.5's rules, plus its own
 	// from LocalByBinding to FlagsTop (release130.go). Its refusals are
@@ -244,7 +252,7 @@ var (
 )
 
 // releases are the known releases, oldest first.
-var releases = []*Release{&nvlink118, &nvlink125, &nvlink130}
+var releases = []*Release{&nvlink118, &nvlink124, &nvlink125, &nvlink130}
 
 // ReleaseNames lists the releases --nvlink-version accepts by name.
 func ReleaseNames() []string {
