@@ -225,12 +225,15 @@ var (
 		StrtabSymbolsLast: true,
 		BankBeforeRel:     true,
 	}
-	// nvlink124 is nvlink125 with 12.4's version and e_version: the
-	// corpus built by CUDA 12.4 (testdata/corpus/cuda12.4-sm_90 and
-	// -sm_80, with nvlink 12.4's outputs) shows no other difference.
+	// nvlink124 is nvlink125 with 12.4's version and e_version (the
+	// corpus built by CUDA 12.4, testdata/corpus/cuda12.4-sm_90 and
+	// -sm_80, with nvlink 12.4's outputs, shows no other difference in
+	// the bytes), but for refusing a CUDA 13 object as 11.8 does
+	// (checked against nvlink 12.4: TestReleaseChoice).
 	nvlink124 = func() Release {
 		r := nvlink125
 		r.Name, r.Version, r.ELFVersion = "12.4", 124, 124
+		r.ABI8Refusal = "arch"
 		return r
 	}()
 	// nvlink130 is nvlink125 where the corpus of CUDA 13.0

@@ -63,9 +63,9 @@ func sameAsRef(t *testing.T, dir string, opts *merge.Options, ref string) bool {
 }
 
 // TestReleaseChoice: the release follows the newest input (an 11.8 sm_80
-// cubin with a 12.5 one links as nvlink 12.5 does, e_version 125
-// included), and each release's refusals, in nvlink's words (checked
-// against nvlink 11.8 and 12.5).
+// cubin with a 12.4 or 12.5 one links as nvlink 12.4 or 12.5 does,
+// e_version included), and each release's refusals, in nvlink's words
+// (checked against nvlink 11.8, 12.4 and 12.5).
 func TestReleaseChoice(t *testing.T) {
 	corpus, _ := filepath.Abs("../../testdata/corpus")
 	t.Chdir(corpus)
@@ -77,10 +77,12 @@ func TestReleaseChoice(t *testing.T) {
 		b, _ := os.ReadFile(out)
 		return rc, stderr.String(), b
 	}
-	rc, msg, out := link("", "sm_80", "cuda11.8-sm_80/constants/a.cubin", "cuda12.5-sm_80/constants/b.cubin")
-	want, _ := os.ReadFile("cuda12.5-sm_80/constants/ref_mixed118.cubin")
-	if rc != 0 || !bytes.Equal(out, want) {
-		t.Errorf("11.8 and 12.5 sm_80 cubins: exit %d %q, not nvlink 12.5's bytes", rc, msg)
+	for _, tk := range []string{"12.4", "12.5"} {
+		rc, msg, out := link("", "sm_80", "cuda11.8-sm_80/constants/a.cubin", "cuda"+tk+"-sm_80/constants/b.cubin")
+		want, _ := os.ReadFile("cuda" + tk + "-sm_80/constants/ref_mixed118.cubin")
+		if rc != 0 || !bytes.Equal(out, want) {
+			t.Errorf("11.8 and %s sm_80 cubins: exit %d %q, not nvlink %s's bytes", tk, rc, msg, tk)
+		}
 	}
 	for _, c := range []struct {
 		version, arch string
@@ -95,6 +97,11 @@ func TestReleaseChoice(t *testing.T) {
 			"nvlink fatal   : Input file 'cuda12.5-sm_90/constants/a.cubin' newer than toolkit (125 vs 118)\n"},
 		{"12.4", "sm_90", []string{"cuda12.5-sm_90/constants/a.cubin"},
 			"nvlink fatal   : Input file 'cuda12.5-sm_90/constants/a.cubin' newer than toolkit (125 vs 124)\n"},
+		{"", "sm_90", []string{"cuda11.8-sm_90/constants/a.cubin", "cuda12.4-sm_90/constants/b.cubin"},
+			"nvlink fatal   : Input file 'cuda11.8-sm_90/constants/a.cubin' must be recompiled with toolkit >= Cuda 12.0\n"},
+		{"12.4", "sm_90", []string{"cuda13.0-sm_90/constants/a.cubin"},
+			"nvlink warning : expected 64bit object 'cuda13.0-sm_90/constants/a.cubin' to have EF_CUDA_64BIT_ADDRESS set\n" +
+				"nvlink fatal   : Input file 'cuda13.0-sm_90/constants/a.cubin' arch does not match target 'sm_90'\n"},
 		{"12.5", "sm_90", []string{"cuda13.0-sm_90/constants/a.cubin"},
 			"nvlink fatal   : Input file 'cuda13.0-sm_90/constants/a.cubin' abi does not match\n"},
 		{"11.8", "sm_90", []string{"cuda13.0-sm_90/constants/a.cubin"},
