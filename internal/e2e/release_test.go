@@ -122,13 +122,27 @@ func TestReleaseChoice(t *testing.T) {
 // default /opt/cuda12/bin/nvlink; skipped without it), and requires the
 // same exit status and diagnostics, and byte-identical outputs.
 func TestCorpus125OptionsNvlink(t *testing.T) {
-	nvlink := envOr("WARPLINK_NVLINK125", "/opt/cuda12/bin/nvlink")
-	if r := toolkit.NvlinkRelease(nvlink); r != "12.5" {
-		t.Skipf("no nvlink 12.5 at %s (release %q)", nvlink, r)
+	corpusOptionsNvlink(t, "12.5", envOr("WARPLINK_NVLINK125", "/opt/cuda12/bin/nvlink"), libdir12, corpus125SM90, corpus125SM80)
+}
+
+// TestCorpus124OptionsNvlink does the same for the CUDA 12.4 corpora and
+// nvlink 12.4 (WARPLINK_NVLINK124, by default /opt/cuda124/bin/nvlink, a
+// second root of ../shared/tools/install-cuda12-toolkit.sh:
+// CUDA12_VERSION=12.4 CUDA12_ROOT=/opt/cuda124root CUDA12_PREFIX=/opt/cuda124).
+func TestCorpus124OptionsNvlink(t *testing.T) {
+	corpusOptionsNvlink(t, "12.4", envOr("WARPLINK_NVLINK124", "/opt/cuda124/bin/nvlink"), libdir124, corpus124SM90, corpus124SM80)
+}
+
+// corpusOptionsNvlink links the corpora rels with each option set, with
+// warplink and with the nvlink of release rel at path nvlink (skipped
+// without it), libcudadevrt.a from lib, and requires the same outcome.
+func corpusOptionsNvlink(t *testing.T, rel, nvlink, lib string, rels ...string) {
+	if r := toolkit.NvlinkRelease(nvlink); r != rel {
+		t.Skipf("no nvlink %s at %s (release %q)", rel, nvlink, r)
 	}
 	same := 0
 	var corpora []string
-	for _, rel := range []string{corpus125SM90, corpus125SM80} {
+	for _, rel := range rels {
 		abs, _ := filepath.Abs(rel)
 		corpora = append(corpora, abs)
 	}
@@ -137,9 +151,9 @@ func TestCorpus125OptionsNvlink(t *testing.T) {
 		for k, name := range names {
 			for _, link := range []string{"link.args", "link_dc.args"} {
 				for _, extra := range [][]string{{"-g"}, {"--preserve-relocs"}, {"-g", "--preserve-relocs"},
-					{"--kernels-used=main"}, {"-L" + libdir12, "-lcudadevrt", "--keep-system-libraries"}} {
+					{"--kernels-used=main"}, {"-L" + lib, "-lcudadevrt", "--keep-system-libraries"}} {
 					tmp := t.TempDir()
-					args, err := cliLinkArgsFrom(dirs[k], link, libdir12, filepath.Join(tmp, "out.cubin"))
+					args, err := cliLinkArgsFrom(dirs[k], link, lib, filepath.Join(tmp, "out.cubin"))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -166,5 +180,5 @@ func TestCorpus125OptionsNvlink(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d links as nvlink 12.5 links them", same)
+	t.Logf("%d links as nvlink %s links them", same, rel)
 }
