@@ -296,11 +296,13 @@ func reorderByInput(ctx *Context) {
 		}
 		return noKey
 	}
-	secKey := func(id int32) uint64 {
+	secKeys := make([]uint64, len(ctx.Secs)) // (by section ID, computed once)
+	for _, id := range ctx.Order {
 		if bucket(ctx.Secs[id]) < 2 {
-			return key(ctx.inOrder.sec, id)
+			secKeys[id] = key(ctx.inOrder.sec, id)
+		} else {
+			secKeys[id] = ctx.allocKey(id)
 		}
-		return ctx.allocKey(id)
 	}
 	run := func(s *OutSec) uint64 {
 		switch b := bucket(s); {
@@ -321,7 +323,7 @@ func reorderByInput(ctx *Context) {
 		}
 		if bucket(ctx.Secs[ctx.Order[lo]]) != 1 {
 			slices.SortFunc(ctx.Order[lo:hi], func(a, b int32) int {
-				if c := cmp.Compare(secKey(a), secKey(b)); c != 0 {
+				if c := cmp.Compare(secKeys[a], secKeys[b]); c != 0 {
 					return c
 				}
 				return cmp.Compare(a, b) // (creation order, as the run holds them)
