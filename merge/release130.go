@@ -258,7 +258,7 @@ func infoInCodeOrder(ctx *Context, infos []int32) {
 	if !ctx.Rel.LocalCodeWithFunction {
 		return
 	}
-	group := func(id int32) uint64 { return ctx.inOrder.sec[id] &^ (1<<31 - 1) } // (object and laterKey)
+	group := func(id int32) uint64 { return ctx.inOrder.sec[id] &^ (laterKey - 1) } // (object and laterKey)
 	slices.SortStableFunc(infos, func(a, b int32) int { return cmp.Compare(group(a), group(b)) })
 	for lo := 0; lo < len(infos); {
 		hi := lo + 1
