@@ -12,7 +12,7 @@ import (
 // Release is what one nvlink release does differently from the others:
 // every rule that differs between the releases warplink links as is a
 // named field here, and the passes ask ctx.Rel, never a version number.
-// One value per release (nvlink118, nvlink125, nvlink130); the driver
+// One value per release (nvlink118, nvlink124, nvlink125, nvlink130); the driver
 // picks one once, after read (chooseRelease), from --nvlink-version or the
 // toolkit the newest input was built with.
 type Release struct {
@@ -137,6 +137,25 @@ type Release struct {
 	// constants' section symbols among the code's; release130.go).
 	InputOrder bool
 
+	// LaterLocalsLast: under InputOrder, a local symbol of an input
+	// defined in a section an earlier input made goes after that input's
+	// other local symbols (nvlink 13.0: corpus cuda13.0-sm_90 printf,
+	// b.cubin's $str in .nv.global.init after its .text._Z5twicef, though
+	// ptxas lists it before, while a.cubin's $str, in the section a.cubin
+	// brings first, stays after the section's symbol).
+	LaterLocalsLast bool
+
+	// LocalCodeWithFunction: under InputOrder, a local function's code
+	// section is made where the function's symbol is when ptxas lists
+	// that before the section's symbol, with the function's
+	// .nv.shared.<f> after it: the sections, their symbols (after the
+	// function's), their names and the functions' .nv.info.<f> in that
+	// order (nvlink 13.0: corpus cuda13.0-sm_90 cdp, libcudadevrt's
+	// static memset_3d_device and memcpy_3d_device kernels, whose
+	// symbols ptxas 13.0 lists in the opposite order of their sections
+	// and section symbols).
+	LocalCodeWithFunction bool
+
 	// FlagsTop maps the top byte of a CUDA 13 ABI first input's e_flags
 	// to the output's: nvlink 13.0 writes the -G objects' 0x0e as 0x11
 	// (corpus debug; the only example of -G objects, so the rule behind
@@ -207,6 +226,17 @@ var (
 		StrtabSymbolsLast: true,
 		BankBeforeRel:     true,
 	}
+	// nvlink124 is nvlink125 with 12.4's version and e_version (the
+	// corpus built by CUDA 12.4, testdata/corpus/cuda12.4-sm_90 and
+	// -sm_80, with nvlink 12.4's outputs, shows no other difference in
+	// the bytes), but for refusing a CUDA 13 object as 11.8 does
+	// (checked against nvlink 12.4: TestReleaseChoice).
+	nvlink124 = func() Release {
+		r := nvlink125
+		r.Name, r.Version, r.ELFVersion = "12.4", 124, 124
+		r.ABI8Refusal = "arch"
+		return r
+	}()
 	// nvlink130 is nvlink125 where the corpus of CUDA 13.0
 	// (testdata/corpus/cuda13.0-sm_90) shows 12.5's rules, plus its own
 	// from LocalByBinding to FlagsTop (release130.go). Its refusals are
@@ -217,6 +247,7 @@ var (
 		r.Name, r.Version, r.ELFVersion = "13.0", 130, 0
 		r.MinSM90Toolkit, r.ABI8Refusal = 0, ""
 		r.LocalByBinding, r.ReservedSmemGlobal, r.InputOrder, r.DropLoserDebugRelocs = true, true, true, true
+		r.LaterLocalsLast, r.LocalCodeWithFunction = true, true
 		r.FlagsTop = map[uint32]uint32{0x0e: 0x11}
 		r.ToolNote = [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"}
 		r.CompatDrop = []uint8{0x0b}
@@ -225,7 +256,7 @@ var (
 )
 
 // releases are the known releases, oldest first.
-var releases = []*Release{&nvlink118, &nvlink125, &nvlink130}
+var releases = []*Release{&nvlink118, &nvlink124, &nvlink125, &nvlink130}
 
 // ReleaseNames lists the releases --nvlink-version accepts by name.
 func ReleaseNames() []string {

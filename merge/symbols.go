@@ -114,7 +114,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		}
 		o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: info, Other: other, Sec: id,
 			Value: s.Value + o.SecOff[s.Shndx], Size: s.Size, File: int32(o.ID)}, false)
-		ctx.keySymbol(o.SymMap[i], o, i)
+		ctx.keyLocal(o.SymMap[i], o, i, id)
 		claimCode(ctx, o, id, o.SymMap[i], s, false)
 	default:
 		mergeGlobal(ctx, o, i)

@@ -252,8 +252,8 @@ func PrintVersion(w io.Writer, prog, release string) {
 		return
 	}
 	fmt.Fprintf(w, "Compatible with nvlink of Cuda compilation tools, release 11.8, V11.8.89\n")
-	fmt.Fprintf(w, "Links as the nvlink of the toolkit the newest input was built with: 11.8, 12.5 or 13.0 (--nvlink-version names one)\n")
+	fmt.Fprintf(w, "Links as the nvlink of the toolkit the newest input was built with: 11.8, 12.4, 12.5 or 13.0 (--nvlink-version names one)\n")
 }
 
 // releaseBuilds are the builds of the nvlink releases warplink links as.
-var releaseBuilds = map[string]string{"11.8": "V11.8.89", "12.5": "V12.5.40", "13.0": "V13.0.88"}
+var releaseBuilds = map[string]string{"11.8": "V11.8.89", "12.4": "V12.4.131", "12.5": "V12.5.40", "13.0": "V13.0.88"}

@@ -27,12 +27,12 @@ func TestCrafted(t *testing.T) {
 	t.Parallel()
 	root, _ := filepath.Abs("../../testdata/crafted")
 	ents, _ := os.ReadDir(root)
-	// A case's nvlink12.5/ folder holds its inputs built and linked with
-	// CUDA 12.5 (gen125.sh): linked too, as nvlink 12.5, which the
-	// inputs' toolkit chooses.
+	// A case's nvlink12.5/ and nvlink12.4/ folders hold its inputs built
+	// and linked with CUDA 12.5 and 12.4 (gen125.sh): linked too, as that
+	// nvlink, which the inputs' toolkit chooses.
 	var cases []string
 	for _, e := range ents {
-		for _, name := range []string{e.Name(), e.Name() + "/nvlink12.5"} {
+		for _, name := range []string{e.Name(), e.Name() + "/nvlink12.5", e.Name() + "/nvlink12.4"} {
 			if _, err := os.Stat(filepath.Join(root, name, "link.args")); err != nil {
 				continue
 			}
@@ -61,7 +61,7 @@ func TestCrafted(t *testing.T) {
 			pass++
 		}
 	}
-	t.Logf("crafted cases: %d of %d reproduce nvlink (11.8; nvlink12.5/ records 12.5)", pass, len(cases))
+	t.Logf("crafted cases: %d of %d reproduce nvlink (11.8; nvlink12.5/ and nvlink12.4/ record 12.5 and 12.4)", pass, len(cases))
 }
 
 // craftedCase links the crafted case in dir and lists how the outcome

@@ -64,9 +64,9 @@ func sameAsRef(t *testing.T, dir string, opts *merge.Options, ref string) bool {
 }
 
 // TestReleaseChoice: the release follows the newest input (an 11.8 sm_80
-// cubin with a 12.5 one links as nvlink 12.5 does, e_version 125
-// included), and each release's refusals, in nvlink's words (checked
-// against nvlink 11.8 and 12.5).
+// cubin with a 12.4 or 12.5 one links as nvlink 12.4 or 12.5 does,
+// e_version included), and each release's refusals, in nvlink's words
+// (checked against nvlink 11.8, 12.4 and 12.5).
 func TestReleaseChoice(t *testing.T) {
 	corpus, _ := filepath.Abs("../../testdata/corpus")
 	t.Chdir(corpus)
@@ -78,10 +78,12 @@ func TestReleaseChoice(t *testing.T) {
 		b, _ := os.ReadFile(out)
 		return rc, stderr.String(), b
 	}
-	rc, msg, out := link("", "sm_80", "cuda11.8-sm_80/constants/a.cubin", "cuda12.5-sm_80/constants/b.cubin")
-	want, _ := os.ReadFile("cuda12.5-sm_80/constants/ref_mixed118.cubin")
-	if rc != 0 || !bytes.Equal(out, want) {
-		t.Errorf("11.8 and 12.5 sm_80 cubins: exit %d %q, not nvlink 12.5's bytes", rc, msg)
+	for _, tk := range []string{"12.4", "12.5"} {
+		rc, msg, out := link("", "sm_80", "cuda11.8-sm_80/constants/a.cubin", "cuda"+tk+"-sm_80/constants/b.cubin")
+		want, _ := os.ReadFile("cuda" + tk + "-sm_80/constants/ref_mixed118.cubin")
+		if rc != 0 || !bytes.Equal(out, want) {
+			t.Errorf("11.8 and %s sm_80 cubins: exit %d %q, not nvlink %s's bytes", tk, rc, msg, tk)
+		}
 	}
 	for _, c := range []struct {
 		version, arch string
@@ -96,6 +98,11 @@ func TestReleaseChoice(t *testing.T) {
 			"nvlink fatal   : Input file 'cuda12.5-sm_90/constants/a.cubin' newer than toolkit (125 vs 118)\n"},
 		{"12.4", "sm_90", []string{"cuda12.5-sm_90/constants/a.cubin"},
 			"nvlink fatal   : Input file 'cuda12.5-sm_90/constants/a.cubin' newer than toolkit (125 vs 124)\n"},
+		{"", "sm_90", []string{"cuda11.8-sm_90/constants/a.cubin", "cuda12.4-sm_90/constants/b.cubin"},
+			"nvlink fatal   : Input file 'cuda11.8-sm_90/constants/a.cubin' must be recompiled with toolkit >= Cuda 12.0\n"},
+		{"12.4", "sm_90", []string{"cuda13.0-sm_90/constants/a.cubin"},
+			"nvlink warning : expected 64bit object 'cuda13.0-sm_90/constants/a.cubin' to have EF_CUDA_64BIT_ADDRESS set\n" +
+				"nvlink fatal   : Input file 'cuda13.0-sm_90/constants/a.cubin' arch does not match target 'sm_90'\n"},
 		{"12.5", "sm_90", []string{"cuda13.0-sm_90/constants/a.cubin"},
 			"nvlink fatal   : Input file 'cuda13.0-sm_90/constants/a.cubin' abi does not match\n"},
 		{"11.8", "sm_90", []string{"cuda13.0-sm_90/constants/a.cubin"},
@@ -116,13 +123,27 @@ func TestReleaseChoice(t *testing.T) {
 // default /opt/cuda12/bin/nvlink; skipped without it), and requires the
 // same exit status and diagnostics, and byte-identical outputs.
 func TestCorpus125OptionsNvlink(t *testing.T) {
-	nvlink := envOr("WARPLINK_NVLINK125", "/opt/cuda12/bin/nvlink")
-	if r := toolkit.NvlinkRelease(nvlink); r != "12.5" {
-		t.Skipf("no nvlink 12.5 at %s (release %q)", nvlink, r)
+	corpusOptionsNvlink(t, "12.5", envOr("WARPLINK_NVLINK125", "/opt/cuda12/bin/nvlink"), libdir12, corpus125SM90, corpus125SM80)
+}
+
+// TestCorpus124OptionsNvlink does the same for the CUDA 12.4 corpora and
+// nvlink 12.4 (WARPLINK_NVLINK124, by default /opt/cuda124/bin/nvlink, a
+// second root of ../shared/tools/install-cuda12-toolkit.sh:
+// CUDA12_VERSION=12.4 CUDA12_ROOT=/opt/cuda124root CUDA12_PREFIX=/opt/cuda124).
+func TestCorpus124OptionsNvlink(t *testing.T) {
+	corpusOptionsNvlink(t, "12.4", envOr("WARPLINK_NVLINK124", "/opt/cuda124/bin/nvlink"), libdir124, corpus124SM90, corpus124SM80)
+}
+
+// corpusOptionsNvlink links the corpora rels with each option set, with
+// warplink and with the nvlink of release rel at path nvlink (skipped
+// without it), libcudadevrt.a from lib, and requires the same outcome.
+func corpusOptionsNvlink(t *testing.T, rel, nvlink, lib string, rels ...string) {
+	if r := toolkit.NvlinkRelease(nvlink); r != rel {
+		t.Skipf("no nvlink %s at %s (release %q)", rel, nvlink, r)
 	}
 	same := 0
 	var corpora []string
-	for _, rel := range []string{corpus125SM90, corpus125SM80} {
+	for _, rel := range rels {
 		abs, _ := filepath.Abs(rel)
 		corpora = append(corpora, abs)
 	}
@@ -131,9 +152,9 @@ func TestCorpus125OptionsNvlink(t *testing.T) {
 		for k, name := range names {
 			for _, link := range []string{"link.args", "link_dc.args"} {
 				for _, extra := range [][]string{{"-g"}, {"--preserve-relocs"}, {"-g", "--preserve-relocs"},
-					{"--kernels-used=main"}, {"-L" + libdir12, "-lcudadevrt", "--keep-system-libraries"}} {
+					{"--kernels-used=main"}, {"-L" + lib, "-lcudadevrt", "--keep-system-libraries"}} {
 					tmp := t.TempDir()
-					args, err := cliLinkArgsFrom(dirs[k], link, libdir12, filepath.Join(tmp, "out.cubin"))
+					args, err := cliLinkArgsFrom(dirs[k], link, lib, filepath.Join(tmp, "out.cubin"))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -160,5 +181,5 @@ func TestCorpus125OptionsNvlink(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d links as nvlink 12.5 links them", same)
+	t.Logf("%d links as nvlink %s links them", same, rel)
 }
