@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -65,20 +64,22 @@ func sameAsRef(t *testing.T, dir string, opts *merge.Options, ref string) bool {
 // TestReleaseChoice: the release follows the newest input (an 11.8 sm_80
 // cubin with a 12.5 one links as nvlink 12.5 does, e_version 125
 // included), and each release's refusals, in nvlink's words (checked
-// against nvlink 11.8 and 12.5).
+// against nvlink 11.8 and 12.5). Inputs are named relative to
+// testdata/corpus, as the messages name them.
 func TestReleaseChoice(t *testing.T) {
+	t.Parallel()
 	corpus, _ := filepath.Abs("../../testdata/corpus")
-	t.Chdir(corpus)
 	link := func(version, arch string, inputs ...string) (int, string, []byte) {
 		out := filepath.Join(t.TempDir(), "out.cubin")
 		opts := &merge.Options{Arch: arch, Output: out, Inputs: inputs, NvlinkVersion: version, Machine64: true}
+		inDirOptions(corpus, opts)
 		var stderr bytes.Buffer
 		rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
 		b, _ := os.ReadFile(out)
-		return rc, stderr.String(), b
+		return rc, outOfDir(corpus, stderr.String()), b
 	}
 	rc, msg, out := link("", "sm_80", "cuda11.8-sm_80/constants/a.cubin", "cuda12.5-sm_80/constants/b.cubin")
-	want, _ := os.ReadFile("cuda12.5-sm_80/constants/ref_mixed118.cubin")
+	want, _ := os.ReadFile(filepath.Join(corpus, "cuda12.5-sm_80/constants/ref_mixed118.cubin"))
 	if rc != 0 || !bytes.Equal(out, want) {
 		t.Errorf("11.8 and 12.5 sm_80 cubins: exit %d %q, not nvlink 12.5's bytes", rc, msg)
 	}
@@ -113,51 +114,54 @@ func TestReleaseChoice(t *testing.T) {
 // builds pass (-g, --preserve-relocs, both, --kernels-used, libcudadevrt
 // kept), with warplink and with nvlink 12.5 (WARPLINK_NVLINK125, by
 // default /opt/cuda12/bin/nvlink; skipped without it), and requires the
-// same exit status and diagnostics, and byte-identical outputs.
+// same exit status and diagnostics, and byte-identical outputs. nvlink
+// makes all its links first, in one batch (runNvlinkBatch), each into
+// the output file warplink then writes.
 func TestCorpus125OptionsNvlink(t *testing.T) {
+	t.Parallel()
 	nvlink := envOr("WARPLINK_NVLINK125", "/opt/cuda12/bin/nvlink")
 	if r := toolkit.NvlinkRelease(nvlink); r != "12.5" {
 		t.Skipf("no nvlink 12.5 at %s (release %q)", nvlink, r)
 	}
-	same := 0
-	var corpora []string
-	for _, rel := range []string{corpus125SM90, corpus125SM80} {
-		abs, _ := filepath.Abs(rel)
-		corpora = append(corpora, abs)
+	type link struct {
+		corpus, name, out string
+		args, extra       []string
 	}
-	for _, corpus := range corpora {
+	var links []link
+	var jobs []nvlinkJob
+	for _, rel := range []string{corpus125SM90, corpus125SM80} {
+		corpus, _ := filepath.Abs(rel)
 		names, dirs := corpusPrograms(t, corpus)
 		for k, name := range names {
-			for _, link := range []string{"link.args", "link_dc.args"} {
+			for _, file := range []string{"link.args", "link_dc.args"} {
 				for _, extra := range [][]string{{"-g"}, {"--preserve-relocs"}, {"-g", "--preserve-relocs"},
 					{"--kernels-used=main"}, {"-L" + libdir12, "-lcudadevrt", "--keep-system-libraries"}} {
-					tmp := t.TempDir()
-					args, err := cliLinkArgsFrom(dirs[k], link, libdir12, filepath.Join(tmp, "out.cubin"))
+					out := filepath.Join(t.TempDir(), "out.cubin")
+					args, err := cliLinkArgsFrom(dirs[k], file, libdir12, out)
 					if err != nil {
 						t.Fatal(err)
 					}
 					args = append(args, extra...)
-					cmd := exec.Command(nvlink, args...)
-					cmd.Dir = dirs[k]
-					nvOut, err := cmd.CombinedOutput()
-					nvRC := 0
-					if ee, ok := err.(*exec.ExitError); ok {
-						nvRC = ee.ExitCode()
-					}
-					ref, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
-					os.Remove(filepath.Join(tmp, "out.cubin"))
-					var log bytes.Buffer
-					rc := linkCLI(dirs[k], args, &log)
-					ours, _ := os.ReadFile(filepath.Join(tmp, "out.cubin"))
-					if rc != nvRC || log.String() != string(nvOut) || !bytes.Equal(ours, ref) {
-						t.Errorf("%s/%s %s %v: exit %d (nvlink %d), diagnostics %q (nvlink %q), outputs identical: %v",
-							filepath.Base(corpus), name, link, extra, rc, nvRC, log.String(), nvOut, bytes.Equal(ours, ref))
-						continue
-					}
-					same++
+					links = append(links, link{filepath.Base(corpus), name + "/" + file, out, args, extra})
+					jobs = append(jobs, nvlinkJob{dirs[k], args})
 				}
 			}
 		}
+	}
+	nv := runNvlinkBatch(t, nvlink, jobs)
+	same := 0
+	for k, l := range links {
+		ref, _ := os.ReadFile(l.out)
+		os.Remove(l.out)
+		var log bytes.Buffer
+		rc := linkCLI(jobs[k].dir, l.args, &log)
+		ours, _ := os.ReadFile(l.out)
+		if rc != nv[k].rc || log.String() != nv[k].out || !bytes.Equal(ours, ref) {
+			t.Errorf("%s/%s %v: exit %d (nvlink %d), diagnostics %q (nvlink %q), outputs identical: %v",
+				l.corpus, l.name, l.extra, rc, nv[k].rc, log.String(), nv[k].out, bytes.Equal(ours, ref))
+			continue
+		}
+		same++
 	}
 	t.Logf("%d links as nvlink 12.5 links them", same)
 }
