@@ -108,19 +108,7 @@ func TestSmallLinkProcs(t *testing.T) {
 	if os.Getenv("GOMAXPROCS") != "" {
 		t.Skip("GOMAXPROCS set")
 	}
-	tm, err := gen.LoadTemplates(filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	names, _, err := tm.WriteDir(dir, gen.Config{N: 1000, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inputs []string
-	for _, n := range names {
-		inputs = append(inputs, filepath.Join(dir, n))
-	}
+	inputs := generated(t, 1000).inputs
 	want := procsFor(inputEstimate(&merge.Options{Inputs: inputs}, fileSize), 16)
 	if want >= 16 || want < minProcs {
 		t.Fatalf("1,000 objects: procsFor %d, want fewer than 16", want)
