@@ -132,6 +132,7 @@ func TestJITLTO(t *testing.T) {
 	}
 	cases := readJITCases(t)
 	outcomes := make([]jitOutcome, len(cases))
+	tmp := t.TempDir() // the links' output files, named by case (one folder: creating folders costs)
 	t.Run("links", func(t *testing.T) {
 		for k, c := range cases {
 			lto := slices.ContainsFunc(c.args, func(a string) bool { return a == "-dlto" || strings.HasPrefix(a, "-nvvmpath") })
@@ -140,7 +141,8 @@ func TestJITLTO(t *testing.T) {
 			}
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
-				outcomes[k] = jitLink(t, c, nvlink, helper, nvvm)
+				out := filepath.Join(tmp, strconv.Itoa(k))
+				outcomes[k] = jitLink(t, c, nvlink, helper, nvvm, out+".cubin", out+".reg.c")
 			})
 		}
 	})
@@ -169,11 +171,10 @@ func TestJITLTO(t *testing.T) {
 }
 
 // jitLink makes the recorded link c with the warplink at nvlink (in c's
-// program folder, with its own output and register files) and compares
-// exit status, messages, output and register file with nvlink's.
-func jitLink(t *testing.T, c jitCase, nvlink, helper, nvvm string) jitOutcome {
-	tmp := t.TempDir()
-	out, reg := filepath.Join(tmp, "out.cubin"), filepath.Join(tmp, "reg.c")
+// program folder, with output file out and register file reg of its own)
+// and compares exit status, messages, output and register file with
+// nvlink's.
+func jitLink(t *testing.T, c jitCase, nvlink, helper, nvvm, out, reg string) jitOutcome {
 	args := make([]string, len(c.args))
 	for i, a := range c.args {
 		a = strings.ReplaceAll(a, "@LIBDIR@", libdir)

@@ -129,6 +129,7 @@ func TestCorpus125OptionsNvlink(t *testing.T) {
 	}
 	var links []link
 	var jobs []nvlinkJob
+	tmp := t.TempDir() // the links' outputs, by link (one folder: creating folders costs)
 	for _, rel := range []string{corpus125SM90, corpus125SM80} {
 		corpus, _ := filepath.Abs(rel)
 		names, dirs := corpusPrograms(t, corpus)
@@ -136,7 +137,7 @@ func TestCorpus125OptionsNvlink(t *testing.T) {
 			for _, file := range []string{"link.args", "link_dc.args"} {
 				for _, extra := range [][]string{{"-g"}, {"--preserve-relocs"}, {"-g", "--preserve-relocs"},
 					{"--kernels-used=main"}, {"-L" + libdir12, "-lcudadevrt", "--keep-system-libraries"}} {
-					out := filepath.Join(t.TempDir(), "out.cubin")
+					out := filepath.Join(tmp, strconv.Itoa(len(links))+".cubin")
 					args, err := cliLinkArgsFrom(dirs[k], file, libdir12, out)
 					if err != nil {
 						t.Fatal(err)
