@@ -15,10 +15,13 @@ test:
 	$(GO) test -timeout 10m ./...
 
 # The packages that run goroutines (and the end-to-end links through
-# them) under the race detector.
+# them) under the race detector. RACE_SKIP are the end-to-end tests that
+# only run warplink as a separate binary (built without the detector):
+# under -race they would repeat make test's work and check nothing more.
 RACE_PKGS = ./actors ./shard ./merge ./internal/input ./internal/atomicfile ./internal/e2e
+RACE_SKIP = ^(TestJITLTO|TestNvccDlink|TestNvccDlinkLTO|TestMalformed|TestMalformedNvlink)$$
 race:
-	$(GO) test -race -timeout 20m $(RACE_PKGS)
+	$(GO) test -race -timeout 20m -skip '$(RACE_SKIP)' $(RACE_PKGS)
 
 bench:
 	$(GO) run ./bench/run
