@@ -289,8 +289,8 @@ func defaultHeapSettings(t *testing.T) {
 	})
 }
 
-// TestLinkHeapSettings links 1,000 generated objects (4.3 MB: not a light
-// link, but below adviceFrom: no advice), 3,000 (past adviceFrom: advised
+// TestLinkHeapSettings links about 1,000 generated objects (4.3 MB: not a
+// light link, but below adviceFrom: no advice), 3,000 (past adviceFrom: advised
 // once the command line is parsed) and the same 3,000 on a command line
 // of more than largeArgs arguments (-L options added: advised before it
 // is parsed), through run, as the command does (advice, read's pause,

@@ -9,13 +9,20 @@ import (
 	"github.com/warplink/warplink/bench/gen"
 )
 
-// workloads are the generated links the tests share (gen.Config{N: n,
-// Seed: 1}), each written once per run: creating thousands of files is
-// most of what those tests cost. TestMain removes their folder.
+// workloadObjects is the most objects a test links: the generated
+// workload of that many (gen.Config{N: workloadObjects, Seed: 1}) is
+// written once per run, and smaller links are prefixes of it (creating
+// thousands of files is most of what those tests cost). TestMain removes
+// its folder.
+const workloadObjects = 3000
+
 var workloads struct {
-	mu   sync.Mutex
-	dir  string
-	sets map[int]workload
+	once   sync.Once
+	dir    string
+	inputs []string // paths, in link order
+	sizes  []int64  // by input
+	units  []int    // by input: its gen.Object.Unit
+	err    error
 }
 
 // workload is one generated link: its inputs' paths, in link order, and
@@ -25,7 +32,7 @@ type workload struct {
 	size   int64
 }
 
-// TestMain removes the generated workloads once the tests are done.
+// TestMain removes the generated workload once the tests are done.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if workloads.dir != "" {
@@ -34,37 +41,39 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// generated returns the workload of n objects, writing it on the first
-// call for n; it fails the test if it cannot.
+// generated returns the shortest prefix of the generated workload that has
+// at least n objects and ends with a whole unit (gen.Object.Unit), writing
+// the workload on the first call; it fails the test if it cannot.
 func generated(t *testing.T, n int) workload {
 	t.Helper()
-	workloads.mu.Lock()
-	defer workloads.mu.Unlock()
-	if w, ok := workloads.sets[n]; ok {
-		return w
-	}
-	tm, err := gen.LoadTemplates(filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if workloads.dir == "" {
-		if workloads.dir, err = os.MkdirTemp("", "warplink-workloads-"); err != nil {
-			t.Fatal(err)
+	workloads.once.Do(func() {
+		tm, err := gen.LoadTemplates(filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90"))
+		if err != nil {
+			workloads.err = err
+			return
 		}
-		workloads.sets = map[int]workload{}
+		if workloads.dir, workloads.err = os.MkdirTemp("", "warplink-workload-"); workloads.err != nil {
+			return
+		}
+		workloads.err = tm.Generate(gen.Config{N: workloadObjects, Seed: 1}, func(o gen.Object) error {
+			path := filepath.Join(workloads.dir, o.Name)
+			workloads.inputs, workloads.sizes = append(workloads.inputs, path), append(workloads.sizes, int64(len(o.Data)))
+			workloads.units = append(workloads.units, o.Unit)
+			return os.WriteFile(path, o.Data, 0o644)
+		})
+	})
+	if workloads.err != nil {
+		t.Fatal(workloads.err)
 	}
-	dir, err := os.MkdirTemp(workloads.dir, "")
-	if err != nil {
-		t.Fatal(err)
+	if n > workloadObjects {
+		t.Fatalf("%d objects: the workload has %d", n, workloadObjects)
 	}
-	names, size, err := tm.WriteDir(dir, gen.Config{N: n, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
+	var w workload
+	for i, in := range workloads.inputs {
+		w.inputs, w.size = append(w.inputs, in), w.size+workloads.sizes[i]
+		if len(w.inputs) >= n && (i+1 == len(workloads.units) || workloads.units[i+1] != workloads.units[i]) {
+			break
+		}
 	}
-	w := workload{size: size}
-	for _, name := range names {
-		w.inputs = append(w.inputs, filepath.Join(dir, name))
-	}
-	workloads.sets[n] = w
 	return w
 }
