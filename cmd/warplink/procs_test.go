@@ -100,10 +100,10 @@ func TestInputEstimateLibraries(t *testing.T) {
 }
 
 // TestSmallLinkProcs links about 1,000 generated objects (past
-// lightBytes) through run on 16 Ps: the
-// link runs on procsFor's fewer (seen from the passes' hook), GOMAXPROCS
-// is 16 again afterwards, and the bytes are those of the same link with
-// GOMAXPROCS set by the user (which procsFor leaves alone).
+// lightBytes) through run on 16 Ps: the link runs on procsFor's fewer
+// (seen from the passes' hook), GOMAXPROCS is 16 again afterwards, and the
+// bytes are those of the same link with GOMAXPROCS set by the user (which
+// procsFor leaves alone).
 func TestSmallLinkProcs(t *testing.T) {
 	defaultHeapSettings(t)
 	if os.Getenv("GOMAXPROCS") != "" {
