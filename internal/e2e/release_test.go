@@ -17,6 +17,7 @@ import (
 // compares with nvlink 12.5's outputs of the same inputs (ref125*.cubin,
 // made with /opt/cuda12/bin/nvlink): byte-identical, or the same failure.
 func TestCorpusAsNvlink125(t *testing.T) {
+	t.Parallel()
 	names, dirs := corpusPrograms(t, corpusSM80)
 	identical := 0
 	for k, name := range names {
