@@ -69,10 +69,10 @@ func TestPassDoneCollects(t *testing.T) {
 		noAdvice     bool
 		gcs, returns int
 	}{
-		{1 << 20, false, 4, 0},
-		{1 << 20, true, 2, 2},
-		{limitOnlyBelow - 1, false, 4, 0},
-		{limitOnlyBelow - 1, true, 2, 2},
+		{1 << 20, false, len(collectAfter), 0},
+		{1 << 20, true, len(collectAfter) - len(returnAfter), len(returnAfter)},
+		{limitOnlyBelow - 1, false, len(collectAfter), 0},
+		{limitOnlyBelow - 1, true, len(collectAfter) - len(returnAfter), len(returnAfter)},
 		{limitOnlyBelow, false, 0, 0},
 		{limitOnlyBelow, true, 0, 0},
 		{200 << 20, false, 0, 0},
