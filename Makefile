@@ -11,8 +11,10 @@ build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/warplink
 	CGO_ENABLED=0 $(GO) build -o bin/warplink-nvvm ./cmd/warplink-nvvm
 
+# Every package's tests; internal/e2e, the longest, named first so that it
+# starts first and the other packages run beside it.
 test:
-	$(GO) test -timeout 10m ./...
+	$(GO) test -timeout 10m ./internal/e2e ./...
 
 # The packages that run goroutines (and the end-to-end links through
 # them) under the race detector. RACE_SKIP are the end-to-end tests that
