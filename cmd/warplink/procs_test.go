@@ -100,28 +100,17 @@ func TestInputEstimateLibraries(t *testing.T) {
 	}
 }
 
-// TestSmallLinkProcs links 1,000 generated objects (past lightBytes) through run on 16 Ps: the
-// link runs on procsFor's fewer (seen from the passes' hook), GOMAXPROCS
-// is 16 again afterwards, and the bytes are those of the same link with
-// GOMAXPROCS set by the user (which procsFor leaves alone).
+// TestSmallLinkProcs links about 1,000 generated objects (past
+// lightBytes) through run on 16 Ps: the link runs on procsFor's fewer
+// (seen from the passes' hook), GOMAXPROCS is 16 again afterwards, and the
+// bytes are those of the same link with GOMAXPROCS set by the user (which
+// procsFor leaves alone).
 func TestSmallLinkProcs(t *testing.T) {
 	defaultHeapSettings(t)
 	if os.Getenv("GOMAXPROCS") != "" {
 		t.Skip("GOMAXPROCS set")
 	}
-	tm, err := gen.LoadTemplates(filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	names, _, err := tm.WriteDir(dir, gen.Config{N: 1000, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inputs []string
-	for _, n := range names {
-		inputs = append(inputs, filepath.Join(dir, n))
-	}
+	inputs := generated(t, 1000).inputs
 	want := procsFor(inputEstimate(&merge.Options{Flags: linkflags.Flags{Inputs: inputs}}, fileSize), 16)
 	if want >= 16 || want < minProcs {
 		t.Fatalf("1,000 objects: procsFor %d, want fewer than 16", want)

@@ -299,6 +299,7 @@ func nvlinkOutcome(nvlink, dir, name, good, out string, limit time.Duration) nvO
 // nameless sections and a 23 GB .nv.shared, which the output-size guard
 // (TestOutputSizeGuard) let through.
 func TestMixedSectionKinds(t *testing.T) {
+	t.Parallel()
 	rc, stderr, out := linkPatchedGlobals(t, func(b []byte, f *elf.File, init, global int) {
 		binary.LittleEndian.PutUint32(shdrAt(b, f, global), f.Sections[init].NameOff)
 		binary.LittleEndian.PutUint64(shdrAt(b, f, global)[32:], 1<<41)
@@ -320,6 +321,7 @@ func TestMixedSectionKinds(t *testing.T) {
 // default bound, 1 TiB, no input known reaches the guard since merge
 // refuses mixed section kinds: TestMixedSectionKinds.)
 func TestOutputSizeGuard(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs(filepath.Join(corpusDir, "globals"))
 	out := filepath.Join(t.TempDir(), "out.cubin")
 	opts := &merge.Options{Flags: linkflags.Flags{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin")}, Output: out}, Tuning: merge.Tuning{MaxOutputSize: 0x400}}
@@ -383,6 +385,7 @@ func linkPatchedGlobals(t *testing.T, patch func(b []byte, f *elf.File, init, gl
 // and at 2 GiB, nvlink writes the file, and so does warplink, streaming
 // the padding: the crafted case.)
 func TestForgedSharedAlignment(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs("../../testdata/crafted/shared-align-forged")
 	a, f := readCubin(t, filepath.Join(dir, "a.cubin"))
 	sym := -1
@@ -427,6 +430,7 @@ func TestForgedSharedAlignment(t *testing.T) {
 // named in a diagnostic of its own (not as an undefined reference), the
 // exit status is 255 and no output is written.
 func TestSamplerReferenceRefused(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs("../../testdata/crafted/bound-references")
 	b, f := readCubin(t, filepath.Join(dir, "a.cubin"))
 	st := &f.Sections[f.SymtabIndex]
@@ -483,6 +487,7 @@ func readCubin(t *testing.T, path string) ([]byte, *elf.File) {
 // into a temporary directory and checks that it writes the same files, byte
 // for byte: the generator still builds, and the corpus is what it makes.
 func TestMalformedCorpusCurrent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the generator")
 	}
