@@ -160,3 +160,16 @@ func TestHelperCrash(t *testing.T) {
 		t.Errorf("helper crash: %v", err)
 	}
 }
+
+func TestChildEnv(t *testing.T) {
+	got := childEnv([]string{"PATH=/bin", "HOME=/h"})
+	if want := []string{"PATH=/bin", "HOME=/h", "GLIBC_TUNABLES=" + mallocTunables}; !slices.Equal(got, want) {
+		t.Errorf("childEnv added %q, want %q", got, want)
+	}
+	for _, own := range []string{"GLIBC_TUNABLES=glibc.malloc.arena_max=1", "GLIBC_TUNABLES="} {
+		env := []string{"PATH=/bin", own}
+		if got := childEnv(env); !slices.Equal(got, env) {
+			t.Errorf("childEnv(%q) = %q: the caller's own setting must stay as it is", env, got)
+		}
+	}
+}

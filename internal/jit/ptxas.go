@@ -142,6 +142,7 @@ func runPTXAS(path string, args []string, ptx []byte) ([]byte, string, error) {
 	}
 	defer cleanup()
 	cmd := exec.Command(path, append(args, name, "-o", "/dev/stdout")...)
+	cmd.Env = childEnv(os.Environ())
 	if src != nil {
 		cmd.ExtraFiles = []*os.File{src}
 	}
@@ -157,6 +158,31 @@ func runPTXAS(path string, args []string, ptx []byte) ([]byte, string, error) {
 		return nil, log, &input.ToolError{Msg: fmt.Sprintf("could not run ptxas '%s': %v", path, err)}
 	}
 	return out.Bytes(), log, nil
+}
+
+// mallocTunables are the settings of glibc's malloc a ptxas process gets
+// (GLIBC_TUNABLES) unless warplink's environment sets its own. ptxas
+// allocates some 10-20 MiB afresh in every process, a page fault a page,
+// where nvlink's built-in ptxas reuses one heap for all its compiles.
+// Transparent huge pages for the heap (hugetlb=1: where the system has
+// them on madvise or always), a heap grown 64 MiB at a time (top_pad) and
+// large blocks taken from it rather than mapped one by one
+// (mmap_threshold) save most of those faults, and a process's system
+// time with them (docs/jit-lto.md, "Speed"). They change where memory
+// comes from, not what ptxas computes (TestJITLTO's links stay
+// byte-identical to nvlink's). A glibc without a tunable ignores it.
+const mallocTunables = "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864:glibc.malloc.mmap_threshold=33554432"
+
+// childEnv is the environment of a ptxas process: env, with
+// mallocTunables where env has no GLIBC_TUNABLES (set, even empty: left as
+// it is).
+func childEnv(env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GLIBC_TUNABLES=") {
+			return env
+		}
+	}
+	return append(env, "GLIBC_TUNABLES="+mallocTunables)
 }
 
 // FindPTXAS returns the ptxas to run, in this order: explicit (the
