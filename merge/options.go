@@ -133,4 +133,8 @@ type Options struct {
 	// link lists every input with device code, IR ones included, in
 	// input order (package jit).
 	RegisterModules []RegisterModule
+	// TimeRows, when set, gives the --time rows of the work done before
+	// or beside the link (nvlink's ptx and lto.* phases: package jit),
+	// written before the link's own passes.
+	TimeRows func() []string
 }
