@@ -135,7 +135,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		cmd.Opts.CheckRelease = cmd.CheckRelease
 	}
 	jc := jit.New(jitOptions(cmd))
-	if code, done := ltoStep(cmd, jc, files, stderr, prog); done {
+	if code, done := ltoStep(cmd, jc, files, stdout, stderr, prog); done {
 		return code
 	}
 	cmd.Opts.JIT, cmd.Opts.JITWorkers = jc, runtime.NumCPU()

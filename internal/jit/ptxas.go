@@ -12,10 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/warplink/warplink/internal/input"
 )
@@ -31,6 +33,9 @@ type Options struct {
 	Debug       bool     // -g and no -suppress-debug-info
 	Xptxas      []string // -Xptxas, split on white space
 	NVVMPath    string   // -nvvmpath ("" if not given)
+	// Inputs and LibDirs are the link's inputs ("-l<name>" too) and -L
+	// folders.
+	Inputs, LibDirs []string
 	// PTXAS is the ptxas to run; "" finds one (FindPTXAS).
 	PTXAS string
 }
@@ -48,6 +53,16 @@ type Compiler struct {
 	sem    chan struct{}
 	// lto is the LTO step's result in a -dlto link (nil: none).
 	lto *Result
+	mu  sync.Mutex
+	ran []ptxRun // the compiles, in the order they ended
+}
+
+// ptxRun is one input's compile, for --time.
+type ptxRun struct {
+	name string
+	file bool // a PTX text file (else a fatbinary member)
+	took time.Duration
+	ok   bool // ptxas succeeded
 }
 
 // SetLTO makes the link an LTO link whose LTO step gave r.
@@ -122,14 +137,62 @@ func (o *Options) Args(memberOpts []string, whole bool) []string {
 }
 
 // PTX implements input.Compiler.
-func (c *Compiler) PTX(ptx []byte, memberOpts []string) ([]byte, string, error) {
+func (c *Compiler) PTX(name string, file bool, ptx []byte, memberOpts []string) ([]byte, string, error) {
 	c.find()
 	if c.err != nil {
 		return nil, "", c.err
 	}
 	c.sem <- struct{}{}
 	defer func() { <-c.sem }()
-	return runPTXAS(c.path, c.opts.Args(memberOpts, false), ptx)
+	t0 := time.Now()
+	cubin, log, err := runPTXAS(c.path, c.opts.Args(memberOpts, false), ptx)
+	c.mu.Lock()
+	c.ran = append(c.ran, ptxRun{name, file, time.Since(t0), err == nil})
+	c.mu.Unlock()
+	return cubin, log, err
+}
+
+// Phases are the compiles of PTX that ran, for --time, in nvlink's order:
+// the inputs' (the file inputs, then the -l libraries; an archive's
+// members in its order), whatever order they ended in, up to the first
+// that failed (where nvlink, compiling one after another, stops). A PTX
+// file's row is named after it, a member's "ptx".
+func (c *Compiler) Phases() []Phase {
+	c.mu.Lock()
+	ran := slices.Clone(c.ran)
+	c.mu.Unlock()
+	if len(ran) == 0 {
+		return nil
+	}
+	pos := map[string]int{}
+	items, _ := scan(c.opts.Inputs, c.opts.LibDirs, c.opts.Arch)
+	for i := len(items) - 1; i >= 0; i-- {
+		pos[items[i].name] = i
+	}
+	at := func(r ptxRun) int {
+		if i, ok := pos[r.name]; ok {
+			return i
+		}
+		return len(items)
+	}
+	slices.SortStableFunc(ran, func(a, b ptxRun) int {
+		if d := at(a) - at(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	var ps []Phase
+	for _, r := range ran {
+		if !r.ok {
+			break
+		}
+		p := Phase{Source: "ptx", Name: "ptxas", Input: r.name, Output: "cubin", Took: r.took}
+		if r.file {
+			p.Source, p.Output = r.name, ""
+		}
+		ps = append(ps, p)
+	}
+	return ps
 }
 
 // runPTXAS runs ptxas on ptx with args; it writes the cubin to a pipe. It
