@@ -135,6 +135,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		cmd.Opts.CheckRelease = cmd.CheckRelease
 	}
 	jc := jit.New(jitOptions(cmd))
+	defer jc.Close()
 	if code, done := ltoStep(cmd, jc, files, stdout, stderr, prog); done {
 		return code
 	}

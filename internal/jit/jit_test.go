@@ -1,10 +1,12 @@
 package jit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -232,5 +234,53 @@ func TestPhases(t *testing.T) {
 	c.ran[3].ok = false
 	if ps := c.Phases(); len(ps) != 1 || ps[0].Input != in[0] {
 		t.Errorf("after a failure at %s: %v, want the row of %s only", in[1], ps, in[0])
+	}
+}
+
+// TestAhead: every distinct (arguments, PTX) is compiled once, whether the
+// read pass or the compiles ahead get to it first; each input gets its
+// own result, the same as a compile of its own would give.
+func TestAhead(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	ptxas := script(t, dir, "ptxas", `[ "$1" = --version ] && { echo "Cuda compilation tools, release 11.8, V11.8.89"; exit 0; }
+echo x >>`+log+`
+printf '%s|' "$@" | sed 's|/dev/fd/3.*||'; cat /dev/fd/3`)
+	texts := []string{"a", "b", "a", "c"} // (the third input's PTX is the first's)
+	var in []string
+	for i, s := range texts {
+		p := filepath.Join(dir, fmt.Sprintf("%d.ptx", i))
+		if err := os.WriteFile(p, []byte(".version 7.8\n.target sm_80\n// "+s+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, p)
+	}
+	c := New(Options{Arch: 86, Inputs: in, PTXAS: ptxas})
+	got := make([][]byte, len(in))
+	var wg sync.WaitGroup
+	for _, i := range []int{3, 1, 0, 2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, _ := os.ReadFile(in[i])
+			cubin, _, err := c.PTX(in[i], true, b, nil)
+			if err != nil {
+				t.Errorf("%s: %v", in[i], err)
+			}
+			got[i] = cubin
+		}()
+	}
+	wg.Wait()
+	for i, s := range texts {
+		if want := "-arch=sm_86|-c|.version 7.8\n.target sm_80\n// " + s + "\n"; string(got[i]) != want {
+			t.Errorf("input %d: %q, want %q", i, got[i], want)
+		}
+	}
+	got[0][0] = 'X'
+	if got[2][0] == 'X' {
+		t.Error("two inputs of the same PTX share one cubin")
+	}
+	if b, _ := os.ReadFile(log); strings.Count(string(b), "x") != 3 {
+		t.Errorf("%d compiles, want 3 (one per distinct PTX)", strings.Count(string(b), "x"))
 	}
 }

@@ -95,7 +95,7 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		diags.Infof(key(), "%v", err)
 		return nil, fatal("elfLink linker library load error")
 	}
-	items, bad := scan(l.Inputs, l.LibDirs, l.Arch)
+	items, bad := scan(l.Inputs, l.LibDirs, l.Arch, scanIR)
 	if bad != "" {
 		return nil, fatal("Could not open input file '%s'", bad)
 	}

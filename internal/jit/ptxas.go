@@ -42,7 +42,7 @@ type Options struct {
 
 // Compiler runs ptxas for one link (input.Compiler). ptxas is looked up
 // when first needed, so a link without PTX costs nothing; compiles run in
-// parallel, at most one per CPU.
+// parallel, at most one per CPU, ahead of the read pass (ahead.go).
 type Compiler struct {
 	opts   Options
 	once   sync.Once
@@ -55,6 +55,10 @@ type Compiler struct {
 	lto *Result
 	mu  sync.Mutex
 	ran []ptxRun // the compiles, in the order they ended
+	// jobs are the compiles by content, aheadOnce starts those ahead
+	// (ahead.go).
+	jobs      jobs
+	aheadOnce sync.Once
 }
 
 // ptxRun is one input's compile, for --time.
@@ -142,14 +146,11 @@ func (c *Compiler) PTX(name string, file bool, ptx []byte, memberOpts []string) 
 	if c.err != nil {
 		return nil, "", c.err
 	}
-	c.sem <- struct{}{}
-	defer func() { <-c.sem }()
-	t0 := time.Now()
-	cubin, log, err := runPTXAS(c.path, c.opts.Args(memberOpts, false), ptx)
+	j := c.compile(c.opts.Args(memberOpts, false), ptx)
 	c.mu.Lock()
-	c.ran = append(c.ran, ptxRun{name, file, time.Since(t0), err == nil})
+	c.ran = append(c.ran, ptxRun{name, file, j.took, j.err == nil})
 	c.mu.Unlock()
-	return cubin, log, err
+	return j.result(), j.log, j.err
 }
 
 // Phases are the compiles of PTX that ran, for --time, in nvlink's order:
@@ -165,7 +166,7 @@ func (c *Compiler) Phases() []Phase {
 		return nil
 	}
 	pos := map[string]int{}
-	items, _ := scan(c.opts.Inputs, c.opts.LibDirs, c.opts.Arch)
+	items, _ := scan(c.opts.Inputs, c.opts.LibDirs, c.opts.Arch, scanKind)
 	for i := len(items) - 1; i >= 0; i-- {
 		pos[items[i].name] = i
 	}
