@@ -108,31 +108,31 @@ func (c *Compiler) ahead() {
 }
 
 // aheadWorker runs the queue's unclaimed compiles, each in a CPU slot.
+// (A job it claims it runs, stopped or not: the read pass may wait on it.)
 func (c *Compiler) aheadWorker() {
-	js := &c.jobs
-	for !js.failed.Load() && !js.stop.Load() {
+	for !c.jobs.failed.Load() && !c.jobs.stop.Load() {
 		c.sem <- struct{}{}
-		var j *job
-		for j == nil {
-			i := int(js.next.Add(1)) - 1
-			if i >= len(js.queue) {
-				break
-			}
-			if js.queue[i].claimed.CompareAndSwap(false, true) {
-				j = js.queue[i]
-			}
+		j := c.jobs.claimNext()
+		if j != nil {
+			c.run(j)
 		}
-		if j == nil || js.failed.Load() || js.stop.Load() {
-			if j != nil {
-				// (Claimed, so it is this goroutine's to finish: the
-				// read pass may wait on it.)
-				c.run(j)
-			}
-			<-c.sem
+		<-c.sem
+		if j == nil {
 			return
 		}
-		c.run(j)
-		<-c.sem
+	}
+}
+
+// claimNext claims the queue's next unclaimed job (nil: none is left).
+func (js *jobs) claimNext() *job {
+	for {
+		i := int(js.next.Add(1)) - 1
+		if i >= len(js.queue) {
+			return nil
+		}
+		if js.queue[i].claimed.CompareAndSwap(false, true) {
+			return js.queue[i]
+		}
 	}
 }
 
