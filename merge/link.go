@@ -193,19 +193,42 @@ func (t *Timer) add(name string, d time.Duration) {
 }
 
 // report appends the pass times to path ("-" = stdout) as nvlink's --time
-// CSV: its header line, then one row per pass with the time in ms.
+// CSV (AppendTime): opts.TimeRows's rows, then one row per pass with the
+// time in ms.
 func (t *Timer) report(path string, stdout io.Writer, opts *Options) {
+	var rows []string
+	if opts.TimeRows != nil {
+		rows = opts.TimeRows()
+	}
+	for i := range t.names {
+		rows = append(rows, fmt.Sprintf(" , %s , %d , %s , %s , warplink , %.3f , ms", t.names[i], len(opts.Inputs), opts.output(), opts.Arch, float64(t.durs[i].Microseconds())/1000))
+	}
+	AppendTime(path, stdout, rows)
+}
+
+// AppendTime appends rows to the --time file path ("-" = stdout), after
+// the column headings when the file is empty, as nvlink does. A file
+// that cannot be opened is left alone (nvlink says nothing either).
+func AppendTime(path string, stdout io.Writer, rows []string) {
 	w := stdout
+	empty := true
 	if path != "-" {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+			empty = false
+		}
 		w = f
 	}
-	fmt.Fprintln(w, "source file name , phase name , phase input files , phase output file , arch , tool, metric , unit")
-	for i := range t.names {
-		fmt.Fprintf(w, " , %s , %d , %s , %s , warplink , %.3f , ms\n", t.names[i], len(opts.Inputs), opts.output(), opts.Arch, float64(t.durs[i].Microseconds())/1000)
+	var b strings.Builder
+	if empty {
+		b.WriteString("source file name , phase name , phase input files , phase output file , arch , tool, metric , unit\n")
 	}
+	for _, r := range rows {
+		b.WriteString(r + "\n")
+	}
+	io.WriteString(w, b.String())
 }

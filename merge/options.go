@@ -112,4 +112,8 @@ type Hooks struct {
 	// JIT, when set, compiles the PTX of inputs without code for the
 	// target (input.Memory.JIT; cmd/warplink sets package jit's).
 	JIT input.Compiler
+	// TimeRows, when set, gives the --time rows of the work done before
+	// or beside the link (nvlink's ptx and lto.* phases: package jit),
+	// written before the link's own passes.
+	TimeRows func() []string
 }

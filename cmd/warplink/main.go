@@ -136,7 +136,8 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 		opts.CheckRelease = cmd.CheckRelease
 	}
 	jc := jit.New(jitOptions(cmd))
-	if code, done := ltoStep(cmd, opts, jc, files, stderr, prog); done {
+	defer jc.Close()
+	if code, done := ltoStep(cmd, opts, jc, files, stdout, stderr, prog); done {
 		return code
 	}
 	opts.JIT, opts.JITWorkers = jc, runtime.NumCPU()
