@@ -37,6 +37,9 @@ func main() {
 	}
 	files := atomicfile.NewRegistry()
 	stop := files.HandleSignals(os.Interrupt, syscall.SIGTERM)
+	// (The outputs' commits are the run's last acts: over an existing
+	// file the moment of renaming it needs no handler.)
+	files.IgnoreSignalsAtCommit()
 	stopProfile := startProfile()
 	code := run(os.Args, os.Stdout, os.Stderr, files, true)
 	stopProfile()
