@@ -202,7 +202,7 @@ func (f *File) name() error {
 			return err
 		})
 		if err == nil {
-			if err = os.Rename(tmp, f.path); err != nil {
+			if err = replace(tmp, f.path); err != nil {
 				os.Remove(tmp)
 			}
 			f.reg.untrack(tmp)

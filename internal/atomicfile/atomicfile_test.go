@@ -239,6 +239,35 @@ func TestIgnoreSignalsAtCommit(t *testing.T) {
 	}
 }
 
+// TestTargetBecomesFolder checks that a Commit over a target that has
+// become a folder since Create fails, and leaves the folder and no
+// temporary file.
+func TestTargetBecomesFolder(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.cubin")
+	if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewRegistry().Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("new"))
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if f.Commit() == nil {
+		t.Fatal("Commit over a folder succeeded")
+	}
+	if st, err := os.Stat(out); err != nil || !st.IsDir() {
+		t.Fatalf("the folder is gone: %v", err)
+	}
+	leaves(t, dir, 1)
+}
+
 // TestUnnamedCopied checks the way out when an unnamed file cannot be
 // linked (no /proc): its bytes are copied into a named temporary file,
 // renamed into place. (A file removed after it was opened cannot be
