@@ -56,6 +56,7 @@ type File struct {
 	path    string // the target
 	tmp     string // the named temporary file; "" when unnamed or writing the target directly
 	unnamed bool   // an O_TMPFILE file, named at Commit
+	existed bool   // unnamed, and the target existed at Create (Commit replaces it)
 	reg     *Registry
 	mu      sync.Mutex
 	closed  bool
@@ -87,8 +88,9 @@ func create(path string, r *Registry, unnamed bool) (*File, error) {
 		return &File{File: f, path: path}, nil
 	}
 	if unnamed && (err == nil || errors.Is(err, fs.ErrNotExist)) {
+		existed := err == nil
 		if f, err := openUnnamed(dirOf(path), path); err == nil {
-			return &File{File: f, path: path, unnamed: true, reg: r}, nil
+			return &File{File: f, path: path, unnamed: true, existed: existed, reg: r}, nil
 		}
 		// (No O_TMPFILE here, or not on this file system: a named one.)
 	}
@@ -187,9 +189,11 @@ func (f *File) Commit() error {
 // file cannot be linked at all (no /proc), its bytes are copied into a
 // named temporary file instead.
 func (f *File) name() error {
-	err := linkUnnamed(f.File, f.path)
-	if err == nil {
-		return nil
+	err := fs.ErrExist
+	if !f.existed {
+		if err = linkUnnamed(f.File, f.path); err == nil {
+			return nil
+		}
 	}
 	if errors.Is(err, fs.ErrExist) {
 		f.reg.moment()
