@@ -6,6 +6,12 @@
 //	warplink demo [-o FILE]               link the embedded sample program
 //	warplink cmp A B                      compare two cubins
 //	warplink dump FILE                    print a readelf-like dump
+//
+// The runtime does not watch the CPU limit for changes
+// (updatemaxprocs=0): the goroutine and timer that would do it cost every
+// small link, which is over in a few milliseconds.
+//
+//go:debug updatemaxprocs=0
 package main
 
 import (
