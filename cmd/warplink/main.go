@@ -31,16 +31,6 @@ import (
 )
 
 func main() {
-	// A short command line is most likely a serial light link (see
-	// light.go): the second P goes before anything else runs. With one P,
-	// the goroutines the passes start run on the thread that started them
-	// instead of waking a second one (on the 2-core VM, with other work on
-	// the machine, the wake-ups alone cost a three-object link more than
-	// the stop of the world this takes). A link that turns out not to be
-	// serial gets the runtime's default back (link).
-	if len(os.Args) <= serialArgs && os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 	files := atomicfile.NewRegistry()
 	stop := files.HandleSignals(os.Interrupt, syscall.SIGTERM)
 	// (The outputs' commits are the run's last acts: over an existing
@@ -156,10 +146,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// merge.Options.InputEstimate.)
 	est, isLight, serial := lightLink(&cmd.Opts)
 	isLight = isLight && !early
-	if serial = serial && isLight && cmd.Opts.Threads == 0; exiting && !serial &&
-		runtime.GOMAXPROCS(0) == 1 && os.Getenv("GOMAXPROCS") == "" {
-		runtime.SetDefaultGOMAXPROCS() // (main's one P, for a short command line)
-	}
+	serial = serial && isLight && cmd.Opts.Threads == 0
 	if isLight {
 		restore := light(&cmd.Opts, est, serial)
 		code := merge.Link(&cmd.Opts, stdout, stderr, prog)
