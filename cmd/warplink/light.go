@@ -39,6 +39,7 @@ const (
 	lightBytes   = 2 << 20
 	serialBytes  = 256 << 10
 	lightMapFrom = 64 << 10
+	lightSample  = 8
 )
 
 // lightLink estimates the size of o's inputs and reports whether that
@@ -51,7 +52,11 @@ const (
 func lightLink(o *merge.Options) (est int64, light, serial bool) {
 	files := *o
 	files.Inputs = slices.DeleteFunc(slices.Clone(o.Inputs), isLibrary)
-	est = inputEstimate(&files, fileSize)
+	// (A few inputs tell a light link: its stat calls are a few percent
+	// of it. Near the threshold, or past it, the full sample decides.)
+	if est = sampledEstimate(&files, fileSize, lightSample); est >= lightBytes/2 {
+		est = inputEstimate(&files, fileSize)
+	}
 	serial = est < serialBytes
 	for _, in := range o.Inputs {
 		if !isLibrary(in) {
