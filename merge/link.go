@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,7 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	// The write pass streams the file into an unnamed or temporary file
 	// (atomicfile), named or renamed into place only when the link succeeds.
 	var outFile *atomicfile.File
+	var gather *bufio.Writer // a file under gatherBelow, written at once
 	ctx.openOutput = func(size uint64) (io.Writer, error) {
 		f, err := createOutput(opts.Files, opts.output())
 		if err != nil {
@@ -43,10 +45,17 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 			f.Reserve(int64(min(size, 1<<62))) // (the blocks at once: see atomicfile.File.Reserve)
 		}
 		outFile = f
+		if size < gatherBelow {
+			gather = bufio.NewWriterSize(f, int(size))
+			return gather, nil
+		}
 		return f, nil
 	}
 	err := run(ctx)
 	if outFile != nil {
+		if err == nil && gather != nil {
+			err = gather.Flush()
+		}
 		if err == nil && !diags.Failed() {
 			err = outFile.Commit()
 		} else {
@@ -71,6 +80,11 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	}
 	return diags.ExitCode()
 }
+
+// gatherBelow is the output size under which the write pass's pieces
+// (the ELF header, the sections, the headers) are gathered and written
+// with one system call, as nvlink writes: a file of one run (emitChunk).
+const gatherBelow = 256 << 10
 
 // reserveFrom is the output size from which the link reserves the file's
 // blocks before writing: for a smaller file (most links write a few

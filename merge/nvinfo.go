@@ -300,8 +300,9 @@ type infoJob struct {
 }
 
 // startObjectInfo translates every object's records in parallel, while
-// the caller goes on; the caller must not change the output's symbols or
-// sections (the records name them) until wait returns.
+// the caller goes on (in a link of one thread, before it returns); the
+// caller must not change the output's symbols or sections (the records
+// name them) until wait returns.
 func startObjectInfo(ctx *Context) *infoJob {
 	j := &infoJob{per: make([]objInfo, len(ctx.Objs)), done: make(chan struct{})}
 	at := make([]int, len(ctx.Objs)+1)
@@ -315,14 +316,19 @@ func startObjectInfo(ctx *Context) *infoJob {
 		}
 	}
 	j.global = make([]infoRec, at[len(ctx.Objs)]+ntext)
-	go func() {
+	translate := func() {
 		defer close(j.done)
 		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i], j.global[at[i]:at[i]:at[i+1]])
 			ctx.Objs[i].nvinfo = nil // translated: no later pass reads it
 			return nil
 		})
-	}()
+	}
+	if ctx.Opts.Threads == 1 {
+		translate()
+	} else {
+		go translate()
+	}
 	return j
 }
 

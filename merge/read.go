@@ -119,11 +119,13 @@ func read(ctx *Context) error {
 	}
 	// The files are read in batches, each with a few system calls where
 	// the system has io_uring (input.Ring), else one system call at a
-	// time, which leaves the CPU idle: then more workers.
+	// time, which leaves the CPU idle: then more workers, but for a link
+	// of one thread (cmd/warplink's small links, whose few files are in
+	// the page cache: a worker more is a goroutine to start for nothing).
 	rings := newRings(!ctx.Opts.NoRing)
 	defer rings.close()
 	w := workers(ctx.Opts.Threads)
-	if !rings.ok() {
+	if !rings.ok() && ctx.Opts.Threads != 1 {
 		w *= 4
 	}
 	// (PTX is compiled on these goroutines, by child processes that run

@@ -223,35 +223,43 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 	if _, err := w.Write(ehdr[:]); err != nil {
 		return err
 	}
-	// The writer goroutine writes runs in the order sent and hands each
-	// run buffer back; after a failed write it only hands them back. It
-	// has ended whenever emit returns, even by a panic (the buffers may be
-	// unmapped after that).
-	full, free := make(chan emitRun, 1), make(chan []byte, 2)
-	done := make(chan error, 1)
+	// The writer writes runs in the order sent and hands each run buffer
+	// back; after a failed write it only hands them back. It is a
+	// goroutine of its own, which has ended whenever emit returns, even by
+	// a panic (the buffers may be unmapped after that), except in a link
+	// of one thread, where send writes at once.
+	free := make(chan []byte, 2)
 	var failed atomic.Bool
-	go func() {
-		var err error
-		for run := range full {
-			if err == nil {
-				if _, err = w.Write(run.b); err != nil {
-					failed.Store(true)
-				}
-			}
-			if !run.direct {
-				free <- run.b
+	var werr error
+	put := func(run emitRun) {
+		if werr == nil {
+			if _, werr = w.Write(run.b); werr != nil {
+				failed.Store(true)
 			}
 		}
-		done <- err
-	}()
-	closed := false
-	finish := func() error {
-		if closed {
-			return nil
+		if !run.direct {
+			free <- run.b
 		}
-		closed = true
-		close(full)
-		return <-done
+	}
+	send, finish := put, func() error { return werr }
+	if ctx.Opts.Threads != 1 {
+		full, done := make(chan emitRun, 1), make(chan error, 1)
+		go func() {
+			for run := range full {
+				put(run)
+			}
+			done <- werr
+		}()
+		closed := false
+		send = func(run emitRun) { full <- run }
+		finish = func() error {
+			if closed {
+				return nil
+			}
+			closed = true
+			close(full)
+			return <-done
+		}
 	}
 	defer finish()
 	free <- nil
@@ -271,12 +279,12 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 			// alignment as given): zeros, in run-sized parts.
 			run := next(min(off-pos, uint64(chunk)))
 			clear(run)
-			full <- emitRun{b: run}
+			send(emitRun{b: run})
 			pos += uint64(len(run))
 			continue
 		}
 		if h := &hdrs[i]; h.filled() && h.size > uint64(chunk) {
-			emitLarge(ctx, h, pos, chunk, next, full, &failed)
+			emitLarge(ctx, h, pos, chunk, next, send, &failed)
 			pos, i = h.end(), i+1
 			continue
 		}
@@ -310,7 +318,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 			}
 			return nil
 		})
-		full <- emitRun{b: run}
+		send(emitRun{b: run})
 		pos, i = end, j
 	}
 	// The headers, in runs of whole entries; the program headers end the
@@ -339,7 +347,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 				elf.PutProg(run[off+k*elf.PhdrSize:], &phdrs[k])
 			}
 		}
-		full <- emitRun{b: run}
+		send(emitRun{b: run})
 	}
 	return finish()
 }
@@ -361,15 +369,15 @@ type emitRun struct {
 // stay at the run's size: at 100,000 objects the two had grown to the
 // largest sections, 48 MB.
 func emitLarge(ctx *Context, h *shdr, pos uint64, chunk int, next func(uint64) []byte,
-	full chan<- emitRun, failed *atomic.Bool) {
+	send func(emitRun), failed *atomic.Bool) {
 	pad := h.off - pos
 	if s := h.sec; s.Relocs == nil && uint64(len(s.Data)) == h.size {
 		if pad > 0 {
 			run := next(pad)
 			clear(run)
-			full <- emitRun{b: run}
+			send(emitRun{b: run})
 		}
-		full <- emitRun{b: s.Data, direct: true}
+		send(emitRun{b: s.Data, direct: true})
 		return
 	}
 	es := h.entrySize()
@@ -379,7 +387,7 @@ func emitLarge(ctx *Context, h *shdr, pos uint64, chunk int, next func(uint64) [
 		run := next(pad + n)
 		clear(run[:pad])
 		h.fill(ctx, run[pad:], lo)
-		full <- emitRun{b: run}
+		send(emitRun{b: run})
 		pad = 0
 	}
 }

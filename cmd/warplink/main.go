@@ -6,6 +6,12 @@
 //	warplink demo [-o FILE]               link the embedded sample program
 //	warplink cmp A B                      compare two cubins
 //	warplink dump FILE                    print a readelf-like dump
+//
+// The runtime does not watch the CPU limit for changes
+// (updatemaxprocs=0): the goroutine and timer that would do it cost every
+// small link, which is over in a few milliseconds.
+//
+//go:debug updatemaxprocs=0
 package main
 
 import (
@@ -25,18 +31,11 @@ import (
 )
 
 func main() {
-	// A short command line is most likely a serial light link (see
-	// light.go): the second P goes before anything else runs. With one P,
-	// the goroutines the passes start run on the thread that started them
-	// instead of waking a second one (on the 2-core VM, with other work on
-	// the machine, the wake-ups alone cost a three-object link more than
-	// the stop of the world this takes). A link that turns out not to be
-	// serial gets the runtime's default back (link).
-	if len(os.Args) <= serialArgs && os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 	files := atomicfile.NewRegistry()
 	stop := files.HandleSignals(os.Interrupt, syscall.SIGTERM)
+	// (The outputs' commits are the run's last acts: over an existing
+	// file the moment of renaming it needs no handler.)
+	files.IgnoreSignalsAtCommit()
 	stopProfile := startProfile()
 	code := run(os.Args, os.Stdout, os.Stderr, files, true)
 	stopProfile()
@@ -149,10 +148,7 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	// merge.Options.InputEstimate.)
 	est, isLight, serial := lightLink(opts)
 	isLight = isLight && !early
-	if serial = serial && isLight && opts.Threads == 0; exiting && !serial &&
-		runtime.GOMAXPROCS(0) == 1 && os.Getenv("GOMAXPROCS") == "" {
-		runtime.SetDefaultGOMAXPROCS() // (main's one P, for a short command line)
-	}
+	serial = serial && isLight && opts.Threads == 0
 	if isLight {
 		restore := light(opts, est, serial)
 		code := merge.Link(opts, stdout, stderr, prog)
