@@ -122,6 +122,17 @@ const (
 	// resolvedRela prefixes the name of the sections that list, under
 	// --preserve-relocs, the relocations nvlink applied.
 	resolvedRela = ".nv.resolvedrela"
+	// relCompanion prefixes the name of the relocation sections nvlink
+	// creates beside a kernel's constant bank 0 and beside sections
+	// whose relocations name data not defined yet, and then drops: only
+	// the names stay.
+	relCompanion = ".rel"
+	// bindlessOff prefixes the .strtab name nvlink makes, with no symbol,
+	// for each bound texture or surface reference; moduleBank0 is the
+	// module bank it names in both string tables beside them, with no
+	// section written.
+	bindlessOff = "$NVLINKBINDLESSOFF_"
+	moduleBank0 = ".nv.constant0"
 )
 
 // relActionTable is the constant .nv.rel.action contents nvlink 11.8 writes
@@ -232,6 +243,14 @@ func nvlinkRules() []nvlinkRule {
 			Rule:  "--preserve-relocs draws nvlink's warning, misspelling and all, for sm_90 only (nothing for sm_52 to sm_89).",
 			Cases: []string{"crafted/preserve-relocs", "crafted/preserve-relocs-sm80"},
 			Shows: "gpu archtecture 'sm_90'"},
+		{Name: "relCompanion",
+			Rule:  "nvlink creates a .rel<sec> section beside each kernel's .nv.constant0.<k> and beside a section whose relocations name data not defined yet (the other kind's name for a non-allocated one resolved at link time), then drops it; the names stay in both string tables (sm_80's RELA shared-memory references name none).",
+			Cases: []string{"crafted/constant-refs", "crafted/rela-shared-sm80", "crafted/debug-line-functions"},
+			Shows: ".rel.nv.constant0"},
+		{Name: "bindlessOff",
+			Rule:  "Bound texture and surface references (pre-CUDA 12) make a $NVLINKBINDLESSOFF_<name> name per reference in .strtab and the module bank's name .nv.constant0 in both tables, with no symbol or section, even when no kept kernel uses them.",
+			Cases: []string{"crafted/bound-references-unused", "crafted/bound-references"},
+			Shows: bindlessOff},
 		{Name: "mergeElfFailed",
 			Rule:  "After the conflicts resolution reports (multiple definitions and the like), nvlink stops with merge_elf failed, under the file that raised the last one.",
 			Cases: []string{"crafted/multiple-definition"},
