@@ -25,6 +25,10 @@ type Context struct {
 	// Rel is the nvlink release the link behaves as (release.go): chosen
 	// once, at the end of read; the passes after ask it.
 	Rel Release
+	// keep is what -g and --preserve-relocs keep (nvlinkrules.go):
+	// computed from the options and Rel (setKeepPolicy); the passes ask
+	// it, never Opts.Debug or Opts.PreserveRelocs.
+	keep keepPolicy
 	// inOrder: where sections and local symbols come from, under
 	// Release.InputOrder (release130.go); nil otherwise.
 	inOrder *inputOrder
@@ -318,6 +322,7 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		Rel:             nvlink118,
 		freeTablesBelow: releaseTablesBelow,
 	}
+	c.setKeepPolicy()
 	if !opts.PlainMemory {
 		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{}
 		// A small link's arenas keep small pages, past what it is sure to

@@ -149,7 +149,7 @@ func dumpCallgraph(ctx *Context) {
 		fmt.Fprintf(&b, "%d: ", n)
 		id := nodes[n].sym
 		if id < 0 {
-			if nodes[n].nameless && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) {
+			if nodes[n].nameless && ctx.keep.Placeholder {
 				// Kept in the output then, it prints as a function with
 				// no name and no calls (corpus xcall with either).
 				b.WriteString(" ->")

@@ -38,7 +38,7 @@ func finalize(ctx *Context) error {
 	// merged-constants-name), and leaves a value in the null symbol
 	// (lastSingleConstant reads the inputs' symbol tables: now).
 	_, constants := ctx.secByName[moduleConstants]
-	mergedConstants := constants && !ctx.Opts.Debug && ctx.usedFilter()
+	mergedConstants := constants && !ctx.keep.EveryKernelUsed && ctx.usedFilter()
 	if mergedConstants {
 		if single := lastSingleConstant(ctx); single >= 0 {
 			ctx.nullSymValue = ctx.Syms[single].Value
@@ -47,21 +47,21 @@ func finalize(ctx *Context) error {
 	releaseTables(ctx)
 	ctx.calls, ctx.callers = calleesByCaller(ctx.cgEdges, len(ctx.Syms))
 	propagateBarriers(ctx)
-	if ctx.hasExtern && !ctx.Opts.Debug {
+	if ctx.hasExtern && !ctx.keep.ExternSharedAtOffset {
 		if len(ctx.externOff) > 0 {
 			// nvlink adds this name (no symbol has it) when code a
 			// kernel runs uses extern __shared__ memory (not when
 			// --kernels-used removed it: crafted extern-shared-unused).
 			// (nvlink 12.5 does not: Release.NamesOfDropped.)
 			if ctx.Rel.NamesOfDropped {
-				ctx.Str.Add("externsharedinstance")
+				ctx.Str.Add(externSharedInstance)
 			}
 		}
 		// The .nv_debug.shared that extern __shared__ memory keeps has no
 		// section symbol, even where an input's module-scope shared
 		// variables brought one (testdata/crafted/extern-shared-module),
 		// but under --preserve-relocs.
-		if id, ok := ctx.secByName[moduleShared]; ok && ctx.Secs[id].SymID >= 0 && !ctx.Opts.PreserveRelocs {
+		if id, ok := ctx.secByName[moduleShared]; ok && ctx.Secs[id].SymID >= 0 && !ctx.keep.ExternSharedPastWindow {
 			ctx.Syms[ctx.Secs[id].SymID].dead = true
 		}
 	}
@@ -77,7 +77,7 @@ func finalize(ctx *Context) error {
 		dumpCallgraph(ctx)
 	}
 	if mergedConstants && ctx.Rel.MergedConstantsName {
-		ctx.addSecName("TEMP_MERGED_CONSTANTS", -1)
+		ctx.addSecName(tempMergedConstants, -1)
 	}
 	lateSharedSymbols(ctx)
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)

@@ -66,7 +66,9 @@ func TestHostKernelSet(t *testing.T) {
 		{"--kernels-used", objs, Options{Flags: linkflags.Flags{KernelsUsed: []string{"x"}}}, false},
 		{"--variables-used", objs, Options{Flags: linkflags.Flags{VariablesUsed: []string{"x"}}}, false},
 	} {
-		if hostKernels(&Context{Opts: &c.opts, Objs: c.objs, hostInfoMissing: c.missing}) != nil {
+		ctx := &Context{Opts: &c.opts, Objs: c.objs, hostInfoMissing: c.missing}
+		ctx.setKeepPolicy()
+		if hostKernels(ctx) != nil {
 			t.Errorf("%s: host information used", c.name)
 		}
 	}

@@ -359,6 +359,7 @@ func chooseRelease(ctx *Context) error {
 			return errFatal
 		}
 	}
+	ctx.setKeepPolicy()
 	for _, o := range ctx.Objs {
 		o.localByBinding = ctx.Rel.LocalByBinding && o.F.Header.Ident[7] == 0x41
 	}

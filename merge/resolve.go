@@ -295,7 +295,7 @@ func reportConflicts(ctx *Context, diags []shardDiag) error {
 	}
 	if len(diags) > 0 {
 		// nvlink stops after the file that raised a conflict.
-		ctx.Diags.Fatalf(diag.At(diag.PhaseResolve, int(diags[len(diags)-1].file), 1<<30), "merge_elf failed")
+		ctx.Diags.Fatalf(diag.At(diag.PhaseResolve, int(diags[len(diags)-1].file), 1<<30), "%s", mergeElfFailed)
 		return errFatal
 	}
 	return nil

@@ -135,7 +135,7 @@ func makeOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 	// the crafted cases names ".rel.nv.constant<n>" for another bank,
 	// weak-loser-cleanup's bank 3 brought by its section symbol included.)
 	if via != viaDataSym && strings.HasPrefix(in.Name, ".nv.constant0") {
-		ctx.addSecName(".rel"+in.Name, -1)
+		ctx.addSecName(relCompanion+in.Name, -1)
 	}
 	// A section brought in by a symbol gets a local section symbol.
 	ctx.keySection(id, o, i)
