@@ -203,10 +203,10 @@ func markRoots(ctx *Context, per []objCalls, lv *liveness) (rootKernel int32, dc
 			}
 		}
 	}
-	if filtered && !ctx.Opts.Debug {
+	if filtered && !ctx.keep.EveryKernelUsed {
 		dceRoot = slices.Clone(lv.live)
 	}
-	if ctx.Opts.PreserveRelocs || ctx.Opts.Debug {
+	if ctx.keep.EveryFunction {
 		for _, s := range ctx.Syms {
 			if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym {
 				lv.mark(s.ID)
@@ -312,11 +312,11 @@ func dropDeadFunctionSections(ctx *Context, deadText []bool) {
 // kernelUsed reports whether the entry named name is a root. nvlink 11.8
 // keeps, once --kernels-used or --variables-used is given, only the entries
 // whose names contain one of the --kernels-used strings: --variables-used
-// alone removes every kernel (testdata/crafted/variables-used). -g keeps
-// them all, as used kernels.
+// alone removes every kernel (testdata/crafted/variables-used). Under -g
+// every kernel is used, whatever this says: the callers ask
+// keepPolicy.EveryKernelUsed first.
 func (o *Options) kernelUsed(name string) bool {
-	if len(o.KernelsUsed) == 0 && len(o.VariablesUsed) == 0 || o.Debug {
-		// (Under -g every kernel is: crafted kernels-used-debug.)
+	if len(o.KernelsUsed) == 0 && len(o.VariablesUsed) == 0 {
 		return true
 	}
 	for _, k := range o.KernelsUsed {

@@ -49,7 +49,7 @@ func layoutShared(ctx *Context) {
 	su := findSharedUsers(ctx, &sv)
 	mp := placeModuleVars(ctx, &sv, &su)
 	ly := layoutSharedLayers(ctx, sv, su, mp.placed)
-	if ctx.Opts.Debug || ctx.Opts.PreserveRelocs {
+	if ctx.keep.SharedSyms {
 		keepModuleSharedSyms(ctx, sv, su, mp.placed, ly.end)
 	}
 	entryEnd := layoutEntryShared(ctx, sv, mp, ly)
@@ -301,7 +301,7 @@ func layoutSharedLayers(ctx *Context, sv sharedVars, su sharedUsers, placed []sh
 		for _, v := range l.vars {
 			ly.end = max(ly.end, start+v.size)
 			u := su.users[v.key]
-			if len(u) > 0 || ctx.Opts.PreserveRelocs || ctx.Opts.Debug {
+			if len(u) > 0 || ctx.keep.SharedSyms {
 				ctx.dataVal[v.key] = start // (an unused one kept with its symbol: keepModuleSharedSyms)
 			}
 			for _, k := range u {
@@ -358,11 +358,11 @@ func keepModuleSharedSyms(ctx *Context, sv sharedVars, su sharedUsers, placed []
 		id, ok := ctx.Objs[v.key.obj].sharedSyms[v.key.sym]
 		switch u := su.users[v.key]; {
 		case !ok || len(u) != 1:
-		case ctx.Opts.PreserveRelocs && len(u) == 1:
+		case ctx.keep.EntrySharedSym:
 			ctx.Syms[id].Sec = su.entries[u[0]].shared
-			ctx.Syms[id].Other |= stvInternal // (-g or not)
-		case ctx.Opts.Debug && ctx.Rel.DebugEntryShared:
-			ctx.Syms[id].Sec = su.entries[u[0]].shared
+			if ctx.keep.EntrySharedInternal {
+				ctx.Syms[id].Other |= stvInternal
+			}
 		default:
 			ctx.Syms[id].dead = true
 		}
@@ -450,7 +450,7 @@ func layoutExternShared(ctx *Context, su sharedUsers) {
 // (several entries' or none's).
 func externSharedSyms(ctx *Context, su sharedUsers, entryEnd map[int32]uint64, placed bool) {
 	base := reservedShared(ctx.Header.SM())
-	if ctx.Opts.PreserveRelocs && !ctx.Opts.Debug {
+	if ctx.keep.ExternSharedPastWindow {
 		// Under --preserve-relocs alone an extern __shared__ array keeps
 		// its symbol when .nv_debug.shared holds variables (several
 		// entries' or none's), with the value -1 past the reserved
@@ -464,7 +464,7 @@ func externSharedSyms(ctx *Context, su sharedUsers, entryEnd map[int32]uint64, p
 			ctx.Syms[x].dead = !placed || base == 0
 		}
 	}
-	if ctx.Opts.Debug && len(ctx.externSyms) > 0 {
+	if ctx.keep.ExternSharedAtOffset && len(ctx.externSyms) > 0 {
 		// Under -g each extern __shared__ array is a symbol with one
 		// value: the largest offset of the entries that can run code
 		// using it, to which all of them grow (crafted
@@ -500,7 +500,7 @@ func externSharedSyms(ctx *Context, su sharedUsers, entryEnd map[int32]uint64, p
 		// one (sm_80) and shared variables, its symbol goes.
 		spanModuleShared(ctx, base)
 	}
-	if ctx.Opts.PreserveRelocs && !ctx.Opts.Debug && ctx.hasExtern {
+	if ctx.keep.ExternSharedPastWindow && ctx.hasExtern {
 		// Under --preserve-relocs the .nv_debug.shared of extern
 		// __shared__ memory spans the reserved window and keeps its
 		// section symbol; without one (sm_80) it goes (crafted

@@ -29,7 +29,7 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	defer ctx.tables.Free()
 	if opts.PreserveRelocs && opts.Arch == "sm_90" {
 		// (Only there: nvlink 11.8 says nothing for sm_52 to sm_89.)
-		diags.Warnf(diag.At(diag.PhaseInputs, -1, 0), "Option '--preserve-relocs' is not fully implemented for gpu archtecture '%s' and may not work as expected", opts.Arch)
+		diags.Warnf(diag.At(diag.PhaseInputs, -1, 0), preserveRelocsWarning, opts.Arch)
 	}
 	// The write pass streams the file into an unnamed or temporary file
 	// (atomicfile), named or renamed into place only when the link succeeds.

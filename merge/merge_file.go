@@ -151,7 +151,7 @@ func mergeGlobalDataNames(ctx *Context, o *Obj, so symbolOrder) {
 			// now, in both string tables (crafted extern-shared); under -g
 			// with its section symbol (crafted debug-flag-extern-shared).
 			ctx.addSecName(moduleShared, -1)
-			if ctx.Opts.Debug || ctx.Opts.PreserveRelocs {
+			if ctx.keep.ExternSharedSym {
 				// (--preserve-relocs keeps it too: crafted
 				// preserve-relocs-extern-shared.)
 				externShared(ctx)
@@ -284,14 +284,10 @@ func noteCallgraphProtos(ctx *Context, o *Obj, s *elf.Section) {
 			ctx.noteProto(str)
 		case ok:
 			ctx.noteProto("")
-			if ctx.sawEmptyProto {
-				break
-			}
 			// An empty prototype (a kernel whose descriptor data holds)
 			// adds nvlink's empty string as the first undefined function
 			// does (crafted empty-prototype).
-			ctx.sawEmptyProto = true
-			ctx.addStrDup(ctx.Str, "", &ctx.emptyProto)
+			ctx.addEmptyPrototype()
 		}
 	}
 }
@@ -315,10 +311,10 @@ func nameRelocSections(ctx *Context, o *Obj, i int, indirect func() map[int]int)
 	// (The relocation section's own name, as a rule: no concatenation
 	// then.)
 	ctx.addSecName(joined(s.Name, own, target), o.SecMap[t])
-	if ctx.Opts.PreserveRelocs {
+	if ctx.keep.ResolvedRelocs {
 		// --preserve-relocs: nvlink names the section of the relocations
 		// it applies right after the kept ones.
-		ctx.addSecName(".nv.resolvedrela"+target, o.SecMap[t])
+		ctx.addSecName(resolvedRela+target, o.SecMap[t])
 	}
 	// nvlink also names a companion section (created, then dropped):
 	// ".rel<target>" when a relocation of code names data not defined
@@ -329,7 +325,7 @@ func nameRelocSections(ctx *Context, o *Obj, i int, indirect func() map[int]int)
 		return
 	}
 	nonAlloc := o.F.Sections[t].Flags&elf.SHFAlloc == 0
-	companion := ".rel"
+	companion := relCompanion
 	if nonAlloc {
 		companion = other
 	}

@@ -182,7 +182,7 @@ type relKind struct {
 var relKinds = [nRelKinds]relKind{
 	kindRela:     {".rela", elf.SHTRela, elf.RelaSize},
 	kindRel:      {".rel", elf.SHTRel, elf.RelSize},
-	kindResolved: {".nv.resolvedrela", elf.SHTCudaResolvedRela, elf.RelaSize},
+	kindResolved: {resolvedRela, elf.SHTCudaResolvedRela, elf.RelaSize},
 }
 
 // relSec is a relocation section to create: the one of that kind for
@@ -246,7 +246,7 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, evs []relEvent, privatize
 	if rs.Type == elf.SHTRel {
 		own.kind = kindRel
 	}
-	if ctx.Opts.PreserveRelocs {
+	if ctx.keep.ResolvedRelocs {
 		// Under --preserve-relocs nvlink makes the target's
 		// .nv.resolvedrela section right after the section of the first
 		// input relocation section for it, applied relocations or not
@@ -289,7 +289,7 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, evs []relEvent, privatize
 		if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
 			patchReloc(ctx, o, data[r.Offset:], r, f, v)
 		}
-		if ctx.Opts.PreserveRelocs && (v.sym >= 0 || v.sym == symNull) && !v.bound {
+		if ctx.keep.ResolvedRelocs && (v.sym >= 0 || v.sym == symNull) && !v.bound {
 			// (A bound reference's slot is no resolved relocation:
 			// crafted preserve-relocs-bound-references.)
 			val := v.val
@@ -444,8 +444,8 @@ const moduleConstants = ".nv.constant3"
 // No symbol is -1, as for relocValue.
 func (ctx *Context) externRelocValue(o *Obj, r elf.Rela, alloc bool, out int32) (sym int32, val uint64) {
 	m := o.SymMap[r.Sym]
-	if ctx.Opts.Debug && m >= 0 {
-		if ctx.Opts.PreserveRelocs {
+	if ctx.keep.ExternSharedAtOffset && m >= 0 {
+		if ctx.keep.ResolvedRelocs {
 			// -g keeps the symbol: every reference, in code and debug
 			// information, resolved against it (Thrust's shmem under -G;
 			// crafted preserve-relocs-debug-extern).
@@ -454,7 +454,7 @@ func (ctx *Context) externRelocValue(o *Obj, r elf.Rela, alloc bool, out int32) 
 		return -1, ctx.externSymOff[m]
 	}
 	off, reached := ctx.externOff[out]
-	preserve := ctx.Opts.PreserveRelocs && !ctx.Opts.Debug
+	preserve := ctx.keep.ExternSharedPastWindow
 	if alloc && (reached || !preserve) {
 		return -1, off
 	}
