@@ -39,8 +39,30 @@ type shdr struct {
 }
 
 func write(ctx *Context) error {
-	// Fixed sections first: their contents are known once every symbol has
-	// an index. nvlink adds the section names of the fixed four first.
+	hdrs := sectionHeaders(ctx)
+	fl, err := layoutFile(ctx, hdrs)
+	if err != nil {
+		return err
+	}
+	sink, mem, err := writeSink(ctx, fl.total)
+	if err != nil {
+		return err
+	}
+	if err := emit(ctx, sink, hdrs, fl); err != nil {
+		return err
+	}
+	if mem != nil {
+		ctx.Out = mem.Bytes()
+	}
+	return nil
+}
+
+// sectionHeaders is the section header table, offsets not yet assigned:
+// the null section, the fixed sections (.shstrtab, .strtab, .symtab and,
+// past SHN_LORESERVE sections, .symtab_shndx; their contents are known
+// once every symbol has an index, and nvlink adds their names first),
+// then the sections in Context.Order, at index ctx.fixed onwards.
+func sectionHeaders(ctx *Context) []shdr {
 	symtab, shndx := buildSymtab(ctx)
 	shstr := ctx.ShStr.Bytes()
 	str := ctx.Str.Bytes()
@@ -76,8 +98,23 @@ func write(ctx *Context) error {
 		}
 		hdrs[ctx.fixed+i] = h
 	}
+	return hdrs
+}
 
-	// File layout.
+// outputLayout is where the file's parts go: the section header table at
+// shoff, the program headers (phdrs) at phoff, total bytes in all, and
+// the ELF header that says so.
+type outputLayout struct {
+	shoff, phoff, total uint64
+	phdrs               []elf.Prog
+	header              elf.Header
+}
+
+// layoutFile assigns every section its file offset (hdrs[i].off), in
+// index order at its alignment, NOBITS taking no space, and places the
+// header tables after them. It refuses, before anything is written, a
+// file that would reach Options.MaxOutputSize (maxOutputSize by default).
+func layoutFile(ctx *Context, hdrs []shdr) (*outputLayout, error) {
 	pos := uint64(elf.EhdrSize)
 	limit := ctx.Opts.MaxOutputSize
 	if limit == 0 {
@@ -104,51 +141,59 @@ func write(ctx *Context) error {
 			// reaching the limit here exceeds it).
 			ctx.Diags.Fatalf(diag.At(diag.PhaseOutput, 2, 0), "output file '%s' would take more than 0x%x bytes (section %s)",
 				ctx.Opts.output(), limit, h.sec.Name)
-			return errFatal
+			return nil, errFatal
 		}
 	}
-	shoff := alignUp(pos, 8)
+	fl := &outputLayout{shoff: alignUp(pos, 8)}
 	shnum := len(hdrs)
-	phoff := shoff + uint64(shnum)*elf.ShdrSize
-	phdrs := programHeaders(ctx, hdrs, phoff)
-	total := phoff + uint64(len(phdrs))*elf.PhdrSize
-	if total > limit || total < shoff {
+	fl.phoff = fl.shoff + uint64(shnum)*elf.ShdrSize
+	fl.phdrs = programHeaders(ctx, hdrs, fl.phoff)
+	fl.total = fl.phoff + uint64(len(fl.phdrs))*elf.PhdrSize
+	if fl.total > limit || fl.total < fl.shoff {
 		ctx.Diags.Fatalf(diag.At(diag.PhaseOutput, 2, 0), "output file '%s' would take more than 0x%x bytes (section headers)",
 			ctx.Opts.output(), limit)
-		return errFatal
+		return nil, errFatal
 	}
-
-	// ELF header; past SHN_LORESERVE sections, e_shnum is 0 and the count
-	// is in section 0's sh_size.
-	h := elf.Header{Ident: ctx.Header.Ident, Type: elf.ETExec, Machine: elf.EMCUDA, Version: ctx.Header.Version,
-		Phoff: phoff, Shoff: shoff, Flags: ctx.Header.Flags, Ehsize: elf.EhdrSize, Phentsize: elf.PhdrSize,
-		Phnum: uint16(len(phdrs)), Shentsize: elf.ShdrSize, Shstrndx: 1}
+	// Past SHN_LORESERVE sections, e_shnum is 0 and the count is in
+	// section 0's sh_size (putSectionHeaders).
+	fl.header = elf.Header{Ident: ctx.Header.Ident, Type: elf.ETExec, Machine: elf.EMCUDA, Version: ctx.Header.Version,
+		Phoff: fl.phoff, Shoff: fl.shoff, Flags: ctx.Header.Flags, Ehsize: elf.EhdrSize, Phentsize: elf.PhdrSize,
+		Phnum: uint16(len(fl.phdrs)), Shentsize: elf.ShdrSize, Shstrndx: 1}
 	if shnum < elf.SHNLoReserve {
-		h.Shnum = uint16(shnum)
+		fl.header.Shnum = uint16(shnum)
 	}
-	// Section and program headers, which end the file: encoded by emit
-	// into its run buffers, putHeaders(b, i, j) writing headers [i, j) to b.
-	putHeaders := func(b []byte, i, j int) {
-		for k := i; k < j; k++ {
-			h := &hdrs[k]
-			s := h.sec
-			sh := elf.Section{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
-				Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: uint32(s.Entsize)}
-			if ctx.Rel.InfoLink && infoLinked(s) {
-				sh.Flags |= elf.SHFInfoLink
-			}
-			if k == 0 && shnum >= elf.SHNLoReserve {
-				sh.Size = uint64(shnum)
-			}
-			elf.PutSectionHeader(b[uint64(k-i)*elf.ShdrSize:], &sh)
-		}
-	}
+	return fl, nil
+}
 
-	sink, err := ctx.outputSink(total)
-	if err != nil {
-		return err
+// putSectionHeaders encodes section headers [i, j) of hdrs into b (for
+// emit's run buffers). Past SHN_LORESERVE sections, section 0's sh_size
+// holds the count.
+func putSectionHeaders(ctx *Context, hdrs []shdr, b []byte, i, j int) {
+	shnum := len(hdrs)
+	for k := i; k < j; k++ {
+		h := &hdrs[k]
+		s := h.sec
+		sh := elf.Section{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
+			Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: uint32(s.Entsize)}
+		if ctx.Rel.InfoLink && infoLinked(s) {
+			sh.Flags |= elf.SHFInfoLink
+		}
+		if k == 0 && shnum >= elf.SHNLoReserve {
+			sh.Size = uint64(shnum)
+		}
+		elf.PutSectionHeader(b[uint64(k-i)*elf.ShdrSize:], &sh)
 	}
-	var mem *bytes.Buffer
+}
+
+// writeSink opens the output, told its size (total), and returns what
+// emit writes to: the output, or, when there is none or for
+// --warplink-dump=write, also (or only) mem, which then holds the file
+// for Context.Out.
+func writeSink(ctx *Context, total uint64) (sink io.Writer, mem *bytes.Buffer, err error) {
+	sink, err = ctx.outputSink(total)
+	if err != nil {
+		return nil, nil, err
+	}
 	if sink == nil || ctx.Opts.Dump == "write" {
 		mem = bytes.NewBuffer(make([]byte, 0, total))
 		if sink == nil {
@@ -157,13 +202,7 @@ func write(ctx *Context) error {
 			sink = io.MultiWriter(sink, mem)
 		}
 	}
-	if err := emit(ctx, sink, &h, hdrs, shoff, total, putHeaders, phdrs); err != nil {
-		return err
-	}
-	if mem != nil {
-		ctx.Out = mem.Bytes()
-	}
-	return nil
+	return sink, mem, nil
 }
 
 // emitChunk bounds the buffers the file is assembled in: the sections are
@@ -209,11 +248,11 @@ const heapRunsBelow = 16 << 20
 
 // emit writes the file to w in offset order: the ELF header, the section
 // contents with their alignment padding, then at shoff the section headers
-// (put by putHeaders) and the program headers, total bytes in all. Two
+// (putSectionHeaders) and the program headers, total bytes in all (fl). Two
 // run buffers alternate: one is filled while the other is being written
 // out.
-func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total uint64,
-	putHeaders func(b []byte, i, j int), phdrs []elf.Prog) error {
+func emit(ctx *Context, w io.Writer, hdrs []shdr, fl *outputLayout) error {
+	h, shoff, total, phdrs := &fl.header, fl.shoff, fl.total, fl.phdrs
 	chunk := emitChunk(total)
 	if ctx.Opts.WriteChunk > 0 {
 		chunk = ctx.Opts.WriteChunk
@@ -332,7 +371,7 @@ func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total ui
 			clear(run[:pad])
 			off = pad
 		}
-		putHeaders(run[off:], i, j)
+		putSectionHeaders(ctx, hdrs, run[off:], i, j)
 		off += (j - i) * elf.ShdrSize
 		if j == len(hdrs) {
 			for k := range phdrs {
