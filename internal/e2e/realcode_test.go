@@ -271,8 +271,43 @@ func (j *realJob) run(dir, wlPATH string) {
 }
 
 // compile runs nvcc -dc on each source; it returns the objects or why nvcc
-// failed.
+// failed. With WARPLINK_REALCODE_CACHE set, the objects go to a folder of
+// the program, architecture and flag under it (one cache per toolkit: the
+// nvcc found on PATH names a level), and a later run links the objects
+// found there without compiling again.
 func (j *realJob) compile(dir string) ([]string, string) {
+	if cache := os.Getenv("WARPLINK_REALCODE_CACHE"); cache != "" {
+		nvcc, _ := exec.LookPath("nvcc")
+		key := strings.NewReplacer("/", "_", ".", "_").Replace
+		dir = filepath.Join(cache, key(nvcc), key(j.prog.name), j.arch+j.flag)
+		if b, err := os.ReadFile(filepath.Join(dir, "skipped")); err == nil {
+			return nil, string(b)
+		}
+		if objs, err := filepath.Glob(filepath.Join(dir, "*.o")); err == nil && len(objs) == len(j.prog.srcs) {
+			return objs, ""
+		}
+		// Compiled beside it and renamed: an interrupted run leaves no
+		// folder of partial objects.
+		part := dir + ".part"
+		os.RemoveAll(part)
+		os.MkdirAll(part, 0o755)
+		objs, why := j.compileIn(part)
+		if why != "" {
+			os.WriteFile(filepath.Join(part, "skipped"), []byte(why), 0o644)
+		}
+		if os.Rename(part, dir) != nil {
+			return objs, why
+		}
+		for i := range objs {
+			objs[i] = filepath.Join(dir, filepath.Base(objs[i]))
+		}
+		return objs, why
+	}
+	return j.compileIn(dir)
+}
+
+// compileIn runs nvcc -dc on each source, writing the objects into dir.
+func (j *realJob) compileIn(dir string) ([]string, string) {
 	var objs []string
 	for i, src := range j.prog.srcs {
 		obj := filepath.Join(dir, fmt.Sprintf("%02d_%s.o", i, strings.TrimSuffix(filepath.Base(src), ".cu")))
