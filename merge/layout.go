@@ -400,6 +400,24 @@ func layoutShared(ctx *Context) {
 			}
 		}
 	}
+	if ctx.hasExtern && moduleSec >= 0 {
+		// With extern __shared__ memory in the link, module shared data
+		// aligned to 16 or more (in the inputs' .nv_debug.shared) gives
+		// every entry a .nv.shared.<k> of that alignment, even an entry
+		// using no shared memory, and a removed function's variable
+		// counts (crafted extern-shared-align-all: Thrust's unused
+		// shmem declaration beside CUB's 16-aligned temp_storage).
+		var m uint64
+		for _, p := range ctx.Secs[moduleSec].Pieces {
+			m = max(m, uint64(ctx.Objs[p.Obj].F.Sections[p.Sec].Addralign))
+		}
+		if m >= externSharedAlign {
+			for _, e := range entries {
+				s := ctx.Secs[e.shared]
+				s.Align, s.keep = max(s.Align, m), true
+			}
+		}
+	}
 	if ctx.Opts.PreserveRelocs && !ctx.Opts.Debug {
 		// Under --preserve-relocs alone an extern __shared__ array keeps
 		// its symbol when .nv_debug.shared holds variables (several
@@ -474,6 +492,13 @@ func layoutShared(ctx *Context) {
 		}
 	}
 	for _, s := range ctx.Secs {
+		module := s.Name == moduleShared && !ctx.Opts.Debug && !ctx.Opts.PreserveRelocs
+		if s.keep && s.Size == 0 && s.Align > externSharedAlign && (module || base == 0 && strings.HasPrefix(s.Name, ".nv.shared.")) {
+			// A shared section kept empty (extern memory, or the rule
+			// above, on sm_80; .nv_debug.shared of extern memory) goes
+			// when aligned past 16 (crafted extern-shared-align-all).
+			s.keep = false
+		}
 		if strings.HasPrefix(s.Name, ".nv.shared.") && (s.Size > 0 || s.keep) {
 			s.Size += base
 			if s.Size == 0 && s.SymID >= 0 {

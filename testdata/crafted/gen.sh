@@ -1027,6 +1027,28 @@ case_const0_size_name() {
 	(cd $d && ptxas -arch=sm_80 -c -g a.ptx -o a.cubin)
 	link $d -arch=sm_80 a.cubin -o ref.cubin
 }
+# Extern __shared__ memory declared, module shared data aligned to 16 or
+# more: every entry gets a .nv.shared.<k> of that alignment; empty ones
+# aligned past 16 go (sm_80, and .nv_debug.shared).
+case_extern_shared_align_all() {
+	asm extern-shared-align-all a.ptx
+	link extern-shared-align-all -arch=$ARCH a.cubin -o ref.cubin
+}
+case_extern_shared_align_32() {
+	asm extern-shared-align-32 a.ptx
+	link extern-shared-align-32 -arch=$ARCH a.cubin -o ref.cubin
+}
+case_extern_shared_align_sm80() {
+	d=extern-shared-align-sm80
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+case_extern_shared_align_32_sm80() {
+	d=extern-shared-align-32-sm80
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
@@ -1034,3 +1056,4 @@ for c in "$@"; do
 	echo "== $c"
 	"case_$(echo "$c" | tr - _)"
 done
+
