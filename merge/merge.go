@@ -291,14 +291,6 @@ func mergeFile(ctx *Context, o *Obj) {
 			mergeSymbol(ctx, o, i)
 		}
 	}
-	var sites map[int]int // (found once an object needs them: indirectSites)
-	sitesFound := false
-	indirect := func() map[int]int {
-		if !sitesFound {
-			sites, sitesFound = indirectSites(o), true
-		}
-		return sites
-	}
 	for i := 1; i < len(o.F.Sections); i++ {
 		s := &o.F.Sections[i]
 		switch {
@@ -382,7 +374,7 @@ func mergeFile(ctx *Context, o *Obj) {
 					// in a RELA section of their own, name none: crafted
 					// rela-shared-sm80.)
 					shared := s.Type == elf.SHTRel || ctx.Header.SM() >= 90
-					refs := ctx.otherRefs(o, t, rels, shared, indirect)
+					refs := ctx.otherRefs(o, t, rels, shared)
 					for k, r := range rels {
 						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
 							ctx.addSecName(companion+target, o.SecMap[t])
@@ -480,32 +472,44 @@ func isSharedName(n string) bool {
 }
 
 // otherRefs counts the relocations of code section t that name a function
-// other than the one defined in t, shared memory or constant memory, and
-// the indirect call sites of t's function (sites, indirectSites's, asked
-// for only when the relocations alone stay below two): the observations
+// other than the one defined in t, shared memory or constant memory (one
+// right after a return address counts twice, below): the observations
 // that decide nvlink's ".rel" companion names (corpus and crafted cases;
-// an indirect call counts as a call: testdata/crafted/virtual-cross-object;
-// each reference to `__constant__` data counts, wherever it is defined:
+// a call then a call through a pointer counts 2:
+// testdata/crafted/virtual-cross-object; each reference to `__constant__` data counts, wherever it is defined:
 // testdata/crafted/constant-refs; and each to a bound texture or surface
 // reference). Shared memory counts only when shared is set.
-func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, shared bool, sites func() map[int]int) int {
+func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, shared bool) int {
 	n := 0
+	// In code, a reference that counts right after one naming the code's
+	// own function (a return address: a call names its callee, then the
+	// caller itself at a lower offset; an indirect call only the caller)
+	// counts twice: f f g f f (an indirect call after a direct one), and
+	// f f c (a constant read after an indirect call), count 2, g f f f f
+	// and c f f count 1 (testdata/crafted/rel-companion-order).
+	afterSelf := false
 	for _, r := range rels {
 		if int(r.Sym) >= len(o.F.Symbols) {
 			continue
 		}
 		s := &o.F.Symbols[r.Sym]
+		self := s.Type() == elf.STTFunc && int(s.Shndx) == t
+		counts := false
 		switch {
-		case s.Type() == elf.STTFunc && int(s.Shndx) != t:
-			n++
+		case s.Type() == elf.STTFunc:
+			counts = !self
 		case isDataSym(s) && (shared && (o.inSectionNamed(s, isSharedName) || isExternShared(s)) || ctx.isConstantData(o, int(r.Sym))):
-			n++
+			counts = true
 		case isBoundRef(s): // (a slot in the constant bank: testdata/crafted/bound-references)
-			n++
+			counts = true
 		}
-	}
-	if n < 2 && o.F.Sections[t].Flags&elf.SHFExecInstr != 0 {
-		n += sites()[t] // (only where it can decide)
+		if counts {
+			n++
+			if afterSelf {
+				n++
+			}
+		}
+		afterSelf = self
 	}
 	return n
 }
@@ -529,23 +533,6 @@ func (ctx *Context) isConstantData(o *Obj, i int) bool {
 
 // isConstantBankName reports the sections of constant memory banks.
 func isConstantBankName(n string) bool { return strings.HasPrefix(n, ".nv.constant") }
-
-// indirectSites counts, by code section, the indirect call sites (block -3
-// of o's .nv.callgraph) of the function it holds; nil when there are none.
-func indirectSites(o *Obj) map[int]int {
-	var n map[int]int
-	o.eachCallgraph(func(s *elf.Section) {
-		for block, e := range elf.CallgraphRecords(s.Data) {
-			if block == -3 && int(e.Caller) < len(o.F.Symbols) {
-				if n == nil {
-					n = map[int]int{}
-				}
-				n[int(o.F.Symbols[e.Caller].Shndx)]++
-			}
-		}
-	})
-	return n
-}
 
 // isGlobalMemoryName reports the sections of global memory.
 func isGlobalMemoryName(name string) bool {

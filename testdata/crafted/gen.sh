@@ -1049,6 +1049,18 @@ case_extern_shared_align_32_sm80() {
 	link $d -arch=sm_80 a.cubin -o ref.cubin
 }
 
+# The ".rel.text.<f>" names of functions whose relocations name another
+# function or constant data once, before or after their return addresses.
+case_rel_companion_order() {
+	asm rel-companion-order a.ptx
+	link rel-companion-order -arch=$ARCH a.cubin -o ref.cubin
+}
+case_rel_companion_order_sm80() {
+	d=rel-companion-order-sm80
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
