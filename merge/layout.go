@@ -400,22 +400,18 @@ func layoutShared(ctx *Context) {
 			}
 		}
 	}
-	if ctx.hasExtern && moduleSec >= 0 {
-		// With extern __shared__ memory in the link, module shared data
-		// aligned to 16 or more (in the inputs' .nv_debug.shared) gives
-		// every entry a .nv.shared.<k> of that alignment, even an entry
-		// using no shared memory, and a removed function's variable
-		// counts (crafted extern-shared-align-all: Thrust's unused
-		// shmem declaration beside CUB's 16-aligned temp_storage).
-		var m uint64
-		for _, p := range ctx.Secs[moduleSec].Pieces {
-			m = max(m, uint64(ctx.Objs[p.Obj].F.Sections[p.Sec].Addralign))
-		}
-		if m >= externSharedAlign {
-			for _, e := range entries {
-				s := ctx.Secs[e.shared]
-				s.Align, s.keep = max(s.Align, m), true
-			}
+	if ctx.hasExtern && unowned && commonAlign >= externSharedAlign {
+		// With extern __shared__ memory in the link, the alignment of the
+		// whole module section (above: a module variable several entries
+		// use, or none) goes to every entry when it is 16 or more, even
+		// to one using no shared memory, which gets a .nv.shared.<k> of
+		// its own (crafted extern-shared-align-all: Thrust's unused shmem
+		// declaration beside CUB's 16-aligned temp_storage of kernels
+		// --kernels-used leaves out). Each variable one entry's own, the
+		// entries keep their alignment (cuda-samples particles).
+		for _, e := range entries {
+			s := ctx.Secs[e.shared]
+			s.Align, s.keep = max(s.Align, commonAlign), true
 		}
 	}
 	if ctx.Opts.PreserveRelocs && !ctx.Opts.Debug {
