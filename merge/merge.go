@@ -370,13 +370,8 @@ func mergeFile(ctx *Context, o *Obj) {
 					if nonAlloc {
 						companion = other
 					}
-					// (sm_80 code's shared memory references with addends,
-					// in a RELA section of their own, name none: crafted
-					// rela-shared-sm80.)
-					shared := s.Type == elf.SHTRel || ctx.Header.SM() >= 90
-					refs := ctx.otherRefs(o, t, rels, shared)
 					for k, r := range rels {
-						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
+						if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc) {
 							ctx.addSecName(companion+target, o.SecMap[t])
 							break
 						}
@@ -398,10 +393,10 @@ func joined(have, a, b string) string {
 
 // relNeedsCompanion is the condition of the ".rel<target>" name above
 // (observed on nvlink 11.8 outputs: corpus xcall, globals, constants,
-// printf, shared): a relocation naming local data, or global data still
-// undefined, in allocated code; a link-time resolution in debug sections.
-// r is entry k of its section.
-func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rela, nonAlloc bool, otherRefs int) bool {
+// printf, shared): in allocated sections a RELA entry past the first with
+// addend 0, or one naming global data or data still undefined; a
+// link-time resolution in debug sections. r is entry k of its section.
+func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rela, nonAlloc bool) bool {
 	if r.Sym == 0 || int(r.Sym) >= len(o.F.Symbols) {
 		return false
 	}
@@ -424,12 +419,19 @@ func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rel
 		_, _, keep, ok := ctx.relocValue(o, r)
 		return ok && !keep || r.Type == rUnusedClear64
 	}
-	if otherRefs >= 2 {
-		// Code naming other functions or shared memory at least twice
-		// (its own return addresses do not count), and data holding two
-		// function addresses or more (virtual tables, function pointer
-		// tables in .nv.global.init; one is not enough:
-		// testdata/crafted/externs-indirect).
+	if rela && k > 0 && r.Addend == 0 {
+		// Any entry but the first with addend 0, whatever it names: a
+		// call's callee (the caller's own return addresses have others),
+		// constant data at the start of a variable, a function address in
+		// data. So a call then a call through a pointer (relocations
+		// f f g f f, in the section's order) names it, the other way round
+		// (g f f f f) not; pp.c then pp.a (addends 8, 0) names it, pp.a
+		// then pp.c not, nor q+4 then pp+8; two function addresses in a
+		// virtual table name it, one not (testdata/crafted/
+		// rel-companion-order, rel-companion-addend, constant-refs,
+		// externs-indirect; addends patched in probes show the rule, as
+		// for debug sections above). (sm_80's REL sections, without
+		// addends, are named so already.)
 		return true
 	}
 	if o.F.Sections[target].Flags&elf.SHFExecInstr == 0 {
@@ -469,49 +471,6 @@ func (o *Obj) inSectionNamed(s *elf.Symbol, match func(string) bool) bool {
 // isSharedName reports the sections of shared memory.
 func isSharedName(n string) bool {
 	return strings.HasPrefix(n, ".nv.shared.") || n == moduleShared
-}
-
-// otherRefs counts the relocations of code section t that name a function
-// other than the one defined in t, shared memory or constant memory (one
-// right after a return address counts twice, below): the observations
-// that decide nvlink's ".rel" companion names (corpus and crafted cases;
-// a call then a call through a pointer counts 2:
-// testdata/crafted/virtual-cross-object; each reference to `__constant__` data counts, wherever it is defined:
-// testdata/crafted/constant-refs; and each to a bound texture or surface
-// reference). Shared memory counts only when shared is set.
-func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, shared bool) int {
-	n := 0
-	// In code, a reference that counts right after one naming the code's
-	// own function (a return address: a call names its callee, then the
-	// caller itself at a lower offset; an indirect call only the caller)
-	// counts twice: f f g f f (an indirect call after a direct one), and
-	// f f c (a constant read after an indirect call), count 2, g f f f f
-	// and c f f count 1 (testdata/crafted/rel-companion-order).
-	afterSelf := false
-	for _, r := range rels {
-		if int(r.Sym) >= len(o.F.Symbols) {
-			continue
-		}
-		s := &o.F.Symbols[r.Sym]
-		self := s.Type() == elf.STTFunc && int(s.Shndx) == t
-		counts := false
-		switch {
-		case s.Type() == elf.STTFunc:
-			counts = !self
-		case isDataSym(s) && (shared && (o.inSectionNamed(s, isSharedName) || isExternShared(s)) || ctx.isConstantData(o, int(r.Sym))):
-			counts = true
-		case isBoundRef(s): // (a slot in the constant bank: testdata/crafted/bound-references)
-			counts = true
-		}
-		if counts {
-			n++
-			if afterSelf {
-				n++
-			}
-		}
-		afterSelf = self
-	}
-	return n
 }
 
 // isConstantData reports whether data symbol i of o is constant memory

@@ -1061,6 +1061,11 @@ case_rel_companion_order_sm80() {
 	link $d -arch=sm_80 a.cubin -o ref.cubin
 }
 
+case_rel_companion_addend() {
+	asm rel-companion-addend a.ptx
+	link rel-companion-addend -arch=$ARCH a.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
