@@ -78,7 +78,11 @@ type realJob struct {
 // N programs, spread evenly over the sorted list), WARPLINK_REALCODE_MATCH
 // (a regexp on program names), WARPLINK_REALCODE_ARCHS (comma-separated),
 // WARPLINK_REALCODE_JOBS (parallel compiles, at most 2 by default),
-// WARPLINK_REALCODE_OUT (a file for every link's result and differences).
+// WARPLINK_REALCODE_OUT (a file for every link's result and differences),
+// WARPLINK_REALCODE_CACHE (a folder keeping nvcc's objects for later runs),
+// WARPLINK_REALCODE_CUDALIB (the folder of the libcudadevrt.a to link
+// with, for a toolkit other than the bundled 11.8 one, whose nvcc and
+// nvlink come first on PATH).
 func TestRealCode(t *testing.T) {
 	root := os.Getenv("WARPLINK_REALCODE")
 	if root == "" {
@@ -243,7 +247,11 @@ func (j *realJob) run(dir, wlPATH string) {
 		j.skipped = why
 		return
 	}
-	libs := []string{"-L" + libdir, "-lcudadevrt"}
+	lib := libdir
+	if d := os.Getenv("WARPLINK_REALCODE_CUDALIB"); d != "" {
+		lib = d // (another toolkit's libcudadevrt.a: make realcode REALCODE_CUDA=)
+	}
+	libs := []string{"-L" + lib, "-lcudadevrt"}
 	direct := []string{"-arch=" + j.arch}
 	if j.flag == "-G" {
 		direct = append(direct, "-g")
@@ -263,6 +271,11 @@ func (j *realJob) run(dir, wlPATH string) {
 		case "preserve-relocs":
 			args = append([]string{"--preserve-relocs"}, direct...)
 		case "nvcc-dlink":
+			if lib != libdir {
+				// (Another toolkit's nvcc may not take nvlink from PATH:
+				// /opt/cuda12's wrappers run it in a root of its own.)
+				continue
+			}
 			j.results = append(j.results, j.dlink(dir, objs, wlPATH))
 			continue
 		}
