@@ -1066,6 +1066,14 @@ case_rel_companion_addend() {
 	link rel-companion-addend -arch=$ARCH a.cubin -o ref.cubin
 }
 
+# sm_80: a kernel reaching printf (p) and blockIdx.z (h), beside another
+# kernel: EXTERNS and CTAIDZ_USED in the order of p's and h's .nv.info.
+case_externs_ctaidz_order() {
+	d=externs-ctaidz-order
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
