@@ -1,0 +1,169 @@
+package merge
+
+// The section step of merge: each input section maps to an output section,
+// created on first use in nvlink's order, and its data is appended.
+
+import (
+	"strings"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// mapSection maps input section i of o to its output section, creating it
+// when new, and appends the input's contribution.
+func mapSection(ctx *Context, o *Obj, i int) int32 {
+	return mapSectionFrom(ctx, o, i, true)
+}
+
+// mapSectionFrom is mapSection; viaSection tells whether a section symbol
+// (rather than a data symbol) brought the section in, which decides whether
+// nvlink makes its ".rel" companion for a constant bank.
+func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
+	if o.SecMap[i] >= 0 {
+		return o.SecMap[i]
+	}
+	return mapSectionTo(ctx, o, i, newOutSection(ctx, o, i, viaSection))
+}
+
+// mapSectionTo appends input section i of o to output section id.
+func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
+	in := &o.F.Sections[i]
+	sec := ctx.Secs[id]
+	if len(sec.Pieces) > 0 && isCUInfoNote(in) {
+		// One note stands for all (see isCUInfoNote).
+		o.SecMap[i] = id
+		o.SecOff[i] = 0
+		return id
+	}
+	if _, nobits := outType(in); nobits != sec.Nobits && in.Size > 0 {
+		// Only a malformed input merges a section without file contents
+		// into one with contents of the same name, or the other way
+		// round: the first would be written as zeros of its whole size
+		// (a fuzzed cubin: 23 GB), the second would lose its contents.
+		// nvlink 11.8 fails on such inputs with an internal error or a
+		// crash; this names the section instead.
+		this, earlier := "has", "has none"
+		if nobits {
+			this, earlier = "has no", "has"
+		}
+		ctx.Diags.Fatalf([3]int{2, o.ID, i}, "Section '%s' in '%s' %s file contents, but an earlier section of that name %s", in.Name, o.Name, this, earlier)
+		o.SecMap[i] = id
+		return id
+	}
+	if len(sec.Pieces) == 0 && sec.LinkSymtab && in.Flags&elf.SHFExecInstr != 0 {
+		// The first code into the section: a weak function's stand-in
+		// (standIn) brought none, and the later definition that replaces
+		// it brings its own register count (sm_80's sh_info high byte:
+		// testdata/crafted/weak-later-wins).
+		sec.InfoExtra = in.Info &^ 0xFFFFFF
+	}
+	align := uint64(in.Addralign)
+	if align == 0 {
+		align = 1
+	}
+	if align > sec.Align {
+		sec.Align = align
+	}
+	// Every section concatenates its inputs, .nv.global and the shared
+	// constant banks too: one definition of each symbol stays (resolve),
+	// and nvlink 11.8 lays the files' pieces end to end (corpus globals and
+	// constants, byte-identical).
+	off := alignUp(sec.Size, align)
+	sec.Pieces = append(sec.Pieces, Piece{Obj: int32(o.ID), Sec: int32(i), Offset: off})
+	sec.Size = off + in.Size
+	o.SecMap[i] = id
+	o.SecOff[i] = off
+	return id
+}
+
+// newOutSection returns the output section input section i of o goes to,
+// creating it (with its name, its section symbol and, for a kernel's
+// constant bank, nvlink's ".rel" companion name) when it is the first of
+// its name.
+func newOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
+	if id, ok := ctx.secByName[o.F.Sections[i].Name]; ok {
+		return id
+	}
+	return makeOutSection(ctx, o, i, viaSection)
+}
+
+// makeOutSection creates the output section for input section i of o
+// (newOutSection), even when one of its name exists: the name then keeps
+// naming the first.
+func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
+	in := &o.F.Sections[i]
+	typ, nobits := outType(in)
+	sec := ctx.allocSec()
+	*sec = OutSec{
+		ID: int32(len(ctx.Secs)), Name: in.Name, Type: typ, Flags: in.Flags,
+		Align: uint64(in.Addralign), Entsize: uint64(in.Entsize), Nobits: nobits,
+		InfoSym: -1, InfoSec: -1, SymID: -1,
+	}
+	if in.Type == elf.SHTProgbits && in.Flags&elf.SHFExecInstr != 0 {
+		sec.LinkSymtab = true
+		sec.InfoExtra = in.Info &^ 0xFFFFFF
+	} else if in.Info != 0 && int(in.Info) < len(o.F.Sections) {
+		// Per-kernel data (.nv.constant0.<k>, .nv.shared.<k>) names its
+		// kernel's code section.
+		sec.infoObj, sec.infoIn = int32(o.ID), int32(in.Info)
+	}
+	ctx.Secs = append(ctx.Secs, sec)
+	id := sec.ID
+	if _, ok := ctx.secByName[in.Name]; !ok {
+		ctx.secByName[in.Name] = id
+	}
+	ctx.noteSecName(id, in.Name)
+	ctx.addStr(ctx.ShStr, in.Name, &sec.nameOff)
+	// nvlink creates a .rel section beside each constant bank it makes.
+	// (Only the per-kernel bank 0: no nvlink 11.8 output of the corpus or
+	// the crafted cases names ".rel.nv.constant<n>" for another bank,
+	// weak-loser-cleanup's bank 3 brought by its section symbol included.)
+	if viaSection && strings.HasPrefix(in.Name, ".nv.constant0") {
+		ctx.addSecName(".rel"+in.Name, -1)
+	}
+	// A section brought in by a symbol gets a local section symbol.
+	ctx.keySection(id, o, i)
+	if !ctx.noSecSym {
+		sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
+		ctx.keySectionSymbol(sec.SymID, id)
+	} else {
+		ctx.addStr(ctx.Str, in.Name, nil)
+	}
+	return id
+}
+
+// isCUInfoNote reports the note on the CUDA version and architecture
+// that objects of CUDA 12 and later carry (.note.nv.cuinfo, one 32-byte
+// note). The output keeps the first object's: nvlink 13.0 writes one note
+// for all its inputs (the corpus built with CUDA 13.0), and nvdisasm 13.0
+// refuses a section of several ("Invalid note section"), as warplink wrote
+// when it concatenated them. Objects of CUDA 11.8 have none.
+func isCUInfoNote(s *elf.Section) bool {
+	return s.Type == elf.SHTNote && s.Name == cuinfoName
+}
+
+func alignUp(v, a uint64) uint64 {
+	if a <= 1 {
+		return v
+	}
+	return (v + a - 1) / a * a
+}
+
+// newSym adds an output symbol (stored in slabs: a large link creates
+// hundreds of thousands) to the positive or negative array.
+func newSym(ctx *Context, v OutSym, global bool) int32 {
+	if len(ctx.symSlab) == cap(ctx.symSlab) {
+		ctx.symSlab = make([]OutSym, 0, 4096)
+	}
+	ctx.symSlab = append(ctx.symSlab, v)
+	s := &ctx.symSlab[len(ctx.symSlab)-1]
+	s.ID = int32(len(ctx.Syms))
+	ctx.Syms = append(ctx.Syms, s)
+	if global {
+		ctx.Globals = append(ctx.Globals, s.ID)
+	} else {
+		ctx.Locals = append(ctx.Locals, s.ID)
+	}
+	ctx.addStr(ctx.Str, s.Name, &s.nameOff)
+	return s.ID
+}
