@@ -1074,6 +1074,14 @@ case_externs_ctaidz_order() {
 	link $d -arch=sm_80 a.cubin -o ref.cubin
 }
 
+# main.cubin takes the addresses of two functions lib.cubin (earlier on the
+# line) defines, in the other order, and calls through a pointer.
+case_callgraph_indirect_defined_earlier() {
+	d=callgraph-indirect-defined-earlier
+	for f in lib main; do asm $d $f.ptx; done
+	link $d -arch=$ARCH lib.cubin main.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
