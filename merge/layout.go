@@ -143,9 +143,11 @@ func layoutShared(ctx *Context) {
 	users := map[dataKey][]int{}  // module variable -> entries using it
 	externAt := map[int32][]int{} // code using extern shared -> entries running it
 	var externRefs map[int32][]int32
+	var varRefsAll map[int32][]dataKey // code section -> module variables it names
 	if len(module) > 0 || ctx.hasExtern {
 		var varRefs map[int32][]dataKey
 		varRefs, externRefs = sharedRefs(ctx, alias)
+		varRefsAll = varRefs
 		for _, t := range ctx.textSections() {
 			f := ctx.Secs[t].InfoSym
 			if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
@@ -199,8 +201,18 @@ func layoutShared(ctx *Context) {
 			entries[k].shared = id
 		}
 	}
+	// A variable no code refers to at all (ptxas kept the symbol of a
+	// template's temp_storage its code does not use) is left out: it is
+	// not one whose code was removed (cub example_block_reduce's warp
+	// reductions of 32 and 16 threads; crafted shared-unreferenced).
+	referenced := map[dataKey]bool{}
+	for _, vs := range varRefsAll {
+		for _, v := range vs {
+			referenced[v] = true
+		}
+	}
 	for _, v := range byPlace(module) {
-		if v.extern {
+		if v.extern || !referenced[v.key] {
 			continue
 		}
 		u := users[v.key]

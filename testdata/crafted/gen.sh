@@ -1082,6 +1082,11 @@ case_callgraph_indirect_defined_earlier() {
 	link $d -arch=$ARCH lib.cubin main.cubin -o ref.cubin
 }
 
+case_shared_unreferenced() {
+	asm shared-unreferenced a.ptx
+	link shared-unreferenced -arch=$ARCH a.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
