@@ -143,11 +143,9 @@ func layoutShared(ctx *Context) {
 	users := map[dataKey][]int{}  // module variable -> entries using it
 	externAt := map[int32][]int{} // code using extern shared -> entries running it
 	var externRefs map[int32][]int32
-	var varRefsAll map[int32][]dataKey // code section -> module variables it names
+	var varRefs map[int32][]dataKey // code section -> module variables it names
 	if len(module) > 0 || ctx.hasExtern {
-		var varRefs map[int32][]dataKey
 		varRefs, externRefs = sharedRefs(ctx, alias)
-		varRefsAll = varRefs
 		for _, t := range ctx.textSections() {
 			f := ctx.Secs[t].InfoSym
 			if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
@@ -206,7 +204,7 @@ func layoutShared(ctx *Context) {
 	// not one whose code was removed (cub example_block_reduce's warp
 	// reductions of 32 and 16 threads; crafted shared-unreferenced).
 	referenced := map[dataKey]bool{}
-	for _, vs := range varRefsAll {
+	for _, vs := range varRefs {
 		for _, v := range vs {
 			referenced[v] = true
 		}
@@ -504,7 +502,8 @@ func layoutShared(ctx *Context) {
 		if s.keep && s.Size == 0 && s.Align > externSharedAlign && (module || base == 0 && strings.HasPrefix(s.Name, ".nv.shared.")) {
 			// A shared section kept empty (extern memory, or the rule
 			// above, on sm_80; .nv_debug.shared of extern memory) goes
-			// when aligned past 16 (crafted extern-shared-align-all).
+			// when aligned past 16 (crafted extern-shared-align-32,
+			// extern-shared-align-32-sm80).
 			s.keep = false
 		}
 		if strings.HasPrefix(s.Name, ".nv.shared.") && (s.Size > 0 || s.keep) {
