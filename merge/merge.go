@@ -445,7 +445,11 @@ func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rel
 	// driver places it), commons, data not defined yet.
 	// (Constant memory not defined yet does not: only its count above.)
 	m := o.SymMap[r.Sym]
-	undefined := m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 && !ctx.isConstantData(o, int(r.Sym))
+	// (Nor the unified tables' symbols a release resolves itself and
+	// writes no symbol for: nvlink 12.5's __UFT_OFFSET in calls through
+	// pointers; cuda-samples newdelete.)
+	undefined := m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 && !ctx.isConstantData(o, int(r.Sym)) &&
+		!ctx.dropsSym(ctx.Syms[m])
 	// (Global memory an earlier object defined counts too: an extern
 	// __device__ array: testdata/crafted/extern-global-defined-earlier.)
 	global := m >= 0 && ctx.Syms[m].Sec >= 0 && ctx.isGlobalMemory(ctx.Syms[m].Sec)
