@@ -339,7 +339,9 @@ func layoutShared(ctx *Context) {
 			case !ok || len(u) != 1:
 			case ctx.Opts.PreserveRelocs && len(u) == 1:
 				ctx.Syms[id].Sec = entries[u[0]].shared
-				ctx.Syms[id].Other |= stvInternal // (-g or not)
+				if !ctx.Opts.Debug || !ctx.Rel.DebugSharedNotInternal {
+					ctx.Syms[id].Other |= stvInternal // (-g or not: 11.8)
+				}
 			case ctx.Opts.Debug && ctx.Rel.DebugEntryShared:
 				ctx.Syms[id].Sec = entries[u[0]].shared
 			default:

@@ -1087,6 +1087,13 @@ case_shared_unreferenced() {
 	link shared-unreferenced -arch=$ARCH a.cubin -o ref.cubin
 }
 
+# preserve-relocs-module-shared's inputs linked with -g --preserve-relocs.
+case_preserve_relocs_debug_module_shared() {
+	d=preserve-relocs-debug-module-shared
+	for f in b c wa wb; do asm $d $f.ptx; done
+	link $d -arch=$ARCH -g --preserve-relocs b.cubin c.cubin wa.cubin wb.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
