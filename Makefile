@@ -52,12 +52,17 @@ fuzz-shared:
 # warplink directly, under nvcc -dlink, with --kernels-used and with
 # --preserve-relocs, bytes compared. REALCODE_N=N takes N programs spread
 # over the list, REALCODE_MATCH a regexp on their names, REALCODE_ARCHS
-# other architectures; REALCODE_OUT gets every link's result. Two nvcc
+# other architectures; REALCODE_OUT gets every link's result;
+# REALCODE_CACHE=<dir> keeps the objects nvcc built for later runs;
+# REALCODE_CUDA=<toolkit> (bin/ and lib64/: /opt/cuda12) builds and links
+# with that toolkit's nvcc, nvlink and libcudadevrt instead. Two nvcc
 # at a time, niced (needs nvcc and nvlink).
 REALCODE_N ?=
 REALCODE_MATCH ?=
 REALCODE_ARCHS ?=
 REALCODE_OUT ?=
+REALCODE_CACHE ?=
+REALCODE_CUDA ?=
 # CMake (CUDA_SEPARABLE_COMPILATION) and clang -fgpu-rdc build
 # testdata/buildsys with nvlink and with warplink in its place, embedded
 # device code compared (needs cmake, nvcc, clang-19; docs/usage.md).
@@ -69,6 +74,8 @@ realcode:
 	WARPLINK_REALCODE=$(abspath $(REALCODE)) WARPLINK_REALCODE_N=$(REALCODE_N) \
 	WARPLINK_REALCODE_MATCH='$(REALCODE_MATCH)' WARPLINK_REALCODE_ARCHS=$(REALCODE_ARCHS) \
 	WARPLINK_REALCODE_OUT=$(if $(REALCODE_OUT),$(abspath $(REALCODE_OUT))) \
+	WARPLINK_REALCODE_CACHE=$(if $(REALCODE_CACHE),$(abspath $(REALCODE_CACHE))) \
+	$(if $(REALCODE_CUDA),PATH=$(REALCODE_CUDA)/bin:$$PATH WARPLINK_REALCODE_CUDALIB=$(REALCODE_CUDA)/lib64) \
 	nice -n 10 $(GO) test -timeout 300m ./internal/e2e -run '^TestRealCode$$' -v
 
 # Bounded fuzz runs of every reader and of the whole link, one target after

@@ -96,8 +96,15 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	// function, repeats kept (two calls through a table of two functions:
 	// four edges; crafted callgraph-indirect-repeats), and 11.8 writes
 	// them (Release.IndirectEdges).
+	// The functions in the order nvlink's block -2 has them (creation
+	// order, as written below), not file order: two functions a library
+	// object defines, listed the other way round by the object taking
+	// their addresses (cuda-samples simpleSeparateCompilation; crafted
+	// callgraph-indirect-defined-earlier).
+	cands := slices.Clone(cg.lists[-2])
+	slices.SortStableFunc(cands, func(a, b cgEdge) int { return cmp.Compare(a.caller, b.caller) })
 	for _, site := range cg.lists[-3] {
-		for _, f := range cg.lists[-2] {
+		for _, f := range cands {
 			if f.callee == site.callee {
 				ctx.cgEdges = append(ctx.cgEdges, cgEdge{site.caller, f.caller})
 			}

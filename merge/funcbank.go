@@ -157,7 +157,15 @@ func layoutFunctionBanks(ctx *Context) {
 func makeKernelBanks(ctx *Context) {
 	for _, nb := range ctx.newKernelBanks {
 		name := funcBankPrefix + strings.TrimPrefix(ctx.Secs[nb.text].Name, ".text.")
-		s := ctx.newSection(name, elf.SHTProgbits, elf.SHFAlloc, nb.align, 0)
+		// SHF_INFO_LINK as the functions' banks have it (ptxas 12.x sets
+		// it, 11.8 does not: cuda-samples simpleSurfaceWrite sm_80 -G with
+		// CUDA 12.5, sinf's and cosf's constants).
+		flags := uint64(elf.SHFAlloc)
+		if len(nb.pieces) > 0 {
+			p := nb.pieces[0]
+			flags |= ctx.Objs[p.Obj].F.Sections[p.Sec].Flags & elf.SHFInfoLink
+		}
+		s := ctx.newSection(name, elf.SHTProgbits, flags, nb.align, 0)
 		s.InfoSec = nb.text
 		s.Pieces, s.Size = nb.pieces, nb.size
 		s.SymID = newSym(ctx, OutSym{Name: name, Info: elf.STTSection, Sec: s.ID, IsSecSym: true}, false)

@@ -54,6 +54,7 @@ func layoutShared(ctx *Context) {
 	}
 	entryEnd := layoutEntryShared(ctx, sv, mp, ly)
 	layoutExternShared(ctx, su)
+	alignEntriesToModule(ctx, su, ly, len(mp.placed) > 0)
 	externSharedSyms(ctx, su, entryEnd, len(mp.placed) > 0)
 	for k, w := range sv.alias {
 		if v, ok := ctx.dataVal[w]; ok {
@@ -139,6 +140,7 @@ type sharedUsers struct {
 	users      map[dataKey][]int // module variable -> entries using it, in entry order
 	externAt   map[int32][]int   // code using extern shared memory -> entries running it
 	externRefs map[int32][]int32 // code -> the extern shared symbols it uses
+	referenced map[dataKey]bool  // module variables some code names
 }
 
 // findSharedUsers finds the entries and the code each can run, only when
@@ -152,6 +154,12 @@ func findSharedUsers(ctx *Context, sv *sharedVars) sharedUsers {
 	}
 	var varRefs map[int32][]dataKey
 	varRefs, su.externRefs = sharedRefs(ctx, sv.alias)
+	su.referenced = map[dataKey]bool{}
+	for _, vs := range varRefs {
+		for _, v := range vs {
+			su.referenced[v] = true
+		}
+	}
 	for _, t := range ctx.textSections() {
 		f := ctx.Secs[t].InfoSym
 		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
@@ -215,7 +223,12 @@ func placeModuleVars(ctx *Context, sv *sharedVars, su *sharedUsers) modulePlacem
 		}
 	}
 	for _, v := range byPlace(sv.module) {
-		if v.extern {
+		if v.extern || !su.referenced[v.key] {
+			// A variable no code refers to at all (ptxas kept the symbol
+			// of a template's temp_storage its code does not use) is left
+			// out: it is not one whose code was removed (cub
+			// example_block_reduce's warp reductions of 32 and 16
+			// threads; crafted shared-unreferenced).
 			continue
 		}
 		u := su.users[v.key]
@@ -443,6 +456,24 @@ func layoutExternShared(ctx *Context, su sharedUsers) {
 	}
 }
 
+// alignEntriesToModule: with extern __shared__ memory in the link, the
+// alignment of the whole module section (a module variable several
+// entries use, or none: placed) goes to every entry when it is 16 or
+// more, even to one using no shared memory, which gets a .nv.shared.<k>
+// of its own (crafted extern-shared-align-all: Thrust's unused shmem
+// declaration beside CUB's 16-aligned temp_storage of kernels
+// --kernels-used leaves out). Each variable one entry's own, the entries
+// keep their alignment (cuda-samples particles).
+func alignEntriesToModule(ctx *Context, su sharedUsers, ly sharedLayers, placed bool) {
+	if !ctx.hasExtern || !placed || ly.commonAlign < externSharedAlign {
+		return
+	}
+	for _, e := range su.entries {
+		s := ctx.Secs[e.shared]
+		s.Align, s.keep = max(s.Align, ly.commonAlign), true
+	}
+}
+
 // externSharedSyms gives the extern __shared__ arrays' symbols, and the
 // module section kept for them, the values and sizes nvlink writes under
 // --preserve-relocs or -g. entryEnd is each entry section's size before
@@ -525,6 +556,14 @@ func spanModuleShared(ctx *Context, base uint64) {
 func growSharedWindows(ctx *Context) {
 	base := reservedShared(ctx.Header.SM())
 	for _, s := range ctx.Secs {
+		module := s.Name == moduleShared && !ctx.keep.SharedSyms
+		if s.keep && s.Size == 0 && s.Align > externSharedAlign && (module || base == 0 && strings.HasPrefix(s.Name, ".nv.shared.")) {
+			// A shared section kept empty (extern memory, or
+			// alignEntriesToModule, on sm_80; .nv_debug.shared of extern
+			// memory) goes when aligned past 16 (crafted
+			// extern-shared-align-32, extern-shared-align-32-sm80).
+			s.keep = false
+		}
 		if strings.HasPrefix(s.Name, ".nv.shared.") && (s.Size > 0 || s.keep) {
 			s.Size += base
 			if s.Size == 0 && s.SymID >= 0 {

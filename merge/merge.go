@@ -138,10 +138,10 @@ func joined(have, a, b string) string {
 
 // relNeedsCompanion is the condition of the ".rel<target>" name above
 // (observed on nvlink 11.8 outputs: corpus xcall, globals, constants,
-// printf, shared): a relocation naming local data, or global data still
-// undefined, in allocated code; a link-time resolution in debug sections.
-// r is entry k of its section.
-func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rela, nonAlloc bool, otherRefs int) bool {
+// printf, shared): in allocated sections a RELA entry past the first with
+// addend 0, or one naming global data or data still undefined; a
+// link-time resolution in debug sections. r is entry k of its section.
+func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rela, nonAlloc bool) bool {
 	if r.Sym == 0 || int(r.Sym) >= len(o.F.Symbols) {
 		return false
 	}
@@ -164,12 +164,19 @@ func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rel
 		_, _, keep, ok := ctx.relocValue(o, r)
 		return ok && !keep || r.Type == rUnusedClear64
 	}
-	if otherRefs >= 2 {
-		// Code naming other functions or shared memory at least twice
-		// (its own return addresses do not count), and data holding two
-		// function addresses or more (virtual tables, function pointer
-		// tables in .nv.global.init; one is not enough:
-		// testdata/crafted/externs-indirect).
+	if rela && k > 0 && r.Addend == 0 {
+		// Any entry but the first with addend 0, whatever it names: a
+		// call's callee (the caller's own return addresses have others),
+		// constant data at the start of a variable, a function address in
+		// data. So a call then a call through a pointer (relocations
+		// f f g f f, in the section's order) names it, the other way round
+		// (g f f f f) not; pp.c then pp.a (addends 8, 0) names it, pp.a
+		// then pp.c not, nor q+4 then pp+8; two function addresses in a
+		// virtual table name it, one not (testdata/crafted/
+		// rel-companion-order, rel-companion-addend, constant-refs,
+		// externs-indirect; addends patched in probes show the rule, as
+		// for debug sections above). (sm_80's REL sections, without
+		// addends, are named so already.)
 		return true
 	}
 	if o.F.Sections[target].Flags&elf.SHFExecInstr == 0 {
@@ -183,7 +190,11 @@ func (ctx *Context) relNeedsCompanion(o *Obj, k int, r elf.Rela, target int, rel
 	// driver places it), commons, data not defined yet.
 	// (Constant memory not defined yet does not: only its count above.)
 	m := o.SymMap[r.Sym]
-	undefined := m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 && !ctx.isConstantData(o, int(r.Sym))
+	// (Nor the unified tables' symbols a release resolves itself and
+	// writes no symbol for: nvlink 12.5's __UFT_OFFSET in calls through
+	// pointers; cuda-samples newdelete.)
+	undefined := m >= 0 && ctx.Syms[m].Sec < 0 && ctx.Syms[m].Shndx == 0 && !ctx.isConstantData(o, int(r.Sym)) &&
+		!ctx.dropsSym(ctx.Syms[m])
 	// (Global memory an earlier object defined counts too: an extern
 	// __device__ array: testdata/crafted/extern-global-defined-earlier.)
 	global := m >= 0 && ctx.Syms[m].Sec >= 0 && ctx.isGlobalMemory(ctx.Syms[m].Sec)
@@ -211,37 +222,6 @@ func isSharedName(n string) bool {
 	return strings.HasPrefix(n, ".nv.shared.") || n == moduleShared
 }
 
-// otherRefs counts the relocations of code section t that name a function
-// other than the one defined in t, shared memory or constant memory, and
-// the indirect call sites of t's function (sites, indirectSites's, asked
-// for only when the relocations alone stay below two): the observations
-// that decide nvlink's ".rel" companion names (corpus and crafted cases;
-// an indirect call counts as a call: testdata/crafted/virtual-cross-object;
-// each reference to `__constant__` data counts, wherever it is defined:
-// testdata/crafted/constant-refs; and each to a bound texture or surface
-// reference). Shared memory counts only when shared is set.
-func (ctx *Context) otherRefs(o *Obj, t int, rels []elf.Rela, shared bool, sites func() map[int]int) int {
-	n := 0
-	for _, r := range rels {
-		if int(r.Sym) >= len(o.F.Symbols) {
-			continue
-		}
-		s := &o.F.Symbols[r.Sym]
-		switch {
-		case s.Type() == elf.STTFunc && int(s.Shndx) != t:
-			n++
-		case isDataSym(s) && (shared && (o.inSectionNamed(s, isSharedName) || isExternShared(s)) || ctx.isConstantData(o, int(r.Sym))):
-			n++
-		case isBoundRef(s): // (a slot in the constant bank: testdata/crafted/bound-references)
-			n++
-		}
-	}
-	if n < 2 && o.F.Sections[t].Flags&elf.SHFExecInstr != 0 {
-		n += sites()[t] // (only where it can decide)
-	}
-	return n
-}
-
 // isConstantData reports whether data symbol i of o is constant memory
 // (a `__constant__` variable, in a .nv.constant<N> bank): defined so here,
 // or, when o only declares it, by the definition resolution chose (which
@@ -261,23 +241,6 @@ func (ctx *Context) isConstantData(o *Obj, i int) bool {
 
 // isConstantBankName reports the sections of constant memory banks.
 func isConstantBankName(n string) bool { return strings.HasPrefix(n, ".nv.constant") }
-
-// indirectSites counts, by code section, the indirect call sites (block -3
-// of o's .nv.callgraph) of the function it holds; nil when there are none.
-func indirectSites(o *Obj) map[int]int {
-	var n map[int]int
-	o.eachCallgraph(func(s *elf.Section) {
-		for block, e := range elf.CallgraphRecords(s.Data) {
-			if block == -3 && int(e.Caller) < len(o.F.Symbols) {
-				if n == nil {
-					n = map[int]int{}
-				}
-				n[int(o.F.Symbols[e.Caller].Shndx)]++
-			}
-		}
-	})
-	return n
-}
 
 // isGlobalMemoryName reports the sections of global memory.
 func isGlobalMemoryName(name string) bool {

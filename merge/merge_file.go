@@ -231,14 +231,6 @@ func mergeLateSymbols(ctx *Context, o *Obj, so symbolOrder) {
 // instance), and the regenerated ones bring their function records,
 // prototype strings and relocation section names.
 func mergeSectionRecords(ctx *Context, o *Obj) {
-	var sites map[int]int // (found once an object needs them: indirectSites)
-	sitesFound := false
-	indirect := func() map[int]int {
-		if !sitesFound {
-			sites, sitesFound = indirectSites(o), true
-		}
-		return sites
-	}
 	for i := 1; i < len(o.F.Sections); i++ {
 		s := &o.F.Sections[i]
 		switch {
@@ -264,7 +256,7 @@ func mergeSectionRecords(ctx *Context, o *Obj) {
 				}
 			}
 		case s.Type == elf.SHTRela || s.Type == elf.SHTRel:
-			nameRelocSections(ctx, o, i, indirect)
+			nameRelocSections(ctx, o, i)
 		}
 	}
 }
@@ -297,7 +289,7 @@ func noteCallgraphProtos(ctx *Context, o *Obj, s *elf.Section) {
 // companion nvlink creates and drops. (An empty relocation section names
 // nothing: ptxas writes one when it resolved every reference itself, e.g.
 // to %reserved_smem_offset_begin.)
-func nameRelocSections(ctx *Context, o *Obj, i int, indirect func() map[int]int) {
+func nameRelocSections(ctx *Context, o *Obj, i int) {
 	s := &o.F.Sections[i]
 	t := int(s.Info)
 	if t <= 0 || t >= len(o.F.Sections) || o.Drop[t] && !o.replacedLater(uint32(t)) || s.Size == 0 {
@@ -329,12 +321,8 @@ func nameRelocSections(ctx *Context, o *Obj, i int, indirect func() map[int]int)
 	if nonAlloc {
 		companion = other
 	}
-	// (sm_80 code's shared memory references with addends, in a RELA
-	// section of their own, name none: crafted rela-shared-sm80.)
-	shared := s.Type == elf.SHTRel || ctx.Header.SM() >= 90
-	refs := ctx.otherRefs(o, t, rels, shared, indirect)
 	for k, r := range rels {
-		if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc, refs) {
+		if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc) {
 			ctx.addSecName(companion+target, o.SecMap[t])
 			break
 		}

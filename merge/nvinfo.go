@@ -143,11 +143,16 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtHVal, Code: elf.EIAttrNumMbarriers, Value: n}, sym: -1})
 			}
 		}
+		ext, extNew := newExterns[t]
+		if extNew && ctaidz[ctx.Secs[t].InfoSym] && externsBeforeCtaidz(ctx, t, order, perFunc) {
+			recs = append(recs, ext)
+			extNew = false
+		}
 		if ctaidz[ctx.Secs[t].InfoSym] {
 			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtNVal, Code: elf.EIAttrCtaidzUsed}, sym: -1})
 		}
-		if r, ok := newExterns[t]; ok {
-			recs = append(recs, r) // (after that one: testdata/crafted/externs-moved)
+		if extNew {
+			recs = append(recs, ext) // (after that one: testdata/crafted/externs-moved)
 		}
 		made[k] = funcInfo{".nv.info" + strings.TrimPrefix(ctx.Secs[t].Name, ".text"), recs}
 		return nil
@@ -158,6 +163,34 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		s.InfoSec = t
 		s.info = made[k].recs
 	}
+}
+
+// externsBeforeCtaidz reports whether an entry (code section t) that gets
+// both a new EXTERNS record and CTAIDZ_USED from the functions it reaches
+// gets the EXTERNS first: nvlink 11.8 adds each as it meets the first
+// reached function bringing it, in the output's .nv.info order (p calling
+// printf before h reading blockIdx.z: EXTERNS, then CTAIDZ_USED; crafted
+// externs-ctaidz-order). The root kernel gets CTAIDZ_USED first (crafted
+// ctaidz-propagation).
+func externsBeforeCtaidz(ctx *Context, t int32, order []int32, perFunc [][]infoRec) bool {
+	if ctx.Secs[t].InfoSym == ctx.rootKernel {
+		return false
+	}
+	code := ctx.reachableCode(t)
+	for _, c := range order {
+		if c == t || !code[c] {
+			continue
+		}
+		if hasAttr(perFunc[c], elf.EIAttrCtaidzUsed) {
+			return false
+		}
+		for _, r := range perFunc[c] {
+			if r.externs != nil && len(*r.externs) > 0 && !r.dropped {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasAttr(rs []infoRec, code uint8) bool { return findAttr(rs, code) >= 0 }

@@ -49,8 +49,9 @@ type keepPolicy struct {
 	// its symbol in that entry's .nv.shared.<k> (--preserve-relocs; -g
 	// where Release.DebugEntryShared); otherwise it goes.
 	EntrySharedSym bool
-	// EntrySharedInternal: that symbol is STV_INTERNAL
-	// (--preserve-relocs, -g or not).
+	// EntrySharedInternal: that symbol is STV_INTERNAL (--preserve-relocs;
+	// with -g too in nvlink 11.8, not in 12.5 and 13.0:
+	// Release.DebugSharedNotInternal).
 	EntrySharedInternal bool
 	// InternalData: local STV_INTERNAL data (a kernel's _param) keeps its
 	// symbol, a replaced weak entry's dropped copy's too
@@ -88,7 +89,7 @@ func keepPolicyFor(debug, preserve bool, rel *Release) keepPolicy {
 		SharedSyms:             either,
 		SharedInternal:         preserve && !debug,
 		EntrySharedSym:         preserve || debug && rel.DebugEntryShared,
-		EntrySharedInternal:    preserve,
+		EntrySharedInternal:    preserve && !(debug && rel.DebugSharedNotInternal),
 		InternalData:           preserve,
 		ExternSharedSym:        either,
 		ExternSharedAtOffset:   debug,

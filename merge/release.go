@@ -101,6 +101,13 @@ type Release struct {
 	// linked with -g); 11.8 drops it.
 	DebugEntryShared bool
 
+	// DebugSharedNotInternal: under -g --preserve-relocs that symbol
+	// keeps st_other 0, as -g alone leaves it (nvlink 12.5); 11.8 marks
+	// it STV_INTERNAL as --preserve-relocs alone does (crafted
+	// preserve-relocs-debug-module-shared and its nvlink12.5/ record;
+	// cuda-samples threadFenceReduction -G with CUDA 12.5).
+	DebugSharedNotInternal bool
+
 	// LocalByBinding: an object of CUDA 13's ABI, whose .symtab sh_info
 	// counts every symbol (ptxas 13.0 puts locals after globals), has its
 	// local symbols and its defined weak ones for local part (nvlink
@@ -214,17 +221,18 @@ var (
 	}
 	nvlink125 = Release{
 		Name: "12.5", Version: 125, ELFVersion: 125,
-		MinSM90Toolkit:    120,
-		ABI8Refusal:       "abi",
-		DropUnifiedTables: true,
-		InfoLink:          true,
-		EmptyCallList4:    true,
-		List4AsCalls:      true,
-		UnifiedAbs:        unifiedAbs125,
-		DebugEntryShared:  true,
-		RelAction:         relAction125,
-		StrtabSymbolsLast: true,
-		BankBeforeRel:     true,
+		MinSM90Toolkit:         120,
+		ABI8Refusal:            "abi",
+		DropUnifiedTables:      true,
+		InfoLink:               true,
+		EmptyCallList4:         true,
+		List4AsCalls:           true,
+		UnifiedAbs:             unifiedAbs125,
+		DebugEntryShared:       true,
+		DebugSharedNotInternal: true,
+		RelAction:              relAction125,
+		StrtabSymbolsLast:      true,
+		BankBeforeRel:          true,
 	}
 	// nvlink124 is nvlink125 with 12.4's version and e_version (the
 	// corpus built by CUDA 12.4, testdata/corpus/cuda12.4-sm_90 and

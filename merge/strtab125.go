@@ -236,9 +236,16 @@ func deadNames(ctx *Context) map[string]bool {
 		// (Not .nv.shared.<k>: a removed kernel keeps that name, as in
 		// 11.8: corpus shared with --kernels-used.)
 		for _, p := range []string{".text", ".nv.info", ".rela.text", ".rel.text",
-			".nv.constant0", ".rel.nv.constant0", ".rela.nv.constant0"} {
+			".nv.constant0", ".rel.nv.constant0", ".rela.nv.constant0", ".nv.constant2"} {
 			dead[p+k] = true
 		}
+	}
+	// Nor the names of the function banks moved into kernels' banks
+	// (sm_80 -G sinf and cosf: cuda-samples simpleSurfaceWrite with CUDA
+	// 12.5; crafted function-constants*/nvlink12.5, where a removed
+	// function's own bank, above, goes too).
+	for b := range ctx.funcBankOff {
+		dead[ctx.Secs[b].Name] = true
 	}
 	return dead
 }

@@ -78,7 +78,11 @@ type realJob struct {
 // N programs, spread evenly over the sorted list), WARPLINK_REALCODE_MATCH
 // (a regexp on program names), WARPLINK_REALCODE_ARCHS (comma-separated),
 // WARPLINK_REALCODE_JOBS (parallel compiles, at most 2 by default),
-// WARPLINK_REALCODE_OUT (a file for every link's result and differences).
+// WARPLINK_REALCODE_OUT (a file for every link's result and differences),
+// WARPLINK_REALCODE_CACHE (a folder keeping nvcc's objects for later runs),
+// WARPLINK_REALCODE_CUDALIB (the folder of the libcudadevrt.a to link
+// with, for a toolkit other than the bundled 11.8 one, whose nvcc and
+// nvlink come first on PATH).
 func TestRealCode(t *testing.T) {
 	root := os.Getenv("WARPLINK_REALCODE")
 	if root == "" {
@@ -243,7 +247,11 @@ func (j *realJob) run(dir, wlPATH string) {
 		j.skipped = why
 		return
 	}
-	libs := []string{"-L" + libdir, "-lcudadevrt"}
+	lib := libdir
+	if d := os.Getenv("WARPLINK_REALCODE_CUDALIB"); d != "" {
+		lib = d // (another toolkit's libcudadevrt.a: make realcode REALCODE_CUDA=)
+	}
+	libs := []string{"-L" + lib, "-lcudadevrt"}
 	direct := []string{"-arch=" + j.arch}
 	if j.flag == "-G" {
 		direct = append(direct, "-g")
@@ -263,6 +271,11 @@ func (j *realJob) run(dir, wlPATH string) {
 		case "preserve-relocs":
 			args = append([]string{"--preserve-relocs"}, direct...)
 		case "nvcc-dlink":
+			if lib != libdir {
+				// (Another toolkit's nvcc may not take nvlink from PATH:
+				// /opt/cuda12's wrappers run it in a root of its own.)
+				continue
+			}
 			j.results = append(j.results, j.dlink(dir, objs, wlPATH))
 			continue
 		}
@@ -271,8 +284,43 @@ func (j *realJob) run(dir, wlPATH string) {
 }
 
 // compile runs nvcc -dc on each source; it returns the objects or why nvcc
-// failed.
+// failed. With WARPLINK_REALCODE_CACHE set, the objects go to a folder of
+// the program, architecture and flag under it (one cache per toolkit: the
+// nvcc found on PATH names a level), and a later run links the objects
+// found there without compiling again.
 func (j *realJob) compile(dir string) ([]string, string) {
+	if cache := os.Getenv("WARPLINK_REALCODE_CACHE"); cache != "" {
+		nvcc, _ := exec.LookPath("nvcc")
+		key := strings.NewReplacer("/", "_", ".", "_").Replace
+		dir = filepath.Join(cache, key(nvcc), key(j.prog.name), j.arch+j.flag)
+		if b, err := os.ReadFile(filepath.Join(dir, "skipped")); err == nil {
+			return nil, string(b)
+		}
+		if objs, err := filepath.Glob(filepath.Join(dir, "*.o")); err == nil && len(objs) == len(j.prog.srcs) {
+			return objs, ""
+		}
+		// Compiled beside it and renamed: an interrupted run leaves no
+		// folder of partial objects.
+		part := dir + ".part"
+		os.RemoveAll(part)
+		os.MkdirAll(part, 0o755)
+		objs, why := j.compileIn(part)
+		if why != "" {
+			os.WriteFile(filepath.Join(part, "skipped"), []byte(why), 0o644)
+		}
+		if os.Rename(part, dir) != nil {
+			return objs, why
+		}
+		for i := range objs {
+			objs[i] = filepath.Join(dir, filepath.Base(objs[i]))
+		}
+		return objs, why
+	}
+	return j.compileIn(dir)
+}
+
+// compileIn runs nvcc -dc on each source, writing the objects into dir.
+func (j *realJob) compileIn(dir string) ([]string, string) {
 	var objs []string
 	for i, src := range j.prog.srcs {
 		obj := filepath.Join(dir, fmt.Sprintf("%02d_%s.o", i, strings.TrimSuffix(filepath.Base(src), ".cu")))

@@ -1027,6 +1027,73 @@ case_const0_size_name() {
 	(cd $d && ptxas -arch=sm_80 -c -g a.ptx -o a.cubin)
 	link $d -arch=sm_80 a.cubin -o ref.cubin
 }
+# Extern __shared__ memory declared, module shared data aligned to 16 or
+# more: every entry gets a .nv.shared.<k> of that alignment; empty ones
+# aligned past 16 go (sm_80, and .nv_debug.shared).
+case_extern_shared_align_all() {
+	asm extern-shared-align-all a.ptx
+	link extern-shared-align-all -arch=$ARCH a.cubin -o ref.cubin
+}
+case_extern_shared_align_32() {
+	asm extern-shared-align-32 a.ptx
+	link extern-shared-align-32 -arch=$ARCH a.cubin -o ref.cubin
+}
+case_extern_shared_align_sm80() {
+	d=extern-shared-align-sm80
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+case_extern_shared_align_32_sm80() {
+	d=extern-shared-align-32-sm80
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+
+# The ".rel.text.<f>" names of functions whose relocations name another
+# function or constant data once, before or after their return addresses.
+case_rel_companion_order() {
+	asm rel-companion-order a.ptx
+	link rel-companion-order -arch=$ARCH a.cubin -o ref.cubin
+}
+case_rel_companion_order_sm80() {
+	d=rel-companion-order-sm80
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+
+case_rel_companion_addend() {
+	asm rel-companion-addend a.ptx
+	link rel-companion-addend -arch=$ARCH a.cubin -o ref.cubin
+}
+
+# sm_80: a kernel reaching printf (p) and blockIdx.z (h), beside another
+# kernel: EXTERNS and CTAIDZ_USED in the order of p's and h's .nv.info.
+case_externs_ctaidz_order() {
+	d=externs-ctaidz-order
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+
+# main.cubin takes the addresses of two functions lib.cubin (earlier on the
+# line) defines, in the other order, and calls through a pointer.
+case_callgraph_indirect_defined_earlier() {
+	d=callgraph-indirect-defined-earlier
+	for f in lib main; do asm $d $f.ptx; done
+	link $d -arch=$ARCH lib.cubin main.cubin -o ref.cubin
+}
+
+case_shared_unreferenced() {
+	asm shared-unreferenced a.ptx
+	link shared-unreferenced -arch=$ARCH a.cubin -o ref.cubin
+}
+
+# preserve-relocs-module-shared's inputs linked with -g --preserve-relocs.
+case_preserve_relocs_debug_module_shared() {
+	d=preserve-relocs-debug-module-shared
+	for f in b c wa wb; do asm $d $f.ptx; done
+	link $d -arch=$ARCH -g --preserve-relocs b.cubin c.cubin wa.cubin wb.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
@@ -1034,3 +1101,4 @@ for c in "$@"; do
 	echo "== $c"
 	"case_$(echo "$c" | tr - _)"
 done
+
