@@ -1094,6 +1094,11 @@ case_preserve_relocs_debug_module_shared() {
 	link $d -arch=$ARCH -g --preserve-relocs b.cubin c.cubin wa.cubin wb.cubin -o ref.cubin
 }
 
+case_rel_companion_uft() {
+	asm rel-companion-uft a.ptx
+	link rel-companion-uft -arch=$ARCH a.cubin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
