@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/warplink/warplink/internal/leakcheck"
+	"github.com/warplink/warplink/internal/testkit/leakcheck"
 )
 
 func TestParallelForVisitsEachIndexOnce(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/warplink/warplink/internal/leakcheck"
+	"github.com/warplink/warplink/internal/testkit/leakcheck"
 )
 
 func TestShardOf(t *testing.T) {

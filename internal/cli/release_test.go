@@ -3,7 +3,7 @@ package cli
 import (
 	"bytes"
 	"github.com/warplink/warplink/internal/diag"
-	"github.com/warplink/warplink/internal/toolkit"
+	"github.com/warplink/warplink/internal/testkit/toolkit"
 	"os"
 	"os/exec"
 	"strings"

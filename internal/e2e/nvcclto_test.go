@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/internal/jit"
-	"github.com/warplink/warplink/internal/toolkit"
+	"github.com/warplink/warplink/internal/testkit/toolkit"
 )
 
 // TestNvccDlinkLTO runs `nvcc -dlink -dlto` with warplink as its nvlink

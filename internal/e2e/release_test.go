@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/internal/linkflags"
-	"github.com/warplink/warplink/internal/toolkit"
+	"github.com/warplink/warplink/internal/testkit/toolkit"
 	"github.com/warplink/warplink/merge"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/warplink/warplink/internal/sharedprog"
+	"github.com/warplink/warplink/internal/testkit/sharedprog"
 )
 
 // TestNvccSharedFuzz compiles random programs of shared memory with the

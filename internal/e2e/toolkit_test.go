@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/warplink/warplink/internal/toolkit"
+	"github.com/warplink/warplink/internal/testkit/toolkit"
 )
 
 // useToolkit selects the toolkit the nvcc tests (make sweep, make

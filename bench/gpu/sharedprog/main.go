@@ -1,5 +1,5 @@
 // Command sharedprog writes random shared-memory CUDA programs (package
-// internal/sharedprog) for bench/gpu/sharedcheck.sh: one folder per seed,
+// internal/testkit/sharedprog) for bench/gpu/sharedcheck.sh: one folder per seed,
 // seed<N>/f<K>.cu, programs that run as cubinrun runs kernels (-gpu, the
 // default) or those of make fuzz-shared (-gpu=false).
 //
@@ -12,7 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/warplink/warplink/internal/sharedprog"
+	"github.com/warplink/warplink/internal/testkit/sharedprog"
 )
 
 func main() {
