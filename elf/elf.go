@@ -343,6 +343,41 @@ func allZero(b []byte) bool {
 // (before any name is decoded from them) and returns what becomes File.Raw
 // (see ParseCompact).
 func parseWith(b []byte, alloc, symAlloc Alloc, place func([]Section) ([]byte, error)) (*File, error) {
+	f, err := parseHeader(b)
+	if err != nil {
+		return nil, err
+	}
+	shtab, shnum, shstrndx, err := f.sectionTable()
+	if err != nil {
+		return nil, err
+	}
+	f.Sections = SliceOf[Section](int(shnum), alloc)
+	for i := uint64(0); i < shnum; i++ {
+		if err := f.parseSection(i, shtab[i*ShdrSize:]); err != nil {
+			return nil, err
+		}
+	}
+	if place != nil {
+		raw, err := place(f.Sections)
+		if err != nil {
+			return nil, err
+		}
+		f.Raw = raw
+	}
+	if err := f.nameSections(shnum, shstrndx); err != nil {
+		return nil, err
+	}
+	if err := f.parseProgs(b); err != nil {
+		return nil, err
+	}
+	if err := f.parseSymbols(symAlloc); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// parseHeader checks b's identification and decodes its ELF header.
+func parseHeader(b []byte) (*File, error) {
 	if !IsELF(b) {
 		return nil, errorf("not an ELF file")
 	}
@@ -371,119 +406,135 @@ func parseWith(b []byte, alloc, symAlloc Alloc, place func([]Section) ([]byte, e
 	h.Shentsize = le.Uint16(b[58:])
 	h.Shnum = le.Uint16(b[60:])
 	h.Shstrndx = le.Uint16(b[62:])
-	size := uint64(len(b))
-
-	shnum := uint64(h.Shnum)
-	shstrndx := uint32(h.Shstrndx)
-	var shtab []byte
-	if h.Shoff != 0 {
-		if h.Shentsize != ShdrSize {
-			return nil, errorf("bad section header size %d", h.Shentsize)
-		}
-		if h.Shoff > size || size-h.Shoff < ShdrSize {
-			return nil, errorf("section header table at 0x%x is outside the file", h.Shoff)
-		}
-		shtab = b[h.Shoff:]
-		// Extended numbering: section 0 holds the real count and strndx.
-		if shnum == 0 {
-			shnum = le.Uint64(shtab[32:])
-		}
-		if h.Shstrndx == SHNXindex {
-			shstrndx = le.Uint32(shtab[40:])
-		}
-		if !fits(shnum, ShdrSize, uint64(len(shtab))) {
-			return nil, errorf("section header table (%d entries at 0x%x) goes past the end of the file", shnum, h.Shoff)
-		}
-	} else {
-		shnum = 0
-	}
-	f.Sections = SliceOf[Section](int(shnum), alloc)
-	for i := uint64(0); i < shnum; i++ {
-		p := shtab[i*ShdrSize:]
-		s := &f.Sections[i]
-		s.NameOff = le.Uint32(p[0:])
-		s.Type = le.Uint32(p[4:])
-		s.Flags = le.Uint64(p[8:])
-		s.Addr = le.Uint64(p[16:])
-		s.Offset = le.Uint64(p[24:])
-		s.Size = le.Uint64(p[32:])
-		s.Link = le.Uint32(p[40:])
-		s.Info = le.Uint32(p[44:])
-		align, entsize := le.Uint64(p[48:]), le.Uint64(p[56:])
-		// A cubin's must fit 32 bits; another ELF's (host objects, read
-		// only for their device code) saturate.
-		if h.Machine == EMCUDA {
-			if align > MaxAlign && h.Type == ETRel {
-				return nil, errorf("section %d has alignment 0x%x, more than 0x%x", i, align, MaxAlign)
-			}
-			if entsize > math.MaxUint32 {
-				return nil, errorf("section %d has entry size 0x%x, more than 0x%x", i, entsize, uint64(math.MaxUint32))
-			}
-		}
-		s.Addralign, s.Entsize = uint32(min(align, math.MaxUint32)), uint32(min(entsize, math.MaxUint32))
-		if h.Machine == EMCUDA && i > 0 && s.Type == SHTNull && s.Size > 0 {
-			// An inactive section has no contents; one that claims a size
-			// would link as that many bytes of nothing (a fuzzed input of
-			// 0x900000000000260; nvlink 11.8 dies of SIGFPE on it).
-			return nil, errorf("section %d is SHT_NULL but has size 0x%x", i, s.Size)
-		}
-		if s.Type != SHTNobits && s.Type != SHTNull && s.Size > 0 && !cudaNoData(s.Type) {
-			if s.Offset > size || s.Size > size-s.Offset {
-				return nil, errorf("section %d (offset 0x%x, size 0x%x) goes past the end of the file (0x%x bytes)", i, s.Offset, s.Size, size)
-			}
-			s.Data = b[s.Offset : s.Offset+s.Size : s.Offset+s.Size]
-		}
-	}
-	if place != nil {
-		raw, err := place(f.Sections)
-		if err != nil {
-			return nil, err
-		}
-		f.Raw = raw
-	}
-	if shnum > 0 {
-		if uint64(shstrndx) >= shnum {
-			return nil, errorf("section name string table index %d out of range", shstrndx)
-		}
-		if f.Sections[shstrndx].Type != SHTStrtab {
-			return nil, errorf("section name string table %d is not a string table", shstrndx)
-		}
-		strs := f.Sections[shstrndx].Data
-		for i := range f.Sections {
-			if i == 0 {
-				continue
-			}
-			n, ok := CString(strs, f.Sections[i].NameOff)
-			if !ok {
-				return nil, errorf("section %d has a bad name offset 0x%x", i, f.Sections[i].NameOff)
-			}
-			f.Sections[i].Name = n
-			if t := f.Sections[i].Type; (t == SHTRel || t == SHTRela || t == SHTCudaInfo) && uint64(f.Sections[i].Info) >= shnum {
-				return nil, errorf("section %d (%s) applies to section %d of %d", i, n, f.Sections[i].Info, shnum)
-			}
-		}
-	}
-	if h.Phoff != 0 && h.Phnum != 0 {
-		if h.Phentsize != PhdrSize {
-			return nil, errorf("bad program header size %d", h.Phentsize)
-		}
-		if h.Phoff > size || !fits(uint64(h.Phnum), PhdrSize, size-h.Phoff) {
-			return nil, errorf("program header table goes past the end of the file")
-		}
-		f.Progs = make([]Prog, h.Phnum)
-		for i := range f.Progs {
-			p := b[h.Phoff+uint64(i)*PhdrSize:]
-			f.Progs[i] = Prog{
-				Type: le.Uint32(p[0:]), Flags: le.Uint32(p[4:]), Off: le.Uint64(p[8:]),
-				Vaddr: le.Uint64(p[16:]), Paddr: le.Uint64(p[24:]), Filesz: le.Uint64(p[32:]),
-				Memsz: le.Uint64(p[40:]), Align: le.Uint64(p[48:]),
-			}
-		}
-	}
-	if err := f.parseSymbols(symAlloc); err != nil {
-		return nil, err
-	}
 	return f, nil
+}
+
+// sectionTable locates the section header table in f.Raw and returns it
+// with the section count and the section name table's index, both read
+// from section 0 under extended numbering (shnum 0 when there is no table).
+func (f *File) sectionTable() (shtab []byte, shnum uint64, shstrndx uint32, err error) {
+	b, h := f.Raw, &f.Header
+	size := uint64(len(b))
+	shnum = uint64(h.Shnum)
+	shstrndx = uint32(h.Shstrndx)
+	if h.Shoff == 0 {
+		return nil, 0, shstrndx, nil
+	}
+	if h.Shentsize != ShdrSize {
+		return nil, 0, 0, errorf("bad section header size %d", h.Shentsize)
+	}
+	if h.Shoff > size || size-h.Shoff < ShdrSize {
+		return nil, 0, 0, errorf("section header table at 0x%x is outside the file", h.Shoff)
+	}
+	shtab = b[h.Shoff:]
+	// Extended numbering: section 0 holds the real count and strndx.
+	if shnum == 0 {
+		shnum = le.Uint64(shtab[32:])
+	}
+	if h.Shstrndx == SHNXindex {
+		shstrndx = le.Uint32(shtab[40:])
+	}
+	if !fits(shnum, ShdrSize, uint64(len(shtab))) {
+		return nil, 0, 0, errorf("section header table (%d entries at 0x%x) goes past the end of the file", shnum, h.Shoff)
+	}
+	return shtab, shnum, shstrndx, nil
+}
+
+// parseSection decodes section i's header p into f.Sections[i] and points
+// its Data into f.Raw.
+func (f *File) parseSection(i uint64, p []byte) error {
+	b, h := f.Raw, &f.Header
+	size := uint64(len(b))
+	s := &f.Sections[i]
+	s.NameOff = le.Uint32(p[0:])
+	s.Type = le.Uint32(p[4:])
+	s.Flags = le.Uint64(p[8:])
+	s.Addr = le.Uint64(p[16:])
+	s.Offset = le.Uint64(p[24:])
+	s.Size = le.Uint64(p[32:])
+	s.Link = le.Uint32(p[40:])
+	s.Info = le.Uint32(p[44:])
+	align, entsize := le.Uint64(p[48:]), le.Uint64(p[56:])
+	// A cubin's must fit 32 bits; another ELF's (host objects, read
+	// only for their device code) saturate.
+	if h.Machine == EMCUDA {
+		if align > MaxAlign && h.Type == ETRel {
+			return errorf("section %d has alignment 0x%x, more than 0x%x", i, align, MaxAlign)
+		}
+		if entsize > math.MaxUint32 {
+			return errorf("section %d has entry size 0x%x, more than 0x%x", i, entsize, uint64(math.MaxUint32))
+		}
+	}
+	s.Addralign, s.Entsize = uint32(min(align, math.MaxUint32)), uint32(min(entsize, math.MaxUint32))
+	if h.Machine == EMCUDA && i > 0 && s.Type == SHTNull && s.Size > 0 {
+		// An inactive section has no contents; one that claims a size
+		// would link as that many bytes of nothing (a fuzzed input of
+		// 0x900000000000260; nvlink 11.8 dies of SIGFPE on it).
+		return errorf("section %d is SHT_NULL but has size 0x%x", i, s.Size)
+	}
+	if s.Type != SHTNobits && s.Type != SHTNull && s.Size > 0 && !cudaNoData(s.Type) {
+		if s.Offset > size || s.Size > size-s.Offset {
+			return errorf("section %d (offset 0x%x, size 0x%x) goes past the end of the file (0x%x bytes)", i, s.Offset, s.Size, size)
+		}
+		s.Data = b[s.Offset : s.Offset+s.Size : s.Offset+s.Size]
+	}
+	return nil
+}
+
+// nameSections decodes the sections' names from the section name table
+// shstrndx and checks that the sections that apply to another name one of
+// the shnum sections.
+func (f *File) nameSections(shnum uint64, shstrndx uint32) error {
+	if shnum == 0 {
+		return nil
+	}
+	if uint64(shstrndx) >= shnum {
+		return errorf("section name string table index %d out of range", shstrndx)
+	}
+	if f.Sections[shstrndx].Type != SHTStrtab {
+		return errorf("section name string table %d is not a string table", shstrndx)
+	}
+	strs := f.Sections[shstrndx].Data
+	for i := range f.Sections {
+		if i == 0 {
+			continue
+		}
+		n, ok := CString(strs, f.Sections[i].NameOff)
+		if !ok {
+			return errorf("section %d has a bad name offset 0x%x", i, f.Sections[i].NameOff)
+		}
+		f.Sections[i].Name = n
+		if t := f.Sections[i].Type; (t == SHTRel || t == SHTRela || t == SHTCudaInfo) && uint64(f.Sections[i].Info) >= shnum {
+			return errorf("section %d (%s) applies to section %d of %d", i, n, f.Sections[i].Info, shnum)
+		}
+	}
+	return nil
+}
+
+// parseProgs decodes the program headers from b, the file as read (f.Raw
+// may have been moved by then).
+func (f *File) parseProgs(b []byte) error {
+	h := &f.Header
+	size := uint64(len(b))
+	if h.Phoff == 0 || h.Phnum == 0 {
+		return nil
+	}
+	if h.Phentsize != PhdrSize {
+		return errorf("bad program header size %d", h.Phentsize)
+	}
+	if h.Phoff > size || !fits(uint64(h.Phnum), PhdrSize, size-h.Phoff) {
+		return errorf("program header table goes past the end of the file")
+	}
+	f.Progs = make([]Prog, h.Phnum)
+	for i := range f.Progs {
+		p := b[h.Phoff+uint64(i)*PhdrSize:]
+		f.Progs[i] = Prog{
+			Type: le.Uint32(p[0:]), Flags: le.Uint32(p[4:]), Off: le.Uint64(p[8:]),
+			Vaddr: le.Uint64(p[16:]), Paddr: le.Uint64(p[24:]), Filesz: le.Uint64(p[32:]),
+			Memsz: le.Uint64(p[40:]), Align: le.Uint64(p[48:]),
+		}
+	}
+	return nil
 }
 
 // cudaNoData reports CUDA section types that occupy no file space.

@@ -229,8 +229,8 @@ func addBoundNames(ctx *Context) {
 	if ctx.bound == nil {
 		return
 	}
-	ctx.addSecName(".nv.constant0", -1)
+	ctx.addSecName(moduleBank0, -1)
 	for _, id := range ctx.bound.listed {
-		ctx.addStr(ctx.Str, "$NVLINKBINDLESSOFF_"+ctx.Syms[id].Name, nil)
+		ctx.addStr(ctx.Str, bindlessOff+ctx.Syms[id].Name, nil)
 	}
 }

@@ -185,7 +185,7 @@ func buildPrototype(ctx *Context) {
 	// Context.addressTaken): corpus archive, cdp and virtual linked with
 	// either.
 	var taken []bool
-	if ctx.Opts.Debug || ctx.Opts.PreserveRelocs {
+	if ctx.keep.UncalledPrototypes {
 		taken = make([]bool, len(ctx.Syms))
 		for _, f := range ctx.addressTaken {
 			taken[f] = true

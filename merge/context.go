@@ -25,6 +25,10 @@ type Context struct {
 	// Rel is the nvlink release the link behaves as (release.go): chosen
 	// once, at the end of read; the passes after ask it.
 	Rel Release
+	// keep is what -g and --preserve-relocs keep (nvlinkrules.go):
+	// computed from the options and Rel (setKeepPolicy); the passes ask
+	// it, never Opts.Debug or Opts.PreserveRelocs.
+	keep keepPolicy
 	// inOrder: where sections and local symbols come from, under
 	// Release.InputOrder (release130.go); nil otherwise.
 	inOrder *inputOrder
@@ -77,6 +81,13 @@ type Context struct {
 	// .nv.info records. finalize frees it then (releaseTables), so that
 	// the rest of finalize and write do not come on top.
 	tables *hugemem.Arena
+	// late is tables once releaseTables has reset it for reuse by what
+	// finalize and write allocate after (lateAlloc); nil before, or when
+	// the tables were freed or kept.
+	late *hugemem.Arena
+	// freeTablesBelow is releaseTablesBelow (a test lowers it to reach
+	// the reset).
+	freeTablesBelow int
 
 	// openOutput opens where the write pass streams the file, size bytes
 	// (nil: into Out).
@@ -122,7 +133,6 @@ type Context struct {
 	protoOrder    []string           // protoNames in the order of their first appearance
 	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
 	sawEmptyProto bool               // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
-	noSecSym      bool               // mapSection creates no section symbol (section pass)
 	liveRefs      []bool             // by symbol ID: named by relocations of live code (dce)
 	symSlab       []OutSym           // backing store of Syms
 	secSlab       []OutSec           // backing store of Secs
@@ -162,7 +172,7 @@ type Obj struct {
 	// (dce's findCalls; finalize lists them as address-taken).
 	launched []int32
 
-	SymMap []int32  // input symbol index -> output symbol ID (-1: none)
+	SymMap []int32  // input symbol index -> output symbol ID, none or local data (symmap.go)
 	SecMap []int32  // input section index -> output section ID (-1: none)
 	SecOff []uint64 // input section index -> offset of its contribution in the output section
 	Drop   []bool   // input section dropped (weak loser, regenerated section)
@@ -176,8 +186,9 @@ type Obj struct {
 	relSecs     []relocSec  // decoded relocation sections, in input section order
 	resID       []int32     // input symbol index -> Context.Res index (-1: local)
 
-	// placeholder is 1 + the output symbol ID of the nameless function
-	// symbol kept under --preserve-relocs (0: none; see mergeGlobal).
+	// placeholder is the nameless function symbol kept under
+	// --preserve-relocs: read and set through placeholderSym and
+	// setPlaceholderSym (symmap.go), which keep its encoding.
 	placeholder int32
 	// private holds the copies relocate patches instead of shared bytes
 	// (see relocateObject): the section table naming them may live where
@@ -307,9 +318,11 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		Str:   NewStrTab(),
 		Timer: &Timer{},
 		// (set by dce when the link uses exactly one kernel)
-		rootKernel: -1,
-		Rel:        nvlink118,
+		rootKernel:      -1,
+		Rel:             nvlink118,
+		freeTablesBelow: releaseTablesBelow,
 	}
+	c.setKeepPolicy()
 	if !opts.PlainMemory {
 		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{}
 		// A small link's arenas keep small pages, past what it is sure to

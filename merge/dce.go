@@ -4,8 +4,9 @@ package merge
 // without host information (testdata/crafted, corpus "archive").
 //
 // Inputs: merge results. Outputs: OutSec.Dead and OutSym.dead for the
-// removed functions and their per-function sections; Context.callees
-// (each function's callees in the inputs' call graphs, for layout).
+// removed functions and their per-function sections; a dceResult (the
+// callee lists, the root kernel and roots, what live code names, the
+// launched kernels) that the pass stores in the Context for later passes.
 // Invariants: roots are every entry function (those --kernels-used names
 // when it or --variables-used is given) and every function with the
 // address-taken st_other bit, and under -g every function (nvlink 11.8
@@ -40,33 +41,90 @@ import (
 )
 
 func dce(ctx *Context) error {
-	// What each object's call graph and data sections name, found in
-	// parallel, then gathered in file order.
+	r := eliminateDeadCode(ctx)
+	// What later passes read of it (Context.callees for layout and
+	// bound references, rootKernel and dceRoot for EXTERNS and .nv.info,
+	// liveRefs for reportUndefined, Obj.launched for finalize's
+	// addLaunchedKernels): set here, in one place.
+	ctx.callees = r.callees
+	ctx.rootKernel = r.rootKernel
+	ctx.dceRoot = r.dceRoot
+	ctx.liveRefs = r.liveRefs
+	for i, o := range ctx.Objs {
+		o.launched = r.launched[i]
+	}
+	return nil
+}
+
+// dceResult is what dead code elimination hands to later passes.
+type dceResult struct {
+	callees    lists[int32] // function symbol ID -> its callees in the inputs' call graphs
+	rootKernel int32        // the only kernel the link uses, or -1
+	dceRoot    []bool       // by symbol ID: the roots, under --kernels-used without -g; else nil
+	liveRefs   []bool       // by symbol ID: named by live code (referencedLive)
+	launched   [][]int32    // by object: kernels its code names (objCalls.launched)
+}
+
+// eliminateDeadCode marks the removed functions and their sections dead,
+// in steps: the objects' call graphs and references, the callee lists,
+// the roots, liveness along call edges, the kept address-taken functions,
+// then what removed code alone named.
+func eliminateDeadCode(ctx *Context) dceResult {
+	per := findAllCalls(ctx)
+	callees := calleeLists(ctx, append(per, indirectEdges(per)))
+	lv := liveness{live: make([]bool, len(ctx.Syms))}
+	rootKernel, dceRoot := markRoots(ctx, per, &lv)
+	lv.propagate(callees)
+	keepAddressTaken(per, lv.live)
+	deadText := removeDeadFunctions(ctx, lv.live)
+	liveRefs := findLiveRefs(ctx, per)
+	dropUnreferencedUndefined(ctx, liveRefs)
+	dropDeadFunctionSections(ctx, deadText)
+	r := dceResult{callees: callees, rootKernel: rootKernel, dceRoot: dceRoot, liveRefs: liveRefs, launched: make([][]int32, len(per))}
+	for i, c := range per {
+		r.launched[i] = c.launched
+	}
+	return r
+}
+
+// findAllCalls finds what each object's call graph and data sections
+// name, in parallel, stored by object (so gathered in file order).
+// NOTE: findCalls runs concurrently; it only reads the context.
+func findAllCalls(ctx *Context) []objCalls {
 	per := make([]objCalls, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		per[i] = findCalls(ctx, ctx.Objs[i])
-		ctx.Objs[i].launched = per[i].launched // (finalize's addLaunchedKernels)
 		return nil
 	})
-	// An indirect call site may reach every address-taken function of its
-	// prototype (the edges finalize adds to the output's call graph).
+	return per
+}
+
+// indirectEdges: an indirect call site may reach every address-taken
+// function of its prototype (the edges finalize adds to the output's call
+// graph), in file order of the sites, then of the functions.
+func indirectEdges(per []objCalls) objCalls {
 	var indirect objCalls
-	if slices.ContainsFunc(per, func(c objCalls) bool { return len(c.sites) > 0 }) {
-		byProto := map[string][]int32{}
-		for _, c := range per {
-			for _, t := range c.taken {
-				byProto[t.proto] = append(byProto[t.proto], t.fn)
-			}
+	if !slices.ContainsFunc(per, func(c objCalls) bool { return len(c.sites) > 0 }) {
+		return indirect
+	}
+	byProto := map[string][]int32{}
+	for _, c := range per {
+		for _, t := range c.taken {
+			byProto[t.proto] = append(byProto[t.proto], t.fn)
 		}
-		for _, c := range per {
-			for _, s := range c.sites {
-				for _, f := range byProto[s.proto] {
-					indirect.edges = append(indirect.edges, cgEdge{s.fn, f})
-				}
+	}
+	for _, c := range per {
+		for _, s := range c.sites {
+			for _, f := range byProto[s.proto] {
+				indirect.edges = append(indirect.edges, cgEdge{s.fn, f})
 			}
 		}
 	}
-	all := append(per, indirect)
+	return indirect
+}
+
+// calleeLists groups every edge of all by caller, in edge order.
+func calleeLists(ctx *Context, all []objCalls) lists[int32] {
 	callees := newLists[int32](len(ctx.Syms))
 	for _, c := range all {
 		for _, e := range c.edges {
@@ -80,18 +138,43 @@ func dce(ctx *Context) error {
 		}
 	}
 	callees.done()
-	ctx.callees = callees
-	live := make([]bool, len(ctx.Syms))
-	var work []int32
-	mark := func(f int32) {
-		if !live[f] {
-			live[f] = true
-			work = append(work, f)
+	return callees
+}
+
+// liveness is the mark state: live by symbol ID, and the marked functions
+// whose callees are still to be marked.
+type liveness struct {
+	live []bool
+	work []int32
+}
+
+func (lv *liveness) mark(f int32) {
+	if !lv.live[f] {
+		lv.live[f] = true
+		lv.work = append(lv.work, f)
+	}
+}
+
+// propagate marks every function a live function's call edge reaches.
+func (lv *liveness) propagate(callees lists[int32]) {
+	for len(lv.work) > 0 {
+		f := lv.work[len(lv.work)-1]
+		lv.work = lv.work[:len(lv.work)-1]
+		for _, g := range callees.of(f) {
+			lv.mark(g)
 		}
 	}
-	// The roots: the kernels used, and address-taken kernels unless
-	// --kernels-used names exactly one kernel (then they are only kept,
-	// below: testdata/crafted/kernels-used-launched).
+}
+
+// markRoots marks the roots: the kernels used, the functions with the
+// address-taken st_other bit, and address-taken or launched kernels
+// unless --kernels-used names exactly one kernel (then they are only
+// kept, keepAddressTaken: testdata/crafted/kernels-used-launched); under
+// -g or --preserve-relocs every function. It returns that one kernel (or
+// -1) and, under --kernels-used without -g, the roots before the last
+// rule (EIATTR_MIN_STACK_SIZE goes to them only: finalize).
+func markRoots(ctx *Context, per []objCalls, lv *liveness) (rootKernel int32, dceRoot []bool) {
+	rootKernel = -1
 	filtered := ctx.usedFilter()
 	matched, last := 0, int32(-1)
 	for _, s := range ctx.Syms {
@@ -100,49 +183,45 @@ func dce(ctx *Context) error {
 		}
 		if s.Other&stoCudaEntry != 0 && ctx.kernelUsed(s.Name) {
 			matched, last = matched+1, s.ID
-			mark(s.ID)
+			lv.mark(s.ID)
 		} else if s.Other&stoCudaObscure != 0 {
-			mark(s.ID)
+			lv.mark(s.ID)
 		}
 	}
 	if matched == 1 {
-		ctx.rootKernel = last
+		rootKernel = last
 	}
 	if filtered && matched != 1 {
 		for _, c := range per {
 			for _, t := range c.taken {
 				if ctx.Syms[t.fn].Other&stoCudaEntry != 0 {
-					mark(t.fn)
+					lv.mark(t.fn)
 				}
 			}
 			for _, f := range c.launched {
-				mark(f)
+				lv.mark(f)
 			}
 		}
 	}
-	if filtered && !ctx.Opts.Debug {
-		// EIATTR_MIN_STACK_SIZE goes to the roots only (finalize).
-		ctx.dceRoot = slices.Clone(live)
+	if filtered && !ctx.keep.EveryKernelUsed {
+		dceRoot = slices.Clone(lv.live)
 	}
-	if ctx.Opts.PreserveRelocs || ctx.Opts.Debug {
+	if ctx.keep.EveryFunction {
 		for _, s := range ctx.Syms {
 			if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym {
-				mark(s.ID)
+				lv.mark(s.ID)
 			}
 		}
 	}
-	for len(work) > 0 {
-		f := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, g := range callees.of(f) {
-			mark(g)
-		}
-	}
-	// Address-taken functions stay, but what only they call does not
-	// (the destructor of a base class that only derived destructors in
-	// virtual tables call, under -G: testdata/crafted/virtual-cross-object-g);
-	// an entry's indirect call sites reach those of their prototype
-	// through the edges above.
+	return rootKernel, dceRoot
+}
+
+// keepAddressTaken: address-taken functions stay, but what only they call
+// does not (the destructor of a base class that only derived destructors
+// in virtual tables call, under -G: testdata/crafted/virtual-cross-object-g);
+// an entry's indirect call sites reach those of their prototype through
+// the indirect edges. Functions data names and launched kernels stay too.
+func keepAddressTaken(per []objCalls, live []bool) {
 	for _, c := range per {
 		for _, t := range c.taken {
 			live[t.fn] = true
@@ -154,6 +233,11 @@ func dce(ctx *Context) error {
 			live[f] = true
 		}
 	}
+}
+
+// removeDeadFunctions marks every defined function not live dead, with
+// its code section; it returns those sections (by output section ID).
+func removeDeadFunctions(ctx *Context, live []bool) []bool {
 	deadText := make([]bool, len(ctx.Secs))
 	for _, s := range ctx.Syms {
 		if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym && !live[s.ID] {
@@ -162,12 +246,16 @@ func dce(ctx *Context) error {
 			ctx.Secs[s.Sec].Dead = true
 		}
 	}
-	// Undefined references only removed code made go with it. (What each
-	// object names is found in parallel, then marked.) A live function's
-	// call edge in .nv.callgraph names its callee too: nvlink 11.8
-	// reports an undefined callee that only the call graph names
-	// (testdata/crafted/callgraph-only-reference; in ptxas's output every
-	// call edge has its relocation as well).
+	return deadText
+}
+
+// findLiveRefs finds, by symbol ID, what live code names: by its
+// relocations (found per object in parallel, then marked), and, for an
+// undefined callee, by a live function's call edge in .nv.callgraph
+// (nvlink 11.8 reports an undefined callee that only the call graph names:
+// testdata/crafted/callgraph-only-reference; in ptxas's output every call
+// edge has its relocation as well).
+func findLiveRefs(ctx *Context, per []objCalls) []bool {
 	named := make([][]int32, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		o := ctx.Objs[i]
@@ -196,13 +284,22 @@ func dce(ctx *Context) error {
 			}
 		}
 	}
-	ctx.liveRefs = used
+	return used
+}
+
+// dropUnreferencedUndefined: undefined functions only removed code named
+// go with it.
+func dropUnreferencedUndefined(ctx *Context, used []bool) {
 	for _, id := range ctx.Globals {
 		if s := ctx.Syms[id]; s.Sec < 0 && s.Shndx == 0 && !used[id] && s.Type() == elf.STTFunc {
 			s.dead = true
 		}
 	}
-	// Per-function sections of removed code go with it.
+}
+
+// dropDeadFunctionSections: per-function sections of removed code go with
+// it.
+func dropDeadFunctionSections(ctx *Context, deadText []bool) {
 	for _, s := range ctx.Secs {
 		if s.infoIn > 0 {
 			if t := ctx.Objs[s.infoObj].SecMap[s.infoIn]; t >= 0 && deadText[t] {
@@ -210,17 +307,16 @@ func dce(ctx *Context) error {
 			}
 		}
 	}
-	return nil
 }
 
 // kernelUsed reports whether the entry named name is a root. nvlink 11.8
 // keeps, once --kernels-used or --variables-used is given, only the entries
 // whose names contain one of the --kernels-used strings: --variables-used
-// alone removes every kernel (testdata/crafted/variables-used). -g keeps
-// them all, as used kernels.
+// alone removes every kernel (testdata/crafted/variables-used). Under -g
+// every kernel is used, whatever this says: the callers ask
+// keepPolicy.EveryKernelUsed first.
 func (o *Options) kernelUsed(name string) bool {
-	if len(o.KernelsUsed) == 0 && len(o.VariablesUsed) == 0 || o.Debug {
-		// (Under -g every kernel is: crafted kernels-used-debug.)
+	if len(o.KernelsUsed) == 0 && len(o.VariablesUsed) == 0 {
 		return true
 	}
 	for _, k := range o.KernelsUsed {

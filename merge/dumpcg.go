@@ -29,6 +29,7 @@ import (
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/demangle"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // cgReport is what finalize records for the report (only under
@@ -125,7 +126,7 @@ func functionSlots(objs []*Obj) []funcSlot {
 // dumpCallgraph records the --dump-callgraph report.
 func dumpCallgraph(ctx *Context) {
 	if len(ctx.Objs) == 0 {
-		ctx.Diags.Text([3]int{3, 1, 0}, "No relocatable objects found. Did not generate callgraph.\n")
+		ctx.Diags.Text(diag.At(diag.PhaseReports, 1, 0), "No relocatable objects found. Did not generate callgraph.\n")
 		return
 	}
 	nodes, bySym := callgraphNodes(ctx)
@@ -148,7 +149,7 @@ func dumpCallgraph(ctx *Context) {
 		fmt.Fprintf(&b, "%d: ", n)
 		id := nodes[n].sym
 		if id < 0 {
-			if nodes[n].nameless && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) {
+			if nodes[n].nameless && ctx.keep.Placeholder {
 				// Kept in the output then, it prints as a function with
 				// no name and no calls (corpus xcall with either).
 				b.WriteString(" ->")
@@ -188,7 +189,7 @@ func dumpCallgraph(ctx *Context) {
 	for _, r := range raised {
 		fmt.Fprintf(&b, "regcount %d for %s propagated to entry %s\n", r.v, display(ctx.Syms[r.src].Name), display(ctx.Syms[r.entry].Name))
 	}
-	ctx.Diags.Text([3]int{3, 1, 0}, b.String())
+	ctx.Diags.Text(diag.At(diag.PhaseReports, 1, 0), b.String())
 }
 
 // display is a function name as the report prints it: demangled, after

@@ -47,9 +47,32 @@ func externKept(s *OutSym) bool {
 // them all, reversed (nvlink prepends): what functions it does not reach
 // name too (testdata/crafted/externs-root, kernels-used-launched).
 func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (made map[int32]infoRec) {
-	calls := ctx.calls
-	// Function symbol -> surviving entries (few functions have any: a
-	// map, not a slot per symbol).
+	own := ownExterns(ctx, perFunc)
+	if len(own) == 0 {
+		return nil // (no record to close, none to make)
+	}
+	ec := &externClosure{
+		ctx: ctx, calls: ctx.calls, own: own, rank: externRanks(ctx, own, order), inOrder: inOrder,
+		seen: make([]uint32, len(ctx.Syms)), visited: make([]uint32, len(ctx.Syms)),
+	}
+	for t, recs := range perFunc {
+		if recs == nil || ctx.Secs[t].Dead {
+			continue
+		}
+		if rec, ok := ec.closeFunction(int32(t), recs); ok {
+			if made == nil {
+				made = map[int32]infoRec{}
+			}
+			made[int32(t)] = rec
+		}
+	}
+	return made
+}
+
+// ownExterns maps each function symbol to the surviving entries of its
+// own EXTERNS records, in order (few functions have any: a map, not a
+// slot per symbol).
+func ownExterns(ctx *Context, perFunc [][]infoRec) map[int32][]int32 {
 	own := map[int32][]int32{}
 	for t, recs := range perFunc {
 		if recs == nil {
@@ -62,11 +85,12 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (ma
 			}
 		}
 	}
-	if len(own) == 0 {
-		return nil // (no record to close, none to make)
-	}
-	// rank: where each function with a list of its own has its .nv.info
-	// section in the output, the order its list is taken in.
+	return own
+}
+
+// externRanks is where each function with a list of its own has its
+// .nv.info section in the output (order): the order its list is taken in.
+func externRanks(ctx *Context, own map[int32][]int32, order []int32) map[int32]int {
 	rank := make(map[int32]int, len(own))
 	for k, t := range order {
 		if f := ctx.Secs[t].InfoSym; f >= 0 && own[f] != nil {
@@ -75,129 +99,143 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (ma
 			}
 		}
 	}
-	// Sets of symbol IDs for one record at a time: an ID is in a set when
-	// its stamp is the record's generation.
-	seen, visited := make([]uint32, len(ctx.Syms)), make([]uint32, len(ctx.Syms))
-	var gen uint32
-	// gather is what entry f's callees bring, beyond the symbols in seen:
-	// the lists of the functions it reaches, in section order.
-	gather := func(f int32) []int32 {
-		var reached []int32 // functions with lists of their own
-		visited[f] = gen
-		queue := append([]int32(nil), calls.of(f)...)
-		for len(queue) > 0 {
-			g := queue[0]
-			queue = queue[1:]
-			if visited[g] == gen {
-				continue
-			}
-			visited[g] = gen
-			if own[g] != nil {
-				reached = append(reached, g)
-			}
-			queue = append(queue, calls.of(g)...)
-		}
-		slices.SortFunc(reached, func(a, b int32) int { return rank[a] - rank[b] })
-		var more []int32
-		for _, g := range reached {
-			for _, m := range own[g] {
-				if seen[m] != gen {
-					seen[m] = gen
-					more = append(more, m)
+	return rank
+}
+
+// externClosure is closeExterns' state: the lists, their ranks, and sets
+// of symbol IDs for one record at a time (an ID is in seen or visited
+// when its stamp is the record's generation, gen).
+type externClosure struct {
+	ctx           *Context
+	calls         lists[int32]
+	own           map[int32][]int32
+	rank          map[int32]int
+	inOrder       []int32
+	seen, visited []uint32
+	gen           uint32
+}
+
+// externsRec is a new EXTERNS record listing list.
+func externsRec(list []int32) infoRec {
+	return infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns}, externs: &list, sym: -1}
+}
+
+// closeFunction closes the EXTERNS records recs of code section t (in
+// place: their lists, dropped when empty) and returns the record to make
+// for it, if any: the root kernel's new list, or an entry's first.
+func (ec *externClosure) closeFunction(t int32, recs []infoRec) (infoRec, bool) {
+	ctx := ec.ctx
+	f := ctx.Secs[t].InfoSym
+	// (Under --kernels-used, only the roots of dead code elimination: a
+	// kernel only --preserve-relocs keeps gathers nothing.)
+	entry := f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 && (ctx.dceRoot == nil || ctx.dceRoot[f])
+	if f >= 0 && f == ctx.rootKernel {
+		if all := ec.rootList(f); all != nil {
+			for k := range recs {
+				if recs[k].externs != nil {
+					recs[k].dropped = true
 				}
 			}
+			return externsRec(all), true
 		}
-		return more
 	}
-	// rootList is the root kernel's new list when what the link's live
-	// functions name, taken in input order, goes beyond its own list
-	// (reversed: nvlink prepends); nil when it does not (its record then
-	// stays as any other's: corpus printf).
-	rootList := func(f int32) []int32 {
-		gen++
-		for _, m := range own[f] {
-			seen[m] = gen
-		}
-		gen++
-		var all []int32
-		grew := false
-		for _, t := range inOrder {
-			g := ctx.Secs[t].InfoSym
-			if ctx.Secs[t].Dead || g < 0 || visited[g] == gen {
-				continue
-			}
-			visited[g] = gen
-			for _, m := range own[g] {
-				if seen[m] < gen {
-					grew = grew || seen[m] != gen-1
-					seen[m] = gen
-					all = append(all, m)
-				}
-			}
-		}
-		if !grew {
-			return nil
-		}
-		slices.Reverse(all)
-		return all
-	}
-	for t, recs := range perFunc {
-		if recs == nil || ctx.Secs[t].Dead {
+	had := false // an EXTERNS record keeps entries of its own
+	for k := range recs {
+		if recs[k].externs == nil {
 			continue
 		}
-		f := ctx.Secs[t].InfoSym
-		// (Under --kernels-used, only the roots of dead code
-		// elimination: a kernel only --preserve-relocs keeps gathers
-		// nothing.)
-		entry := f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 && (ctx.dceRoot == nil || ctx.dceRoot[f])
-		had := false // an EXTERNS record keeps entries of its own
-		if f >= 0 && f == ctx.rootKernel {
-			if all := rootList(f); all != nil {
-				for k := range recs {
-					if recs[k].externs != nil {
-						recs[k].dropped = true
-					}
+		ec.gen++
+		list := []int32{}
+		if f >= 0 {
+			for _, m := range ec.own[f] {
+				if ec.seen[m] != ec.gen {
+					ec.seen[m] = ec.gen
+					list = append(list, m)
 				}
-				if made == nil {
-					made = map[int32]infoRec{}
-				}
-				made[int32(t)] = infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns}, externs: &all, sym: -1}
-				continue
 			}
 		}
-		for k := range recs {
-			if recs[k].externs == nil {
-				continue
-			}
-			gen++
-			list := []int32{}
-			if f >= 0 {
-				for _, m := range own[f] {
-					if seen[m] != gen {
-						seen[m] = gen
-						list = append(list, m)
-					}
-				}
-			}
-			had = true
-			if entry {
-				// Only entries gather their callees'.
-				list = append(list, gather(f)...)
-			}
-			*recs[k].externs = list
-			if len(list) == 0 {
-				recs[k].dropped = true
-			}
+		had = true
+		if entry {
+			// Only entries gather their callees'.
+			list = append(list, ec.gather(f)...)
 		}
-		if entry && !had {
-			gen++
-			if more := gather(f); len(more) > 0 {
-				if made == nil {
-					made = map[int32]infoRec{}
-				}
-				made[int32(t)] = infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns}, externs: &more, sym: -1}
+		*recs[k].externs = list
+		if len(list) == 0 {
+			recs[k].dropped = true
+		}
+	}
+	if entry && !had {
+		ec.gen++
+		if more := ec.gather(f); len(more) > 0 {
+			return externsRec(more), true
+		}
+	}
+	return infoRec{}, false
+}
+
+// gather is what entry f's callees bring, beyond the symbols in seen:
+// the lists of the functions it reaches, in section order (rank).
+func (ec *externClosure) gather(f int32) []int32 {
+	gen := ec.gen
+	var reached []int32 // functions with lists of their own
+	ec.visited[f] = gen
+	queue := append([]int32(nil), ec.calls.of(f)...)
+	for len(queue) > 0 {
+		g := queue[0]
+		queue = queue[1:]
+		if ec.visited[g] == gen {
+			continue
+		}
+		ec.visited[g] = gen
+		if ec.own[g] != nil {
+			reached = append(reached, g)
+		}
+		queue = append(queue, ec.calls.of(g)...)
+	}
+	slices.SortFunc(reached, func(a, b int32) int { return ec.rank[a] - ec.rank[b] })
+	var more []int32
+	for _, g := range reached {
+		for _, m := range ec.own[g] {
+			if ec.seen[m] != gen {
+				ec.seen[m] = gen
+				more = append(more, m)
 			}
 		}
 	}
-	return made
+	return more
+}
+
+// rootList is the root kernel's new list when what the link's live
+// functions name, taken in input order, goes beyond its own list
+// (reversed: nvlink prepends); nil when it does not (its record then
+// stays as any other's: corpus printf).
+func (ec *externClosure) rootList(f int32) []int32 {
+	ctx := ec.ctx
+	ec.gen++
+	for _, m := range ec.own[f] {
+		ec.seen[m] = ec.gen
+	}
+	ec.gen++
+	gen := ec.gen
+	var all []int32
+	grew := false
+	for _, t := range ec.inOrder {
+		g := ctx.Secs[t].InfoSym
+		if ctx.Secs[t].Dead || g < 0 || ec.visited[g] == gen {
+			continue
+		}
+		ec.visited[g] = gen
+		for _, m := range ec.own[g] {
+			if ec.seen[m] < gen {
+				grew = grew || ec.seen[m] != gen-1
+				ec.seen[m] = gen
+				all = append(all, m)
+			}
+		}
+	}
+	if !grew {
+		return nil
+	}
+	slices.Reverse(all)
+	return all
 }

@@ -2,15 +2,12 @@ package merge
 
 // finalize: build the sections the linker generates (.nv.info records,
 // .nv.callgraph, .nv.prototype, .nv.rel.action), report undefined
-// references, compute the attributes that depend on the whole call graph,
-// then fix the final section order and symbol table indices.
+// references, compute the attributes that depend on the whole call graph;
+// the order pass (order.go) then fixes the final section order and symbol
+// table indices.
 //
 // Inputs: merge and relocate results. Outputs: OutSec.Data of generated
-// sections, Context.Order, OutSec.Index, OutSym.Index.
-// Invariants: section order is nvlink's bucket order (non-alloc, relocation
-// sections, read-only data, code, writable data), stable by creation order
-// inside a bucket; symbols are null, the positive (local) array, then the
-// negative (global) array, and .symtab's sh_info is the first global.
+// sections, every output section and symbol made.
 // Work runs in parallel only where it reads the output without adding to
 // it: the inputs' .nv.info records are translated (startObjectInfo) while
 // the call edges are collected, and both finish before the call graph's
@@ -25,8 +22,8 @@ import "github.com/warplink/warplink/elf"
 
 func finalize(ctx *Context) error {
 	// nvlink reports undefined references after the stack-size warnings
-	// and the call graph dump, and still prints the -v summary: the
-	// passes below run either way, and run stops before write.
+	// and the call graph dump, and still prints the -v summary: this
+	// pass and the order pass run either way, and run stops before write.
 	reportUndefined(ctx)
 	// Translating the inputs' .nv.info records (parallel) and collecting
 	// the call edges (serial) only read the output so far: they overlap.
@@ -41,7 +38,7 @@ func finalize(ctx *Context) error {
 	// merged-constants-name), and leaves a value in the null symbol
 	// (lastSingleConstant reads the inputs' symbol tables: now).
 	_, constants := ctx.secByName[moduleConstants]
-	mergedConstants := constants && !ctx.Opts.Debug && ctx.usedFilter()
+	mergedConstants := constants && !ctx.keep.EveryKernelUsed && ctx.usedFilter()
 	if mergedConstants {
 		if single := lastSingleConstant(ctx); single >= 0 {
 			ctx.nullSymValue = ctx.Syms[single].Value
@@ -50,21 +47,21 @@ func finalize(ctx *Context) error {
 	releaseTables(ctx)
 	ctx.calls, ctx.callers = calleesByCaller(ctx.cgEdges, len(ctx.Syms))
 	propagateBarriers(ctx)
-	if ctx.hasExtern && !ctx.Opts.Debug {
+	if ctx.hasExtern && !ctx.keep.ExternSharedAtOffset {
 		if len(ctx.externOff) > 0 {
 			// nvlink adds this name (no symbol has it) when code a
 			// kernel runs uses extern __shared__ memory (not when
 			// --kernels-used removed it: crafted extern-shared-unused).
 			// (nvlink 12.5 does not: Release.NamesOfDropped.)
 			if ctx.Rel.NamesOfDropped {
-				ctx.Str.Add("externsharedinstance")
+				ctx.Str.Add(externSharedInstance)
 			}
 		}
 		// The .nv_debug.shared that extern __shared__ memory keeps has no
 		// section symbol, even where an input's module-scope shared
 		// variables brought one (testdata/crafted/extern-shared-module),
 		// but under --preserve-relocs.
-		if id, ok := ctx.secByName[moduleShared]; ok && ctx.Secs[id].SymID >= 0 && !ctx.Opts.PreserveRelocs {
+		if id, ok := ctx.secByName[moduleShared]; ok && ctx.Secs[id].SymID >= 0 && !ctx.keep.ExternSharedPastWindow {
 			ctx.Syms[ctx.Secs[id].SymID].dead = true
 		}
 	}
@@ -80,7 +77,7 @@ func finalize(ctx *Context) error {
 		dumpCallgraph(ctx)
 	}
 	if mergedConstants && ctx.Rel.MergedConstantsName {
-		ctx.addSecName("TEMP_MERGED_CONSTANTS", -1)
+		ctx.addSecName(tempMergedConstants, -1)
 	}
 	lateSharedSymbols(ctx)
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
@@ -95,45 +92,58 @@ func finalize(ctx *Context) error {
 	toolNote(ctx)
 	compatOnce(ctx)
 	relayoutStrings(ctx)
-	orderSections(ctx)
-	reorderByInput(ctx)
-	indexSymbols(ctx)
-	if ctx.Opts.Verbose {
-		reportProperties(ctx)
-	}
 	return nil
 }
 
 // releaseTablesBelow bounds the tables releaseTables frees: 8 MiB, about
-// 8,000 generated objects. Larger links are below nvlink's peak RSS
-// anyway, and there the freed memory cost the next process: this VM's
-// kernel hands freed memory back to its host after a couple of seconds
-// (free page reporting), and a link started then has to fault it in again
-// from the host (100,000 objects, one link after another: 15 % slower
-// at best in the benchmark; read, merge and write twice as slow in the
-// link after one that had freed 100 MB midway).
+// 8,000 generated objects. Larger links' tables are reset instead, and
+// reused for what finalize and write allocate after (lateAlloc): freed,
+// they cost the next process: this VM's kernel hands freed memory back to
+// its host after a couple of seconds (free page reporting), and a link
+// started then has to fault it in again from the host (100,000 objects,
+// one link after another: 15 % slower at best in the benchmark; read,
+// merge and write twice as slow in the link after one that had freed
+// 100 MB midway).
 const releaseTablesBelow = 8 << 20
 
 // releaseTables frees what nothing reads once finalize has collected the
 // call graph (and waited for objectInfo): the inputs' symbol tables,
 // decoded relocations and .nv.info records (Context.tables; 4.2 MB at
-// 4,000 objects, a sixth of the arena), up to releaseTablesBelow. What
-// finalize and write allocate after it comes instead of on top of it.
-// Freed before buildNvInfo, whose records and the symbol indices grow
-// the heap by 5 MB at 4,000 objects, this lowers the peak RSS there by
-// 4 MB (to below nvlink's), at no cost in time; 1,000 and 2,000 objects
-// change little. A small link's tables take small pages
-// (Options.SmallPages): in huge pages, what it freed would leave one
-// mostly empty before it (1,000 objects: 2 MB more). The symbol
-// tables and relocations are dropped from the objects, so that a use
-// after this fails at once; a dump (after any pass, or of the call graph,
-// which names input symbols) shows them, so they stay for one.
+// 4,000 objects, a sixth of the arena), up to releaseTablesBelow, and
+// past it makes their memory the place of finalize's and write's later
+// arena allocations (hugemem.Arena.Reset, lateAlloc: at 30,000 objects
+// 10 MB of .nv.info contents and write's buffers that would otherwise
+// come on top of 32 MB of tables). What finalize and write allocate after
+// it comes instead of on top of it. Freed before buildNvInfo, whose
+// records and the symbol indices grow the heap by 5 MB at 4,000 objects,
+// this lowers the peak RSS there by 4 MB (to below nvlink's), at no cost
+// in time; 1,000 and 2,000 objects change little. A small link's tables
+// take small pages (Options.SmallPages): in huge pages, what it freed
+// would leave one mostly empty before it (1,000 objects: 2 MB more). The
+// symbol tables and relocations are dropped from the objects, so that a
+// use after this fails at once; a dump (after any pass, or of the call
+// graph, which names input symbols) shows them, so they stay for one.
 func releaseTables(ctx *Context) {
-	if ctx.Opts.Dump != "" || ctx.Opts.DumpCallgraph || ctx.tables.Used() > releaseTablesBelow {
+	if ctx.Opts.Dump != "" || ctx.Opts.DumpCallgraph {
 		return
 	}
 	for _, o := range ctx.Objs {
 		o.F.Symbols, o.relSecs = nil, nil // (nvinfo went after its last use)
 	}
-	ctx.tables.Free()
+	if ctx.tables.Used() <= ctx.freeTablesBelow {
+		ctx.tables.Free()
+		return
+	}
+	ctx.tables.Reset()
+	ctx.late = ctx.tables
+}
+
+// lateAlloc is Arena.Alloc for what finalize and write place in an arena
+// after releaseTables: from the tables' memory when it was reset for
+// reuse, else from Context.mem.
+func (ctx *Context) lateAlloc(n int) []byte {
+	if ctx.late != nil {
+		return ctx.late.Alloc(n)
+	}
+	return ctx.mem.Alloc(n)
 }

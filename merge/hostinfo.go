@@ -33,7 +33,7 @@ type hostKernelSet struct {
 // does not use host information.
 func hostKernels(ctx *Context) *hostKernelSet {
 	o := ctx.Opts
-	if o.IgnoreHostInfo || o.Debug || len(o.KernelsUsed) > 0 || len(o.VariablesUsed) > 0 || ctx.hostInfoMissing {
+	if o.IgnoreHostInfo || ctx.keep.EveryKernelUsed || len(o.KernelsUsed) > 0 || len(o.VariablesUsed) > 0 || ctx.hostInfoMissing {
 		return nil
 	}
 	// Used when a user object names a kernel (the device runtime's objects
@@ -96,13 +96,14 @@ func globMatch(p, name string) bool {
 }
 
 // kernelUsed reports whether the kernel named name is one the link uses:
-// every kernel, those the host code references (hostKernels), or those
-// --kernels-used names (Options.kernelUsed).
+// every kernel (under -g: keepPolicy.EveryKernelUsed), those the host
+// code references (hostKernels), or those --kernels-used names
+// (Options.kernelUsed).
 func (ctx *Context) kernelUsed(name string) bool {
 	if ctx.hostKernels != nil {
 		return ctx.hostKernels.match(name)
 	}
-	return ctx.Opts.kernelUsed(name)
+	return ctx.keep.EveryKernelUsed || ctx.Opts.kernelUsed(name)
 }
 
 // usedFilter reports whether the link removes the kernels it does not use:

@@ -1,6 +1,10 @@
 package merge
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/warplink/warplink/internal/linkflags"
+)
 
 func TestGlobMatch(t *testing.T) {
 	for _, c := range []struct {
@@ -57,12 +61,14 @@ func TestHostKernelSet(t *testing.T) {
 	}{
 		{"plain cubin", objs, Options{}, true},
 		{"no kernel named", []*Obj{{}, objs[2]}, Options{}, false},
-		{"-g", objs, Options{Debug: true}, false},
-		{"--ignore-host-info", objs, Options{IgnoreHostInfo: true}, false},
-		{"--kernels-used", objs, Options{KernelsUsed: []string{"x"}}, false},
-		{"--variables-used", objs, Options{VariablesUsed: []string{"x"}}, false},
+		{"-g", objs, Options{Flags: linkflags.Flags{Debug: true}}, false},
+		{"--ignore-host-info", objs, Options{Flags: linkflags.Flags{IgnoreHostInfo: true}}, false},
+		{"--kernels-used", objs, Options{Flags: linkflags.Flags{KernelsUsed: []string{"x"}}}, false},
+		{"--variables-used", objs, Options{Flags: linkflags.Flags{VariablesUsed: []string{"x"}}}, false},
 	} {
-		if hostKernels(&Context{Opts: &c.opts, Objs: c.objs, hostInfoMissing: c.missing}) != nil {
+		ctx := &Context{Opts: &c.opts, Objs: c.objs, hostInfoMissing: c.missing}
+		ctx.setKeepPolicy()
+		if hostKernels(ctx) != nil {
 			t.Errorf("%s: host information used", c.name)
 		}
 	}

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -28,37 +29,45 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	defer ctx.tables.Free()
 	if opts.PreserveRelocs && opts.Arch == "sm_90" {
 		// (Only there: nvlink 11.8 says nothing for sm_52 to sm_89.)
-		diags.Warnf([3]int{0, -1, 0}, "Option '--preserve-relocs' is not fully implemented for gpu archtecture '%s' and may not work as expected", opts.Arch)
+		diags.Warnf(diag.At(diag.PhaseInputs, -1, 0), preserveRelocsWarning, opts.Arch)
 	}
 	// The write pass streams the file into an unnamed or temporary file
 	// (atomicfile), named or renamed into place only when the link succeeds.
 	var outFile *atomicfile.File
+	var gather *bufio.Writer // a file under gatherBelow, written at once
 	ctx.openOutput = func(size uint64) (io.Writer, error) {
 		f, err := createOutput(opts.Files, opts.output())
 		if err != nil {
-			diags.Fatalf([3]int{9, 0, 0}, "Could not open output file '%s'", opts.output())
+			diags.Fatalf(diag.At(diag.PhaseOutput, 0, 0), "Could not open output file '%s'", opts.output())
 			return nil, errFatal
 		}
 		if size >= reserveFrom {
 			f.Reserve(int64(min(size, 1<<62))) // (the blocks at once: see atomicfile.File.Reserve)
 		}
 		outFile = f
+		if size < gatherBelow {
+			gather = bufio.NewWriterSize(f, int(size))
+			return gather, nil
+		}
 		return f, nil
 	}
 	err := run(ctx)
 	if outFile != nil {
+		if err == nil && gather != nil {
+			err = gather.Flush()
+		}
 		if err == nil && !diags.Failed() {
 			err = outFile.Commit()
 		} else {
 			outFile.Abort()
 		}
 		if err != nil && !errors.Is(err, errFatal) {
-			diags.Fatalf([3]int{9, 0, 0}, "Could not open output file '%s'", opts.output())
+			diags.Fatalf(diag.At(diag.PhaseOutput, 0, 0), "Could not open output file '%s'", opts.output())
 		}
 	}
 	if err == nil && !diags.Failed() && opts.RegisterLinkBinaries != "" {
 		if werr := writeRegisterFile(opts, ctx); werr != nil {
-			diags.Fatalf([3]int{9, 1, 0}, "Could not open output file '%s'", opts.RegisterLinkBinaries)
+			diags.Fatalf(diag.At(diag.PhaseOutput, 1, 0), "Could not open output file '%s'", opts.RegisterLinkBinaries)
 		}
 	}
 	diags.Print(stderr, prog)
@@ -71,6 +80,11 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	}
 	return diags.ExitCode()
 }
+
+// gatherBelow is the output size under which the write pass's pieces
+// (the ELF header, the sections, the headers) are gathered and written
+// with one system call, as nvlink writes: a file of one run (emitChunk).
+const gatherBelow = 256 << 10
 
 // reserveFrom is the output size from which the link reserves the file's
 // blocks before writing: for a smaller file (most links write a few
@@ -85,20 +99,36 @@ func (o *Options) output() string {
 	return o.Output
 }
 
-// run is the table of contents of a link: one line per pass.
+// run is the table of contents of a link: one line per pass, in order.
+// Each pass's name is its --time label, its --warplink-dump key and the
+// name Options.PassDone hears. goOn: the link goes on to the next pass
+// after this one recorded an error (so that later diagnostics come as
+// nvlink's do); otherwise it stops there.
 func run(ctx *Context) error {
 	passes := []struct {
 		name string
 		fn   func(*Context) error
 		goOn bool
 	}{
+		// Inputs: decode files, archives, fatbinaries, -l libraries (read.go).
 		{"read", read, false},
+		// Symbol resolution: one winner per global name, sharded (resolve.go).
 		{"resolve", resolve, false},
+		// Output sections and symbols in nvlink's creation order (merge.go).
 		{"merge", merge, false},
+		// Functions no entry reaches removed; the call graph (dce.go).
 		{"dce", dce, false},
+		// Data placed in commons, constant banks, shared memory (layout.go).
 		{"layout", layout, true},
+		// Link-time relocations applied, the kept ones listed (relocate.go).
 		{"relocate", relocate, true},
-		{"finalize", finalize, false},
+		// Generated sections (.nv.info, call graph, EXTERNS), undefined
+		// references, string tables (finalize.go).
+		{"finalize", finalize, true},
+		// The deterministic ordering stage: section order and symbol
+		// indices (order.go); the -v report. Nothing is added after it.
+		{"order", order, false},
+		// The output file, streamed (write.go).
 		{"write", write, false},
 	}
 	for _, p := range passes {
@@ -177,19 +207,42 @@ func (t *Timer) add(name string, d time.Duration) {
 }
 
 // report appends the pass times to path ("-" = stdout) as nvlink's --time
-// CSV: its header line, then one row per pass with the time in ms.
+// CSV (AppendTime): opts.TimeRows's rows, then one row per pass with the
+// time in ms.
 func (t *Timer) report(path string, stdout io.Writer, opts *Options) {
+	var rows []string
+	if opts.TimeRows != nil {
+		rows = opts.TimeRows()
+	}
+	for i := range t.names {
+		rows = append(rows, fmt.Sprintf(" , %s , %d , %s , %s , warplink , %.3f , ms", t.names[i], len(opts.Inputs), opts.output(), opts.Arch, float64(t.durs[i].Microseconds())/1000))
+	}
+	AppendTime(path, stdout, rows)
+}
+
+// AppendTime appends rows to the --time file path ("-" = stdout), after
+// the column headings when the file is empty, as nvlink does. A file
+// that cannot be opened is left alone (nvlink says nothing either).
+func AppendTime(path string, stdout io.Writer, rows []string) {
 	w := stdout
+	empty := true
 	if path != "-" {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+			empty = false
+		}
 		w = f
 	}
-	fmt.Fprintln(w, "source file name , phase name , phase input files , phase output file , arch , tool, metric , unit")
-	for i := range t.names {
-		fmt.Fprintf(w, " , %s , %d , %s , %s , warplink , %.3f , ms\n", t.names[i], len(opts.Inputs), opts.output(), opts.Arch, float64(t.durs[i].Microseconds())/1000)
+	var b strings.Builder
+	if empty {
+		b.WriteString("source file name , phase name , phase input files , phase output file , arch , tool, metric , unit\n")
 	}
+	for _, r := range rows {
+		b.WriteString(r + "\n")
+	}
+	io.WriteString(w, b.String())
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/hugemem"
+	"github.com/warplink/warplink/internal/linkflags"
 )
 
 // gcWriter discards what it is given, collecting garbage first.
@@ -34,8 +35,12 @@ func (gcWriter) Write(p []byte) (int, error) {
 func TestOverlapCopySurvivesGC(t *testing.T) {
 	if out := os.Getenv("WARPLINK_OVERLAP_CHILD"); out != "" {
 		// The dump after finalize collects garbage just before write.
-		opts := &Options{Arch: "sm_80", Output: out, Inputs: filepath.SplitList(os.Getenv("WARPLINK_OVERLAP_INPUTS")),
-			PlainMemory: os.Getenv("WARPLINK_OVERLAP_PLAIN") != "", Dump: "finalize", DumpTo: gcWriter{}}
+		opts := &Options{
+			Flags:    linkflags.Flags{Arch: "sm_80", Output: out, Inputs: filepath.SplitList(os.Getenv("WARPLINK_OVERLAP_INPUTS"))},
+			Warplink: linkflags.Warplink{Dump: "finalize"},
+			Tuning:   Tuning{PlainMemory: os.Getenv("WARPLINK_OVERLAP_PLAIN") != ""},
+			Hooks:    Hooks{DumpTo: gcWriter{}},
+		}
 		var stderr bytes.Buffer
 		if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
 			t.Fatalf("exit %d: %s", rc, stderr.String())
@@ -95,10 +100,11 @@ func TestReadingReportsLoadedBytes(t *testing.T) {
 	var mu sync.Mutex
 	var reports []int64
 	var size int64 = -1
-	opts := &Options{Arch: "sm_90", Output: filepath.Join(t.TempDir(), "out.cubin"),
-		Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin"), filepath.Join(dir, "c.cubin")}, Threads: 1,
-		Reading:   func(n int64) { mu.Lock(); reports = append(reports, n); mu.Unlock() },
-		InputSize: func(n int64, _ bool) { size = n }}
+	opts := &Options{
+		Flags:    linkflags.Flags{Arch: "sm_90", Output: filepath.Join(t.TempDir(), "out.cubin"), Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin"), filepath.Join(dir, "c.cubin")}},
+		Warplink: linkflags.Warplink{Threads: 1},
+		Hooks:    Hooks{Reading: func(n int64) { mu.Lock(); reports = append(reports, n); mu.Unlock() }, InputSize: func(n int64, _ bool) { size = n }},
+	}
 	var stderr bytes.Buffer
 	if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
 		t.Fatalf("exit %d: %s", rc, stderr.String())
@@ -120,35 +126,51 @@ func TestReadingReportsLoadedBytes(t *testing.T) {
 // finalize leaves no input symbol table, relocations or .nv.info records
 // behind (their memory is unmapped: a pass reading them after would fault,
 // which the corpus tests would show), unless a dump is asked for, which
-// prints their sizes; the output is the same bytes either way.
+// prints their sizes; that tables too large to free are reset, and their
+// memory holds what finalize and write place in an arena after; and that
+// the output is the same bytes in every case.
 func TestReleaseTables(t *testing.T) {
 	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/cdp")
 	var outs [][]byte
-	for _, dump := range []string{"", "write"} {
-		opts := &Options{Arch: "sm_90", Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin")},
-			LibDirs: []string{"../testdata/cudalib"}, Dump: dump, DumpTo: &bytes.Buffer{}}
+	for _, c := range []struct {
+		dump  string
+		reset bool
+	}{{"", false}, {"write", false}, {"", true}} {
+		opts := &Options{
+			Flags:    linkflags.Flags{Arch: "sm_90", Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin")}, LibDirs: []string{"../testdata/cudalib"}},
+			Warplink: linkflags.Warplink{Dump: c.dump},
+			Hooks:    Hooks{DumpTo: &bytes.Buffer{}},
+		}
 		opts.Inputs = append(opts.Inputs, "-lcudadevrt")
 		ctx := newContext(opts, &diag.Bag{}, "warplink")
+		if c.reset {
+			ctx.freeTablesBelow = -1
+		}
 		err := run(ctx)
 		if err != nil || ctx.Diags.Failed() {
-			t.Fatalf("dump %q: %v %v", dump, err, ctx.Diags.Sorted())
+			t.Fatalf("%+v: %v %v", c, err, ctx.Diags.Sorted())
 		}
 		syms := 0
 		for _, o := range ctx.Objs {
 			syms += len(o.F.Symbols)
 			if o.relSecs != nil || o.nvinfo != nil {
-				t.Errorf("dump %q: %s keeps its relocations or .nv.info records", dump, o.Name)
+				t.Errorf("%+v: %s keeps its relocations or .nv.info records", c, o.Name)
 			}
 		}
-		if (syms == 0) != (dump == "") {
-			t.Errorf("dump %q: %d input symbols left after the link", dump, syms)
+		if (syms == 0) != (c.dump == "") {
+			t.Errorf("%+v: %d input symbols left after the link", c, syms)
+		}
+		if reused := ctx.late == ctx.tables && ctx.tables.Used() > 0; reused != (c.reset && ctx.tables.OffHeap()) {
+			t.Errorf("%+v: the tables' memory reused %v (%d bytes)", c, reused, ctx.tables.Used())
 		}
 		outs = append(outs, ctx.Out)
 		ctx.tables.Free()
 		ctx.mem.Free()
 	}
-	if len(outs[0]) == 0 || !bytes.Equal(outs[0], outs[1]) {
-		t.Errorf("outputs differ with and without the dump (%d and %d bytes)", len(outs[0]), len(outs[1]))
+	for i := 1; i < len(outs); i++ {
+		if len(outs[0]) == 0 || !bytes.Equal(outs[0], outs[i]) {
+			t.Errorf("outputs differ: %d bytes, case %d %d bytes", len(outs[0]), i, len(outs[i]))
+		}
 	}
 }
 
@@ -164,12 +186,12 @@ func TestSmallPagesArenas(t *testing.T) {
 		plain       bool
 	}{
 		{Options{}, 0, 0, 0, false},
-		{Options{SmallPages: true}, hugemem.AllSmall, hugemem.AllSmall, 0, false},
-		{Options{SmallPages: true, InputEstimate: 4 << 20}, 0, hugemem.AllSmall, 4 << 20, false},
-		{Options{InputEstimate: 4 << 20}, 0, 0, 0, false},
-		{Options{InputEstimate: 32 << 20}, 0, 0, 0, false},
-		{Options{SmallPages: true, InputEstimate: 32 << 20}, 0, hugemem.AllSmall, 32 << 20, false},
-		{Options{PlainMemory: true, SmallPages: true}, 0, 0, 0, true},
+		{Options{Tuning: Tuning{SmallPages: true}}, hugemem.AllSmall, hugemem.AllSmall, 0, false},
+		{Options{Tuning: Tuning{SmallPages: true, InputEstimate: 4 << 20}}, 0, hugemem.AllSmall, 4 << 20, false},
+		{Options{Tuning: Tuning{InputEstimate: 4 << 20}}, 0, 0, 0, false},
+		{Options{Tuning: Tuning{InputEstimate: 32 << 20}}, 0, 0, 0, false},
+		{Options{Tuning: Tuning{SmallPages: true, InputEstimate: 32 << 20}}, 0, hugemem.AllSmall, 32 << 20, false},
+		{Options{Tuning: Tuning{PlainMemory: true, SmallPages: true}}, 0, 0, 0, true},
 	} {
 		ctx := newContext(&c.opts, &diag.Bag{}, "warplink")
 		if c.plain {

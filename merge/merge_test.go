@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/warplink/warplink/internal/linkflags"
 )
 
 func TestPatchBitField(t *testing.T) {
@@ -66,9 +68,11 @@ func TestStrTab(t *testing.T) {
 func TestDumpAfterMerge(t *testing.T) {
 	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/xcall")
 	var dump, stderr bytes.Buffer
-	opts := &Options{Arch: "sm_90", Output: filepath.Join(t.TempDir(), "out.cubin"),
-		Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin"), filepath.Join(dir, "c.cubin")},
-		Dump:   "merge", DumpTo: &dump}
+	opts := &Options{
+		Flags:    linkflags.Flags{Arch: "sm_90", Output: filepath.Join(t.TempDir(), "out.cubin"), Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin"), filepath.Join(dir, "c.cubin")}},
+		Warplink: linkflags.Warplink{Dump: "merge"},
+		Hooks:    Hooks{DumpTo: &dump},
+	}
 	if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
 		t.Fatalf("exit %d: %s", rc, stderr.String())
 	}
@@ -120,8 +124,8 @@ func TestStrTabIndex(t *testing.T) {
 
 // TestPassDone checks that Options.PassDone hears every pass of a link
 // that succeeds, once each, in the driver's order, and only the passes
-// that ran when one fails (an undefined reference stops the link after
-// finalize, before write).
+// that ran when one fails (an undefined reference, reported by finalize,
+// stops the link after the order pass, before write).
 func TestPassDone(t *testing.T) {
 	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/xcall")
 	for _, c := range []struct {
@@ -129,12 +133,14 @@ func TestPassDone(t *testing.T) {
 		rc     int
 		want   string
 	}{
-		{[]string{"a.cubin", "b.cubin", "c.cubin"}, 0, "read resolve merge dce layout relocate finalize write"},
-		{[]string{"a.cubin", "b.cubin"}, 255, "read resolve merge dce layout relocate finalize"},
+		{[]string{"a.cubin", "b.cubin", "c.cubin"}, 0, "read resolve merge dce layout relocate finalize order write"},
+		{[]string{"a.cubin", "b.cubin"}, 255, "read resolve merge dce layout relocate finalize order"},
 	} {
 		var got []string
-		opts := &Options{Arch: "sm_90", Output: filepath.Join(t.TempDir(), "out.cubin"),
-			PassDone: func(p string) { got = append(got, p) }}
+		opts := &Options{
+			Flags: linkflags.Flags{Arch: "sm_90", Output: filepath.Join(t.TempDir(), "out.cubin")},
+			Hooks: Hooks{PassDone: func(p string) { got = append(got, p) }},
+		}
 		for _, in := range c.inputs {
 			opts.Inputs = append(opts.Inputs, filepath.Join(dir, in))
 		}

@@ -253,7 +253,7 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 		}
 	}
 	var scratch []byte // an EXTERNS payload, for one record at a time
-	out := ctx.mem.Alloc(size)[:0]
+	out := ctx.lateAlloc(size)[:0]
 	for i := range s.info {
 		r := &s.info[i]
 		if r.dropped {
@@ -333,8 +333,9 @@ type infoJob struct {
 }
 
 // startObjectInfo translates every object's records in parallel, while
-// the caller goes on; the caller must not change the output's symbols or
-// sections (the records name them) until wait returns.
+// the caller goes on (in a link of one thread, before it returns); the
+// caller must not change the output's symbols or sections (the records
+// name them) until wait returns.
 func startObjectInfo(ctx *Context) *infoJob {
 	j := &infoJob{per: make([]objInfo, len(ctx.Objs)), done: make(chan struct{})}
 	at := make([]int, len(ctx.Objs)+1)
@@ -348,14 +349,19 @@ func startObjectInfo(ctx *Context) *infoJob {
 		}
 	}
 	j.global = make([]infoRec, at[len(ctx.Objs)]+ntext)
-	go func() {
+	translate := func() {
 		defer close(j.done)
 		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i], j.global[at[i]:at[i]:at[i+1]])
 			ctx.Objs[i].nvinfo = nil // translated: no later pass reads it
 			return nil
 		})
-	}()
+	}
+	if ctx.Opts.Threads == 1 {
+		translate()
+	} else {
+		go translate()
+	}
 	return j
 }
 
@@ -416,8 +422,8 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 				}
 				r.externs = &list
 			}
-			if a.Code == elf.EIAttrKparamInfo && o.placeholder > 0 && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
-				r.sym = o.placeholder - 1 // see mergeGlobal
+			if p, ok := o.placeholderSym(); ok && a.Code == elf.EIAttrKparamInfo && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
+				r.sym = p // see mergeGlobal
 			}
 			if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
 				r.sym = ctx.liveSym(o, a.U32(0))

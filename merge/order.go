@@ -13,6 +13,21 @@ import (
 	"github.com/warplink/warplink/elf"
 )
 
+// order is the deterministic ordering stage: the final section order
+// (orderSections, then Release.InputOrder's reorderByInput) and the
+// symbol table indices (indexSymbols); then, under -v, the report of the
+// link's properties, which names them. It runs after finalize's
+// diagnostics too, as the -v report does in nvlink.
+func order(ctx *Context) error {
+	orderSections(ctx)
+	reorderByInput(ctx)
+	indexSymbols(ctx)
+	if ctx.Opts.Verbose {
+		reportProperties(ctx)
+	}
+	return nil
+}
+
 // bucket is a section's place in nvlink's output order.
 func bucket(s *OutSec) int {
 	switch {
@@ -168,7 +183,7 @@ func lastSingleConstant(ctx *Context) int32 {
 			}
 			n++
 			if i < len(o.SymMap) {
-				only = o.SymMap[i]
+				only, _ = o.outSymOf(uint32(i))
 			}
 		}
 		if n == 1 && only >= 0 {

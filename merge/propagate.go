@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // propagateRegCount raises each entry's EIATTR_REGCOUNT to the largest
@@ -218,7 +219,7 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 			v = 0xFFFFFFFF
 			unknownAt[f] = true
 			if !ctx.Opts.SuppressStackSizeWarning {
-				ctx.Diags.Warnf([3]int{3, 0, int(t)}, "Stack size for entry function '%s' cannot be statically determined", ctx.Syms[f].Name)
+				ctx.Diags.Warnf(diag.At(diag.PhaseReports, 0, int(t)), "Stack size for entry function '%s' cannot be statically determined", ctx.Syms[f].Name)
 			}
 		}
 		p := payloads[8*len(out) : 8*len(out)+8 : 8*len(out)+8]

@@ -30,34 +30,62 @@ import (
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/elf/ar"
+	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/input"
 )
 
 func read(ctx *Context) error {
-	arch := 0
-	if a, ok := strings.CutPrefix(ctx.Opts.Arch, "sm_"); ok {
-		arch, _ = strconv.Atoi(strings.TrimRight(a, "af"))
+	arch := targetSM(ctx.Opts.Arch)
+	paths, nfiles := inputPaths(ctx)
+	l := readInputs(ctx, paths, arch)
+	if err := numberObjects(ctx, l, nfiles); err != nil {
+		return err
 	}
-	// Resolve -l names and drop repeated archives serially: both depend on
-	// command-line order.
-	// nvlink opens the -l libraries after every file input, whatever their
-	// position on the command line.
+	if err := chooseRelease(ctx); err != nil {
+		return err
+	}
+	if ctx.Opts.InputSize != nil {
+		var size int64
+		for _, n := range l.sizes {
+			size += n
+		}
+		ctx.Opts.InputSize(size, !ctx.mem.OffHeap())
+	}
+	ctx.Header = outputHeader(ctx, arch)
+	ctx.hostInfoMissing = slices.Contains(l.noHost, true)
+	ctx.hostKernels = hostKernels(ctx)
+	return nil
+}
+
+// targetSM is the SM number of -arch sm_<n>[a|f] (0 for anything else).
+func targetSM(arch string) int {
+	sm := 0
+	if a, ok := strings.CutPrefix(arch, "sm_"); ok {
+		sm, _ = strconv.Atoi(strings.TrimRight(a, "af"))
+	}
+	return sm
+}
+
+// inputPaths resolves -l names and drops repeated archives, serially:
+// both depend on command-line order. nvlink opens the -l libraries after
+// every file input, whatever their position on the command line:
+// paths[:nfiles] are the file inputs, the rest the libraries found (one
+// that is not found is skipped silently).
+func inputPaths(ctx *Context) (paths []string, nfiles int) {
 	var files, libs []string
 	for k, in := range ctx.Opts.Inputs {
 		if name, ok := strings.CutPrefix(in, "-l"); ok {
 			p, found, skipped := input.FindLibrarySkipping(name, ctx.Opts.LibDirs)
 			for _, s := range skipped {
-				ctx.Diags.Warnf([3]int{0, -1, 2 + k}, "Skipping incompatible '%s' when searching for -l%s", s, name)
+				ctx.Diags.Warnf(diag.At(diag.PhaseInputs, -1, 2+k), "Skipping incompatible '%s' when searching for -l%s", s, name)
 			}
 			if found {
 				libs = append(libs, p)
-			} // a library that is not found is skipped silently
+			}
 			continue
 		}
 		files = append(files, in)
 	}
-	var paths []string
-	nfiles := 0 // paths[:nfiles] are file inputs, the rest -l libraries
 	seen := &input.Seen{}
 	for k, path := range append(files, libs...) {
 		if mayBeArchive(path) && !seen.Add(path) {
@@ -68,88 +96,116 @@ func read(ctx *Context) error {
 			nfiles = len(paths)
 		}
 	}
-	// Each worker reads, parses and decodes whole inputs; file IDs are
-	// assigned afterwards, in command-line order. Decoded tables holding
-	// pointers take only mapped memory (AllocMapped: nil, so typed Go
-	// allocations, when there is none; see elf.ParseInto).
-	objs := make([][]*Obj, len(paths))
-	sizes := make([]int64, len(paths))
-	errs := make([]error, len(paths))
-	perrs := make([]error, len(paths)) // the first bad cubin of each input
-	pbad := make([]int, len(paths))    // and its position among the input's cubins
-	noHost := make([]bool, len(paths)) // a host object without host information (hostKernels)
-	// (What is kept: see the pass's header.)
+	return paths, nfiles
+}
+
+// loaded is what read's workers produce, one slot per input path; each
+// worker writes only the slots of its own batch, and file IDs are
+// assigned afterwards (numberObjects), in command-line order.
+type loaded struct {
+	objs   [][]*Obj
+	sizes  []int64 // bytes of the input's cubins
+	errs   []error // the input's load error
+	perrs  []error // the first bad cubin of each input
+	pbad   []int   // and its position among the input's cubins
+	noHost []bool  // a host object without host information (hostKernels)
+}
+
+// readInputs reads, parses and decodes every path on the workers, in
+// batches of consecutive inputs, each with a few system calls where the
+// system has io_uring (input.Ring), else one system call at a time, which
+// leaves the CPU idle: then more workers. Decoded tables holding pointers
+// take only mapped memory (AllocMapped: nil, so typed Go allocations, when
+// there is none; see elf.ParseInto); what is kept: see the pass's header.
+func readInputs(ctx *Context, paths []string, arch int) *loaded {
+	n := len(paths)
+	l := &loaded{objs: make([][]*Obj, n), sizes: make([]int64, n), errs: make([]error, n),
+		perrs: make([]error, n), pbad: make([]int, n), noHost: make([]bool, n)}
 	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Symbols: ctx.tables.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
 		Workers: workers(ctx.Opts.Threads), MapFrom: mapFrom(ctx.Opts.MapFrom), JIT: ctx.Opts.JIT}
-	load := func(i int, file *input.File) {
-		units, err := input.LoadFile(file, arch, ctx.Diags, i, nil, mem)
-		noHost[i] = file.NoHostInfo
-		if err != nil {
-			errs[i] = err
-			return
-		}
-		defer mem.Release(units)
-		objs[i] = make([]*Obj, len(units))
-		for k := range units {
-			sizes[i] += int64(units[k].Size)
-		}
-		// An input of many cubins (an archive of host objects) is decoded
-		// on every worker; the first bad cubin by position is reported
-		// either way (parallelFor's error is its lowest failing index's).
-		w := 1
-		if len(units) >= parallelUnits {
-			w = ctx.Opts.Threads
-		}
-		mapped := input.Mapped(units) // (the dropped sections are read here)
-		err = parallelFor(len(units), w, func(k int) error {
-			u := &units[k]
-			f := u.ELF // (u.Data may be cut or compacted: not parsed again)
-			o := &Obj{Name: u.Name, F: f, System: u.System, ModuleID: u.ModuleID, hostKernels: u.HostKernels,
-				overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
-			if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(ctx.tables.AllocMapped) }); err != nil {
-				return badUnit{k, err}
-			}
-			objs[i][k] = o
-			return nil
-		})
-		if bad, ok := err.(badUnit); ok {
-			perrs[i], pbad[i] = bad.err, bad.k
-		}
-	}
-	// The files are read in batches, each with a few system calls where
-	// the system has io_uring (input.Ring), else one system call at a
-	// time, which leaves the CPU idle: then more workers.
 	rings := newRings(!ctx.Opts.NoRing)
 	defer rings.close()
+	// Without io_uring a worker waits on one system call at a time: more
+	// workers, but for a link of one thread (cmd/warplink's small links,
+	// whose few files are in the page cache: a worker more is a goroutine
+	// to start for nothing).
 	w := workers(ctx.Opts.Threads)
-	if !rings.ok() {
+	if !rings.ok() && ctx.Opts.Threads != 1 {
 		w *= 4
 	}
 	// (PTX is compiled on these goroutines, by child processes that run
 	// whatever GOMAXPROCS a small link was given: see Options.JITWorkers.)
 	w = max(w, ctx.Opts.JITWorkers)
-	batch := batchSize(len(paths), w, rings.ok(), input.OpenFileLimit())
-	var loaded atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
-	parallelFor((len(paths)+batch-1)/batch, w, func(b int) error {
-		files := make([]input.File, min(batch, len(paths)-b*batch))
+	batch := batchSize(n, w, rings.ok(), input.OpenFileLimit())
+	var done atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
+	parallelFor((n+batch-1)/batch, w, func(b int) error {
+		files := make([]input.File, min(batch, n-b*batch))
 		for k := range files {
 			files[k].Path = paths[b*batch+k]
 		}
 		r := rings.get()
 		mem.ReadBatch(r, files)
 		rings.put(r)
-		var n int64
+		var size int64
 		for k := range files {
-			load(b*batch+k, &files[k])
-			n += sizes[b*batch+k]
+			l.load(ctx, mem, arch, b*batch+k, &files[k])
+			size += l.sizes[b*batch+k]
 		}
 		if ctx.Opts.Reading != nil {
-			ctx.Opts.Reading(loaded.Add(n))
+			ctx.Opts.Reading(done.Add(size))
 		}
 		return nil
 	})
-	devrtFirst := devrtBeforeObjects(ctx, objs[:nfiles])
-	for _, err := range errs {
+	return l
+}
+
+// load parses input i, read into file, and decodes the tables of its
+// cubins into slot i. An input of many cubins (an archive of host
+// objects) is decoded on every worker; the first bad cubin by position is
+// recorded either way (parallelFor's error is its lowest failing index's).
+// NOTE: runs concurrently with the loads of other inputs; it writes only
+// slot i.
+func (l *loaded) load(ctx *Context, mem *input.Memory, arch, i int, file *input.File) {
+	units, err := input.LoadFile(file, arch, ctx.Diags, i, nil, mem)
+	l.noHost[i] = file.NoHostInfo
+	if err != nil {
+		l.errs[i] = err
+		return
+	}
+	defer mem.Release(units)
+	objs := make([]*Obj, len(units))
+	l.objs[i] = objs
+	for k := range units {
+		l.sizes[i] += int64(units[k].Size)
+	}
+	w := 1
+	if len(units) >= parallelUnits {
+		w = ctx.Opts.Threads
+	}
+	mapped := input.Mapped(units) // (the dropped sections are read here)
+	err = parallelFor(len(units), w, func(k int) error {
+		u := &units[k]
+		f := u.ELF // (u.Data may be cut or compacted: not parsed again)
+		o := &Obj{Name: u.Name, F: f, System: u.System, ModuleID: u.ModuleID, hostKernels: u.HostKernels,
+			overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
+		if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(ctx.tables.AllocMapped) }); err != nil {
+			return badUnit{k, err}
+		}
+		objs[k] = o
+		return nil
+	})
+	if bad, ok := err.(badUnit); ok {
+		l.perrs[i], l.pbad[i] = bad.err, bad.k
+	}
+}
+
+// numberObjects reports the first failed input, in command-line order,
+// and otherwise gives every object its file ID (its position in the
+// expanded input list) and appends it to Context.Objs. A bad cubin is
+// reported under the file ID it would have had.
+func numberObjects(ctx *Context, l *loaded, nfiles int) error {
+	devrtFirst := devrtBeforeObjects(ctx, l.objs[:nfiles])
+	for _, err := range l.errs {
 		var fe *input.FatalError
 		if errors.As(err, &fe) || devrtFirst {
 			return errFatal
@@ -158,54 +214,47 @@ func read(ctx *Context) error {
 			return err
 		}
 	}
-	var size int64
-	for i := range objs {
-		size += sizes[i]
-		if perrs[i] != nil {
-			// Reported under the file ID the bad cubin would have had.
-			ctx.Diags.Fatalf([3]int{0, len(ctx.Objs) + pbad[i], 0}, "%v", perrs[i])
+	for i := range l.objs {
+		if l.perrs[i] != nil {
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, len(ctx.Objs)+l.pbad[i], 0), "%v", l.perrs[i])
 			return errFatal
 		}
-		for _, o := range objs[i] {
+		for _, o := range l.objs[i] {
 			o.ID = len(ctx.Objs)
 			ctx.Objs = append(ctx.Objs, o)
 		}
 	}
-	if err := chooseRelease(ctx); err != nil {
-		return err
-	}
-	if ctx.Opts.InputSize != nil {
-		ctx.Opts.InputSize(size, !ctx.mem.OffHeap())
-	}
-	if len(ctx.Objs) > 0 {
-		// The first object's, for the target's SM (code of a lower SM of
-		// the same family links unchanged: elf.SMCompatible), with the
-		// lowest virtual architecture of all (e_flags bits 16-23 of CUDA
-		// 11's cubins: nvlink 11.8 writes compute_75 for objects of
-		// compute_75 and compute_80 code for sm_90, compute_80 for sm_86
-		// and sm_80 objects linked for sm_86, whatever their order;
-		// crafted virtual-arch-lowest).
-		ctx.Header = ctx.Objs[0].F.Header
-		if ctx.Header.Ident[7] != 0x41 {
-			v := ctx.Header.Flags >> 16 & 0xFF
-			for _, o := range ctx.Objs[1:] {
-				v = min(v, o.F.Header.Flags>>16&0xFF)
-			}
-			ctx.Header.Flags = ctx.Header.Flags&^0xFF0000 | v<<16
-		}
-		ctx.Header.SetSM(arch)
-		if ctx.Rel.ELFVersion != 0 && ctx.Header.Ident[7] != 0x41 {
-			ctx.Header.Version = ctx.Rel.ELFVersion
-		}
-		if top, ok := ctx.Rel.FlagsTop[ctx.Header.Flags>>24]; ok && ctx.Header.Ident[7] == 0x41 {
-			ctx.Header.Flags = ctx.Header.Flags&0xFFFFFF | top<<24
-		}
-	} else {
-		ctx.Header = defaultHeader(arch)
-	}
-	ctx.hostInfoMissing = slices.Contains(noHost, true)
-	ctx.hostKernels = hostKernels(ctx)
 	return nil
+}
+
+// outputHeader is the output's ELF header: the first object's, for the
+// target's SM (code of a lower SM of the same family links unchanged:
+// elf.SMCompatible), with the lowest virtual architecture of all (e_flags
+// bits 16-23 of CUDA 11's cubins: nvlink 11.8 writes compute_75 for
+// objects of compute_75 and compute_80 code for sm_90, compute_80 for
+// sm_86 and sm_80 objects linked for sm_86, whatever their order; crafted
+// virtual-arch-lowest), and the release's ELF version and flags; without
+// objects, defaultHeader.
+func outputHeader(ctx *Context, arch int) elf.Header {
+	if len(ctx.Objs) == 0 {
+		return defaultHeader(arch)
+	}
+	h := ctx.Objs[0].F.Header
+	if h.Ident[7] != 0x41 {
+		v := h.Flags >> 16 & 0xFF
+		for _, o := range ctx.Objs[1:] {
+			v = min(v, o.F.Header.Flags>>16&0xFF)
+		}
+		h.Flags = h.Flags&^0xFF0000 | v<<16
+	}
+	h.SetSM(arch)
+	if ctx.Rel.ELFVersion != 0 && h.Ident[7] != 0x41 {
+		h.Version = ctx.Rel.ELFVersion
+	}
+	if top, ok := ctx.Rel.FlagsTop[h.Flags>>24]; ok && h.Ident[7] == 0x41 {
+		h.Flags = h.Flags&0xFFFFFF | top<<24
+	}
+	return h
 }
 
 // devrtBeforeObjects records nvlink 11.8's "unexpected object after
@@ -231,7 +280,7 @@ func devrtBeforeObjects(ctx *Context, files [][]*Obj) bool {
 			if !used {
 				for j := i + 1; j < len(files); j++ {
 					if len(files[j]) > 0 {
-						ctx.Diags.Fatalf([3]int{0, j, 0}, "unexpected object after cudadevrt")
+						ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, j, 0), "unexpected object after cudadevrt")
 						return true
 					}
 				}

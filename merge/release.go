@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // Release is what one nvlink release does differently from the others:
 // every rule that differs between the releases warplink links as is a
 // named field here, and the passes ask ctx.Rel, never a version number.
-// One value per release (nvlink118, nvlink125, nvlink130); the driver
+// One value per release (nvlink118, nvlink124, nvlink125, nvlink130); the driver
 // picks one once, after read (chooseRelease), from --nvlink-version or the
 // toolkit the newest input was built with.
 type Release struct {
@@ -143,6 +144,25 @@ type Release struct {
 	// constants' section symbols among the code's; release130.go).
 	InputOrder bool
 
+	// LaterLocalsLast: under InputOrder, a local symbol of an input
+	// defined in a section an earlier input made goes after that input's
+	// other local symbols (nvlink 13.0: corpus cuda13.0-sm_90 printf,
+	// b.cubin's $str in .nv.global.init after its .text._Z5twicef, though
+	// ptxas lists it before, while a.cubin's $str, in the section a.cubin
+	// brings first, stays after the section's symbol).
+	LaterLocalsLast bool
+
+	// LocalCodeWithFunction: under InputOrder, a local function's code
+	// section is made where the function's symbol is when ptxas lists
+	// that before the section's symbol, with the function's
+	// .nv.shared.<f> after it: the sections, their symbols (after the
+	// function's), their names and the functions' .nv.info.<f> in that
+	// order (nvlink 13.0: corpus cuda13.0-sm_90 cdp, libcudadevrt's
+	// static memset_3d_device and memcpy_3d_device kernels, whose
+	// symbols ptxas 13.0 lists in the opposite order of their sections
+	// and section symbols).
+	LocalCodeWithFunction bool
+
 	// FlagsTop maps the top byte of a CUDA 13 ABI first input's e_flags
 	// to the output's: nvlink 13.0 writes the -G objects' 0x0e as 0x11
 	// (corpus debug; the only example of -G objects, so the rule behind
@@ -214,6 +234,17 @@ var (
 		StrtabSymbolsLast:      true,
 		BankBeforeRel:          true,
 	}
+	// nvlink124 is nvlink125 with 12.4's version and e_version (the
+	// corpus built by CUDA 12.4, testdata/corpus/cuda12.4-sm_90 and
+	// -sm_80, with nvlink 12.4's outputs, shows no other difference in
+	// the bytes), but for refusing a CUDA 13 object as 11.8 does
+	// (checked against nvlink 12.4: TestReleaseChoice).
+	nvlink124 = func() Release {
+		r := nvlink125
+		r.Name, r.Version, r.ELFVersion = "12.4", 124, 124
+		r.ABI8Refusal = "arch"
+		return r
+	}()
 	// nvlink130 is nvlink125 where the corpus of CUDA 13.0
 	// (testdata/corpus/cuda13.0-sm_90) shows 12.5's rules, plus its own
 	// from LocalByBinding to FlagsTop (release130.go). Its refusals are
@@ -224,6 +255,7 @@ var (
 		r.Name, r.Version, r.ELFVersion = "13.0", 130, 0
 		r.MinSM90Toolkit, r.ABI8Refusal = 0, ""
 		r.LocalByBinding, r.ReservedSmemGlobal, r.InputOrder, r.DropLoserDebugRelocs = true, true, true, true
+		r.LaterLocalsLast, r.LocalCodeWithFunction = true, true
 		r.FlagsTop = map[uint32]uint32{0x0e: 0x11}
 		r.ToolNote = [2]string{"Cuda compilation tools, release 13.0, V13.0.88", "Build cuda_13.0.r13.0/compiler.36424714_0"}
 		r.CompatDrop = []uint8{0x0b}
@@ -232,7 +264,7 @@ var (
 )
 
 // releases are the known releases, oldest first.
-var releases = []*Release{&nvlink118, &nvlink125, &nvlink130}
+var releases = []*Release{&nvlink118, &nvlink124, &nvlink125, &nvlink130}
 
 // ReleaseNames lists the releases --nvlink-version accepts by name.
 func ReleaseNames() []string {
@@ -316,7 +348,7 @@ func chooseRelease(ctx *Context) error {
 		// given, which its refusals print ("(125 vs 124)").
 		n, ok := parseVersion(v)
 		if !ok {
-			ctx.Diags.Fatalf([3]int{0, -1, 0}, "Value '%s' is not defined for option 'nvlink-version'", v)
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, -1, 0), "Value '%s' is not defined for option 'nvlink-version'", v)
 			return errFatal
 		}
 		ctx.Rel = *releaseFor(n)
@@ -324,17 +356,18 @@ func chooseRelease(ctx *Context) error {
 	} else if newest > 0 {
 		ctx.Rel = *releaseFor(newest)
 		if newest > ctx.Rel.Version {
-			ctx.Diags.Warnf([3]int{0, -1, 1}, "inputs built by CUDA %d.%d, newer than any nvlink warplink knows: linking as nvlink %s",
+			ctx.Diags.Warnf(diag.At(diag.PhaseInputs, -1, 1), "inputs built by CUDA %d.%d, newer than any nvlink warplink knows: linking as nvlink %s",
 				newest/10, newest%10, ctx.Rel.Name)
 			ctx.Rel.Version = newest // (so that they are not refused as newer)
 		}
 	}
 	if ctx.Opts.CheckRelease != nil {
 		if msg := ctx.Opts.CheckRelease(ctx.Rel.Version); msg != "" {
-			ctx.Diags.Fatalf([3]int{0, -1, 0}, "%s", msg)
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, -1, 0), "%s", msg)
 			return errFatal
 		}
 	}
+	ctx.setKeepPolicy()
 	for _, o := range ctx.Objs {
 		o.localByBinding = ctx.Rel.LocalByBinding && o.F.Header.Ident[7] == 0x41
 	}
@@ -346,17 +379,17 @@ func chooseRelease(ctx *Context) error {
 		abi8 := o.F.Header.Ident[7] == 0x41
 		switch {
 		case abi8 && ctx.Rel.ABI8Refusal == "abi":
-			ctx.Diags.Fatalf([3]int{0, o.ID, 0}, "Input file '%s' abi does not match", o.Name)
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, o.ID, 0), "Input file '%s' abi does not match", o.Name)
 			return errFatal
 		case abi8 && ctx.Rel.ABI8Refusal == "arch":
-			ctx.Diags.Warnf([3]int{0, o.ID, 0}, "expected 64bit object '%s' to have EF_CUDA_64BIT_ADDRESS set", o.Name)
-			ctx.Diags.Fatalf([3]int{0, o.ID, 1}, "Input file '%s' arch does not match target '%s'", o.Name, ctx.Opts.Arch)
+			ctx.Diags.Warnf(diag.At(diag.PhaseInputs, o.ID, 0), "expected 64bit object '%s' to have EF_CUDA_64BIT_ADDRESS set", o.Name)
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, o.ID, 1), "Input file '%s' arch does not match target '%s'", o.Name, ctx.Opts.Arch)
 			return errFatal
 		case t > ctx.Rel.Version:
-			ctx.Diags.Fatalf([3]int{0, o.ID, 0}, "Input file '%s' newer than toolkit (%d vs %d)", o.Name, t, ctx.Rel.Version)
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, o.ID, 0), "Input file '%s' newer than toolkit (%d vs %d)", o.Name, t, ctx.Rel.Version)
 			return errFatal
 		case ctx.Rel.MinSM90Toolkit > 0 && t < ctx.Rel.MinSM90Toolkit && o.F.Header.SM() >= 90:
-			ctx.Diags.Fatalf([3]int{0, o.ID, 0}, "Input file '%s' must be recompiled with toolkit >= Cuda %d.%d",
+			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, o.ID, 0), "Input file '%s' must be recompiled with toolkit >= Cuda %d.%d",
 				o.Name, ctx.Rel.MinSM90Toolkit/10, ctx.Rel.MinSM90Toolkit%10)
 			return errFatal
 		}

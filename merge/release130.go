@@ -157,6 +157,32 @@ func (ctx *Context) keySymbol(id int32, o *Obj, i int) {
 	}
 }
 
+// laterKey marks an input index as coming after the object's own
+// (Release.LaterLocalsLast, and a device function's .nv.info.<f>).
+const laterKey = 1 << 31
+
+// keyLocal records that local symbol id is symbol i of o, defined in
+// output section sec: after o's other symbols when an earlier object
+// made sec (Release.LaterLocalsLast), else after its section's symbol
+// when that goes later (secSymPlaces: corpus cdp, libcudadevrt's
+// $str and the like after .nv.global.init, which goes where its first
+// global data symbol is).
+func (ctx *Context) keyLocal(id int32, o *Obj, i int, sec int32) {
+	if ctx.inOrder == nil {
+		return
+	}
+	place := i
+	if ctx.Rel.LaterLocalsLast && int(sec) < len(ctx.inOrder.sec) && ctx.inOrder.sec[sec] != noKey &&
+		int32(ctx.inOrder.sec[sec]>>32) < int32(o.ID) {
+		place |= laterKey
+	} else if m := ctx.secSymPlaces(int32(o.ID)); int(o.F.Symbols[i].Shndx) < len(m) {
+		// (Ties keep creation order: the section's symbol, then its
+		// data's, in the input's order.)
+		place = max(place, int(m[o.F.Symbols[i].Shndx]))
+	}
+	setKey(&ctx.inOrder.sym, id, orderKey(int32(o.ID), place))
+}
+
 // keySectionSymbol places section sec's symbol (id) where the section
 // symbol of the input section it was made from is.
 func (ctx *Context) keySectionSymbol(id, sec int32) {
@@ -181,6 +207,7 @@ func keyInfoSections(ctx *Context) {
 	if ctx.inOrder == nil {
 		return
 	}
+	var infos []int32 // (the .nv.info.<f> sections)
 	for _, s := range ctx.Secs {
 		if s.Type != elf.SHTCudaInfo || s.Dead {
 			continue
@@ -196,10 +223,61 @@ func keyInfoSections(ctx *Context) {
 		}
 		if i, ok := ctx.Objs[obj].sectionNamed(s.Name); ok {
 			if !ctx.entryInfoName(s.Name) {
-				i |= 1 << 31 // (a device function's after the entries': corpus weakregs)
+				i |= laterKey // (a device function's after the entries': corpus weakregs)
 			}
 			setKey(&ctx.inOrder.sec, s.ID, orderKey(obj, i))
+			if s.InfoSec >= 0 {
+				infos = append(infos, s.ID)
+			}
 		}
+	}
+	infoInCodeOrder(ctx, infos)
+}
+
+// allocKey is where allocated section id goes: where its symbol is
+// (secSymPlaces; the input's section order, but for
+// Release.LocalCodeWithFunction's code).
+func (ctx *Context) allocKey(id int32) uint64 {
+	if int(id) >= len(ctx.inOrder.sec) || ctx.inOrder.sec[id] == noKey {
+		return noKey
+	}
+	k := ctx.inOrder.sec[id]
+	obj, in := int32(k>>32), int(uint32(k))
+	if m := ctx.secSymPlaces(obj); in < len(m) && m[in] > 0 {
+		return orderKey(obj, int(m[in]))
+	}
+	return k
+}
+
+// infoInCodeOrder gives, under Release.LocalCodeWithFunction, each
+// object's .nv.info.<f> sections the places they hold (entries' and
+// device functions' apart) in the order of their functions' code
+// (allocKey): corpus cdp, libcudadevrt's, whose ptxas 13.0 lists them
+// in section order, the opposite of its static kernels' symbols.
+func infoInCodeOrder(ctx *Context, infos []int32) {
+	if !ctx.Rel.LocalCodeWithFunction {
+		return
+	}
+	group := func(id int32) uint64 { return ctx.inOrder.sec[id] &^ (laterKey - 1) } // (object and laterKey)
+	slices.SortStableFunc(infos, func(a, b int32) int { return cmp.Compare(group(a), group(b)) })
+	for lo := 0; lo < len(infos); {
+		hi := lo + 1
+		for hi < len(infos) && group(infos[hi]) == group(infos[lo]) {
+			hi++
+		}
+		run := infos[lo:hi]
+		keys := make([]uint64, len(run))
+		for j, id := range run {
+			keys[j] = ctx.inOrder.sec[id]
+		}
+		slices.Sort(keys)
+		slices.SortStableFunc(run, func(a, b int32) int {
+			return cmp.Compare(ctx.allocKey(ctx.Secs[a].InfoSec), ctx.allocKey(ctx.Secs[b].InfoSec))
+		})
+		for j, id := range run {
+			ctx.inOrder.sec[id] = keys[j]
+		}
+		lo = hi
 	}
 }
 
@@ -217,6 +295,14 @@ func reorderByInput(ctx *Context) {
 			return keys[id]
 		}
 		return noKey
+	}
+	secKeys := make([]uint64, len(ctx.Secs)) // (by section ID, computed once)
+	for _, id := range ctx.Order {
+		if bucket(ctx.Secs[id]) < 2 {
+			secKeys[id] = key(ctx.inOrder.sec, id)
+		} else {
+			secKeys[id] = ctx.allocKey(id)
+		}
 	}
 	run := func(s *OutSec) uint64 {
 		switch b := bucket(s); {
@@ -237,7 +323,7 @@ func reorderByInput(ctx *Context) {
 		}
 		if bucket(ctx.Secs[ctx.Order[lo]]) != 1 {
 			slices.SortFunc(ctx.Order[lo:hi], func(a, b int32) int {
-				if c := cmp.Compare(key(ctx.inOrder.sec, a), key(ctx.inOrder.sec, b)); c != 0 {
+				if c := cmp.Compare(secKeys[a], secKeys[b]); c != 0 {
 					return c
 				}
 				return cmp.Compare(a, b) // (creation order, as the run holds them)
@@ -296,7 +382,7 @@ func (ctx *Context) eachName(b []byte, fn func(off uint32, s string)) {
 				// A device function's .nv.info.<f>: after the names of
 				// the object that names it (corpus shared:
 				// reduce_tile's, after its object's constant bank).
-				names[i].key = k | 1<<31
+				names[i].key = k | laterKey
 			}
 		} else if bank, ok := strings.CutPrefix(s, ".rel"); ok {
 			if k, ok := where[bank]; ok {
@@ -386,8 +472,33 @@ func (ctx *Context) secSymPlaces(obj int32) []int32 {
 			m[i] = data[i]
 		}
 	}
+	if ctx.Rel.LocalCodeWithFunction {
+		localCodePlaces(f, m)
+	}
 	ctx.inOrder.secSyms[obj] = m
 	return m
+}
+
+// localCodePlaces moves, in m (secSymPlaces), a local function's code
+// section to its function's symbol when that comes first, and a
+// .nv.shared.<f> whose sh_info names a code section to that section's
+// place (Release.LocalCodeWithFunction; the ties keep creation order:
+// the function's symbol, its code's, its shared memory's).
+func localCodePlaces(f *elf.File, m []int32) {
+	for j := range f.Symbols {
+		s := &f.Symbols[j]
+		if s.Type() == elf.STTFunc && s.Bind() == elf.STBLocal && s.Shndx > 0 && int(s.Shndx) < len(m) &&
+			(m[s.Shndx] == 0 || int32(j) < m[s.Shndx]) {
+			m[s.Shndx] = int32(j)
+		}
+	}
+	for i := range f.Sections {
+		in := &f.Sections[i]
+		if t := int(in.Info); strings.HasPrefix(in.Name, ".nv.shared.") && t > 0 && t < len(m) &&
+			f.Sections[t].Flags&elf.SHFExecInstr != 0 && m[t] > 0 && m[t] < m[i] {
+			m[i] = m[t]
+		}
+	}
 }
 
 // namePlaces are the keys eachName orders the inputs' section names by
@@ -411,11 +522,23 @@ func (ctx *Context) namePlaces(n int) map[string]uint64 {
 		prev, j := 0, 0
 		eachString(o.F.Sections[o.F.Header.Shstrndx].Data, func(off uint32, s string) {
 			place := prev + 1 // (after the name before it, as .nv.info.<f> after .text.<f>)
+			if f, ok := strings.CutPrefix(s, ".nv.info."); ok {
+				// After its function's code's name, wherever that goes
+				// (corpus cdp: libcudadevrt's .nv.info.<f> of
+				// cnprtCnpv2TranslateError follows .nv.global.init's
+				// name, which goes with its global data).
+				if t, ok := o.sectionNamed(".text." + f); ok && places[t] > 0 {
+					place = int(places[t])*4 + 1
+				}
+			}
 			for j < len(bySec) && o.F.Sections[bySec[j]].NameOff < off {
 				j++
 			}
 			if j < len(bySec) && o.F.Sections[bySec[j]].NameOff == off && places[bySec[j]] > 0 {
 				place = int(places[bySec[j]]) * 4
+				if in := &o.F.Sections[bySec[j]]; strings.HasPrefix(in.Name, ".nv.shared.") && int(in.Info) < len(places) && places[in.Info] == places[bySec[j]] {
+					place += 2 // (with its code, after its .nv.info.<f>: localCodePlaces)
+				}
 			}
 			prev = place
 			if _, ok := where[s]; !ok {
@@ -429,7 +552,8 @@ func (ctx *Context) namePlaces(n int) map[string]uint64 {
 		if sym := ctx.Syms[id]; !sym.IsSecSym && int(id) < len(ctx.inOrder.sym) && ctx.inOrder.sym[id] != noKey {
 			if _, ok := where[sym.Name]; !ok {
 				k := ctx.inOrder.sym[id]
-				where[sym.Name] = orderKey(int32(k>>32), int(uint32(k))*4)
+				in := uint32(k)
+				where[sym.Name] = orderKey(int32(k>>32), int(in&laterKey|(in&^laterKey)*4))
 			}
 		}
 	}

@@ -6,11 +6,12 @@ import (
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/linkflags"
 )
 
 func TestReleaseFor(t *testing.T) {
-	for v, want := range map[int]string{100: "11.8", 115: "11.8", 118: "11.8", 119: "11.8", 120: "12.5", 124: "12.5",
-		125: "12.5", 128: "12.5", 130: "13.0", 131: "13.0", 140: "13.0"} {
+	for v, want := range map[int]string{100: "11.8", 115: "11.8", 118: "11.8", 119: "11.8", 120: "12.4", 124: "12.4",
+		125: "12.5", 126: "12.5", 128: "12.5", 130: "13.0", 131: "13.0", 140: "13.0"} {
 		if got := releaseFor(v).Name; got != want {
 			t.Errorf("releaseFor(%d) = %s, want %s", v, got, want)
 		}
@@ -41,14 +42,17 @@ func TestChooseRelease(t *testing.T) {
 	}{
 		{"", []uint32{118, 118}, "11.8", ""},
 		{"", []uint32{118, 125}, "12.5", ""},
-		{"", []uint32{123}, "12.5", ""},
+		{"", []uint32{123}, "12.4", ""},
+		{"", []uint32{118, 124}, "12.4", ""},
+		{"", []uint32{124, 125}, "12.5", ""},
+		{"12.4", []uint32{124, 125}, "12.4", "nvlink fatal   : Input file 'f1' newer than toolkit (125 vs 124)\n"},
 		{"", []uint32{128}, "12.5", "nvlink warning : inputs built by CUDA 12.8, newer than any nvlink warplink knows: linking as nvlink 12.5\n"},
 		{"12.5", []uint32{118}, "12.5", ""},
 		{"11.8", []uint32{118, 125}, "11.8", "nvlink fatal   : Input file 'f1' newer than toolkit (125 vs 118)\n"},
 		{"12.x", []uint32{118}, "11.8", "nvlink fatal   : Value '12.x' is not defined for option 'nvlink-version'\n"},
 	} {
 		bag := &diag.Bag{}
-		ctx := newContext(&Options{NvlinkVersion: c.named, PlainMemory: true}, bag, "nvlink")
+		ctx := newContext(&Options{Flags: linkflags.Flags{NvlinkVersion: c.named}, Tuning: Tuning{PlainMemory: true}}, bag, "nvlink")
 		for i, v := range c.versions {
 			ctx.Objs = append(ctx.Objs, &Obj{ID: i, Name: "f" + string(rune('0'+i)), F: cubinOf(v, 80)})
 		}

@@ -182,7 +182,7 @@ type relKind struct {
 var relKinds = [nRelKinds]relKind{
 	kindRela:     {".rela", elf.SHTRela, elf.RelaSize},
 	kindRel:      {".rel", elf.SHTRel, elf.RelSize},
-	kindResolved: {".nv.resolvedrela", elf.SHTCudaResolvedRela, elf.RelaSize},
+	kindResolved: {resolvedRela, elf.SHTCudaResolvedRela, elf.RelaSize},
 }
 
 // relSec is a relocation section to create: the one of that kind for
@@ -218,142 +218,191 @@ func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
 	evs := make([]relEvent, 0, n)
 	var privatized map[int]bool
 	for _, d := range o.relSecs {
-		rs := &o.F.Sections[d.si]
-		tgt := int(rs.Info)
-		if tgt <= 0 || tgt >= len(o.F.Sections) || o.Drop[tgt] || o.SecMap[tgt] < 0 || ctx.Secs[o.SecMap[tgt]].Dead {
-			continue
-		}
-		rels := d.rels
-		out := o.SecMap[tgt]
-		base := o.SecOff[tgt]
-		// Patched in place: the input's bytes are private to this link
-		// and are what write copies out (no second copy of the code).
-		// A malformed input whose sections overlap gets a copy first,
-		// so that patching one cannot change another (or the names
-		// read from its string table).
-		data := o.F.Sections[tgt].Data
-		if o.overlaps && !privatized[tgt] {
-			if privatized == nil {
-				privatized = map[int]bool{}
-			}
-			privatized[tgt] = true
-			// (Kept in o.private too: the section table holding the
-			// slice may live where the collector does not look; see
-			// elf.ParseInto.)
-			data = append(ctx.mem.Alloc(len(data))[:0], data...)
-			o.private = append(o.private, data)
-			o.F.Sections[tgt].Data = data
-		}
-		kept := false
-		own := relSec{out, kindRela} // where kept relocations go
-		if rs.Type == elf.SHTRel {
-			own.kind = kindRel
-		}
-		if ctx.Opts.PreserveRelocs {
-			// Under --preserve-relocs nvlink makes the target's
-			// .nv.resolvedrela section right after the section of the
-			// first input relocation section for it, applied relocations
-			// or not (sm_80 code with .rela then .rel sections: the
-			// resolved ones between; the sweep's coop-warp, virtual,
-			// debug-cross-printf with -G or -lineinfo).
-			kept = true
-			evs = append(evs, relEvent{note: true, sec: own}, relEvent{note: true, sec: relSec{out, kindResolved}})
-		}
-		for _, r := range rels {
-			if r.Type == rNone || r.Type == rYieldOpcode9 || r.Type == rYieldClearPred {
-				// YIELD relocations would turn a YIELD into a NOP where
-				// forward progress is not required; nvlink 11.8 leaves the
-				// code as it is and drops them (-G code: testdata/crafted/
-				// debug-yield-sm80).
-				continue
-			}
-			if r.Type == rUnusedClear64 {
-				// Clears the field when the function it names was removed.
-				if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].dead && r.Offset+8 <= uint64(len(data)) {
-					clear(data[r.Offset : r.Offset+8])
-				}
-				continue
-			}
-			if o.inLostData(tgt, r.Offset) {
-				// In a weak copy another file's replaced (a template's
-				// virtual table in two objects): nvlink 11.8 drops its
-				// relocations, though the bytes stay
-				// (testdata/crafted/weak-vtables).
-				continue
-			}
-			if ctx.Rel.DropLoserDebugRelocs && o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 && o.replacedFunc(r.Sym) {
-				continue // (Release.DropLoserDebugRelocs)
-			}
-			if r.Offset >= o.F.Sections[tgt].Size {
-				return evs, fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
-			}
-			sym, val, keep, ok := ctx.relocValue(o, r)
-			slot, bound := ctx.bound.slotOf(sym)
-			if bound && o.F.Sections[tgt].Flags&elf.SHFAlloc != 0 {
-				// A bound texture or surface reference in code: its slot
-				// in the kernels' bank 0 (boundref.go). Debug information
-				// keeps its relocation for the driver, as relocValue
-				// keeps any undefined symbol's (-G).
-				val, keep = slot, false
-			}
-			if isExternShared(&o.F.Symbols[r.Sym]) {
-				sym, val = ctx.externRelocValue(o, r, o.F.Sections[tgt].Flags&elf.SHFAlloc != 0, out)
-				keep, ok = false, true
-			}
-			if !ok {
-				continue // reference to a dropped weak copy: nvlink removes it
-			}
-			if keep && sym >= 0 && ctx.dropsSym(ctx.Syms[sym]) {
-				continue // (against a symbol the release does not write: __UFT_OFFSET)
-			}
-			if keep {
-				typ := r.Type
-				if abs, ok := ctx.Rel.UnifiedAbs[typ]; ok {
-					typ = abs
-				}
-				evs = append(evs, relEvent{sec: own, rel: OutRel{Offset: base + r.Offset, Sym: sym, Type: typ, Addend: r.Addend}})
-				if !kept {
-					kept = true
-					evs = append(evs, relEvent{note: true, sec: own})
-				}
-				continue
-			}
-			f, known := relocField(r.Type)
-			if !known {
-				return evs, fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, rs.Name)
-			}
-			if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
-				if bound {
-					// ptxas leaves an offset of its own in the field:
-					// replaced, not added to (boundref.go).
-					setField(data[r.Offset:], f, uint64(int64(val)+r.Addend))
-				} else {
-					patch(data[r.Offset:], f, uint64(int64(val)+r.Addend))
-				}
-				if r.Type == rConstField1940 || r.Type == rConstField2138 {
-					// The constant bank number goes beside the offset, at
-					// bit 54 (ptxas fills it in for sm_90, not in sm_80's
-					// byte loads: testdata/crafted/constant-bank-field).
-					setField(data[r.Offset:], field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
-				}
-			}
-			if ctx.Opts.PreserveRelocs && (sym >= 0 || sym == symNull) && !bound {
-				// (A bound reference's slot is no resolved relocation:
-				// crafted preserve-relocs-bound-references.)
-				if sym >= 0 && !ctx.Syms[sym].IsSecSym {
-					val = 0 // the symbol itself carries the value
-				}
-				applied := relSec{out, kindResolved}
-				evs = append(evs, relEvent{sec: applied, rel: OutRel{Offset: base + r.Offset, Sym: sym, Type: r.Type, Addend: int64(val) + r.Addend}})
-				kept = true
-				evs = append(evs, relEvent{note: true, sec: own}, relEvent{note: true, sec: applied})
-			}
-		}
-		if !kept {
-			evs = append(evs, relEvent{note: true, sec: own})
+		var err error
+		if evs, err = relocateSection(ctx, o, d, evs, &privatized); err != nil {
+			return evs, err
 		}
 	}
 	return evs, nil
+}
+
+// relocateSection applies input relocation section d of o, appending its
+// events to evs: kept relocations, applied ones under --preserve-relocs,
+// and the notes of the relocation sections the target needs (its own
+// kind's at least, even with nothing kept). A target that did not make it
+// into the output (dropped, removed) is skipped whole.
+func relocateSection(ctx *Context, o *Obj, d relocSec, evs []relEvent, privatized *map[int]bool) ([]relEvent, error) {
+	rs := &o.F.Sections[d.si]
+	tgt := int(rs.Info)
+	if tgt <= 0 || tgt >= len(o.F.Sections) || o.Drop[tgt] || o.SecMap[tgt] < 0 || ctx.Secs[o.SecMap[tgt]].Dead {
+		return evs, nil
+	}
+	out := o.SecMap[tgt]
+	base := o.SecOff[tgt]
+	data := relocTargetData(ctx, o, tgt, privatized)
+	alloc := o.F.Sections[tgt].Flags&elf.SHFAlloc != 0
+	kept := false
+	own := relSec{out, kindRela} // where kept relocations go
+	if rs.Type == elf.SHTRel {
+		own.kind = kindRel
+	}
+	if ctx.keep.ResolvedRelocs {
+		// Under --preserve-relocs nvlink makes the target's
+		// .nv.resolvedrela section right after the section of the first
+		// input relocation section for it, applied relocations or not
+		// (sm_80 code with .rela then .rel sections: the resolved ones
+		// between; the sweep's coop-warp, virtual, debug-cross-printf
+		// with -G or -lineinfo).
+		kept = true
+		evs = append(evs, relEvent{note: true, sec: own}, relEvent{note: true, sec: relSec{out, kindResolved}})
+	}
+	for _, r := range d.rels {
+		if skipReloc(ctx, o, tgt, r, data) {
+			continue
+		}
+		if r.Offset >= o.F.Sections[tgt].Size {
+			return evs, fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
+		}
+		v := resolveReloc(ctx, o, r, alloc, out)
+		if !v.ok {
+			continue // reference to a dropped weak copy: nvlink removes it
+		}
+		if v.keep && v.sym >= 0 && ctx.dropsSym(ctx.Syms[v.sym]) {
+			continue // (against a symbol the release does not write: __UFT_OFFSET)
+		}
+		if v.keep {
+			typ := r.Type
+			if abs, ok := ctx.Rel.UnifiedAbs[typ]; ok {
+				typ = abs
+			}
+			evs = append(evs, relEvent{sec: own, rel: OutRel{Offset: base + r.Offset, Sym: v.sym, Type: typ, Addend: r.Addend}})
+			if !kept {
+				kept = true
+				evs = append(evs, relEvent{note: true, sec: own})
+			}
+			continue
+		}
+		f, known := relocField(r.Type)
+		if !known {
+			return evs, fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, rs.Name)
+		}
+		if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
+			patchReloc(ctx, o, data[r.Offset:], r, f, v)
+		}
+		if ctx.keep.ResolvedRelocs && (v.sym >= 0 || v.sym == symNull) && !v.bound {
+			// (A bound reference's slot is no resolved relocation:
+			// crafted preserve-relocs-bound-references.)
+			val := v.val
+			if v.sym >= 0 && !ctx.Syms[v.sym].IsSecSym {
+				val = 0 // the symbol itself carries the value
+			}
+			applied := relSec{out, kindResolved}
+			evs = append(evs, relEvent{sec: applied, rel: OutRel{Offset: base + r.Offset, Sym: v.sym, Type: r.Type, Addend: int64(val) + r.Addend}})
+			kept = true
+			evs = append(evs, relEvent{note: true, sec: own}, relEvent{note: true, sec: applied})
+		}
+	}
+	if !kept {
+		evs = append(evs, relEvent{note: true, sec: own})
+	}
+	return evs, nil
+}
+
+// relocTargetData is the bytes of input section tgt to patch, in place:
+// the input's bytes are private to this link and are what write copies
+// out (no second copy of the code). A malformed input whose sections
+// overlap gets a copy first (once per section: privatized), so that
+// patching one cannot change another (or the names read from its string
+// table).
+func relocTargetData(ctx *Context, o *Obj, tgt int, privatized *map[int]bool) []byte {
+	data := o.F.Sections[tgt].Data
+	if !o.overlaps || (*privatized)[tgt] {
+		return data
+	}
+	if *privatized == nil {
+		*privatized = map[int]bool{}
+	}
+	(*privatized)[tgt] = true
+	// (Kept in o.private too: the section table holding the slice may
+	// live where the collector does not look; see elf.ParseInto.)
+	data = append(ctx.mem.Alloc(len(data))[:0], data...)
+	o.private = append(o.private, data)
+	o.F.Sections[tgt].Data = data
+	return data
+}
+
+// skipReloc reports the relocations nvlink 11.8 neither applies nor
+// keeps; an UNUSED_CLEAR64 one clears its field in data first when the
+// function it names was removed.
+func skipReloc(ctx *Context, o *Obj, tgt int, r elf.Rela, data []byte) bool {
+	switch {
+	case r.Type == rNone || r.Type == rYieldOpcode9 || r.Type == rYieldClearPred:
+		// YIELD relocations would turn a YIELD into a NOP where forward
+		// progress is not required; nvlink 11.8 leaves the code as it is
+		// and drops them (-G code: testdata/crafted/debug-yield-sm80).
+		return true
+	case r.Type == rUnusedClear64:
+		if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].dead && r.Offset+8 <= uint64(len(data)) {
+			clear(data[r.Offset : r.Offset+8])
+		}
+		return true
+	case o.inLostData(tgt, r.Offset):
+		// In a weak copy another file's replaced (a template's virtual
+		// table in two objects): nvlink 11.8 drops its relocations,
+		// though the bytes stay (testdata/crafted/weak-vtables).
+		return true
+	case ctx.Rel.DropLoserDebugRelocs && o.F.Sections[tgt].Flags&elf.SHFAlloc == 0 && o.replacedFunc(r.Sym):
+		return true // (Release.DropLoserDebugRelocs)
+	}
+	return false
+}
+
+// relocTarget is what a relocation resolves to: the output symbol, the
+// value to apply, whether it is kept for the driver instead (keep) or
+// removed (!ok), and whether it is a bound reference's slot.
+type relocTarget struct {
+	sym             int32
+	val             uint64
+	keep, ok, bound bool
+}
+
+// resolveReloc resolves relocation r of o, in a section of output section
+// out (alloc: an allocated one): relocValue's answer, a bound texture or
+// surface reference's slot in code, or extern shared memory's offset.
+func resolveReloc(ctx *Context, o *Obj, r elf.Rela, alloc bool, out int32) relocTarget {
+	var v relocTarget
+	v.sym, v.val, v.keep, v.ok = ctx.relocValue(o, r)
+	slot, bound := ctx.bound.slotOf(v.sym)
+	v.bound = bound
+	if bound && alloc {
+		// A bound texture or surface reference in code: its slot in the
+		// kernels' bank 0 (boundref.go). Debug information keeps its
+		// relocation for the driver, as relocValue keeps any undefined
+		// symbol's (-G).
+		v.val, v.keep = slot, false
+	}
+	if isExternShared(&o.F.Symbols[r.Sym]) {
+		v.sym, v.val = ctx.externRelocValue(o, r, alloc, out)
+		v.keep, v.ok = false, true
+	}
+	return v
+}
+
+// patchReloc writes resolved relocation r into b (its field's bytes on).
+func patchReloc(ctx *Context, o *Obj, b []byte, r elf.Rela, f field, v relocTarget) {
+	if v.bound {
+		// ptxas leaves an offset of its own in the field: replaced, not
+		// added to (boundref.go).
+		setField(b, f, uint64(int64(v.val)+r.Addend))
+	} else {
+		patch(b, f, uint64(int64(v.val)+r.Addend))
+	}
+	if r.Type == rConstField1940 || r.Type == rConstField2138 {
+		// The constant bank number goes beside the offset, at bit 54
+		// (ptxas fills it in for sm_90, not in sm_80's byte loads:
+		// testdata/crafted/constant-bank-field).
+		setField(b, field{54, 5, 0}, uint64(ctx.constBank(o, r.Sym)))
+	}
 }
 
 // lostRange is where input section sec holds a replaced copy of weak
@@ -395,8 +444,8 @@ const moduleConstants = ".nv.constant3"
 // No symbol is -1, as for relocValue.
 func (ctx *Context) externRelocValue(o *Obj, r elf.Rela, alloc bool, out int32) (sym int32, val uint64) {
 	m := o.SymMap[r.Sym]
-	if ctx.Opts.Debug && m >= 0 {
-		if ctx.Opts.PreserveRelocs {
+	if ctx.keep.ExternSharedAtOffset && m >= 0 {
+		if ctx.keep.ResolvedRelocs {
 			// -g keeps the symbol: every reference, in code and debug
 			// information, resolved against it (Thrust's shmem under -G;
 			// crafted preserve-relocs-debug-extern).
@@ -405,7 +454,7 @@ func (ctx *Context) externRelocValue(o *Obj, r elf.Rela, alloc bool, out int32) 
 		return -1, ctx.externSymOff[m]
 	}
 	off, reached := ctx.externOff[out]
-	preserve := ctx.Opts.PreserveRelocs && !ctx.Opts.Debug
+	preserve := ctx.keep.ExternSharedPastWindow
 	if alloc && (reached || !preserve) {
 		return -1, off
 	}
@@ -440,13 +489,13 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		return symNull, 0, false, true
 	}
 	m := o.SymMap[r.Sym]
-	if m <= -2 { // local data: offset inside its output section
-		if v, ok := ctx.funcBankValue(o, in, -2-m); ok {
+	if sec, local := o.localDataSec(r.Sym); local { // offset inside its output section
+		if v, ok := ctx.funcBankValue(o, in, sec); ok {
 			return -1, v, false, true
 		}
-		secSym := ctx.Secs[-2-m].SymID
+		secSym := ctx.Secs[sec].SymID
 		// (-1: the section has no symbol.)
-		if ctx.Secs[-2-m].Dead && ctx.isSharedMemory(-2-m) {
+		if ctx.Secs[sec].Dead && ctx.isSharedMemory(sec) {
 			// A removed kernel's own shared variable, which only debug
 			// information still names (its code went with it): -1 plus
 			// the addend, as for extern shared memory (crafted
@@ -466,7 +515,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 			}
 			return secSym, v, false, true
 		}
-		if ctx.isSharedMemory(-2 - m) {
+		if ctx.isSharedMemory(sec) {
 			// Shared memory no kept kernel uses (a link left without
 			// kernels by --kernels-used) is laid out nowhere: nvlink
 			// 11.8 writes offset 0 (the symbol's value is its

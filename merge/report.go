@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // reportProperties prints nvlink's -v summary: global memory and
@@ -28,7 +29,7 @@ func reportProperties(ctx *Context) {
 	}
 	seq := 0
 	info := func(format string, a ...any) {
-		ctx.Diags.Infof([3]int{5, 0, seq}, format, a...)
+		ctx.Diags.Infof(diag.At(diag.PhaseVerbose, 0, seq), format, a...)
 		seq++
 	}
 	info("%d bytes gmem%s", gmem, strings.Join(banks, ""))
@@ -107,11 +108,11 @@ func reportUndefined(ctx *Context) {
 			if kind == "Sampler" {
 				why = "sampler references are not linked"
 			}
-			ctx.Diags.Errorf([3]int{3, 2, pos}, "%s reference '%s' in '%s' is not supported by warplink (%s)",
+			ctx.Diags.Errorf(diag.At(diag.PhaseReports, 2, pos), "%s reference '%s' in '%s' is not supported by warplink (%s)",
 				kind, s.Name, ctx.Objs[s.File].Name, why)
 			continue
 		}
-		ctx.Diags.Errorf([3]int{3, 2, pos}, "Undefined reference to '%s' in '%s'", s.Name, ctx.Objs[s.File].Name)
+		ctx.Diags.Errorf(diag.At(diag.PhaseReports, 2, pos), "Undefined reference to '%s' in '%s'", s.Name, ctx.Objs[s.File].Name)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/shard"
 )
 
@@ -108,57 +109,10 @@ func regCount(o *Obj, i int) int32 {
 
 func resolve(ctx *Context) error {
 	dropUnusedSystemObjects(ctx)
-	nshards := ctx.Opts.Shards
-	if nshards <= 0 {
-		// One owner per thread: enough to spread the folding, few enough
-		// that the (file, shard) messages stay cheap (at 10,000 objects on
-		// two cores: 16 shards took twice as long as 4, and 4 about 20 %
-		// longer than 2).
-		nshards = min(workers(ctx.Opts.Threads), 64)
-	}
-	nshards = min(nshards, 1<<16) // (shard numbers are kept in 16 bits below)
-	// Every global entry learns its name's record: the shard (from
-	// produce, the file's only writer) and the record's index in it (from
-	// the shard's owner: one writer per entry); combined after the fold.
-	resShard := make([][]uint16, len(ctx.Objs))
-	{
-		nsym := 0
-		for _, o := range ctx.Objs {
-			nsym += len(o.F.Symbols)
-		}
-		ids, shards := make([]int32, nsym), make([]uint16, nsym)
-		for i := range ids {
-			ids[i] = -1
-		}
-		for k, o := range ctx.Objs {
-			n := len(o.F.Symbols)
-			o.resID, ids = ids[:n:n], ids[n:]
-			resShard[k], shards = shards[:n:n], shards[n:]
-		}
-	}
+	nshards := resolveShards(ctx)
+	resShard := allocResIDs(ctx)
 	produce := func(file int, emit func(shard int, batch []candidate)) error {
-		// The file's batches share one array, grouped by shard.
-		o := ctx.Objs[file]
-		batches := newLists[candidate](nshards)
-		for i := 1; i < len(o.F.Symbols); i++ {
-			s := &o.F.Symbols[i]
-			if s.Bind() == elf.STBLocal {
-				continue
-			}
-			k := shard.ShardOf(shard.Murmur3String(s.Name), nshards)
-			resShard[file][i] = uint16(k)
-			batches.count(int32(k))
-		}
-		batches.place()
-		for i := 1; i < len(o.F.Symbols); i++ {
-			if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal {
-				batches.put(int32(resShard[file][i]), candidate{s.Name, candidateOf(ctx, o, i)})
-			}
-		}
-		batches.done()
-		for k := range nshards {
-			emit(k, batches.of(int32(k)))
-		}
+		produceCandidates(ctx, file, nshards, resShard[file], emit)
 		return nil
 	}
 	// Sized for half the global entries being distinct names (generated
@@ -173,29 +127,110 @@ func resolve(ctx *Context) error {
 		return shardState{index: make(map[string]int32, perShard), recs: make([]shardRec, 0, perShard)}
 	}
 	fold := func(st *shardState, file int, batch []candidate) {
-		resID := ctx.Objs[file].resID
-		for _, cd := range batch {
-			k, ok := st.index[cd.name]
-			if !ok {
-				resID[cd.c.Index] = int32(len(st.recs))
-				st.index[cd.name] = int32(len(st.recs))
-				st.recs = append(st.recs, shardRec{sym: shard.NewSym(cd.c), other: cd.c.Other & shard.OtherAddrTaken})
-				continue
-			}
-			resID[cd.c.Index] = k
-			rec := &st.recs[k]
-			rec.other |= cd.c.Other & shard.OtherAddrTaken
-			out := shard.Resolve(rec.sym, cd.c)
-			for i := 0; i < int(out.NDiag); i++ {
-				st.diags = append(st.diags, shardDiag{cd.name, out.Diags[i], int32(file), !cd.c.Func, cd.c.Index})
-			}
-			rec.sym = out.Sym
-		}
+		foldCandidates(st, ctx.Objs[file].resID, file, batch)
 	}
 	states, err := shard.Fold(context.Background(), len(ctx.Objs), nshards, ctx.Opts.Threads, produce, newState, fold)
 	if err != nil {
 		return err
 	}
+	diags := collectResolutions(ctx, states, resShard)
+	return reportConflicts(ctx, diags)
+}
+
+// resolveShards is the number of shards names are spread over.
+func resolveShards(ctx *Context) int {
+	nshards := ctx.Opts.Shards
+	if nshards <= 0 {
+		// One owner per thread: enough to spread the folding, few enough
+		// that the (file, shard) messages stay cheap (at 10,000 objects on
+		// two cores: 16 shards took twice as long as 4, and 4 about 20 %
+		// longer than 2).
+		nshards = min(workers(ctx.Opts.Threads), 64)
+	}
+	return min(nshards, 1<<16) // (shard numbers are kept in 16 bits below)
+}
+
+// allocResIDs gives every object its resID slice (all -1) and returns the
+// shard of each of its symbols, both carved from one array each.
+//
+// Every global entry learns its name's record: the shard (from produce,
+// the file's only writer) and the record's index in it (from the shard's
+// owner: one writer per entry); combined after the fold.
+func allocResIDs(ctx *Context) [][]uint16 {
+	resShard := make([][]uint16, len(ctx.Objs))
+	nsym := 0
+	for _, o := range ctx.Objs {
+		nsym += len(o.F.Symbols)
+	}
+	ids, shards := make([]int32, nsym), make([]uint16, nsym)
+	for i := range ids {
+		ids[i] = -1
+	}
+	for k, o := range ctx.Objs {
+		n := len(o.F.Symbols)
+		o.resID, ids = ids[:n:n], ids[n:]
+		resShard[k], shards = shards[:n:n], shards[n:]
+	}
+	return resShard
+}
+
+// produceCandidates sends each shard one batch of file's global symbols,
+// recording their shards in resShard (the file's own row).
+//
+// NOTE: runs concurrently, one call per file.
+func produceCandidates(ctx *Context, file, nshards int, resShard []uint16, emit func(shard int, batch []candidate)) {
+	// The file's batches share one array, grouped by shard.
+	o := ctx.Objs[file]
+	batches := newLists[candidate](nshards)
+	for i := 1; i < len(o.F.Symbols); i++ {
+		s := &o.F.Symbols[i]
+		if s.Bind() == elf.STBLocal {
+			continue
+		}
+		k := shard.ShardOf(shard.Murmur3String(s.Name), nshards)
+		resShard[i] = uint16(k)
+		batches.count(int32(k))
+	}
+	batches.place()
+	for i := 1; i < len(o.F.Symbols); i++ {
+		if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal {
+			batches.put(int32(resShard[i]), candidate{s.Name, candidateOf(ctx, o, i)})
+		}
+	}
+	batches.done()
+	for k := range nshards {
+		emit(k, batches.of(int32(k)))
+	}
+}
+
+// foldCandidates folds file's batch into a shard's state, writing each
+// entry's record index (within the shard) to resID.
+//
+// NOTE: runs on the shard's owner goroutine.
+func foldCandidates(st *shardState, resID []int32, file int, batch []candidate) {
+	for _, cd := range batch {
+		k, ok := st.index[cd.name]
+		if !ok {
+			resID[cd.c.Index] = int32(len(st.recs))
+			st.index[cd.name] = int32(len(st.recs))
+			st.recs = append(st.recs, shardRec{sym: shard.NewSym(cd.c), other: cd.c.Other & shard.OtherAddrTaken})
+			continue
+		}
+		resID[cd.c.Index] = k
+		rec := &st.recs[k]
+		rec.other |= cd.c.Other & shard.OtherAddrTaken
+		out := shard.Resolve(rec.sym, cd.c)
+		for i := 0; i < int(out.NDiag); i++ {
+			st.diags = append(st.diags, shardDiag{cd.name, out.Diags[i], int32(file), !cd.c.Func, cd.c.Index})
+		}
+		rec.sym = out.Sym
+	}
+}
+
+// collectResolutions lays the shards' records end to end as ctx.Res,
+// rewrites every entry's resID from (shard, record) to its index there, and
+// returns the shards' diagnostics.
+func collectResolutions(ctx *Context, states []shardState, resShard [][]uint16) []shardDiag {
 	base := make([]int32, len(states)+1)
 	for k, st := range states {
 		base[k+1] = base[k] + int32(len(st.recs))
@@ -222,7 +257,13 @@ func resolve(ctx *Context) error {
 		}
 		return nil
 	})
-	// Diagnostics in the order a serial link would raise them.
+	return diags
+}
+
+// reportConflicts reports the conflicts of the first file that raised
+// any, in the order a serial link would raise them, and stops the link
+// after them as nvlink does.
+func reportConflicts(ctx *Context, diags []shardDiag) error {
 	sort.SliceStable(diags, func(i, j int) bool {
 		if diags[i].file != diags[j].file {
 			return diags[i].file < diags[j].file
@@ -241,7 +282,7 @@ func resolve(ctx *Context) error {
 	}
 	for k, d := range diags {
 		msg := d.d.Code.Format()
-		key := [3]int{1, int(d.file), k}
+		key := diag.At(diag.PhaseResolve, int(d.file), k)
 		in := ctx.Objs[d.d.File].Name
 		switch d.d.Code.Files() {
 		case 0:
@@ -254,7 +295,7 @@ func resolve(ctx *Context) error {
 	}
 	if len(diags) > 0 {
 		// nvlink stops after the file that raised a conflict.
-		ctx.Diags.Fatalf([3]int{1, int(diags[len(diags)-1].file), 1 << 30}, "merge_elf failed")
+		ctx.Diags.Fatalf(diag.At(diag.PhaseResolve, int(diags[len(diags)-1].file), 1<<30), "%s", mergeElfFailed)
 		return errFatal
 	}
 	return nil

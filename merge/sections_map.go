@@ -7,22 +7,38 @@ import (
 	"strings"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
+)
+
+// secVia is what brought an input section into the link, which decides
+// what nvlink makes beside the output section it creates for it.
+type secVia uint8
+
+const (
+	// viaSectionSym: a section symbol: the output section gets a section
+	// symbol and, for a kernel's constant bank 0, nvlink's ".rel"
+	// companion name.
+	viaSectionSym secVia = iota
+	// viaDataSym: a data symbol: the section symbol, no ".rel" name.
+	viaDataSym
+	// viaNoSym: no symbol named the section (merge's section pass): no
+	// section symbol either (nvlink only adds its name to .strtab); the
+	// ".rel" name as viaSectionSym.
+	viaNoSym
 )
 
 // mapSection maps input section i of o to its output section, creating it
 // when new, and appends the input's contribution.
 func mapSection(ctx *Context, o *Obj, i int) int32 {
-	return mapSectionFrom(ctx, o, i, true)
+	return mapSectionFrom(ctx, o, i, viaSectionSym)
 }
 
-// mapSectionFrom is mapSection; viaSection tells whether a section symbol
-// (rather than a data symbol) brought the section in, which decides whether
-// nvlink makes its ".rel" companion for a constant bank.
-func mapSectionFrom(ctx *Context, o *Obj, i int, viaSection bool) int32 {
+// mapSectionFrom is mapSection for a section brought in as via says.
+func mapSectionFrom(ctx *Context, o *Obj, i int, via secVia) int32 {
 	if o.SecMap[i] >= 0 {
 		return o.SecMap[i]
 	}
-	return mapSectionTo(ctx, o, i, newOutSection(ctx, o, i, viaSection))
+	return mapSectionTo(ctx, o, i, newOutSection(ctx, o, i, via))
 }
 
 // mapSectionTo appends input section i of o to output section id.
@@ -46,7 +62,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 		if nobits {
 			this, earlier = "has no", "has"
 		}
-		ctx.Diags.Fatalf([3]int{2, o.ID, i}, "Section '%s' in '%s' %s file contents, but an earlier section of that name %s", in.Name, o.Name, this, earlier)
+		ctx.Diags.Fatalf(diag.At(diag.PhaseMerge, o.ID, i), "Section '%s' in '%s' %s file contents, but an earlier section of that name %s", in.Name, o.Name, this, earlier)
 		o.SecMap[i] = id
 		return id
 	}
@@ -80,17 +96,17 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 // creating it (with its name, its section symbol and, for a kernel's
 // constant bank, nvlink's ".rel" companion name) when it is the first of
 // its name.
-func newOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
+func newOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 	if id, ok := ctx.secByName[o.F.Sections[i].Name]; ok {
 		return id
 	}
-	return makeOutSection(ctx, o, i, viaSection)
+	return makeOutSection(ctx, o, i, via)
 }
 
 // makeOutSection creates the output section for input section i of o
 // (newOutSection), even when one of its name exists: the name then keeps
 // naming the first.
-func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
+func makeOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 	in := &o.F.Sections[i]
 	typ, nobits := outType(in)
 	sec := ctx.allocSec()
@@ -118,12 +134,12 @@ func makeOutSection(ctx *Context, o *Obj, i int, viaSection bool) int32 {
 	// (Only the per-kernel bank 0: no nvlink 11.8 output of the corpus or
 	// the crafted cases names ".rel.nv.constant<n>" for another bank,
 	// weak-loser-cleanup's bank 3 brought by its section symbol included.)
-	if viaSection && strings.HasPrefix(in.Name, ".nv.constant0") {
-		ctx.addSecName(".rel"+in.Name, -1)
+	if via != viaDataSym && strings.HasPrefix(in.Name, ".nv.constant0") {
+		ctx.addSecName(relCompanion+in.Name, -1)
 	}
 	// A section brought in by a symbol gets a local section symbol.
 	ctx.keySection(id, o, i)
-	if !ctx.noSecSym {
+	if via != viaNoSym {
 		sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
 		ctx.keySectionSymbol(sec.SymID, id)
 	} else {

@@ -33,6 +33,13 @@ func relayoutStrings(ctx *Context) {
 		return
 	}
 	dead := deadNames(ctx)
+	relayoutStrtab(ctx, dead)
+	relayoutShStrtab(ctx, dead)
+}
+
+// relayoutStrtab rebuilds .strtab in 12.x's order, less the dead names,
+// and moves the symbols' and prototype strings' offsets into it.
+func relayoutStrtab(ctx *Context, dead map[string]bool) {
 	global := make([]bool, len(ctx.Syms))
 	for _, id := range ctx.Globals {
 		global[id] = true
@@ -120,7 +127,12 @@ func relayoutStrings(ctx *Context) {
 	}
 	ctx.emptyProto = emptyProto
 	ctx.Str = str
+}
 
+// relayoutShStrtab rebuilds .shstrtab less the dead names, each kernel's
+// .nv.constant0.<k> before its .rel.nv.constant0.<k> under BankBeforeRel,
+// and moves the sections' name offsets into it.
+func relayoutShStrtab(ctx *Context, dead map[string]bool) {
 	oldSh := ctx.ShStr.Bytes()
 	banks := map[string]bool{} // the .nv.constant0.<k> names, for BankBeforeRel
 	if ctx.Rel.BankBeforeRel {

@@ -29,7 +29,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// entry's code is (standIn), and the winner's fills it
 				// (sm_80's .nv.constant0.<k>, which has a section symbol:
 				// testdata/crafted/weak-later-wins).
-				newOutSection(ctx, o, int(s.Shndx), true)
+				newOutSection(ctx, o, int(s.Shndx), viaSectionSym)
 			}
 			return
 		}
@@ -51,7 +51,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			return
 		}
 		if o.Drop[s.Shndx] {
-			if ctx.Opts.PreserveRelocs && isDataSym(s) && s.Other&3 == stvInternal {
+			if ctx.keep.InternalData && isDataSym(s) && s.Other&3 == stvInternal {
 				// Under --preserve-relocs the parameter block of a weak
 				// entry's dropped copy (sm_80's _param in
 				// .nv.constant0.<k>) keeps a record, in the section of
@@ -83,7 +83,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// name (two local __iAtomicAdd under -G): this one gets
 				// a section of its own, as in nvlink
 				// (testdata/crafted/local-code-same-name).
-				id = mapSectionTo(ctx, o, int(s.Shndx), makeOutSection(ctx, o, int(s.Shndx), true))
+				id = mapSectionTo(ctx, o, int(s.Shndx), makeOutSection(ctx, o, int(s.Shndx), viaSectionSym))
 			} else {
 				id = mapSection(ctx, o, int(s.Shndx))
 			}
@@ -94,14 +94,14 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		id := mapSection(ctx, o, int(s.Shndx))
 		info, other := s.Info, s.Other
 		if isDataSym(s) {
-			if ctx.isSharedMemory(id) || (s.Other&3 == stvInternal && !ctx.Opts.PreserveRelocs) {
+			if ctx.isSharedMemory(id) || (s.Other&3 == stvInternal && !ctx.keep.InternalData) {
 				// Shared data lives on as offsets inside the entries'
 				// shared memory (see layout); nvlink keeps no symbol for
 				// it (but records the name). Local constant data keeps its
 				// symbol.
 				ctx.addDroppedName(s.Name)
-				o.SymMap[i] = -2 - id
-				if (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) && ctx.isSharedMemory(id) {
+				o.setLocalData(i, id)
+				if ctx.keep.SharedSyms && ctx.isSharedMemory(id) {
 					// --preserve-relocs and -g keep a symbol for it, at
 					// the offset layout gives it (corpus shared; crafted
 					// debug-flag-keeps-functions).
@@ -114,7 +114,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 		}
 		o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: info, Other: other, Sec: id,
 			Value: s.Value + o.SecOff[s.Shndx], Size: s.Size, File: int32(o.ID)}, false)
-		ctx.keySymbol(o.SymMap[i], o, i)
+		ctx.keyLocal(o.SymMap[i], o, i, id)
 		claimCode(ctx, o, id, o.SymMap[i], s, false)
 	default:
 		mergeGlobal(ctx, o, i)
@@ -128,7 +128,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 	s := &o.F.Symbols[i]
 	if isExternShared(s) {
 		externShared(ctx)
-		if ctx.Opts.Debug || ctx.Opts.PreserveRelocs {
+		if ctx.keep.ExternSharedSym {
 			// (--preserve-relocs keeps it only when .nv_debug.shared
 			// holds variables: layoutShared.)
 			mergeExternSharedDebug(ctx, o, i)
@@ -147,16 +147,15 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		if typ == sttCudaObject {
 			typ = elf.STTObject
 		}
-		if !defined && typ == elf.STTFunc && s.Other&stoCudaEntry == 0 && !ctx.sawEmptyProto {
+		if !defined && typ == elf.STTFunc && s.Other&stoCudaEntry == 0 {
 			// nvlink 11.8 writes an empty string before the name of the
 			// first undefined function of a link (seen in every corpus
 			// output that has one, and in none without): the empty
 			// prototype string, which call graph entries then name. Not
 			// for a kernel (crafted placeholder-after-entry).
-			ctx.sawEmptyProto = true
-			ctx.addStrDup(ctx.Str, "", &ctx.emptyProto)
+			ctx.addEmptyPrototype()
 		}
-		if !defined && typ == elf.STTFunc && s.Other&stoCudaEntry == 0 && o.placeholder == 0 && (ctx.Opts.PreserveRelocs || ctx.Opts.Debug) {
+		if !defined && typ == elf.STTFunc && s.Other&stoCudaEntry == 0 && !o.hasPlaceholder() && ctx.keep.Placeholder {
 			// Before an object's first new undefined function nvlink makes
 			// a nameless local function symbol; it is dropped from the
 			// output except under --preserve-relocs or -g, which keep it
@@ -165,7 +164,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			// debug-flag-placeholder). A kernel another object defines
 			// (a launch) makes none (cuda-samples cdpAdvancedQuicksort;
 			// crafted placeholder-after-entry).
-			o.placeholder = 1 + newSym(ctx, OutSym{Info: elf.STBLocal<<4 | elf.STTFunc, Sec: -1, File: int32(o.ID), emptyName: true}, false)
+			o.setPlaceholderSym(newSym(ctx, OutSym{Info: elf.STBLocal<<4 | elf.STTFunc, Sec: -1, File: int32(o.ID), emptyName: true}, false))
 		}
 		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID)}
 		if !defined && ctx.Rel.ReservedSmemGlobal && s.Name == reservedSmemName {
@@ -189,11 +188,11 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		// (newSym added it); layout takes the winner's copy and points
 		// the others at it (testdata/crafted/weak-shared-data).
 		sec := mapSection(ctx, o, int(s.Shndx))
-		o.SymMap[i] = -2 - sec
+		o.setLocalData(i, sec)
 		// Under -g and --preserve-relocs the winner's copy keeps the
 		// record (layoutShared decides where, and whether under -g; sweep
 		// weak-inline-shared, weak-shared-three); the others leave it be.
-		kept := (ctx.Opts.Debug || ctx.Opts.PreserveRelocs) && r != nil && r.File >= 0
+		kept := ctx.keep.SharedSyms && r != nil && r.File >= 0
 		switch sym := ctx.Syms[id]; {
 		case kept && r.File == int32(o.ID) && r.Index == int32(i):
 			sym.dead, sym.Sec = false, sec
@@ -281,7 +280,7 @@ func (o *Obj) keepShared(i int, id int32) {
 // STV_INTERNAL under --preserve-relocs, not under -g (corpus shared, cdp).
 func keptSharedOther(ctx *Context, s *elf.Symbol) uint8 {
 	other := outOther(s)
-	if ctx.Opts.PreserveRelocs && !ctx.Opts.Debug {
+	if ctx.keep.SharedInternal {
 		other |= stvInternal
 	}
 	return other
@@ -356,7 +355,7 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 		return
 	}
 	ctx.Secs[sec].InfoSym = id
-	if s.Other&stoCudaEntry != 0 && (launched || ctx.Opts.kernelUsed(s.Name)) {
+	if s.Other&stoCudaEntry != 0 && (launched || ctx.keep.EveryKernelUsed || ctx.Opts.kernelUsed(s.Name)) {
 		// (Kernels left out by --kernels-used are handled as plain
 		// functions; the host objects' information is not used yet:
 		// crafted host-info.)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/linkflags"
 )
 
 // TestWeakRuleRegcount links the weakregs corpus (three objects, each with
@@ -46,7 +47,7 @@ func TestWeakRuleRegcount(t *testing.T) {
 		}
 		out := filepath.Join(dir, "out.cubin")
 		var stderr bytes.Buffer
-		opts := &Options{Arch: "sm_90", Output: out, Inputs: inputs, WeakRule: tc.rule}
+		opts := &Options{Flags: linkflags.Flags{Arch: "sm_90", Output: out, Inputs: inputs}, WeakRule: tc.rule}
 		if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
 			t.Fatalf("%+v: exit %d: %s", tc, rc, stderr.String())
 		}

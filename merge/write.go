@@ -22,10 +22,10 @@ import (
 	"io"
 	"runtime"
 	"strings"
-	"sync/atomic"
 
 	"github.com/warplink/warplink/actors"
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // shdr is a section header being written: where the section goes, and
@@ -38,8 +38,30 @@ type shdr struct {
 }
 
 func write(ctx *Context) error {
-	// Fixed sections first: their contents are known once every symbol has
-	// an index. nvlink adds the section names of the fixed four first.
+	hdrs := sectionHeaders(ctx)
+	fl, err := layoutFile(ctx, hdrs)
+	if err != nil {
+		return err
+	}
+	sink, mem, err := writeSink(ctx, fl.total)
+	if err != nil {
+		return err
+	}
+	if err := emit(ctx, sink, hdrs, fl); err != nil {
+		return err
+	}
+	if mem != nil {
+		ctx.Out = mem.Bytes()
+	}
+	return nil
+}
+
+// sectionHeaders is the section header table, offsets not yet assigned:
+// the null section, the fixed sections (.shstrtab, .strtab, .symtab and,
+// past SHN_LORESERVE sections, .symtab_shndx; their contents are known
+// once every symbol has an index, and nvlink adds their names first),
+// then the sections in Context.Order, at index ctx.fixed onwards.
+func sectionHeaders(ctx *Context) []shdr {
 	symtab, shndx := buildSymtab(ctx)
 	shstr := ctx.ShStr.Bytes()
 	str := ctx.Str.Bytes()
@@ -75,8 +97,23 @@ func write(ctx *Context) error {
 		}
 		hdrs[ctx.fixed+i] = h
 	}
+	return hdrs
+}
 
-	// File layout.
+// outputLayout is where the file's parts go: the section header table at
+// shoff, the program headers (phdrs) at phoff, total bytes in all, and
+// the ELF header that says so.
+type outputLayout struct {
+	shoff, phoff, total uint64
+	phdrs               []elf.Prog
+	header              elf.Header
+}
+
+// layoutFile assigns every section its file offset (hdrs[i].off), in
+// index order at its alignment, NOBITS taking no space, and places the
+// header tables after them. It refuses, before anything is written, a
+// file that would reach Options.MaxOutputSize (maxOutputSize by default).
+func layoutFile(ctx *Context, hdrs []shdr) (*outputLayout, error) {
 	pos := uint64(elf.EhdrSize)
 	limit := ctx.Opts.MaxOutputSize
 	if limit == 0 {
@@ -101,53 +138,61 @@ func write(ctx *Context) error {
 			// symbol value) can still place a section that far. Refuse
 			// before writing anything (the headers follow, so a file
 			// reaching the limit here exceeds it).
-			ctx.Diags.Fatalf([3]int{9, 2, 0}, "output file '%s' would take more than 0x%x bytes (section %s)",
+			ctx.Diags.Fatalf(diag.At(diag.PhaseOutput, 2, 0), "output file '%s' would take more than 0x%x bytes (section %s)",
 				ctx.Opts.output(), limit, h.sec.Name)
-			return errFatal
+			return nil, errFatal
 		}
 	}
-	shoff := alignUp(pos, 8)
+	fl := &outputLayout{shoff: alignUp(pos, 8)}
 	shnum := len(hdrs)
-	phoff := shoff + uint64(shnum)*elf.ShdrSize
-	phdrs := programHeaders(ctx, hdrs, phoff)
-	total := phoff + uint64(len(phdrs))*elf.PhdrSize
-	if total > limit || total < shoff {
-		ctx.Diags.Fatalf([3]int{9, 2, 0}, "output file '%s' would take more than 0x%x bytes (section headers)",
+	fl.phoff = fl.shoff + uint64(shnum)*elf.ShdrSize
+	fl.phdrs = programHeaders(ctx, hdrs, fl.phoff)
+	fl.total = fl.phoff + uint64(len(fl.phdrs))*elf.PhdrSize
+	if fl.total > limit || fl.total < fl.shoff {
+		ctx.Diags.Fatalf(diag.At(diag.PhaseOutput, 2, 0), "output file '%s' would take more than 0x%x bytes (section headers)",
 			ctx.Opts.output(), limit)
-		return errFatal
+		return nil, errFatal
 	}
-
-	// ELF header; past SHN_LORESERVE sections, e_shnum is 0 and the count
-	// is in section 0's sh_size.
-	h := elf.Header{Ident: ctx.Header.Ident, Type: elf.ETExec, Machine: elf.EMCUDA, Version: ctx.Header.Version,
-		Phoff: phoff, Shoff: shoff, Flags: ctx.Header.Flags, Ehsize: elf.EhdrSize, Phentsize: elf.PhdrSize,
-		Phnum: uint16(len(phdrs)), Shentsize: elf.ShdrSize, Shstrndx: 1}
+	// Past SHN_LORESERVE sections, e_shnum is 0 and the count is in
+	// section 0's sh_size (putSectionHeaders).
+	fl.header = elf.Header{Ident: ctx.Header.Ident, Type: elf.ETExec, Machine: elf.EMCUDA, Version: ctx.Header.Version,
+		Phoff: fl.phoff, Shoff: fl.shoff, Flags: ctx.Header.Flags, Ehsize: elf.EhdrSize, Phentsize: elf.PhdrSize,
+		Phnum: uint16(len(fl.phdrs)), Shentsize: elf.ShdrSize, Shstrndx: 1}
 	if shnum < elf.SHNLoReserve {
-		h.Shnum = uint16(shnum)
+		fl.header.Shnum = uint16(shnum)
 	}
-	// Section and program headers, which end the file: encoded by emit
-	// into its run buffers, putHeaders(b, i, j) writing headers [i, j) to b.
-	putHeaders := func(b []byte, i, j int) {
-		for k := i; k < j; k++ {
-			h := &hdrs[k]
-			s := h.sec
-			sh := elf.Section{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
-				Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: uint32(s.Entsize)}
-			if ctx.Rel.InfoLink && infoLinked(s) {
-				sh.Flags |= elf.SHFInfoLink
-			}
-			if k == 0 && shnum >= elf.SHNLoReserve {
-				sh.Size = uint64(shnum)
-			}
-			elf.PutSectionHeader(b[uint64(k-i)*elf.ShdrSize:], &sh)
-		}
-	}
+	return fl, nil
+}
 
-	sink, err := ctx.outputSink(total)
-	if err != nil {
-		return err
+// putSectionHeaders encodes section headers [i, j) of hdrs into b (for
+// emit's run buffers). Past SHN_LORESERVE sections, section 0's sh_size
+// holds the count.
+func putSectionHeaders(ctx *Context, hdrs []shdr, b []byte, i, j int) {
+	shnum := len(hdrs)
+	for k := i; k < j; k++ {
+		h := &hdrs[k]
+		s := h.sec
+		sh := elf.Section{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
+			Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: uint32(s.Entsize)}
+		if ctx.Rel.InfoLink && infoLinked(s) {
+			sh.Flags |= elf.SHFInfoLink
+		}
+		if k == 0 && shnum >= elf.SHNLoReserve {
+			sh.Size = uint64(shnum)
+		}
+		elf.PutSectionHeader(b[uint64(k-i)*elf.ShdrSize:], &sh)
 	}
-	var mem *bytes.Buffer
+}
+
+// writeSink opens the output, told its size (total), and returns what
+// emit writes to: the output, or, when there is none or for
+// --warplink-dump=write, also (or only) mem, which then holds the file
+// for Context.Out.
+func writeSink(ctx *Context, total uint64) (sink io.Writer, mem *bytes.Buffer, err error) {
+	sink, err = ctx.outputSink(total)
+	if err != nil {
+		return nil, nil, err
+	}
 	if sink == nil || ctx.Opts.Dump == "write" {
 		mem = bytes.NewBuffer(make([]byte, 0, total))
 		if sink == nil {
@@ -156,22 +201,7 @@ func write(ctx *Context) error {
 			sink = io.MultiWriter(sink, mem)
 		}
 	}
-	if err := emit(ctx, sink, &h, hdrs, shoff, total, putHeaders, phdrs); err != nil {
-		return err
-	}
-	if mem != nil {
-		ctx.Out = mem.Bytes()
-	}
-	return nil
-}
-
-// emitChunk bounds the buffers the file is assembled in: the sections are
-// streamed out in runs of about this many bytes, each run filled in
-// parallel over disjoint ranges, so the whole output never sits in memory.
-// A sixteenth of the file, from 256 KiB to 2 MiB: small links keep two
-// small buffers (peak memory), large ones amortize each run's hand-over.
-func emitChunk(total uint64) int {
-	return int(min(max(total/16, 256<<10), 2<<20))
+	return sink, mem, nil
 }
 
 // writeBuffer returns n zero bytes for write's own use: from the arena
@@ -189,7 +219,7 @@ func writeBuffer(ctx *Context, n int, large bool) []byte {
 	if !large {
 		return make([]byte, n)
 	}
-	return ctx.mem.Alloc(n)
+	return ctx.lateAlloc(n)
 }
 
 // arenaTablesFrom is the size from which .symtab and .symtab_shndx come
@@ -200,188 +230,6 @@ const arenaTablesFrom = 512 << 10
 
 // maxOutputSize is Options.MaxOutputSize's default: 1 TiB.
 const maxOutputSize = 1 << 40
-
-// heapRunsBelow is the output size under which the run buffers come from
-// the Go heap: 16 MiB, about 5,700 generated objects. (1,000 / 2,000 /
-// 4,000 objects: 2.1 / 1.9 / 2.0 MB less peak RSS, in the same time.)
-const heapRunsBelow = 16 << 20
-
-// emit writes the file to w in offset order: the ELF header, the section
-// contents with their alignment padding, then at shoff the section headers
-// (put by putHeaders) and the program headers, total bytes in all. Two
-// run buffers alternate: one is filled while the other is being written
-// out.
-func emit(ctx *Context, w io.Writer, h *elf.Header, hdrs []shdr, shoff, total uint64,
-	putHeaders func(b []byte, i, j int), phdrs []elf.Prog) error {
-	chunk := emitChunk(total)
-	if ctx.Opts.WriteChunk > 0 {
-		chunk = ctx.Opts.WriteChunk
-	}
-	var ehdr [elf.EhdrSize]byte
-	elf.PutHeader(ehdr[:], h)
-	if _, err := w.Write(ehdr[:]); err != nil {
-		return err
-	}
-	// The writer goroutine writes runs in the order sent and hands each
-	// run buffer back; after a failed write it only hands them back. It
-	// has ended whenever emit returns, even by a panic (the buffers may be
-	// unmapped after that).
-	full, free := make(chan emitRun, 1), make(chan []byte, 2)
-	done := make(chan error, 1)
-	var failed atomic.Bool
-	go func() {
-		var err error
-		for run := range full {
-			if err == nil {
-				if _, err = w.Write(run.b); err != nil {
-					failed.Store(true)
-				}
-			}
-			if !run.direct {
-				free <- run.b
-			}
-		}
-		done <- err
-	}()
-	closed := false
-	finish := func() error {
-		if closed {
-			return nil
-		}
-		closed = true
-		close(full)
-		return <-done
-	}
-	defer finish()
-	free <- nil
-	free <- nil
-	// next is a run buffer of n bytes.
-	next := func(n uint64) []byte {
-		buf := <-free
-		if uint64(cap(buf)) < n {
-			buf = writeBuffer(ctx, int(max(n, uint64(chunk))), total >= heapRunsBelow)
-		}
-		return buf[:n]
-	}
-	pos := uint64(elf.EhdrSize)
-	for i := 1; i < len(hdrs) && !failed.Load(); {
-		if off := hdrs[i].off; off > pos && off-pos > uint64(chunk) {
-			// Alignment padding longer than a run (nvlink writes a 2 GiB
-			// alignment as given): zeros, in run-sized parts.
-			run := next(min(off-pos, uint64(chunk)))
-			clear(run)
-			full <- emitRun{b: run}
-			pos += uint64(len(run))
-			continue
-		}
-		if h := &hdrs[i]; h.filled() && h.size > uint64(chunk) {
-			emitLarge(ctx, h, pos, chunk, next, full, &failed)
-			pos, i = h.end(), i+1
-			continue
-		}
-		// The run [i, j): sections until about chunk bytes of file.
-		j := i + 1
-		end := hdrs[i].end()
-		for j < len(hdrs) && hdrs[j].end()-pos <= uint64(chunk) {
-			end = hdrs[j].end()
-			j++
-		}
-		if end < pos {
-			end = pos
-		}
-		run := next(end - pos)
-		// Only the bytes no section fills need clearing: alignment
-		// padding, and sections without contents.
-		cur := pos
-		for k := i; k < j; k++ {
-			h := &hdrs[k]
-			if h.filled() {
-				clear(run[cur-pos : h.off-pos])
-				cur = h.end()
-			}
-		}
-		clear(run[cur-pos:])
-		base, first := pos, i
-		parallelFor(j-first, ctx.Opts.Threads, func(k int) error {
-			h := &hdrs[first+k]
-			if h.filled() {
-				h.fill(ctx, run[h.off-base:h.off-base+h.size], 0)
-			}
-			return nil
-		})
-		full <- emitRun{b: run}
-		pos, i = end, j
-	}
-	// The headers, in runs of whole entries; the program headers end the
-	// last run, after the padding that aligns the table (in the first).
-	pad := int(shoff - pos)
-	per := max(chunk/elf.ShdrSize, 1)
-	for i := 0; i < len(hdrs) && !failed.Load(); i += per {
-		j := min(i+per, len(hdrs))
-		n := (j - i) * elf.ShdrSize
-		if i == 0 {
-			n += pad
-		}
-		if j == len(hdrs) {
-			n += len(phdrs) * elf.PhdrSize
-		}
-		run := next(uint64(n))
-		off := 0
-		if i == 0 {
-			clear(run[:pad])
-			off = pad
-		}
-		putHeaders(run[off:], i, j)
-		off += (j - i) * elf.ShdrSize
-		if j == len(hdrs) {
-			for k := range phdrs {
-				elf.PutProg(run[off+k*elf.PhdrSize:], &phdrs[k])
-			}
-		}
-		full <- emitRun{b: run}
-	}
-	return finish()
-}
-
-// emitRun is a run of the file for emit's writer: in a run buffer, which
-// the writer hands back, or, direct, bytes a section already holds.
-type emitRun struct {
-	b      []byte
-	direct bool
-}
-
-// emitLarge sends a section larger than a run, from pos (the end of what
-// was sent before it): the padding that aligns it, then its bytes, written
-// straight from the memory that holds them when the section has them in
-// one piece (the string and symbol tables, generated contents), else
-// filled into run buffers a run at a time (on this goroutine: filling
-// each part over all threads was no faster, the writer being bound by the
-// kernel's copies). Run buffers then
-// stay at the run's size: at 100,000 objects the two had grown to the
-// largest sections, 48 MB.
-func emitLarge(ctx *Context, h *shdr, pos uint64, chunk int, next func(uint64) []byte,
-	full chan<- emitRun, failed *atomic.Bool) {
-	pad := h.off - pos
-	if s := h.sec; s.Relocs == nil && uint64(len(s.Data)) == h.size {
-		if pad > 0 {
-			run := next(pad)
-			clear(run)
-			full <- emitRun{b: run}
-		}
-		full <- emitRun{b: s.Data, direct: true}
-		return
-	}
-	es := h.entrySize()
-	part := max(uint64(chunk)/es, 1) * es
-	for lo := uint64(0); lo < h.size && !failed.Load(); lo += part {
-		n := min(part, h.size-lo)
-		run := next(pad + n)
-		clear(run[:pad])
-		h.fill(ctx, run[pad:], lo)
-		full <- emitRun{b: run}
-		pad = 0
-	}
-}
 
 // filled reports whether the section has bytes in the file for fill to
 // write (NOBITS and empty sections have none).

@@ -75,6 +75,9 @@ func Fold[P, S any](ctx context.Context, nfiles, nshards, workers int,
 	if nfiles == 0 {
 		return states, ctx.Err()
 	}
+	if workers == 1 {
+		return states, foldSerial(ctx, nfiles, states, produce, fold)
+	}
 
 	// Groups small enough that every worker gets several, at most 64
 	// files.
@@ -146,6 +149,46 @@ func Fold[P, S any](ctx context.Context, nfiles, nshards, workers int,
 		return nil, err
 	}
 	return states, nil
+}
+
+// foldSerial is Fold on the calling goroutine alone (one worker): each
+// file is produced, then folded into every shard, in file order, with no
+// goroutine or channel (a small link's resolve, where starting the
+// owners cost more than their work). On failure the states are not
+// returned (Fold), so what was folded before does not matter.
+func foldSerial[P, S any](ctx context.Context, nfiles int, states []S,
+	produce func(file int, emit func(shard int, batch []P)) error,
+	fold func(s *S, file int, batch []P)) error {
+	batches := make([][]P, len(states))
+	emitted := make([]bool, len(states))
+	for f := range nfiles {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		clear(batches)
+		clear(emitted)
+		var misuse error
+		err := produce(f, func(s int, batch []P) {
+			switch {
+			case s < 0 || s >= len(states):
+				misuse = fmt.Errorf("shard: file %d emitted to shard %d of %d", f, s, len(states))
+			case emitted[s]:
+				misuse = fmt.Errorf("shard: file %d emitted twice to shard %d", f, s)
+			default:
+				emitted[s], batches[s] = true, batch
+			}
+		})
+		if err == nil {
+			err = misuse
+		}
+		if err != nil {
+			return err
+		}
+		for s := range states {
+			fold(&states[s], f, batches[s])
+		}
+	}
+	return nil
 }
 
 // foldRun is the state Fold's producers share.

@@ -217,8 +217,15 @@ func TestFoldCancel(t *testing.T) {
 }
 
 func TestFoldEmitContract(t *testing.T) {
+	// (Workers 1: the serial fold.)
+	for _, workers := range []int{1, 3} {
+		foldEmitContract(t, workers)
+	}
+}
+
+func foldEmitContract(t *testing.T, workers int) {
 	// Shards a producer skips still get one (empty) batch per file.
-	states, err := Fold(context.Background(), 9, 5, 3,
+	states, err := Fold(context.Background(), 9, 5, workers,
 		func(f int, emit func(int, []string)) error {
 			if f%2 == 0 {
 				emit(f%5, []string{fmt.Sprint(f)})
@@ -241,7 +248,7 @@ func TestFoldEmitContract(t *testing.T) {
 			t.Errorf("shard %d: %q, want %q", s, st, want)
 		}
 	}
-	calls, err := Fold(context.Background(), 6, 3, 2,
+	calls, err := Fold(context.Background(), 6, 3, workers,
 		func(f int, emit func(int, []int)) error { emit(0, nil); return nil },
 		func(int) int { return 0 },
 		func(s *int, f int, b []int) { *s++ })
@@ -254,7 +261,7 @@ func TestFoldEmitContract(t *testing.T) {
 		func(emit func(int, []int)) { emit(3, nil) },
 		func(emit func(int, []int)) { emit(-1, nil) },
 	} {
-		_, err := Fold(context.Background(), 4, 3, 2,
+		_, err := Fold(context.Background(), 4, 3, workers,
 			func(f int, emit func(int, []int)) error {
 				if f == 2 {
 					bad(emit)

@@ -35,9 +35,40 @@ func fold(name string, files []string, cs []Cand) (Sym, []string) {
 // defines or references x (4 or 8 bytes) or f; the expected messages are
 // nvlink's stderr, and the final state is read from the output's symtab.
 func TestResolveNvlink11(t *testing.T) {
+	obj := nvlink11Objects()
+	for _, cases := range [][]nvlinkCase{nvlink11DataCases(), nvlink11FuncCases(), nvlink11SpaceCases()} {
+		for _, tt := range cases {
+			checkNvlinkCase(t, obj, tt)
+		}
+	}
+}
+
+// The nvlink messages of the cases, their arguments after the name
+// written as ":file:first" (filled in by checkNvlinkCase).
+const (
+	nvMdef  = "Multiple definition of '%s' in '%s.cubin', first defined in '%s.cubin'"
+	nvSize  = "Size doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
+	nvSpace = "Memory space doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
+	nvComm  = "Common symbol '%s' in file '%s.cubin' has larger size than initialization"
+	nvMan   = "Managed attribute doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
+	nvEnt   = "Function '%s' not declared __global__ in all source files"
+)
+
+// nvlinkCase is one link replayed with nvlink: its objects in command-line
+// order (names from nvlink11Objects) and what nvlink did.
+type nvlinkCase struct {
+	link   string
+	msgs   []string // nvlink's error lines, "x"/"f" filled in below
+	weak   bool     // binding of the output symbol (successful links)
+	size   uint64
+	winner string // object whose definition (or common) stands
+}
+
+// nvlink11Objects are the objects the cases link, by name.
+func nvlink11Objects() map[string]Cand {
 	const g = 1 // .nv.global memory space (st_other 0x20)
 	const c = 4 // constant memory (st_other 0x80)
-	obj := map[string]Cand{
+	return map[string]Cand{
 		"com4":   {Kind: Common, Space: g, Size: 4},
 		"com4b":  {Kind: Common, Space: g, Size: 4},
 		"com8":   {Kind: Common, Space: g, Size: 8},
@@ -86,87 +117,84 @@ func TestResolveNvlink11(t *testing.T) {
 		// function's declaration (as uf).
 		"kern": {Kind: Defined, Func: true, Other: OtherEntry, Size: 256},
 	}
-	const (
-		mdef = "Multiple definition of '%s' in '%s.cubin', first defined in '%s.cubin'"
-		size = "Size doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
-		spc  = "Memory space doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
-		comm = "Common symbol '%s' in file '%s.cubin' has larger size than initialization"
-		man  = "Managed attribute doesn't match for '%s' in '%s.cubin', first specified in '%s.cubin'"
-		ent  = "Function '%s' not declared __global__ in all source files"
-	)
-	tests := []struct {
-		link   string
-		msgs   []string // nvlink's error lines, "x"/"f" filled in below
-		weak   bool     // binding of the output symbol (successful links)
-		size   uint64
-		winner string // object whose definition (or common) stands
-	}{
+}
+
+// nvlink11DataCases link variables: common, initialised, zero-filled,
+// weak and extern ones of 4 and 8 bytes.
+func nvlink11DataCases() []nvlinkCase {
+	return []nvlinkCase{
 		{"com4 com8", nil, false, 8, "com4"},
 		{"com8 com4", nil, false, 8, "com8"},
 		{"com4 init4", nil, false, 4, "init4"},
 		{"init4 com4", nil, false, 4, "init4"},
 		{"com4 init8", nil, false, 8, "init8"},
 		{"init8 com4", nil, false, 8, "init8"},
-		{"com8 init4", []string{comm + ":com8"}, false, 4, "init4"},
-		{"init4 com8", []string{comm + ":com8"}, false, 4, "init4"},
+		{"com8 init4", []string{nvComm + ":com8"}, false, 4, "init4"},
+		{"init4 com8", []string{nvComm + ":com8"}, false, 4, "init4"},
 		{"com4 bss4", nil, false, 4, "bss4"},
-		{"bss4 com4", []string{mdef + ":com4:bss4"}, false, 4, "bss4"},
-		{"bss4 com8", []string{size + ":com8:bss4", mdef + ":com8:bss4"}, false, 4, "bss4"},
-		{"com8 bss4", []string{size + ":bss4:com8"}, false, 4, "bss4"},
-		{"bss4 bss4b", []string{mdef + ":bss4b:bss4"}, false, 4, "bss4"},
-		{"bss4 init4", []string{mdef + ":init4:bss4"}, false, 4, "bss4"},
-		{"bss4 bss4b bss4c", []string{mdef + ":bss4b:bss4", mdef + ":bss4c:bss4"}, false, 4, "bss4"},
+		{"bss4 com4", []string{nvMdef + ":com4:bss4"}, false, 4, "bss4"},
+		{"bss4 com8", []string{nvSize + ":com8:bss4", nvMdef + ":com8:bss4"}, false, 4, "bss4"},
+		{"com8 bss4", []string{nvSize + ":bss4:com8"}, false, 4, "bss4"},
+		{"bss4 bss4b", []string{nvMdef + ":bss4b:bss4"}, false, 4, "bss4"},
+		{"bss4 init4", []string{nvMdef + ":init4:bss4"}, false, 4, "bss4"},
+		{"bss4 bss4b bss4c", []string{nvMdef + ":bss4b:bss4", nvMdef + ":bss4c:bss4"}, false, 4, "bss4"},
 		{"weak4 weak4b", nil, true, 4, "weak4"},
-		{"weak4 weak8", []string{size + ":weak8:weak4"}, true, 4, "weak4"},
-		{"weak8 weak4", []string{size + ":weak4:weak8"}, true, 8, "weak8"},
+		{"weak4 weak8", []string{nvSize + ":weak8:weak4"}, true, 4, "weak4"},
+		{"weak8 weak4", []string{nvSize + ":weak4:weak8"}, true, 8, "weak8"},
 		{"weak4 bss4", nil, false, 4, "bss4"},
 		{"bss4 weak4", nil, false, 4, "bss4"},
-		{"bss4 weak8", []string{size + ":weak8:bss4"}, false, 4, "bss4"},
-		{"weak8 bss4", []string{size + ":bss4:weak8"}, false, 4, "bss4"},
+		{"bss4 weak8", []string{nvSize + ":weak8:bss4"}, false, 4, "bss4"},
+		{"weak8 bss4", []string{nvSize + ":bss4:weak8"}, false, 4, "bss4"},
 		{"weak4 init4", nil, false, 4, "init4"},
 		{"init4 weak4", nil, false, 4, "init4"},
-		{"init4 weak8", []string{size + ":weak8:init4"}, false, 4, "init4"},
+		{"init4 weak8", []string{nvSize + ":weak8:init4"}, false, 4, "init4"},
 		{"weak4 com4", nil, true, 4, "com4"},
 		{"com4 weak4", nil, false, 4, "com4"},
-		{"weak4 com8", []string{size + ":com8:weak4"}, true, 8, "com8"},
-		{"com8 weak4", []string{size + ":weak4:com8"}, false, 8, "com8"},
-		{"com4 weak8", []string{size + ":weak8:com4"}, false, 4, "com4"},
+		{"weak4 com8", []string{nvSize + ":com8:weak4"}, true, 8, "com8"},
+		{"com8 weak4", []string{nvSize + ":weak4:com8"}, false, 8, "com8"},
+		{"com4 weak8", []string{nvSize + ":weak8:com4"}, false, 4, "com4"},
 		{"weak4 com4 com8", nil, true, 8, "com4"},
 		{"weak4 com4 weak4b", nil, true, 4, "com4"},
 		{"weak4 com4 bss4", nil, false, 4, "bss4"},
 		{"weak4 com4 init4", nil, false, 4, "init4"},
 		{"ext bss4", nil, false, 4, "bss4"},
 		{"bss4 ext", nil, false, 4, "bss4"},
-		{"ext com8", []string{size + ":com8:ext"}, false, 8, "com8"},
-		{"com8 ext", []string{size + ":ext:com8"}, false, 8, "com8"},
-		{"ext ext8", []string{size + ":ext8:ext"}, false, 4, "ext"},
-		{"ext8 bss4", []string{size + ":bss4:ext8"}, false, 4, "bss4"},
-		{"bss4 ext8", []string{size + ":ext8:bss4"}, false, 4, "bss4"},
+		{"ext com8", []string{nvSize + ":com8:ext"}, false, 8, "com8"},
+		{"com8 ext", []string{nvSize + ":ext:com8"}, false, 8, "com8"},
+		{"ext ext8", []string{nvSize + ":ext8:ext"}, false, 4, "ext"},
+		{"ext8 bss4", []string{nvSize + ":bss4:ext8"}, false, 4, "bss4"},
+		{"bss4 ext8", []string{nvSize + ":ext8:bss4"}, false, 4, "bss4"},
 		{"ext0 bss4", nil, false, 4, "bss4"},
 		{"bss4 ext0", nil, false, 4, "bss4"},
 		{"weak4 ext", nil, true, 4, "weak4"},
 		{"ext weak4", nil, true, 4, "weak4"},
-		{"ext bss4 bss4b", []string{mdef + ":bss4b:ext"}, false, 4, "bss4"},
-		{"ext weak4 bss4 bss4b", []string{mdef + ":bss4b:ext"}, false, 4, "bss4"},
-		{"weak4 bss4 bss4b", []string{mdef + ":bss4b:weak4"}, false, 4, "bss4"},
-		{"com4 bss4 bss4b", []string{mdef + ":bss4b:com4"}, false, 4, "bss4"},
-		{"com4 com4b bss4 bss4b", []string{mdef + ":bss4b:com4"}, false, 4, "bss4"},
-		{"weak4 com4 bss4 bss4b", []string{mdef + ":bss4b:com4"}, false, 4, "bss4"},
-		// Functions.
+		{"ext bss4 bss4b", []string{nvMdef + ":bss4b:ext"}, false, 4, "bss4"},
+		{"ext weak4 bss4 bss4b", []string{nvMdef + ":bss4b:ext"}, false, 4, "bss4"},
+		{"weak4 bss4 bss4b", []string{nvMdef + ":bss4b:weak4"}, false, 4, "bss4"},
+		{"com4 bss4 bss4b", []string{nvMdef + ":bss4b:com4"}, false, 4, "bss4"},
+		{"com4 com4b bss4 bss4b", []string{nvMdef + ":bss4b:com4"}, false, 4, "bss4"},
+		{"weak4 com4 bss4 bss4b", []string{nvMdef + ":bss4b:com4"}, false, 4, "bss4"},
+	}
+}
+
+// nvlink11FuncCases link functions named f (and a variable f), with
+// register counts on sm_80.
+func nvlink11FuncCases() []nvlinkCase {
+	return []nvlinkCase{
 		{"wfs wfb", nil, true, 256, "wfs"},
 		{"wfb wfs", nil, true, 640, "wfb"}, // sm_90: no register count, first stays
 		{"wfs wfs2", nil, true, 256, "wfs"},
 		{"uf wfb wfs", nil, true, 640, "wfb"},
 		{"wfs gfb", nil, false, 640, "gfb"},
 		{"gfb wfs", nil, false, 640, "gfb"},
-		{"gfs gfb", []string{mdef + ":gfb:gfs"}, false, 256, "gfs"},
-		{"uf gfs gfb", []string{mdef + ":gfb:gfs"}, false, 256, "gfs"},
-		{"wfs gfs gfb", []string{mdef + ":gfb:wfs"}, false, 256, "gfs"},
-		{"uf wfs gfs gfb", []string{mdef + ":gfb:wfs"}, false, 256, "gfs"},
-		{"xd gfs", []string{spc + ":gfs:xd", mdef + ":gfs:xd"}, false, 4, "xd"},
-		{"gfs xd", []string{spc + ":xd:gfs", size + ":xd:gfs", mdef + ":xd:gfs"}, false, 256, "gfs"},
-		{"wfs xd", []string{spc + ":xd:wfs", size + ":xd:wfs"}, false, 4, "xd"},
-		{"xd wfs", []string{spc + ":wfs:xd"}, false, 4, "xd"},
+		{"gfs gfb", []string{nvMdef + ":gfb:gfs"}, false, 256, "gfs"},
+		{"uf gfs gfb", []string{nvMdef + ":gfb:gfs"}, false, 256, "gfs"},
+		{"wfs gfs gfb", []string{nvMdef + ":gfb:wfs"}, false, 256, "gfs"},
+		{"uf wfs gfs gfb", []string{nvMdef + ":gfb:wfs"}, false, 256, "gfs"},
+		{"xd gfs", []string{nvSpace + ":gfs:xd", nvMdef + ":gfs:xd"}, false, 4, "xd"},
+		{"gfs xd", []string{nvSpace + ":xd:gfs", nvSize + ":xd:gfs", nvMdef + ":xd:gfs"}, false, 256, "gfs"},
+		{"wfs xd", []string{nvSpace + ":xd:wfs", nvSize + ":xd:wfs"}, false, 4, "xd"},
+		{"xd wfs", []string{nvSpace + ":wfs:xd"}, false, 4, "xd"},
 		// sm_80, with register counts: fewer registers wins either way;
 		// the PTX version is not recorded in a cubin, so ties keep the first.
 		{"big70 small78", nil, true, 256, "small78"},
@@ -175,80 +203,91 @@ func TestResolveNvlink11(t *testing.T) {
 		{"a70 big78", nil, true, 256, "a70"},
 		{"a70 b78", nil, true, 256, "a70"},
 		{"b78 a70", nil, true, 256, "b78"},
+	}
+}
+
+// nvlink11SpaceCases link variables of different memory spaces and
+// __managed__ attributes, and a kernel with a device function.
+func nvlink11SpaceCases() []nvlinkCase {
+	return []nvlinkCase{
 		// Memory spaces and __managed__: the space first, then the
-		// attribute, the size, the definitions; declarations compared too.
-		{"init4 excon4", []string{spc + ":excon4:init4"}, false, 0, ""},
-		{"excon4 init4", []string{spc + ":init4:excon4"}, false, 0, ""},
-		{"con4 ext", []string{spc + ":ext:con4"}, false, 0, ""},
-		{"ext con4", []string{spc + ":con4:ext"}, false, 0, ""},
-		{"excon4 ext", []string{spc + ":ext:excon4"}, false, 0, ""},
-		{"con4 bss4", []string{spc + ":bss4:con4", mdef + ":bss4:con4"}, false, 0, ""},
-		{"bss4 con4", []string{spc + ":con4:bss4", mdef + ":con4:bss4"}, false, 0, ""},
-		{"init4 bss4", []string{mdef + ":bss4:init4"}, false, 0, ""},
-		{"init8 con4", []string{spc + ":con4:init8", size + ":con4:init8", mdef + ":con4:init8"}, false, 0, ""},
-		{"con8 init4", []string{spc + ":init4:con8", size + ":init4:con8", mdef + ":init4:con8"}, false, 0, ""},
-		{"excon8 init4", []string{spc + ":init4:excon8", size + ":init4:excon8"}, false, 0, ""},
-		{"init4 excon8", []string{spc + ":excon8:init4", size + ":excon8:init4"}, false, 0, ""},
-		{"excon4 excon8", []string{size + ":excon8:excon4"}, false, 0, ""},
-		{"init4 man4", []string{man + ":man4:init4", mdef + ":man4:init4"}, false, 0, ""},
-		{"man4 init4", []string{man + ":init4:man4", mdef + ":init4:man4"}, false, 0, ""},
-		{"bss4 man4", []string{man + ":man4:bss4", mdef + ":man4:bss4"}, false, 0, ""},
-		{"con4 man4", []string{spc + ":man4:con4", man + ":man4:con4", mdef + ":man4:con4"}, false, 0, ""},
-		{"man4 con4", []string{spc + ":con4:man4", man + ":con4:man4", mdef + ":con4:man4"}, false, 0, ""},
-		{"excon4 man4", []string{spc + ":man4:excon4", man + ":man4:excon4"}, false, 0, ""},
-		{"init4 exman4", []string{man + ":exman4:init4"}, false, 0, ""},
-		{"exman4 init4", []string{man + ":init4:exman4"}, false, 0, ""},
-		{"exman4 ext", []string{man + ":ext:exman4"}, false, 0, ""},
-		{"ext exman4", []string{man + ":exman4:ext"}, false, 0, ""},
+		// attribute, the nvSize, the definitions; declarations compared too.
+		{"init4 excon4", []string{nvSpace + ":excon4:init4"}, false, 0, ""},
+		{"excon4 init4", []string{nvSpace + ":init4:excon4"}, false, 0, ""},
+		{"con4 ext", []string{nvSpace + ":ext:con4"}, false, 0, ""},
+		{"ext con4", []string{nvSpace + ":con4:ext"}, false, 0, ""},
+		{"excon4 ext", []string{nvSpace + ":ext:excon4"}, false, 0, ""},
+		{"con4 bss4", []string{nvSpace + ":bss4:con4", nvMdef + ":bss4:con4"}, false, 0, ""},
+		{"bss4 con4", []string{nvSpace + ":con4:bss4", nvMdef + ":con4:bss4"}, false, 0, ""},
+		{"init4 bss4", []string{nvMdef + ":bss4:init4"}, false, 0, ""},
+		{"init8 con4", []string{nvSpace + ":con4:init8", nvSize + ":con4:init8", nvMdef + ":con4:init8"}, false, 0, ""},
+		{"con8 init4", []string{nvSpace + ":init4:con8", nvSize + ":init4:con8", nvMdef + ":init4:con8"}, false, 0, ""},
+		{"excon8 init4", []string{nvSpace + ":init4:excon8", nvSize + ":init4:excon8"}, false, 0, ""},
+		{"init4 excon8", []string{nvSpace + ":excon8:init4", nvSize + ":excon8:init4"}, false, 0, ""},
+		{"excon4 excon8", []string{nvSize + ":excon8:excon4"}, false, 0, ""},
+		{"init4 man4", []string{nvMan + ":man4:init4", nvMdef + ":man4:init4"}, false, 0, ""},
+		{"man4 init4", []string{nvMan + ":init4:man4", nvMdef + ":init4:man4"}, false, 0, ""},
+		{"bss4 man4", []string{nvMan + ":man4:bss4", nvMdef + ":man4:bss4"}, false, 0, ""},
+		{"con4 man4", []string{nvSpace + ":man4:con4", nvMan + ":man4:con4", nvMdef + ":man4:con4"}, false, 0, ""},
+		{"man4 con4", []string{nvSpace + ":con4:man4", nvMan + ":con4:man4", nvMdef + ":con4:man4"}, false, 0, ""},
+		{"excon4 man4", []string{nvSpace + ":man4:excon4", nvMan + ":man4:excon4"}, false, 0, ""},
+		{"init4 exman4", []string{nvMan + ":exman4:init4"}, false, 0, ""},
+		{"exman4 init4", []string{nvMan + ":init4:exman4"}, false, 0, ""},
+		{"exman4 ext", []string{nvMan + ":ext:exman4"}, false, 0, ""},
+		{"ext exman4", []string{nvMan + ":exman4:ext"}, false, 0, ""},
 		{"exman4 man4", nil, false, 4, "man4"},
 		{"man4 exman4", nil, false, 4, "man4"},
 		// A kernel and a device function of one name.
-		{"kern gfs", []string{ent, mdef + ":gfs:kern"}, false, 0, ""},
-		{"gfs kern", []string{ent, mdef + ":kern:gfs"}, false, 0, ""},
-		{"kern uf", []string{ent}, false, 0, ""},
-		{"uf kern", []string{ent}, false, 0, ""},
+		{"kern gfs", []string{nvEnt, nvMdef + ":gfs:kern"}, false, 0, ""},
+		{"gfs kern", []string{nvEnt, nvMdef + ":kern:gfs"}, false, 0, ""},
+		{"kern uf", []string{nvEnt}, false, 0, ""},
+		{"uf kern", []string{nvEnt}, false, 0, ""},
 		{"gfs uf", nil, false, 256, "gfs"},
 		{"uf gfs", nil, false, 256, "gfs"},
 	}
-	for _, tt := range tests {
-		files := strings.Fields(tt.link)
-		cs := make([]Cand, len(files))
-		sym := "x"
-		for i, f := range files {
-			c, ok := obj[f]
-			if !ok {
-				t.Fatalf("%s: unknown object %s", tt.link, f)
-			}
-			if c.Func || f == "xd" {
-				sym = "f"
-			}
-			c.File, c.Index = int32(i), int32(10+i)
-			cs[i] = c
+}
+
+// checkNvlinkCase folds tt's objects and compares the messages and, for
+// a link that succeeded, the standing symbol with nvlink's.
+func checkNvlinkCase(t *testing.T, obj map[string]Cand, tt nvlinkCase) {
+	t.Helper()
+	files := strings.Fields(tt.link)
+	cs := make([]Cand, len(files))
+	sym := "x"
+	for i, f := range files {
+		c, ok := obj[f]
+		if !ok {
+			t.Fatalf("%s: unknown object %s", tt.link, f)
 		}
-		names := make([]string, len(files))
-		for i, f := range files {
-			names[i] = f + ".cubin"
+		if c.Func || f == "xd" {
+			sym = "f"
 		}
-		var want []string
-		for _, m := range tt.msgs {
-			parts := strings.Split(m, ":")
-			args := []any{sym}
-			for _, p := range parts[1:] {
-				args = append(args, p)
-			}
-			want = append(want, fmt.Sprintf(parts[0], args...))
+		c.File, c.Index = int32(i), int32(10+i)
+		cs[i] = c
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f + ".cubin"
+	}
+	var want []string
+	for _, m := range tt.msgs {
+		parts := strings.Split(m, ":")
+		args := []any{sym}
+		for _, p := range parts[1:] {
+			args = append(args, p)
 		}
-		got, msgs := fold(sym, names, cs)
-		if !reflect.DeepEqual(msgs, want) {
-			t.Errorf("%s: messages\n got %q\nwant %q", tt.link, msgs, want)
-		}
-		if tt.msgs != nil {
-			continue // the link failed: nvlink wrote no output to compare
-		}
-		if got.Weak != tt.weak || got.Size != tt.size || files[got.File] != tt.winner {
-			t.Errorf("%s: got weak=%v size=%d from %s, want weak=%v size=%d from %s",
-				tt.link, got.Weak, got.Size, files[got.File], tt.weak, tt.size, tt.winner)
-		}
+		want = append(want, fmt.Sprintf(parts[0], args...))
+	}
+	got, msgs := fold(sym, names, cs)
+	if !reflect.DeepEqual(msgs, want) {
+		t.Errorf("%s: messages\n got %q\nwant %q", tt.link, msgs, want)
+	}
+	if tt.msgs != nil {
+		return // the link failed: nvlink wrote no output to compare
+	}
+	if got.Weak != tt.weak || got.Size != tt.size || files[got.File] != tt.winner {
+		t.Errorf("%s: got weak=%v size=%d from %s, want weak=%v size=%d from %s",
+			tt.link, got.Weak, got.Size, files[got.File], tt.weak, tt.size, tt.winner)
 	}
 }
 

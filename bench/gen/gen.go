@@ -111,6 +111,10 @@ type Config struct {
 type Object struct {
 	Name string // file name, e.g. "o000042.cubin"
 	Data []byte
+	// Unit numbers the group of objects it belongs to, which reference
+	// each other and come one after another: a prefix of the workload
+	// that ends where the unit changes links on its own.
+	Unit int
 }
 
 // Generate produces the workload's objects in link order and hands each to
@@ -144,7 +148,7 @@ func (t *Templates) Generate(cfg Config, emit func(Object) error) error {
 			if err != nil {
 				return fmt.Errorf("gen: %s: %v", name, err)
 			}
-			if err := emit(Object{Name: ObjectName(i), Data: b}); err != nil {
+			if err := emit(Object{Name: ObjectName(i), Data: b, Unit: k}); err != nil {
 				return err
 			}
 			i++

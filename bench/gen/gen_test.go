@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -221,7 +222,10 @@ func TestNvlink(t *testing.T) {
 		{corpus, Arch},
 		{"../../testdata/corpus/cuda11.8-sm_80", "sm_80"},
 	} {
-		t.Run(c.arch, func(t *testing.T) { testNvlink(t, nvlink, c.corpus, c.arch) })
+		t.Run(c.arch, func(t *testing.T) {
+			t.Parallel()
+			testNvlink(t, nvlink, c.corpus, c.arch)
+		})
 	}
 }
 
@@ -277,10 +281,13 @@ func nvlinkBytes(t *testing.T, nvlink, arch, dir string, inputs []string) []byte
 // succeed, and returns the output's bytes.
 func warplinkBytes(t *testing.T, arch, dir string, inputs []string) []byte {
 	t.Helper()
-	t.Chdir(dir)
 	out := filepath.Join(dir, "ours.cubin")
+	var paths []string
+	for _, in := range inputs {
+		paths = append(paths, filepath.Join(dir, in))
+	}
 	var stderr bytes.Buffer
-	if rc := merge.Link(&merge.Options{Arch: arch, Output: out, Inputs: inputs}, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
+	if rc := merge.Link(&merge.Options{Flags: linkflags.Flags{Arch: arch, Output: out, Inputs: paths}}, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
 		t.Fatalf("warplink %v: exit %d: %s", inputs[:min(len(inputs), 2)], rc, stderr.String())
 	}
 	b, err := os.ReadFile(out)

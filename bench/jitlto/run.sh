@@ -6,14 +6,19 @@
 #   ROWS=jit or ROWS=lto runs one of the two links only.
 #
 # Needs nvcc, nvlink and ptxas (CUDA 11.8) and libnvvm. Objects are
-# generated once into $WARPLINK_BENCH_CACHE/jitlto-N (default /tmp):
-# N translation units, each a kernel and a non-inlined device function
+# generated once into $WARPLINK_BENCH_CACHE/jitlto2-N (default /tmp):
+# N translation units (N distinct programs: no two compile the same PTX),
+# each a kernel and a non-inlined device function
 # that calls the previous unit's (cross-object calls; the first calls
 # none, so that LTO does not inline a chain of N functions), compiled
 #   PTX only:  nvcc -dc -arch=compute_80 -code=compute_80   (linked for sm_86)
 #   LTO:       nvcc -dc -dlto -arch=sm_80                   (linked for sm_80)
 # Each link runs RUNS times, nvlink and warplink alternating; the medians
-# of wall time are printed, and the outputs compared byte for byte.
+# of wall time and of CPU time (user + system, with the child processes)
+# are printed with the 1-minute load average before and after, and the
+# outputs compared byte for byte. On a machine shared with other work the
+# wall times measure the others too: with N CPUs and no other load, a
+# parallel JIT link's wall time is at best its CPU time / N.
 set -euo pipefail
 N=${1:-200}; RUNS=${2:-5}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,25 +62,30 @@ fi
 ptxobjs=(); ltoobjs=()
 for i in $(seq 0 $((N - 1))); do ptxobjs+=("$cache/ptx/u$i.o"); ltoobjs+=("$cache/lto/u$i.o"); done
 
-# median of the RUNS wall times (seconds) of a command
-bench() { # bench NAME OUT CMD...
+# bench NAME OUT CMD...: one run; prints "wall cpu" (seconds; cpu is user
+# + system time of the tool and its children: ptxas, warplink-nvvm)
+bench() {
   local name=$1 out=$2; shift 2
-  local t0 t1
-  t0=$(date +%s.%N); "$@" -o "$out" >/dev/null 2>&1 || { echo "$name failed"; "$@" -o "$out"; exit 1; }; t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc
+  local tf; tf=$(mktemp)
+  /usr/bin/time -f "%e %U %S" -o "$tf" "$@" -o "$out" >/dev/null 2>&1 || { echo "$name failed"; "$@" -o "$out"; rm -f "$tf"; exit 1; }
+  awk '{printf "%s %.2f\n", $1, $2 + $3}' "$tf"; rm -f "$tf"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+load() { cut -d' ' -f1 /proc/loadavg; }
 row() { # row LABEL ARGS...
   local label=$1; shift
-  local nv=() wl=()
+  local nv=() wl=() nvc=() wlc=() l0 r
+  l0=$(load)
   for r in $(seq "$RUNS"); do
-    nv+=("$(bench nvlink "$cache/nv.cubin" nvlink "$@")")
-    wl+=("$(WARPLINK_NVVM_HELPER=$bin/warplink-nvvm bench warplink "$cache/wl.cubin" "$bin/warplink" "$@")")
+    read -r w c < <(bench nvlink "$cache/nv.cubin" nvlink "$@"); nv+=("$w"); nvc+=("$c")
+    read -r w c < <(WARPLINK_NVVM_HELPER=$bin/warplink-nvvm bench warplink "$cache/wl.cubin" "$bin/warplink" "$@"); wl+=("$w"); wlc+=("$c")
   done
-  local mn mw
+  local mn mw cn cw
   mn=$(printf '%s\n' "${nv[@]}" | median); mw=$(printf '%s\n' "${wl[@]}" | median)
+  cn=$(printf '%s\n' "${nvc[@]}" | median); cw=$(printf '%s\n' "${wlc[@]}" | median)
   local same=differ; cmp -s "$cache/nv.cubin" "$cache/wl.cubin" && same=byte-identical
-  printf '%-34s nvlink %7.3f s  warplink %7.3f s  %5.2fx  (%s)\n' "$label" "$mn" "$mw" "$(echo "$mn / $mw" | bc -l)" "$same"
+  printf '%-28s wall: nvlink %6.2f s  warplink %6.2f s  %4.2fx | cpu: nvlink %6.2f s  warplink %6.2f s | load %s-%s (%s)\n' \
+    "$label" "$mn" "$mw" "$(echo "$mn / $mw" | bc -l)" "$cn" "$cw" "$l0" "$(load)" "$same"
 }
 echo "$(nproc) CPUs; medians of $RUNS runs"
 [ "${ROWS:-jit}" != jit ] && [ "${ROWS:-}" != "" ] ||

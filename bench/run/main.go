@@ -533,7 +533,7 @@ func parsePhases(csv string) ([]phase, bool) {
 }
 
 // parsePhaseRuns reads the rows of each run that --time appended (a
-// header starts a run); it reports false when some row is not pass,seconds
+// header, or a pass the run has had, starts a run); it reports false when some row is not pass,seconds
 // nor nvlink's --time columns, or there is none.
 func parsePhaseRuns(csv string) ([][]phase, bool) {
 	var runs [][]phase
@@ -550,6 +550,9 @@ func parsePhaseRuns(csv string) ([][]phase, bool) {
 		case 2: // pass,seconds
 			name, val = f[0], f[1]
 		case 8: // nvlink's --time columns, time in ms
+			if strings.TrimSpace(f[0]) != "" {
+				continue // (a compile's row, ptx or lto.*: no pass)
+			}
 			name, val, scale = f[1], f[6], 1e-3
 		default:
 			return nil, false
@@ -565,7 +568,13 @@ func parsePhaseRuns(csv string) ([][]phase, bool) {
 			}
 			return nil, false
 		}
-		cur = append(cur, phase{strings.TrimSpace(name), v * scale})
+		name = strings.TrimSpace(name)
+		if slices.ContainsFunc(cur, func(p phase) bool { return p.pass == name }) {
+			// (A pass again: the next run, appended without a header
+			// as nvlink appends to a file that is not empty.)
+			runs, cur = append(runs, cur), nil
+		}
+		cur = append(cur, phase{name, v * scale})
 	}
 	if len(cur) > 0 {
 		runs = append(runs, cur)

@@ -33,6 +33,12 @@ func TestParsePhases(t *testing.T) {
 	if ph, ok := parsePhases(two); !ok || len(ph) != 1 || ph[0].seconds != 0.25 {
 		t.Errorf("two runs: %v %v, want one read of 0.25 s", ph, ok)
 	}
+	// (The header only where the file was empty, as nvlink writes it; the
+	// rows of compiles, ptx and lto.*, are no passes.)
+	once := hdr + "ptx , ptxas , a.o , cubin , sm_90 , nvlink , 30.5 , ms\n" + row("read", 250) + row("write", 8) + row("read", 100) + row("write", 7)
+	if ph, ok := parsePhases(once); !ok || !slices.Equal(ph, []phase{{"read", 0.25}, {"write", 0.008}}) {
+		t.Errorf("two runs under one header: %v %v, want read 0.25, write 0.008", ph, ok)
+	}
 	three := hdr + row("read", 250) + row("write", 9) + hdr + row("read", 100) + row("write", 7) + hdr + row("read", 120) + row("write", 8)
 	if ph, ok := parsePhases(three); !ok || !slices.Equal(ph, []phase{{"read", 0.12}, {"write", 0.008}}) {
 		t.Errorf("three runs: %v %v, want the medians read 0.12, write 0.008", ph, ok)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/cmpelf"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -43,7 +44,7 @@ func demo(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	opts := &merge.Options{Arch: "sm_90", Output: out, Machine64: true, CPUArch: "X86_64"}
+	opts := &merge.Options{Flags: linkflags.Flags{Arch: "sm_90", Output: out, Machine64: true, CPUArch: "X86_64"}}
 	definedIn := map[string]string{} // global name -> the input defining it
 	var refs [][2]string             // (input, undefined name), in input order
 	for _, name := range demoInputs {

@@ -9,11 +9,13 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"sort"
 	"sync"
 	"testing"
 
 	"github.com/warplink/warplink/bench/gen"
 	"github.com/warplink/warplink/internal/hugemem"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -68,10 +70,10 @@ func TestPassDoneCollects(t *testing.T) {
 		noAdvice     bool
 		gcs, returns int
 	}{
-		{1 << 20, false, 4, 0},
-		{1 << 20, true, 2, 2},
-		{limitOnlyBelow - 1, false, 4, 0},
-		{limitOnlyBelow - 1, true, 2, 2},
+		{1 << 20, false, len(collectAfter), 0},
+		{1 << 20, true, len(collectAfter) - len(returnAfter), len(returnAfter)},
+		{limitOnlyBelow - 1, false, len(collectAfter), 0},
+		{limitOnlyBelow - 1, true, len(collectAfter) - len(returnAfter), len(returnAfter)},
 		{limitOnlyBelow, false, 0, 0},
 		{limitOnlyBelow, true, 0, 0},
 		{200 << 20, false, 0, 0},
@@ -132,46 +134,56 @@ func TestLaterAdvice(t *testing.T) {
 func TestHeapAdvice(t *testing.T) {
 	defaultHeapSettings(t)
 	big := int64(200 << 20) // limit past the early range
-	bigLimit := int(big*23/20 + 8<<20)
+	bigLimit := int(limitFor(big))
 	const early = minEarlyAdvice // the early advice for 1,000 inputs
 	many := earlyAdvice(50000)   // and for 50,000
-	if early != earlyAdvice(1000) || many != int(limitFor(50000*inputGuess)) || many <= early || many >= bigLimit {
+	if early != earlyAdvice(1000) || many <= early || many >= bigLimit {
 		t.Fatalf("early advice %d for 1,000 inputs, %d for 50,000", earlyAdvice(1000), many)
 	}
 	if got := earlyAdvice(1 << 30); got != hugemem.MaxHeapAdvice {
 		t.Errorf("early advice %d for 2^30 inputs, want the cap %d", got, hugemem.MaxHeapAdvice)
 	}
-	covered := int64(early-8<<20) * 20 / 23 // about the input the early range covers
-	if limitFor(covered) > early || limitFor(covered+1<<10) <= early {
-		t.Fatalf("limitFor(%d) = %d: the early range should cover about that", covered, limitFor(covered))
+	// covered is the least input whose limit the early range does not
+	// cover (limitFor grows with the input).
+	covered := int64(sort.Search(early, func(n int) bool { return limitFor(int64(n)) > early }))
+	if covered == 0 || covered == early {
+		t.Fatalf("the early range %d covers no input, or every one", early)
 	}
-	covered += 1 << 10                // (just past it)
-	guard := int64(early)*5/4 + 8<<20 // the memory limit while paused
-	const found = int64(1 << 40)      // the memory limit before advise
+	const found = int64(1 << 40) // the memory limit before advise
+	// The limits after read's reports: a guard while the collector is
+	// paused (above the advised range, so that read's input fills it,
+	// below twice it and below the limit found), or the limit found, or
+	// a lower limit the user set (at the range: below any guard).
+	const (
+		guardLimit = iota
+		foundLimit
+		lowerLimit
+	)
+	guards := map[int]int64{} // the guard, by input count
 	for _, c := range []struct {
 		name       string
 		plain      bool // inputs read onto the heap
 		refuse     bool // AdviseHeap refuses
 		gogc       bool // GOGC is set
-		lowLimit   bool // a memory limit below the guard is set
+		lowLimit   bool // a memory limit below the guard is set (early)
 		inputs     int
 		loaded     int64 // what read reports loaded (by 8 goroutines at once)
 		input      int64 // what size is told (-1: the link stops in read)
 		wantAsks   []int
-		wantGCs    int   // collections advise asked for
-		wantInRead int   // GOGC after read's reports
-		wantLimit  int64 // the memory limit then
-		wantAfter  int   // GOGC after size (or release)
+		wantGCs    int // collections advise asked for
+		wantInRead int // GOGC after read's reports
+		wantLimit  int // the memory limit then: guardLimit, foundLimit or lowerLimit
+		wantAfter  int // GOGC after size (or release)
 	}{
-		{"small link", false, false, false, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, -1, guard, -1},
-		{"large link", false, false, false, false, 1000, 40 << 20, big, []int{early, bigLimit - early}, 1, -1, guard, 100},
-		{"read past the range", false, false, false, false, 1000, covered, big, []int{early, bigLimit - early}, 1, 100, found, 100},
-		{"many inputs", false, false, false, false, 50000, covered, big, []int{many, bigLimit - many}, 1, -1, int64(many)*5/4 + 8<<20, 100},
-		{"refused early advice", false, true, false, false, 1000, 40 << 20, big, []int{early, bigLimit}, 0, 100, found, 100},
-		{"inputs on the heap", true, false, false, false, 1000, 40 << 20, big, nil, 0, 100, found, 100},
-		{"GOGC set", false, false, true, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, 100, found, 100},
-		{"lower limit set", false, false, false, true, 1000, 4 << 20, -1, []int{early}, 1, -1, guard - 1, 100},
-		{"stopped in read", false, false, false, false, 1000, 1 << 20, -1, []int{early}, 1, -1, guard, 100},
+		{"small link", false, false, false, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, -1, guardLimit, -1},
+		{"large link", false, false, false, false, 1000, 40 << 20, big, []int{early, bigLimit - early}, 1, -1, guardLimit, 100},
+		{"read past the range", false, false, false, false, 1000, covered, big, []int{early, bigLimit - early}, 1, 100, foundLimit, 100},
+		{"many inputs", false, false, false, false, 50000, covered, big, []int{many, bigLimit - many}, 1, -1, guardLimit, 100},
+		{"refused early advice", false, true, false, false, 1000, 40 << 20, big, []int{early, bigLimit}, 0, 100, foundLimit, 100},
+		{"inputs on the heap", true, false, false, false, 1000, 40 << 20, big, nil, 0, 100, foundLimit, 100},
+		{"GOGC set", false, false, true, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, 100, foundLimit, 100},
+		{"lower limit set", false, false, false, true, 1000, 4 << 20, -1, []int{early}, 1, -1, lowerLimit, 100},
+		{"stopped in read", false, false, false, false, 1000, 1 << 20, -1, []int{early}, 1, -1, guardLimit, 100},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.gogc {
@@ -179,7 +191,7 @@ func TestHeapAdvice(t *testing.T) {
 			}
 			before := found
 			if c.lowLimit {
-				before = guard - 1
+				before = int64(early)
 			}
 			debug.SetGCPercent(100)
 			debug.SetMemoryLimit(before)
@@ -205,17 +217,22 @@ func TestHeapAdvice(t *testing.T) {
 			if got := gcPercent(); got != c.wantInRead {
 				t.Errorf("GOGC %d after read's reports, want %d", got, c.wantInRead)
 			}
-			if got := debug.SetMemoryLimit(-1); got != c.wantLimit {
-				t.Errorf("memory limit %d after read's reports, want %d", got, c.wantLimit)
+			switch got := debug.SetMemoryLimit(-1); c.wantLimit {
+			case guardLimit:
+				if n := int64(asks[0]); got <= n || got >= 2*n || got >= found {
+					t.Errorf("memory limit %d after read's reports, want a guard above the advised %d, below twice it and below %d", got, n, found)
+				}
+				guards[c.inputs] = got
+			case foundLimit, lowerLimit:
+				if got != before {
+					t.Errorf("memory limit %d after read's reports, want the one set before (%d)", got, before)
+				}
 			}
 			if c.input >= 0 {
 				h.size(c.input, c.plain)
-				counted := c.input // (inputs on the heap count three times)
-				if c.plain {
-					counted *= 3
-				}
-				if got, want := debug.SetMemoryLimit(-1), limitFor(counted); got != want {
-					t.Errorf("memory limit %d after size, want %d", got, want)
+				got := debug.SetMemoryLimit(-1)
+				if want, _ := sizeSets(c.input, c.plain); got != want {
+					t.Errorf("memory limit %d after size, want %d, the one size sets for that input alone", got, want)
 				}
 			}
 			h.release()
@@ -233,6 +250,22 @@ func TestHeapAdvice(t *testing.T) {
 			}
 		})
 	}
+	if guards[50000] <= guards[1000] {
+		t.Errorf("guard %d for the range of 50,000 inputs, %d for 1,000: want it larger", guards[50000], guards[1000])
+	}
+}
+
+// sizeSets is the memory limit and GOGC setting heapSizer.size leaves
+// for input bytes (counted as on the heap or not) under the present
+// settings; it puts those settings back.
+func sizeSets(input int64, onHeap bool) (limit int64, gc int) {
+	oldPercent, oldLimit := gcPercent(), debug.SetMemoryLimit(-1)
+	defer func() {
+		debug.SetGCPercent(oldPercent)
+		debug.SetMemoryLimit(oldLimit)
+	}()
+	(&heapSizer{adviseHeap: func(int, bool) bool { return true }, collect: func() {}, freeOS: func() {}}).size(input, onHeap)
+	return debug.SetMemoryLimit(-1), gcPercent()
 }
 
 // gcPercent is the collector's GOGC setting (-1: off).
@@ -257,44 +290,43 @@ func defaultHeapSettings(t *testing.T) {
 	})
 }
 
-// TestLinkHeapSettings links 1,000 generated objects (4.3 MB: not a light
-// link, but below adviceFrom: no advice), 3,000 (past adviceFrom: advised
-// once the command line is parsed) and 4,200 (more than largeArgs
-// arguments: advised before it is parsed), through run, as the command
-// does (advice, read's pause, size, release), under the heap settings a
-// user may set, and checks the outputs are the same bytes whatever the
-// settings, and that the collector and memory limit are left as size sets
-// them (run may be called more than once in a process).
+// TestLinkHeapSettings links about 1,000 generated objects (4.3 MB: not a
+// light link, but below adviceFrom: no advice), 3,000 (past adviceFrom: advised
+// once the command line is parsed) and the same 3,000 on a command line
+// of more than largeArgs arguments (-L options added: advised before it
+// is parsed), through run, as the command does (advice, read's pause,
+// size, release), under the heap settings a user may set, and checks the
+// outputs are the same bytes whatever the settings and the advice, and
+// that the collector and memory limit are left as heapSizer.size, given
+// the same input, sets them (run may be called more than once in a
+// process): the user's GOMEMLIMIT kept, and with the inputs on the heap
+// (WARPLINK_HUGEPAGES=0) a higher limit than without.
 func TestLinkHeapSettings(t *testing.T) {
 	defaultHeapSettings(t)
-	tm, err := gen.LoadTemplates(filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []int{1000, 3000, 4200} {
-		dir := t.TempDir()
-		names, size, err := tm.WriteDir(dir, gen.Config{N: n, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
+	firsts := map[int][]byte{} // the default settings' output, by workload
+	for _, c := range []struct {
+		n   int
+		pad int // -L options added to the command line
+	}{{1000, 0}, {3000, 0}, {3000, largeArgs}} {
+		w := generated(t, c.n)
+		if _, ok, _ := lightLink(&merge.Options{Flags: linkflags.Flags{Inputs: w.inputs}}); ok {
+			t.Fatalf("%d bytes: want a link past lightBytes", w.size)
 		}
-		var inputs []string
-		for _, n := range names {
-			inputs = append(inputs, filepath.Join(dir, n))
+		args := append([]string{"warplink", "-arch=" + gen.Arch, "-o", ""}, w.inputs...)
+		for range c.pad {
+			args = append(args, "-L"+filepath.Dir(w.inputs[0]))
 		}
-		if _, ok, _ := lightLink(&merge.Options{Inputs: inputs}); ok {
-			t.Fatalf("%d bytes: want a link past lightBytes", size)
+		early, advised := len(args)-1 > largeArgs, inputEstimate(&merge.Options{Flags: linkflags.Flags{Inputs: w.inputs}}, fileSize) >= adviceFrom
+		if early != (c.pad > 0) || advised != (c.n >= 3000) {
+			t.Fatalf("%d objects (%d bytes), %d more arguments: early advice %v, advice %v", c.n, w.size, c.pad, early, advised)
 		}
-		args := append([]string{"warplink", "-arch=" + gen.Arch, "-o", ""}, inputs...)
-		early, advised := len(args)-1 > largeArgs, inputEstimate(&merge.Options{Inputs: inputs}, fileSize) >= adviceFrom
-		if early != (n == 4200) || advised != (n >= 3000) {
-			t.Fatalf("%d objects (%d bytes): early advice %v, advice %v", n, size, early, advised)
-		}
-		var first []byte
+		limits := map[string]int64{}
 		for _, env := range [][2]string{{"", ""}, {"GOGC", "50"}, {"GOMEMLIMIT", "32MiB"}, {"WARPLINK_HUGEPAGES", "0"}} {
-			t.Run(fmt.Sprintf("%d/%s=%s", n, env[0], env[1]), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%d+%d/%s=%s", c.n, c.pad, env[0], env[1]), func(t *testing.T) {
 				if env[0] != "" {
 					t.Setenv(env[0], env[1])
 				}
+				onHeap := env[0] == "WARPLINK_HUGEPAGES"
 				debug.SetGCPercent(100)
 				debug.SetMemoryLimit(1 << 40)
 				out := filepath.Join(t.TempDir(), "out.cubin")
@@ -306,32 +338,27 @@ func TestLinkHeapSettings(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if first == nil {
-					first = got
-				} else if !bytes.Equal(got, first) {
-					t.Errorf("output differs from the default settings' (%d bytes against %d)", len(got), len(first))
+				if firsts[c.n] == nil {
+					firsts[c.n] = got
+				} else if !bytes.Equal(got, firsts[c.n]) {
+					t.Errorf("output differs from the default settings' (%d bytes against %d)", len(got), len(firsts[c.n]))
 				}
 				// size leaves its limit for the rest of the process (and a
 				// small link's collector off, unless GOGC is set); nothing
 				// of read's pause may remain.
-				counted := size // (as size counts the input)
-				if env[0] == "WARPLINK_HUGEPAGES" {
-					counted *= 3
+				limit, gc := debug.SetMemoryLimit(-1), gcPercent()
+				limits[env[0]] = limit
+				debug.SetGCPercent(100)
+				debug.SetMemoryLimit(1 << 40)
+				wantLimit, wantGC := sizeSets(w.size, onHeap)
+				if limit != wantLimit || gc != wantGC {
+					t.Errorf("memory limit %d, GOGC %d after the link; size sets %d, %d", limit, gc, wantLimit, wantGC)
 				}
-				limit := debug.SetMemoryLimit(-1)
-				if env[0] == "GOMEMLIMIT" {
-					if limit != 1<<40 {
-						t.Errorf("memory limit %d, want the one set before (%d)", limit, int64(1<<40))
-					}
-				} else if limit != limitFor(counted) {
-					t.Errorf("memory limit %d, want size's %d", limit, limitFor(counted))
+				if env[0] == "GOMEMLIMIT" && limit != 1<<40 {
+					t.Errorf("memory limit %d, want the one set before (%d)", limit, int64(1<<40))
 				}
-				wantGC := 100 // the user's settings rule, and GOGC's for a larger link
-				if counted < limitOnlyBelow && env[0] != "GOGC" && env[0] != "GOMEMLIMIT" {
-					wantGC = -1 // (a small link: the limit alone runs the collector)
-				}
-				if got := gcPercent(); got != wantGC {
-					t.Errorf("GOGC %d after the link, want %d", got, wantGC)
+				if onHeap && limit <= limits[""] {
+					t.Errorf("memory limit %d with the inputs on the heap, want more than %d", limit, limits[""])
 				}
 			})
 		}
@@ -377,7 +404,7 @@ func TestLightLink(t *testing.T) {
 		{"a library of serialBytes", []string{small, "-lmid"}, true, true},
 		{"an object of serialBytes", []string{small, mid}, true, false},
 	} {
-		o := &merge.Options{Inputs: c.inputs, LibDirs: []string{dir}}
+		o := &merge.Options{Flags: linkflags.Flags{Inputs: c.inputs, LibDirs: []string{dir}}}
 		if _, light, serial := lightLink(o); light != c.light || serial != c.serial {
 			t.Errorf("%s: light %v, serial %v; want %v, %v", c.name, light, serial, c.light, c.serial)
 		}
@@ -413,7 +440,7 @@ func TestLight(t *testing.T) {
 				t.Setenv(c.env, map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"}[c.env])
 			}
 			limit := debug.SetMemoryLimit(-1)
-			o := merge.Options{Threads: c.threads}
+			o := merge.Options{Warplink: linkflags.Warplink{Threads: c.threads}}
 			restore := light(&o, c.est, c.est < serialBytes)
 			if !o.PlainMemory || !o.NoRing || o.Threads != c.wantThreads || o.MapFrom != lightMapFrom {
 				t.Errorf("PlainMemory %v, NoRing %v, Threads %d, MapFrom %d: want both, %d and %d", o.PlainMemory, o.NoRing, o.Threads, o.MapFrom, c.wantThreads, lightMapFrom)
@@ -448,7 +475,7 @@ func TestLightLinkRun(t *testing.T) {
 	for _, n := range []string{"a.cubin", "b.cubin", "c.cubin"} {
 		args = append(args, filepath.Join(dir, n))
 	}
-	if _, ok, _ := lightLink(&merge.Options{Inputs: args[4:]}); !ok {
+	if _, ok, _ := lightLink(&merge.Options{Flags: linkflags.Flags{Inputs: args[4:]}}); !ok {
 		t.Fatal("xcall should be a light link")
 	}
 	procs, limit := runtime.GOMAXPROCS(0), debug.SetMemoryLimit(-1)

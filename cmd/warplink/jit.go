@@ -23,19 +23,27 @@ func jitOptions(cmd *cli.Command) jit.Options {
 		Debug:       cmd.Opts.Debug && !cmd.SuppressDebugInfo,
 		Xptxas:      cmd.Xptxas,
 		NVVMPath:    cmd.NVVMPath,
+		Inputs:      cmd.Opts.Inputs,
+		LibDirs:     cmd.Opts.LibDirs,
 		PTXAS:       os.Getenv("WARPLINK_PTXAS"),
 	}
 }
 
 // ltoStep runs the LTO step of a -dlto link before the link itself
 // (package jit): done reports that it ended the run with status code
-// (a failure, a whole program or -emit-ptx written to -o); else its
-// result went to c, whose IR hook gives the link the LTO cubin.
-func ltoStep(cmd *cli.Command, c *jit.Compiler, files *atomicfile.Registry, stderr io.Writer, prog string) (code int, done bool) {
+// (a failure, a whole program or -emit-ptx written to -o), its --time
+// rows written; else its result went to c, whose IR hook gives the link
+// the LTO cubin, and the modules it registers to opts. Either way the
+// link's --time rows start with those of the compiles (nvlink's ptx and
+// lto.* phases).
+func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atomicfile.Registry, stdout, stderr io.Writer, prog string) (code int, done bool) {
+	if cmd.Opts.Time != "" {
+		opts.TimeRows = func() []string { return timeRows(c.Phases(), cmd.Opts.Arch, prog) }
+	}
 	if !cmd.LTO {
 		return 0, false
 	}
-	l := &jit.LTO{Options: jitOptions(cmd), Inputs: cmd.Opts.Inputs, LibDirs: cmd.Opts.LibDirs,
+	l := &jit.LTO{Options: jitOptions(cmd),
 		ForcePartial: cmd.ForcePartialLTO, ForceWhole: cmd.ForceWholeLTO, IgnoreHostInfo: cmd.Opts.IgnoreHostInfo,
 		EmitPTX: cmd.EmitPTX, KernelsUsed: cmd.Opts.KernelsUsed, VariablesUsed: cmd.Opts.VariablesUsed,
 		Helper: os.Getenv("WARPLINK_NVVM_HELPER")}
@@ -43,21 +51,41 @@ func ltoStep(cmd *cli.Command, c *jit.Compiler, files *atomicfile.Registry, stde
 	res, err := l.Run(bag)
 	if err == nil && res.Output != nil {
 		if werr := atomicfile.WriteFile(files, cmd.Opts.Output, res.Output); werr != nil {
-			bag.Fatalf([3]int{9}, "Could not open output file '%s'", cmd.Opts.Output)
+			bag.Fatalf(diag.At(diag.PhaseOutput, 0, 0), "Could not open output file '%s'", cmd.Opts.Output)
 		} else if r := cmd.Opts.RegisterLinkBinaries; r != "" && atomicfile.WriteFile(files, r, merge.RegisterFile(res.Register)) != nil {
-			bag.Fatalf([3]int{9, 1}, "Could not open output file '%s'", r)
+			bag.Fatalf(diag.At(diag.PhaseOutput, 1, 0), "Could not open output file '%s'", r)
 		}
 	}
 	bag.Print(stderr, prog)
-	switch {
-	case err != nil || bag.Failed():
-		return bag.ExitCode(), true
-	case res.Output != nil:
+	if err != nil || bag.Failed() || res.Output != nil {
+		if cmd.Opts.Time != "" {
+			var ps []jit.Phase
+			if res != nil {
+				ps = res.Phases
+			}
+			merge.AppendTime(cmd.Opts.Time, stdout, timeRows(ps, cmd.Opts.Arch, prog))
+		}
 		return bag.ExitCode(), true
 	}
 	c.SetLTO(res)
 	if !res.None {
-		cmd.Opts.RegisterModules = res.Register
+		opts.RegisterModules = res.Register
+	}
+	if cmd.Opts.Time != "" && len(res.Phases) > 0 {
+		// (nvlink compiles the PTX inputs as it reads them, before its
+		// LTO step: their rows come first.)
+		opts.TimeRows = func() []string {
+			return append(timeRows(c.Phases(), cmd.Opts.Arch, prog), timeRows(res.Phases, cmd.Opts.Arch, prog)...)
+		}
 	}
 	return 0, false
+}
+
+// timeRows are the --time rows of the compiles ps, by the program prog.
+func timeRows(ps []jit.Phase, arch, prog string) []string {
+	rows := make([]string, len(ps))
+	for i, p := range ps {
+		rows[i] = p.Row(arch, prog)
+	}
+	return rows
 }

@@ -24,21 +24,22 @@ import (
 //   - the heap gets no advice and no collection: its garbage is a few
 //     megabytes, and a memory limit runs the collector only if the link
 //     allocates far more than its input suggests;
-//   - a serial link (see lightLink) runs its passes on one goroutine each
-//     (Options.Threads 1, unless --warplink-threads says otherwise), on one
-//     P when main could give up the others (a short command line): on a
-//     few files a second worker costs more to wake than it saves.
+//   - a serial link (see lightLink) runs on the main goroutine alone
+//     (Options.Threads 1, unless --warplink-threads says otherwise: merge
+//     then starts no goroutine, and PTX is compiled one input at a time,
+//     Options.JITWorkers 1): on a few files a second worker costs more to
+//     wake than it saves. The runtime keeps its Ps: with no goroutine to
+//     run, the others stay asleep, where giving them up would cost a stop
+//     of the world and the flush of their caches.
 //
 // lightBytes is about 450 generated objects: past it, the heap tuning and
 // the ring pay (1,000 objects link a few milliseconds faster with them).
-// serialBytes is about 60: past it, a second P pays. A command line of at
-// most serialArgs arguments is taken for a serial light link until it is
-// parsed (main).
+// serialBytes is about 60: past it, a second thread pays.
 const (
 	lightBytes   = 2 << 20
 	serialBytes  = 256 << 10
-	serialArgs   = 64
 	lightMapFrom = 64 << 10
+	lightSample  = 8
 )
 
 // lightLink estimates the size of o's inputs and reports whether that
@@ -51,7 +52,11 @@ const (
 func lightLink(o *merge.Options) (est int64, light, serial bool) {
 	files := *o
 	files.Inputs = slices.DeleteFunc(slices.Clone(o.Inputs), isLibrary)
-	est = inputEstimate(&files, fileSize)
+	// (A few inputs tell a light link: its stat calls are a few percent
+	// of it. Near the threshold, or past it, the full sample decides.)
+	if est = sampledEstimate(&files, fileSize, lightSample); est >= lightBytes/2 {
+		est = inputEstimate(&files, fileSize)
+	}
 	serial = est < serialBytes
 	for _, in := range o.Inputs {
 		if !isLibrary(in) {
@@ -79,7 +84,7 @@ func light(o *merge.Options, est int64, serial bool) (restore func()) {
 		o.MapFrom = lightMapFrom
 	}
 	if o.Threads == 0 && serial {
-		o.Threads = 1
+		o.Threads, o.JITWorkers = 1, 1
 	}
 	gcPercent, memLimit, tuned := 0, int64(0), false
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {

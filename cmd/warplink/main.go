@@ -6,6 +6,12 @@
 //	warplink demo [-o FILE]               link the embedded sample program
 //	warplink cmp A B                      compare two cubins
 //	warplink dump FILE                    print a readelf-like dump
+//
+// The runtime does not watch the CPU limit for changes
+// (updatemaxprocs=0): the goroutine and timer that would do it cost every
+// small link, which is over in a few milliseconds.
+//
+//go:debug updatemaxprocs=0
 package main
 
 import (
@@ -25,18 +31,11 @@ import (
 )
 
 func main() {
-	// A short command line is most likely a serial light link (see
-	// light.go): the second P goes before anything else runs. With one P,
-	// the goroutines the passes start run on the thread that started them
-	// instead of waking a second one (on the 2-core VM, with other work on
-	// the machine, the wake-ups alone cost a three-object link more than
-	// the stop of the world this takes). A link that turns out not to be
-	// serial gets the runtime's default back (link).
-	if len(os.Args) <= serialArgs && os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 	files := atomicfile.NewRegistry()
 	stop := files.HandleSignals(os.Interrupt, syscall.SIGTERM)
+	// (The outputs' commits are the run's last acts: over an existing
+	// file the moment of renaming it needs no handler.)
+	files.IgnoreSignalsAtCommit()
 	stopProfile := startProfile()
 	code := run(os.Args, os.Stdout, os.Stderr, files, true)
 	stopProfile()
@@ -88,7 +87,7 @@ const usage = `usage: warplink [nvlink options] <objects>   link, like nvlink (-
 func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfile.Registry, exiting bool) int {
 	bag := &diag.Bag{}
 	fatal := func(err error) int {
-		bag.Fatalf([3]int{}, "%s", err)
+		bag.Fatalf(diag.At(diag.PhaseInputs, 0, 0), "%s", err)
 		bag.Print(stderr, prog)
 		return 1
 	}
@@ -130,30 +129,29 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	if cmd.HostLinkerScript != "" {
 		return hostLinkerScript(cmd, stdout, prog, files, bag, stderr)
 	}
-	cmd.Opts.Files = files
+	opts := &merge.Options{Flags: cmd.Opts, Warplink: cmd.Warplink}
+	opts.Files = files
 	if cmd.Release == 0 {
-		cmd.Opts.CheckRelease = cmd.CheckRelease
+		opts.CheckRelease = cmd.CheckRelease
 	}
 	jc := jit.New(jitOptions(cmd))
-	if code, done := ltoStep(cmd, jc, files, stderr, prog); done {
+	defer jc.Close()
+	if code, done := ltoStep(cmd, opts, jc, files, stdout, stderr, prog); done {
 		return code
 	}
-	cmd.Opts.JIT, cmd.Opts.JITWorkers = jc, runtime.NumCPU()
-	cmd.Opts.PlainMemory = plainMemory
+	opts.JIT, opts.JITWorkers = jc, runtime.NumCPU()
+	opts.PlainMemory = plainMemory
 	// WARPLINK_IOURING=0 reads the inputs without io_uring.
-	cmd.Opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"
-	ownProcs := cmd.Opts.Threads == 0 && os.Getenv("GOMAXPROCS") == ""
+	opts.NoRing = os.Getenv("WARPLINK_IOURING") == "0"
+	ownProcs := opts.Threads == 0 && os.Getenv("GOMAXPROCS") == ""
 	// (The estimate also decides the arenas' pages:
 	// merge.Options.InputEstimate.)
-	est, isLight, serial := lightLink(&cmd.Opts)
+	est, isLight, serial := lightLink(opts)
 	isLight = isLight && !early
-	if serial = serial && isLight && cmd.Opts.Threads == 0; exiting && !serial &&
-		runtime.GOMAXPROCS(0) == 1 && os.Getenv("GOMAXPROCS") == "" {
-		runtime.SetDefaultGOMAXPROCS() // (main's one P, for a short command line)
-	}
+	serial = serial && isLight && opts.Threads == 0
 	if isLight {
-		restore := light(&cmd.Opts, est, serial)
-		code := merge.Link(&cmd.Opts, stdout, stderr, prog)
+		restore := light(opts, est, serial)
+		code := merge.Link(opts, stdout, stderr, prog)
 		if !exiting {
 			restore()
 		}
@@ -161,26 +159,26 @@ func link(args []string, stdout, stderr io.Writer, prog string, files *atomicfil
 	}
 	// A larger link gets one P per 2.5 MiB of input (procsFor), and below
 	// adviceFrom leaves the Go heap's pages as the runtime has them.
-	cmd.Opts.InputEstimate = est
+	opts.InputEstimate = est
 	if procs := runtime.GOMAXPROCS(0); ownProcs {
 		if p := procsFor(est, procs); p < procs {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
 		}
 	}
-	heap.noAdvice, cmd.Opts.SmallPages = pagesFor(est, !early && !plainMemory)
+	heap.noAdvice, opts.SmallPages = pagesFor(est, !early && !plainMemory)
 	if !early {
-		heap.advise(cmd.Opts.PlainMemory || heap.noAdvice, len(cmd.Opts.Inputs))
+		heap.advise(opts.PlainMemory || heap.noAdvice, len(opts.Inputs))
 	}
-	cmd.Opts.InputSize = heap.size
-	cmd.Opts.Reading = heap.reading
-	cmd.Opts.PassDone = heap.passDone
-	return merge.Link(&cmd.Opts, stdout, stderr, prog)
+	opts.InputSize = heap.size
+	opts.Reading = heap.reading
+	opts.PassDone = heap.passDone
+	return merge.Link(opts, stdout, stderr, prog)
 }
 
 // hostLinkerScript is the -ghls mode: write the script to -o or stdout.
 func hostLinkerScript(cmd *cli.Command, stdout io.Writer, prog string, files *atomicfile.Registry, bag *diag.Bag, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
-		bag.Fatalf([3]int{}, format, a...)
+		bag.Fatalf(diag.At(diag.PhaseInputs, 0, 0), format, a...)
 		bag.Print(stderr, prog)
 		return 1
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -48,11 +49,26 @@ func TestVersionHelp(t *testing.T) {
 }
 
 // TestLTONoIR: -dlto over inputs without NVVM IR is an ordinary link
-// after nvlink's warning; an input that cannot be read is nvlink's fatal
-// error before the LTO step. (Links with IR: internal/e2e TestJITLTO.)
+// after nvlink's warning, once libnvvm loads: nvlink loads it first, and
+// without one its fatal error comes before any input is read. (The helper
+// here is a script answering warplink-nvvm -check; links with IR:
+// internal/e2e TestJITLTO.)
 func TestLTONoIR(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake helper is a shell script")
+	}
+	helper := func(body string) string {
+		p := filepath.Join(t.TempDir(), "warplink-nvvm")
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	loads := helper("echo libnvvm.so.4")
+	none := helper(`echo "warplink-nvvm: no usable libnvvm: tried /n/lib64/libnvvm.so (not found)" >&2; exit 1`)
 	dir := "../../testdata/corpus/cuda11.8-sm_90/xcall/"
 	out := filepath.Join(t.TempDir(), "x.cubin")
+	t.Setenv("WARPLINK_NVVM_HELPER", loads)
 	_, errs, code := runArgs("nvlink", "-arch=sm_90", "-o", out, dir+"a.cubin", dir+"b.cubin", dir+"c.cubin", "-dlto", "-nvvmpath", "/n")
 	want := ""
 	for _, f := range []string{"a", "b", "c"} {
@@ -65,6 +81,17 @@ func TestLTONoIR(t *testing.T) {
 	_, errs, code = runArgs("nvlink", "-arch=sm_90", "-o", out, "missing.o", "-dlto", "-nvvmpath", "/n")
 	if code != 1 || errs != "nvlink fatal   : Could not open input file 'missing.o'\n" {
 		t.Errorf("-dlto, a missing input: %q %d", errs, code)
+	}
+	t.Setenv("WARPLINK_NVVM_HELPER", none)
+	const noLib = "nvlink info    : no usable libnvvm: tried /n/lib64/libnvvm.so (not found)\nnvlink fatal   : elfLink linker library load error\n"
+	for _, in := range []string{dir + "a.cubin", "missing.o"} {
+		os.Remove(out)
+		if _, errs, code = runArgs("nvlink", "-arch=sm_90", "-o", out, in, "-dlto", "-nvvmpath", "/n"); code != 1 || errs != noLib {
+			t.Errorf("-dlto without libnvvm, %s: %q %d, want %q 1", in, errs, code, noLib)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("-dlto without libnvvm, %s: an output file", in)
+		}
 	}
 }
 

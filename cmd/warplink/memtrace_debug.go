@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +18,15 @@ import (
 func init() { memTrace = memTraceLine }
 
 func memTraceLine(pass string) {
+	if path := os.Getenv("WARPLINK_HEAPPROFILE_AT"); path != "" && strings.HasPrefix(path, pass+":") {
+		// A heap profile of what is live as this pass ends (with -tags
+		// pprof, sampled every 4 KiB).
+		if f, err := os.Create(path[len(pass)+1:]); err == nil {
+			runtime.GC()
+			pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	st, _ := os.ReadFile("/proc/self/status")
 	get := func(b []byte, key string) string {
 		for _, l := range strings.Split(string(b), "\n") {

@@ -40,11 +40,16 @@ func procsFor(est int64, procs int) int {
 // 2-3 µs each: all of 100,000 inputs would be 0.2-0.3 s). An input that
 // cannot be found counts as nothing (read reports it).
 func inputEstimate(o *merge.Options, size func(path string) (int64, bool)) int64 {
+	return sampledEstimate(o, size, procsSample)
+}
+
+// sampledEstimate is inputEstimate from at most samples inputs.
+func sampledEstimate(o *merge.Options, size func(path string) (int64, bool), samples int) int64 {
 	n := len(o.Inputs)
 	if n == 0 {
 		return 0
 	}
-	step := (n + procsSample - 1) / procsSample
+	step := (n + samples - 1) / samples
 	var sum int64
 	var seen int
 	for i := 0; i < n; i += step {

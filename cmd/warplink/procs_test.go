@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/bench/gen"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -70,7 +71,7 @@ func TestInputEstimate(t *testing.T) {
 			}
 			return c.each, true
 		}
-		if got := inputEstimate(&merge.Options{Inputs: inputs(c.n)}, size); got != c.want {
+		if got := inputEstimate(&merge.Options{Flags: linkflags.Flags{Inputs: inputs(c.n)}}, size); got != c.want {
 			t.Errorf("%s: %d bytes, want %d", c.name, got, c.want)
 		}
 		if stats > c.maxStats {
@@ -89,7 +90,7 @@ func TestInputEstimateLibraries(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.cubin"), make([]byte, 1<<10), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := &merge.Options{Inputs: []string{filepath.Join(dir, "a.cubin"), "-lbig", "-lmissing"}, LibDirs: []string{dir}}
+	o := &merge.Options{Flags: linkflags.Flags{Inputs: []string{filepath.Join(dir, "a.cubin"), "-lbig", "-lmissing"}, LibDirs: []string{dir}}}
 	if got, want := inputEstimate(o, fileSize), int64(10<<20+1<<10); got != want {
 		t.Errorf("with a -l archive: %d bytes, want %d", got, want)
 	}
@@ -99,29 +100,18 @@ func TestInputEstimateLibraries(t *testing.T) {
 	}
 }
 
-// TestSmallLinkProcs links 1,000 generated objects (past lightBytes) through run on 16 Ps: the
-// link runs on procsFor's fewer (seen from the passes' hook), GOMAXPROCS
-// is 16 again afterwards, and the bytes are those of the same link with
-// GOMAXPROCS set by the user (which procsFor leaves alone).
+// TestSmallLinkProcs links about 1,000 generated objects (past
+// lightBytes) through run on 16 Ps: the link runs on procsFor's fewer
+// (seen from the passes' hook), GOMAXPROCS is 16 again afterwards, and the
+// bytes are those of the same link with GOMAXPROCS set by the user (which
+// procsFor leaves alone).
 func TestSmallLinkProcs(t *testing.T) {
 	defaultHeapSettings(t)
 	if os.Getenv("GOMAXPROCS") != "" {
 		t.Skip("GOMAXPROCS set")
 	}
-	tm, err := gen.LoadTemplates(filepath.Join("..", "..", "testdata", "corpus", "cuda11.8-sm_90"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	names, _, err := tm.WriteDir(dir, gen.Config{N: 1000, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inputs []string
-	for _, n := range names {
-		inputs = append(inputs, filepath.Join(dir, n))
-	}
-	want := procsFor(inputEstimate(&merge.Options{Inputs: inputs}, fileSize), 16)
+	inputs := generated(t, 1000).inputs
+	want := procsFor(inputEstimate(&merge.Options{Flags: linkflags.Flags{Inputs: inputs}}, fileSize), 16)
 	if want >= 16 || want < minProcs {
 		t.Fatalf("1,000 objects: procsFor %d, want fewer than 16", want)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"syscall"
@@ -99,8 +100,8 @@ func TestAbortNoTarget(t *testing.T) {
 }
 
 // TestRemovePending checks that RemovePending removes the named temporary
-// files of files not yet committed (targets that exist get those), whose
-// Commit then fails, and leaves committed ones alone.
+// files of files not yet committed, whose Commit then fails, and leaves
+// committed ones alone.
 func TestRemovePending(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"a", "b"} {
@@ -109,10 +110,10 @@ func TestRemovePending(t *testing.T) {
 		}
 	}
 	r := NewRegistry()
-	a, _ := r.Create(filepath.Join(dir, "a"))
-	b, _ := r.Create(filepath.Join(dir, "b"))
+	a, _ := create(filepath.Join(dir, "a"), r, false)
+	b, _ := create(filepath.Join(dir, "b"), r, false)
 	if a.tmp == "" || b.tmp == "" {
-		t.Fatal("no named temporary files over existing targets")
+		t.Fatal("no named temporary files")
 	}
 	b.Write([]byte("new"))
 	if err := b.Commit(); err != nil {
@@ -195,6 +196,75 @@ func TestUnnamedTargetAppears(t *testing.T) {
 		t.Fatal(err)
 	}
 	holds(t, out, "new")
+	leaves(t, dir, 1)
+}
+
+// TestIgnoreSignalsAtCommit checks that, where there are unnamed files, an
+// existing target gets one too, that its Commit under
+// IgnoreSignalsAtCommit replaces it with no handler installed and no
+// temporary left, and that the signals are ignored from then on. (It
+// leaves SIGUSR1 ignored in the test binary.)
+func TestIgnoreSignalsAtCommit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("unnamed files are Linux's")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.cubin")
+	if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRegistry()
+	stop := r.HandleSignals(syscall.SIGUSR1)
+	defer stop()
+	r.IgnoreSignalsAtCommit()
+	f, err := r.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.unnamed {
+		t.Skip("no O_TMPFILE on this file system")
+	}
+	f.Write([]byte("new"))
+	holds(t, out, "old")
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	holds(t, out, "new")
+	leaves(t, dir, 1)
+	if r.stopper != nil {
+		t.Error("a signal handler was installed")
+	}
+	if !signal.Ignored(syscall.SIGUSR1) {
+		t.Error("SIGUSR1 not ignored after the commit")
+	}
+}
+
+// TestTargetBecomesFolder checks that a Commit over a target that has
+// become a folder since Create fails, and leaves the folder and no
+// temporary file.
+func TestTargetBecomesFolder(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.cubin")
+	if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewRegistry().Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("new"))
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if f.Commit() == nil {
+		t.Fatal("Commit over a folder succeeded")
+	}
+	if st, err := os.Stat(out); err != nil || !st.IsDir() {
+		t.Fatalf("the folder is gone: %v", err)
+	}
 	leaves(t, dir, 1)
 }
 
@@ -301,11 +371,11 @@ func TestDevNull(t *testing.T) {
 	}
 }
 
-// TestSignal runs a child that starts writing over an existing file (a
-// named temporary file, and the handler installed with it), or a new one
-// (unnamed where the system allows, and no handler), and waits; SIGTERM
-// must leave the old file or none, and no temporary behind, and the child
-// must die of the signal.
+// TestSignal runs a child that starts writing a named temporary file over
+// an existing file (and the handler installed with it), or an unnamed one
+// where the system allows over an existing file or a new one (and no
+// handler), and waits; SIGTERM must leave the old file or none, and no
+// temporary behind, and the child must die of the signal.
 func TestSignal(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("unix only")
@@ -313,7 +383,7 @@ func TestSignal(t *testing.T) {
 	if out := os.Getenv("ATOMICFILE_CHILD"); out != "" {
 		r := NewRegistry()
 		r.HandleSignals(syscall.SIGINT, syscall.SIGTERM)
-		f, err := r.Create(out)
+		f, err := create(out, r, os.Getenv("ATOMICFILE_NAMED") == "")
 		if err != nil {
 			os.Exit(3)
 		}
@@ -325,7 +395,8 @@ func TestSignal(t *testing.T) {
 		// comes late.
 		time.Sleep(time.Hour)
 	}
-	for _, existing := range []bool{true, false} {
+	for _, tc := range []struct{ existing, named bool }{{true, true}, {true, false}, {false, false}} {
+		existing := tc.existing
 		dir := t.TempDir()
 		out := filepath.Join(dir, "out.cubin")
 		if existing {
@@ -333,6 +404,9 @@ func TestSignal(t *testing.T) {
 		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestSignal$")
 		cmd.Env = append(os.Environ(), "ATOMICFILE_CHILD="+out)
+		if tc.named {
+			cmd.Env = append(cmd.Env, "ATOMICFILE_NAMED=1")
+		}
 		stdout, _ := cmd.StdoutPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -342,7 +416,7 @@ func TestSignal(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("child: %q %v", line, err)
 		}
-		if n := len(entries(t, dir)); existing && n != 2 {
+		if n := len(entries(t, dir)); tc.named && n != 2 {
 			t.Fatalf("child should have a temporary file: %d entries", n)
 		}
 		cmd.Process.Signal(syscall.SIGTERM)

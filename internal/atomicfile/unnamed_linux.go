@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"os"
+	"runtime"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -44,3 +45,43 @@ func linkUnnamed(f *os.File, path string) error {
 	}
 	return nil
 }
+
+// replace renames tmp over path, which exists. It exchanges the two names
+// (renameat2's RENAME_EXCHANGE) and removes tmp, which then names the old
+// file: renaming over an existing file makes ext4 (auto_da_alloc) start
+// writing the new file's blocks out at once, which costs a small link a
+// tenth of its time, while an exchange and an unlink do not. Where the
+// exchange is refused (another file system, an older kernel, an
+// architecture whose call number is not listed here) it renames.
+func replace(tmp, path string) error {
+	nr, ok := renameat2[runtime.GOARCH]
+	if !ok {
+		return os.Rename(tmp, path)
+	}
+	from, err := syscall.BytePtrFromString(tmp)
+	if err != nil {
+		return err
+	}
+	to, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	const atFDCWD, renameExchange = -100, 2
+	fdcwd := atFDCWD // (a variable: a negative constant does not convert to uintptr)
+	_, _, e := syscall.Syscall6(nr, uintptr(fdcwd), uintptr(unsafe.Pointer(from)),
+		uintptr(fdcwd), uintptr(unsafe.Pointer(to)), renameExchange, 0)
+	if e != 0 {
+		return os.Rename(tmp, path)
+	}
+	if err := syscall.Unlink(tmp); err != nil {
+		// (The target had become something that cannot be unlinked, a
+		// folder: put it back, as a rename over it would have failed.)
+		syscall.Syscall6(nr, uintptr(fdcwd), uintptr(unsafe.Pointer(from)),
+			uintptr(fdcwd), uintptr(unsafe.Pointer(to)), renameExchange, 0)
+		return &os.LinkError{Op: "rename", Old: tmp, New: path, Err: err}
+	}
+	return nil
+}
+
+// renameat2 is renameat2's system call number by GOARCH.
+var renameat2 = map[string]uintptr{"amd64": 316, "arm64": 276, "riscv64": 276, "loong64": 276, "386": 353, "ppc64le": 357, "s390x": 347}

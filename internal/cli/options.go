@@ -1,5 +1,6 @@
-// Package cli parses nvlink's command line into merge.Options, with
-// nvlink's own option syntax, list handling, options files and messages.
+// Package cli parses nvlink's command line into linkflags.Flags (and
+// warplink's own options into linkflags.Warplink), with nvlink's own
+// option syntax, list handling, options files and messages.
 package cli
 
 import (
@@ -10,14 +11,15 @@ import (
 	"strings"
 
 	"github.com/warplink/warplink/internal/diag"
-	"github.com/warplink/warplink/merge"
+	"github.com/warplink/warplink/internal/linkflags"
 )
 
 // Command is a parsed command line: the link options proper plus the
 // options that do not reach the passes (modes, LTO settings, accepted
 // no-ops).
 type Command struct {
-	Opts merge.Options
+	Opts     linkflags.Flags    // nvlink's options
+	Warplink linkflags.Warplink // warplink's own (--warplink-*)
 
 	Help    bool // -h
 	Version bool // -V
@@ -118,7 +120,7 @@ func ParseRelease(args []string, readFile func(string) ([]byte, error), bag *dia
 	rel := releaseVersion(args, env)
 	p := &parser{
 		table:    releaseTable(options(), rel),
-		cmd:      &Command{Opts: merge.Options{Machine64: true}},
+		cmd:      &Command{Opts: linkflags.Flags{Machine64: true}},
 		bag:      bag,
 		readFile: readFile,
 		last:     map[string]string{},
@@ -244,7 +246,7 @@ func (p *parser) apply(o *option, v string) error {
 		}
 	}
 	if prev, ok := p.last[display]; ok && prev != v {
-		p.bag.Warnf([3]int{}, "incompatible redefinition for option '%s', the last value of this option was used", display)
+		p.bag.Warnf(diag.At(diag.PhaseInputs, 0, 0), "incompatible redefinition for option '%s', the last value of this option was used", display)
 	}
 	p.last[display] = v
 	p.noteOption(o, v)

@@ -112,9 +112,9 @@ func releaseTable(table []option, rel int) []option {
 		}
 	}
 	own := option{long: "nvlink-version", kind: kString, arg: "<version>",
-		help: "warplink: link as this nvlink release (11.8, 12.5, 13.0; default: that of the toolkit the newest input was built with).",
+		help: "warplink: link as this nvlink release (11.8, 12.4, 12.5, 13.0; default: that of the toolkit the newest input was built with).",
 		set:  func(c *Command, v string) { c.Opts.NvlinkVersion = v }}
-	table = insertBefore(table, "time", own)
+	table = insertBefore(slices.Grow(table, 5), "time", own) // (room for every insertion: the table is copied once)
 	if rel == 118 {
 		return table
 	}

@@ -7,15 +7,18 @@ import (
 	"strings"
 )
 
-// archValues are the targets nvlink 11.8 accepts for -arch.
+// archValues are the targets nvlink 11.8 accepts for -arch: compute_,
+// lto_ and sm_ of each architecture (written out: every link parses a
+// command line, and building the names took a tenth of that).
 func archValues() []string {
-	var v []string
-	for _, prefix := range []string{"compute_", "lto_", "sm_"} {
-		for _, n := range []int{35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90} {
-			v = append(v, prefix+strconv.Itoa(n))
-		}
+	return []string{
+		"compute_35", "compute_37", "compute_50", "compute_52", "compute_53", "compute_60", "compute_61", "compute_62",
+		"compute_70", "compute_72", "compute_75", "compute_80", "compute_86", "compute_87", "compute_89", "compute_90",
+		"lto_35", "lto_37", "lto_50", "lto_52", "lto_53", "lto_60", "lto_61", "lto_62",
+		"lto_70", "lto_72", "lto_75", "lto_80", "lto_86", "lto_87", "lto_89", "lto_90",
+		"sm_35", "sm_37", "sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62",
+		"sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90",
 	}
-	return v
 }
 
 // num parses a value Parse has already checked.
@@ -27,6 +30,14 @@ func num(v string) int64 {
 // options returns nvlink 11.8's option table: every option of its --help,
 // in that order, then the undocumented ones it accepts (help == "").
 func options() []option {
+	t := helpOptionsAToM()
+	t = append(t, helpOptionsMToW()...)
+	return append(t, undocumentedOptions()...)
+}
+
+// helpOptionsAToM are the options of nvlink 11.8's --help from Xptxas to
+// machine, in its order.
+func helpOptionsAToM() []option {
 	return []option{
 		{long: "Xptxas", short: "Xptxas", kind: kString, arg: "<options>",
 			help: "Ptxas options (used with LTO and PTX JIT).",
@@ -93,6 +104,13 @@ func options() []option {
 		{long: "machine", short: "m", kind: kNumber, arg: "<bits>", values: []string{"32", "64"}, joined: true,
 			help: "Specify 32 or 64 bit host architecture (default 64).",
 			set:  func(c *Command, v string) { c.Opts.Machine64 = num(v) == 64 }},
+	}
+}
+
+// helpOptionsMToW are the rest of --help's options, from maxrregcount to
+// warning-as-error, warplink's own options among them.
+func helpOptionsMToW() []option {
+	return []option{
 		{long: "maxrregcount", short: "maxrregcount", kind: kNumber, arg: "<amount>",
 			help: "Max register count (used with LTO and PTX JIT).",
 			set:  func(c *Command, v string) { c.MaxRegCount = num(v) }},
@@ -124,15 +142,15 @@ func options() []option {
 			set:  func(c *Command, _ string) { c.Opts.SuppressStackSizeWarning = true }},
 		// warplink's own options (nvlink has none of these names).
 		{long: "warplink-dump", kind: kEnum, arg: "<pass>",
-			values: []string{"read", "resolve", "merge", "dce", "layout", "relocate", "finalize", "write"},
+			values: []string{"read", "resolve", "merge", "dce", "layout", "relocate", "finalize", "order", "write"},
 			help:   "warplink: print the link state after this pass to stderr.",
-			set:    func(c *Command, v string) { c.Opts.Dump = v }},
+			set:    func(c *Command, v string) { c.Warplink.Dump = v }},
 		{long: "warplink-threads", kind: kNumber, arg: "<N>",
 			help: "warplink: use at most N threads (default: all cores); the output does not change.",
-			set:  func(c *Command, v string) { n, _ := strconv.ParseInt(v, 0, 64); c.Opts.Threads = int(n) }},
+			set:  func(c *Command, v string) { n, _ := strconv.ParseInt(v, 0, 64); c.Warplink.Threads = int(n) }},
 		{long: "warplink-shards", kind: kNumber, arg: "<N>",
 			help: "warplink: resolve symbols in N shards (default: one per thread); the output does not change.",
-			set:  func(c *Command, v string) { n, _ := strconv.ParseInt(v, 0, 64); c.Opts.Shards = int(n) }},
+			set:  func(c *Command, v string) { n, _ := strconv.ParseInt(v, 0, 64); c.Warplink.Shards = int(n) }},
 		{long: "time", short: "time", kind: kString, arg: "<file name>",
 			help: "Append a CSV table of the time taken per phase to the file ('-' = stdout).",
 			set:  func(c *Command, v string) { c.Opts.Time = v }},
@@ -151,8 +169,13 @@ func options() []option {
 		{long: "warning-as-error", short: "Werror", kind: kBool,
 			help: "Make all warnings into errors.",
 			set:  func(c *Command, _ string) { c.Opts.Werror = true }},
+	}
+}
 
-		// Undocumented options nvlink 11.8 accepts (nvcc passes some of them).
+// undocumentedOptions are the options nvlink 11.8 accepts without listing
+// them in --help (nvcc passes some of them).
+func undocumentedOptions() []option {
+	return []option{
 		{long: "allow-undefined-globals", short: "allow-undefined-globals", kind: kBool,
 			set: func(c *Command, _ string) { c.Opts.AllowUndefinedGlobals = true }},
 		{long: "cuda-api-version", short: "cuda-api-version", kind: kString,
@@ -232,8 +255,8 @@ func PrintVersion(w io.Writer, prog, release string) {
 		return
 	}
 	fmt.Fprintf(w, "Compatible with nvlink of Cuda compilation tools, release 11.8, V11.8.89\n")
-	fmt.Fprintf(w, "Links as the nvlink of the toolkit the newest input was built with: 11.8, 12.5 or 13.0 (--nvlink-version names one)\n")
+	fmt.Fprintf(w, "Links as the nvlink of the toolkit the newest input was built with: 11.8, 12.4, 12.5 or 13.0 (--nvlink-version names one)\n")
 }
 
 // releaseBuilds are the builds of the nvlink releases warplink links as.
-var releaseBuilds = map[string]string{"11.8": "V11.8.89", "12.5": "V12.5.40", "13.0": "V13.0.88"}
+var releaseBuilds = map[string]string{"11.8": "V11.8.89", "12.4": "V12.4.131", "12.5": "V12.5.40", "13.0": "V13.0.88"}

@@ -20,10 +20,6 @@ func readLines(t *testing.T, path string) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
-// knownDifferent are names whose cu++filt text this package does not
-// reproduce; each is printed mangled (ok=false) instead.
-var knownDifferent = map[string]string{}
-
 // TestAgainstCuFilt compares with cu++filt 11.8's output recorded in
 // testdata/cufilt.txt for testdata/names.txt: every function name of the
 // corpus and a set of constructs device code uses.
@@ -36,12 +32,6 @@ func TestAgainstCuFilt(t *testing.T) {
 	same := 0
 	for i, n := range names {
 		got, ok := Demangle(n)
-		if _, skip := knownDifferent[n]; skip {
-			if ok {
-				t.Errorf("%s: demangled to %q; expected a refusal (cu++filt: %q)", n, got, want[i])
-			}
-			continue
-		}
 		if got != want[i] {
 			t.Errorf("Demangle(%q) = %q (ok=%v), cu++filt %q", n, got, ok, want[i])
 			continue
@@ -76,9 +66,6 @@ func TestLiveCuFilt(t *testing.T) {
 	}
 	sc := bufio.NewScanner(bytes.NewReader(in))
 	for sc.Scan() {
-		if _, skip := knownDifferent[sc.Text()]; skip {
-			continue
-		}
 		got, _ := Demangle(sc.Text())
 		c := exec.Command(path, sc.Text())
 		w, err := c.Output()

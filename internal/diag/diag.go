@@ -36,13 +36,44 @@ func (s Severity) prefix(promoted bool) string {
 	}
 }
 
-// Diag is one message. Key orders diagnostics deterministically: passes set
-// it to (phase, file ID, position) so that output does not depend on
-// goroutine scheduling.
+// Key orders diagnostics deterministically, so that output does not
+// depend on goroutine scheduling: (phase, major, minor), compared in
+// turn; major and minor are mostly the file ID and a position in it.
+type Key [3]int
+
+// Phase is a Key's first component: the stage of the link whose checks
+// raised the diagnostic. Diagnostics print in phase order, which is
+// nvlink's order, not always the order warplink's passes run in.
+type Phase int
+
+const (
+	// PhaseInputs: the command line, the release, the inputs as read and
+	// compiled (major: the file ID; -1 before any input, -2 for LTO).
+	PhaseInputs Phase = 0
+	// PhaseResolve: symbol conflicts (major: the file folded).
+	PhaseResolve Phase = 1
+	// PhaseMerge: sections that cannot merge (major: the file ID).
+	PhaseMerge Phase = 2
+	// PhaseReports: the reports on the linked program: stack sizes
+	// (major 0), the --dump-callgraph text (1), undefined references (2).
+	PhaseReports Phase = 3
+	// PhaseLimits: data over nvlink's limits (layout).
+	PhaseLimits Phase = 4
+	// PhaseVerbose: -v's statistics.
+	PhaseVerbose Phase = 5
+	// PhaseOutput: writing the output files (major: 0 the -o file, 1 the
+	// --register-link-binaries file, 2 the output's size limit).
+	PhaseOutput Phase = 9
+)
+
+// At is the key of a diagnostic of phase p at (major, minor).
+func At(p Phase, major, minor int) Key { return Key{int(p), major, minor} }
+
+// Diag is one message, ordered by its Key.
 type Diag struct {
 	Sev      Severity
 	Promoted bool // a warning made an error by -Werror
-	Key      [3]int
+	Key      Key
 	Msg      string
 	Verbatim bool // printed as it is, without the program name and severity
 }
@@ -60,7 +91,7 @@ type Bag struct {
 }
 
 // Add records a message. Keys that tie keep insertion order.
-func (b *Bag) Add(sev Severity, key [3]int, format string, a ...any) {
+func (b *Bag) Add(sev Severity, key Key, format string, a ...any) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	d := Diag{Sev: sev, Key: key, Msg: fmt.Sprintf(format, a...)}
@@ -77,17 +108,17 @@ func (b *Bag) Add(sev Severity, key [3]int, format string, a ...any) {
 
 // Text records a block of text printed as it is at key's place among the
 // diagnostics (nvlink's --dump-callgraph report goes to the same stream).
-func (b *Bag) Text(key [3]int, text string) {
+func (b *Bag) Text(key Key, text string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.list = append(b.list, Diag{Sev: Info, Key: key, Msg: text, Verbatim: true})
 }
 
 // Errorf, Warnf, Infof and Fatalf are Add with a severity.
-func (b *Bag) Errorf(key [3]int, format string, a ...any) { b.Add(Error, key, format, a...) }
-func (b *Bag) Warnf(key [3]int, format string, a ...any)  { b.Add(Warning, key, format, a...) }
-func (b *Bag) Infof(key [3]int, format string, a ...any)  { b.Add(Info, key, format, a...) }
-func (b *Bag) Fatalf(key [3]int, format string, a ...any) { b.Add(Fatal, key, format, a...) }
+func (b *Bag) Errorf(key Key, format string, a ...any) { b.Add(Error, key, format, a...) }
+func (b *Bag) Warnf(key Key, format string, a ...any)  { b.Add(Warning, key, format, a...) }
+func (b *Bag) Infof(key Key, format string, a ...any)  { b.Add(Info, key, format, a...) }
+func (b *Bag) Fatalf(key Key, format string, a ...any) { b.Add(Fatal, key, format, a...) }
 
 // Failed reports whether an error or fatal diagnostic was recorded.
 func (b *Bag) Failed() bool {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/internal/cmpelf"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -21,23 +22,25 @@ import (
 var corpusDir = envOr("WARPLINK_CORPUS", corpusSM90)
 
 // The bundled corpora (testdata/corpus/src/build.sh sm_90 and sm_80), of
-// CUDA 11.8 and 12.5, each with its nvlink's outputs.
+// CUDA 11.8, 12.4 and 12.5, each with its nvlink's outputs.
 const (
 	corpusSM90    = "../../testdata/corpus/cuda11.8-sm_90"
 	corpusSM80    = "../../testdata/corpus/cuda11.8-sm_80"
+	corpus124SM90 = "../../testdata/corpus/cuda12.4-sm_90"
+	corpus124SM80 = "../../testdata/corpus/cuda12.4-sm_80"
 	corpus125SM90 = "../../testdata/corpus/cuda12.5-sm_90"
 	corpus125SM80 = "../../testdata/corpus/cuda12.5-sm_80"
 )
 
 // corpusDirs are the corpora TestCorpus* link: the bundled ones (sm_90 and
-// sm_80: RELA and REL inputs; CUDA 11.8 and 12.5, which warplink links
-// as nvlink 11.8 and 12.5, chosen by the inputs), or the one
+// sm_80: RELA and REL inputs; CUDA 11.8, 12.4 and 12.5, which warplink
+// links as nvlink 11.8, 12.4 and 12.5, chosen by the inputs), or the one
 // WARPLINK_CORPUS names.
 func corpusDirs() []string {
 	if v := os.Getenv("WARPLINK_CORPUS"); v != "" {
 		return []string{v}
 	}
-	return []string{corpusSM90, corpusSM80, corpus125SM90, corpus125SM80}
+	return []string{corpusSM90, corpusSM80, corpus124SM90, corpus124SM80, corpus125SM90, corpus125SM80}
 }
 
 func envOr(k, def string) string {
@@ -50,14 +53,20 @@ func envOr(k, def string) string {
 // libdir holds the bundled libcudadevrt.a.
 var libdir, _ = filepath.Abs("../../testdata/cudalib")
 
-// libdir12 holds CUDA 12.5's libcudadevrt.a, which the 12.5 corpus links.
-var libdir12, _ = filepath.Abs("../../testdata/cudalib12")
+// libdir12 holds CUDA 12.5's libcudadevrt.a, which the 12.5 corpus links;
+// libdir124 CUDA 12.4's, for the 12.4 corpus.
+var (
+	libdir12, _  = filepath.Abs("../../testdata/cudalib12")
+	libdir124, _ = filepath.Abs("../../testdata/cudalib124")
+)
 
 // libdirFor is the libcudadevrt.a directory for the corpus program in dir:
 // that of the toolkit its TOOLKIT file names (CUDA 11.8's by default).
 func libdirFor(dir string) string {
 	tk, _ := os.ReadFile(filepath.Join(dir, "..", "TOOLKIT"))
 	switch {
+	case strings.Contains(string(tk), "cuda_12.4"):
+		return libdir124
 	case strings.Contains(string(tk), "cuda_12.5"):
 		return libdir12
 	case strings.Contains(string(tk), "cuda_13.0"):
@@ -74,7 +83,7 @@ func linkArgs(t *testing.T, dir, file, out string) *merge.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &merge.Options{Output: out}
+	o := &merge.Options{Flags: linkflags.Flags{Output: out}}
 	args := strings.Fields(string(b))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -94,7 +103,7 @@ func linkArgs(t *testing.T, dir, file, out string) *merge.Options {
 			o.Inputs = append(o.Inputs, a)
 		}
 	}
-	inDirOptions(dir, o)
+	inDirOptions(dir, &o.Flags)
 	return o
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/warplink/warplink/internal/cli"
 	"github.com/warplink/warplink/internal/cmpelf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -26,12 +27,12 @@ func TestCrafted(t *testing.T) {
 	t.Parallel()
 	root, _ := filepath.Abs("../../testdata/crafted")
 	ents, _ := os.ReadDir(root)
-	// A case's nvlink12.5/ folder holds its inputs built and linked with
-	// CUDA 12.5 (gen125.sh): linked too, as nvlink 12.5, which the
-	// inputs' toolkit chooses.
+	// A case's nvlink12.5/ and nvlink12.4/ folders hold its inputs built
+	// and linked with CUDA 12.5 and 12.4 (gen125.sh): linked too, as that
+	// nvlink, which the inputs' toolkit chooses.
 	var cases []string
 	for _, e := range ents {
-		for _, name := range []string{e.Name(), e.Name() + "/nvlink12.5"} {
+		for _, name := range []string{e.Name(), e.Name() + "/nvlink12.5", e.Name() + "/nvlink12.4"} {
 			if _, err := os.Stat(filepath.Join(root, name, "link.args")); err != nil {
 				continue
 			}
@@ -60,7 +61,7 @@ func TestCrafted(t *testing.T) {
 			pass++
 		}
 	}
-	t.Logf("crafted cases: %d of %d reproduce nvlink (11.8; nvlink12.5/ records 12.5)", pass, len(cases))
+	t.Logf("crafted cases: %d of %d reproduce nvlink (11.8; nvlink12.5/ and nvlink12.4/ record 12.5 and 12.4)", pass, len(cases))
 }
 
 // craftedCase links the crafted case in dir and lists how the outcome
@@ -160,7 +161,7 @@ func linkCLI(dir string, args []string, stderr io.Writer) int {
 	}
 	bag.Print(&log, "nvlink")
 	inDirOptions(dir, &cmd.Opts)
-	return merge.Link(&cmd.Opts, io.Discard, &log, "nvlink")
+	return merge.Link(&merge.Options{Flags: cmd.Opts, Warplink: cmd.Warplink}, io.Discard, &log, "nvlink")
 }
 
 // inDir is path p taken against folder dir: p itself when absolute, when
@@ -185,7 +186,7 @@ func outOfDir(dir, diags string) string {
 
 // inDirOptions takes the relative paths of o (inputs, -L folders, output
 // and the files options name) against dir (see inDir).
-func inDirOptions(dir string, o *merge.Options) {
+func inDirOptions(dir string, o *linkflags.Flags) {
 	for i, in := range o.Inputs {
 		if !strings.HasPrefix(in, "-l") {
 			o.Inputs[i] = inDir(dir, in)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -64,8 +65,11 @@ func fuzzLink(f *testing.F, corpusDir, arch, goodCubin string) {
 		out := filepath.Join(dir, "out.cubin")
 		// (A forged alignment may ask for a file of GiBs, as nvlink writes
 		// it: refused above 64 MiB here, so that fuzzing stays fast.)
-		opts := &merge.Options{Arch: arch, Machine64: true, Inputs: []string{in, good}, Output: out, Threads: 1,
-			MaxOutputSize: 64 << 20}
+		opts := &merge.Options{
+			Flags:    linkflags.Flags{Arch: arch, Machine64: true, Inputs: []string{in, good}, Output: out},
+			Warplink: linkflags.Warplink{Threads: 1},
+			Tuning:   merge.Tuning{MaxOutputSize: 64 << 20},
+		}
 		var stderr bytes.Buffer
 		code := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
 		res, err := os.ReadFile(out)

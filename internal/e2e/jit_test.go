@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,21 +78,22 @@ func jitNamed() map[string]bool {
 	return map[string]bool{"xcall/err.nvvm-badmagic": true}
 }
 
-// buildJITTools builds warplink as "nvlink" and warplink-nvvm beside it.
+// buildJITTools returns the built warplink as "nvlink" and warplink-nvvm
+// beside it (warplinkBin).
 func buildJITTools(t *testing.T) (nvlink, helper string) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	dir := t.TempDir()
-	for _, b := range [][2]string{{"nvlink", "cmd/warplink"}, {"warplink-nvvm", "cmd/warplink-nvvm"}} {
-		out, err := exec.Command(goTool, "build", "-o", filepath.Join(dir, b[0]), "github.com/warplink/warplink/"+b[1]).CombinedOutput()
-		if err != nil {
-			t.Fatalf("building %s: %v\n%s", b[1], err, out)
-		}
-	}
+	dir := warplinkBin(t)
 	return filepath.Join(dir, "nvlink"), filepath.Join(dir, "warplink-nvvm")
 }
+
+// jitOutcome is what TestJITLTO found of one recorded link.
+type jitOutcome int
+
+const (
+	jitSkipped   jitOutcome = iota // an LTO link without libnvvm
+	jitFailed                      // reported by its subtest
+	jitKnownDiff                   // a difference jitKnown explains
+	jitPassed                      // as nvlink
+)
 
 // TestJITLTO replays nvlink 11.8's PTX JIT and LTO links of testdata/jit:
 // the same exit status, messages and output bytes. It needs ptxas (the
@@ -101,7 +101,9 @@ func buildJITTools(t *testing.T) (nvlink, helper string) {
 // debug/ name their sources by the recording machine's absolute paths;
 // ptxas -g reads a source that exists into the debug information, so the
 // records are those of a machine where the paths do not exist (any other).
+// The links run in parallel, each with its own output files.
 func TestJITLTO(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("short")
 	}
@@ -128,69 +130,90 @@ func TestJITLTO(t *testing.T) {
 	} else {
 		t.Log("no libnvvm: LTO links skipped")
 	}
-	out := filepath.Join(t.TempDir(), "out.cubin")
-	reg := filepath.Join(t.TempDir(), "reg.c")
-	known, named := jitKnown(), jitNamed()
+	cases := readJITCases(t)
+	outcomes := make([]jitOutcome, len(cases))
+	tmp := t.TempDir() // the links' output files, named by case (one folder: creating folders costs)
+	t.Run("links", func(t *testing.T) {
+		for k, c := range cases {
+			lto := slices.ContainsFunc(c.args, func(a string) bool { return a == "-dlto" || strings.HasPrefix(a, "-nvvmpath") })
+			if lto && !haveNVVM {
+				continue // (jitSkipped)
+			}
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				out := filepath.Join(tmp, strconv.Itoa(k))
+				outcomes[k] = jitLink(t, c, nvlink, helper, nvvm, out+".cubin", out+".reg.c")
+			})
+		}
+	})
 	type count struct{ pass, total, skipped int }
 	counts := map[string]*count{}
 	var groups []string
-	for _, c := range readJITCases(t) {
+	for k, c := range cases {
 		if counts[c.group] == nil {
 			counts[c.group] = &count{}
 			groups = append(groups, c.group)
 		}
 		n := counts[c.group]
-		lto := slices.ContainsFunc(c.args, func(a string) bool { return a == "-dlto" || strings.HasPrefix(a, "-nvvmpath") })
-		if lto && !haveNVVM {
+		switch outcomes[k] {
+		case jitSkipped:
 			n.skipped++
 			continue
+		case jitPassed:
+			n.pass++
 		}
 		n.total++
-		args := make([]string, len(c.args))
-		for i, a := range c.args {
-			a = strings.ReplaceAll(a, "@LIBDIR@", libdir)
-			a = strings.ReplaceAll(a, "@NVVM@", nvvm)
-			args[i] = strings.ReplaceAll(a, "@OUT@", out)
-			if strings.HasPrefix(a, "--register-link-binaries=") {
-				args[i] = "--register-link-binaries=" + reg
-			}
-		}
-		os.Remove(out)
-		os.Remove(reg)
-		cmd := exec.Command(nvlink, args...)
-		cmd.Dir = filepath.Join(jitDir, strings.Split(c.name, "/")[0])
-		var stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stderr, &stderr
-		cmd.Env = append(os.Environ(), "WARPLINK_NVVM_HELPER="+helper)
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		log := strings.ReplaceAll(strings.ReplaceAll(stderr.String(), nvvm, "@NVVM@"), out, "@OUT@")
-		sum := "-"
-		if b, err := os.ReadFile(out); err == nil {
-			h := sha256.Sum256(b)
-			sum = fmt.Sprintf("%x", h)
-		}
-		rc := cmd.ProcessState.ExitCode()
-		regText, _ := os.ReadFile(reg)
-		switch {
-		case rc == c.rc && sum == c.sum && log == c.log && string(regText) == c.reg:
-			n.pass++
-		case named[c.name] && rc == c.rc && sum == c.sum && strings.HasSuffix(log, c.log) && len(log) > len(c.log):
-			n.pass++
-			t.Logf("%s: as nvlink, the input named first: %q", c.name, strings.TrimSuffix(log, c.log))
-		case known[c.name] != "":
-			t.Logf("%s: known difference: %s", c.name, known[c.name])
-		default:
-			t.Errorf("%s: exit %d, want %d; output %s, want %s\n got log:\n%s want log:\n%s got register file:\n%s want:\n%s", c.name, rc, c.rc, sum[:min(12, len(sum))], c.sum[:min(12, len(c.sum))], log, c.log, regText, c.reg)
-		}
 	}
 	for _, g := range groups {
 		n := counts[g]
 		t.Logf("%-10s %3d of %3d links as nvlink 11.8 (%d skipped)", g, n.pass, n.total, n.skipped)
 	}
+}
+
+// jitLink makes the recorded link c with the warplink at nvlink (in c's
+// program folder, with output file out and register file reg of its own)
+// and compares exit status, messages, output and register file with
+// nvlink's.
+func jitLink(t *testing.T, c jitCase, nvlink, helper, nvvm, out, reg string) jitOutcome {
+	args := make([]string, len(c.args))
+	for i, a := range c.args {
+		a = strings.ReplaceAll(a, "@LIBDIR@", libdir)
+		a = strings.ReplaceAll(a, "@NVVM@", nvvm)
+		args[i] = strings.ReplaceAll(a, "@OUT@", out)
+		if strings.HasPrefix(a, "--register-link-binaries=") {
+			args[i] = "--register-link-binaries=" + reg
+		}
+	}
+	cmd := exec.Command(nvlink, args...)
+	cmd.Dir = filepath.Join(jitDir, strings.Split(c.name, "/")[0])
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	cmd.Env = append(os.Environ(), "WARPLINK_NVVM_HELPER="+helper)
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	log := strings.ReplaceAll(strings.ReplaceAll(stderr.String(), nvvm, "@NVVM@"), out, "@OUT@")
+	sum := "-"
+	if b, err := os.ReadFile(out); err == nil {
+		h := sha256.Sum256(b)
+		sum = fmt.Sprintf("%x", h)
+	}
+	rc := cmd.ProcessState.ExitCode()
+	regText, _ := os.ReadFile(reg)
+	switch known, named := jitKnown(), jitNamed(); {
+	case rc == c.rc && sum == c.sum && log == c.log && string(regText) == c.reg:
+		return jitPassed
+	case named[c.name] && rc == c.rc && sum == c.sum && strings.HasSuffix(log, c.log) && len(log) > len(c.log):
+		t.Logf("%s: as nvlink, the input named first: %q", c.name, strings.TrimSuffix(log, c.log))
+		return jitPassed
+	case known[c.name] != "":
+		t.Logf("%s: known difference: %s", c.name, known[c.name])
+		return jitKnownDiff
+	}
+	t.Errorf("%s: exit %d, want %d; output %s, want %s\n got log:\n%s want log:\n%s got register file:\n%s want:\n%s", c.name, rc, c.rc, sum[:min(12, len(sum))], c.sum[:min(12, len(c.sum))], log, c.log, regText, c.reg)
+	return jitFailed
 }
 
 // findLoaderLib finds the file the system loader would open for name.

@@ -9,17 +9,17 @@ import (
 	"testing"
 )
 
-// built is cmd/warplink built once for the tests that run the binary, in
-// a folder of its own beside an "nvlink" link to it (so that, run under
-// that name, it prints its diagnostics as nvlink does; a folder to put
-// first on PATH for nvcc).
+// built is cmd/warplink and cmd/warplink-nvvm built once per run, for
+// the tests that run the binaries, in a folder of their own beside an
+// "nvlink" link to warplink (so that, run under that name, it prints its
+// diagnostics as nvlink does; a folder to put first on PATH for nvcc).
 var built struct {
 	once     sync.Once
 	dir, log string
 	err      error
 }
 
-// TestMain removes the binary's folder once the tests are done.
+// TestMain removes the binaries' folder once the tests are done.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if built.dir != "" {
@@ -28,8 +28,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// warplinkBin returns the folder of the built warplink and nvlink, building
-// them on the first call; it fails the test if the build fails.
+// warplinkBin returns the folder of the built warplink, nvlink and
+// warplink-nvvm, building them on the first call (one go build, as make
+// build does: CGO_ENABLED=0); it fails the test if the build fails.
 func warplinkBin(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
@@ -40,8 +41,10 @@ func warplinkBin(t *testing.T) string {
 		if built.dir, built.err = os.MkdirTemp("", "warplink-e2e-"); built.err != nil {
 			return
 		}
-		out, err := exec.Command(goTool, "build", "-o", filepath.Join(built.dir, "warplink"), "github.com/warplink/warplink/cmd/warplink").CombinedOutput()
-		if err != nil {
+		cmd := exec.Command(goTool, "build", "-o", built.dir+string(filepath.Separator),
+			"github.com/warplink/warplink/cmd/warplink", "github.com/warplink/warplink/cmd/warplink-nvvm")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
 			built.log, built.err = string(out), err
 			return
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/linkflags"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -298,6 +299,7 @@ func nvlinkOutcome(nvlink, dir, name, good, out string, limit time.Duration) nvO
 // nameless sections and a 23 GB .nv.shared, which the output-size guard
 // (TestOutputSizeGuard) let through.
 func TestMixedSectionKinds(t *testing.T) {
+	t.Parallel()
 	rc, stderr, out := linkPatchedGlobals(t, func(b []byte, f *elf.File, init, global int) {
 		binary.LittleEndian.PutUint32(shdrAt(b, f, global), f.Sections[init].NameOff)
 		binary.LittleEndian.PutUint64(shdrAt(b, f, global)[32:], 1<<41)
@@ -319,9 +321,10 @@ func TestMixedSectionKinds(t *testing.T) {
 // default bound, 1 TiB, no input known reaches the guard since merge
 // refuses mixed section kinds: TestMixedSectionKinds.)
 func TestOutputSizeGuard(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs(filepath.Join(corpusDir, "globals"))
 	out := filepath.Join(t.TempDir(), "out.cubin")
-	opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin")}, Output: out, MaxOutputSize: 0x400}
+	opts := &merge.Options{Flags: linkflags.Flags{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin")}, Output: out}, Tuning: merge.Tuning{MaxOutputSize: 0x400}}
 	var stderr bytes.Buffer
 	if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 1 {
 		t.Fatalf("exit %d, want 1: %s", rc, stderr.String())
@@ -368,7 +371,7 @@ func linkPatchedGlobals(t *testing.T, patch func(b []byte, f *elf.File, init, gl
 	if err := os.WriteFile(in, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin"), in}, Output: out}
+	opts := &merge.Options{Flags: linkflags.Flags{Arch: "sm_90", Machine64: true, Inputs: []string{filepath.Join(dir, "a.cubin"), in}, Output: out}}
 	var stderr bytes.Buffer
 	rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
 	return rc, stderr.String(), out
@@ -382,6 +385,7 @@ func linkPatchedGlobals(t *testing.T, patch func(b []byte, f *elf.File, init, gl
 // and at 2 GiB, nvlink writes the file, and so does warplink, streaming
 // the padding: the crafted case.)
 func TestForgedSharedAlignment(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs("../../testdata/crafted/shared-align-forged")
 	a, f := readCubin(t, filepath.Join(dir, "a.cubin"))
 	sym := -1
@@ -406,7 +410,7 @@ func TestForgedSharedAlignment(t *testing.T) {
 		in := filepath.Join(tmp, "a.cubin")
 		os.WriteFile(in, b, 0o644)
 		out := filepath.Join(tmp, "out.cubin")
-		opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{in, filepath.Join(dir, "b.cubin")}, Output: out}
+		opts := &merge.Options{Flags: linkflags.Flags{Arch: "sm_90", Machine64: true, Inputs: []string{in, filepath.Join(dir, "b.cubin")}, Output: out}}
 		var stderr bytes.Buffer
 		if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 1 {
 			t.Fatalf("value %#x: exit %d, want 1: %s", v, rc, stderr.String())
@@ -426,6 +430,7 @@ func TestForgedSharedAlignment(t *testing.T) {
 // named in a diagnostic of its own (not as an undefined reference), the
 // exit status is 255 and no output is written.
 func TestSamplerReferenceRefused(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs("../../testdata/crafted/bound-references")
 	b, f := readCubin(t, filepath.Join(dir, "a.cubin"))
 	st := &f.Sections[f.SymtabIndex]
@@ -445,7 +450,7 @@ func TestSamplerReferenceRefused(t *testing.T) {
 	if err := os.WriteFile(in, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := &merge.Options{Arch: "sm_90", Machine64: true, Inputs: []string{in}, Output: out}
+	opts := &merge.Options{Flags: linkflags.Flags{Arch: "sm_90", Machine64: true, Inputs: []string{in}, Output: out}}
 	var stderr bytes.Buffer
 	if rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink"); rc != 255 {
 		t.Fatalf("exit %d, want 255: %s", rc, stderr.String())
@@ -482,6 +487,7 @@ func readCubin(t *testing.T, path string) ([]byte, *elf.File) {
 // into a temporary directory and checks that it writes the same files, byte
 // for byte: the generator still builds, and the corpus is what it makes.
 func TestMalformedCorpusCurrent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the generator")
 	}

@@ -7,17 +7,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warplink/warplink/internal/jit"
+	"github.com/warplink/warplink/internal/toolkit"
 )
 
 // TestNvccDlinkLTO runs `nvcc -dlink -dlto` with warplink as its nvlink
-// (first on PATH, warplink-nvvm beside it). Debian's nvcc passes an
+// (first on PATH, warplink-nvvm beside it) on the `nvcc -dc -dlto` objects
+// of testdata/jit (made by nvcc 11.8: record.sh). Debian's nvcc passes an
 // -nvvmpath without lib64/libnvvm.so, where nvlink 11.8 fails ("elfLink
 // linker library load error"); warplink finds libnvvm where the toolkit
 // installed it and must link. The link nvcc ran is then made again by
 // both, with an -nvvmpath nvlink can use: the same cubin and register
 // file, and the cubin is the one nvcc embedded. Skipped without nvcc,
-// nvlink, cuobjdump and libnvvm.
+// nvlink 11.8, cuobjdump, ptxas and libnvvm.
 func TestNvccDlinkLTO(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"nvcc", "cuobjdump", "nvlink", "ptxas"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed", tool)
@@ -25,6 +30,9 @@ func TestNvccDlinkLTO(t *testing.T) {
 	}
 	if testing.Short() {
 		t.Skip("slow: runs nvcc")
+	}
+	if nv, _ := exec.LookPath("nvlink"); toolkit.NvlinkRelease(nv) != jit.Release {
+		t.Skipf("nvlink %s is not release %s, whose nvcc made the objects", nv, jit.Release)
 	}
 	warplink, helper := buildJITTools(t)
 	lib, err := exec.Command(helper, "-check", "").Output()
@@ -49,8 +57,9 @@ func TestNvccDlinkLTO(t *testing.T) {
 		{"archive", []string{"main", "lib", "lib2"}, nil},
 	} {
 		t.Run(prog.name, func(t *testing.T) {
+			t.Parallel()
 			work := t.TempDir()
-			src, _ := filepath.Abs("../../testdata/corpus/src/programs/" + prog.name)
+			src, _ := filepath.Abs(filepath.Join(jitDir, prog.name))
 			run := func(dir string, env []string, args ...string) string {
 				t.Helper()
 				cmd := exec.Command(args[0], args[1:]...)
@@ -64,8 +73,7 @@ func TestNvccDlinkLTO(t *testing.T) {
 			}
 			var objs []string
 			for _, tu := range prog.tus {
-				run(work, nil, "nvcc", "-arch=sm_80", "-dc", "-dlto", filepath.Join(src, tu+".cu"), "-o", tu+".o")
-				objs = append(objs, tu+".o")
+				objs = append(objs, filepath.Join(src, tu+".lto80.o"))
 			}
 			// nvcc -dlink -dlto through warplink; -v shows the nvlink line.
 			env := []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}

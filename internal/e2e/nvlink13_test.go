@@ -37,21 +37,9 @@ var libdir13, _ = filepath.Abs("../../testdata/cudalib13")
 const recordedLibDir13 = "/usr/local/cuda-13.0/bin/../lib64"
 
 // differing13 are the links whose output is not byte-identical to nvlink
-// 13.0's yet, with what differs; each is checked with equivalent13.
-var differing13 = map[string]string{
-	"cdp/link.args":       "libcudadevrt's sections, symbols and names in another order",
-	"cdp/link_dc.args":    "libcudadevrt's sections, symbols and names in another order",
-	"printf/link.args":    "b.cubin's $str local symbol after .text._Z5twicef, though b lists it first (a.cubin's is in input order), and relocations naming it by index",
-	"printf/link_dc.args": "b.cubin's $str local symbol after .text._Z5twicef, though b lists it first (a.cubin's is in input order), and relocations naming it by index",
-}
-
-// differs13 lists the links where nvlink 13.0's outcome differs from
-// warplink's (none: the archive of cubins made with ar, whose members
-// nvlink takes none of, fails alike, "Undefined reference to '_Z6lib_fnf'
-// in 'main.cubin'", exit 255, now that warplink reads CUDA 13.0 objects'
-// local symbols by binding, Release.LocalByBinding; the archive of host
-// objects, nvcc -lib, link_dc.args, links with both).
-var differs13 = map[string]string{}
+// 13.0's, with what differs; each is checked with equivalent13 (none:
+// every link of the corpus is byte-identical).
+var differing13 = map[string]string{}
 
 // toolOptions13 are the options nvlink 13.0 recorded in its note for the
 // link of args file c in dir (Options.ToolOptions), from the arguments as
@@ -97,12 +85,6 @@ func TestCorpusNvlink13(t *testing.T) {
 				var stderr bytes.Buffer
 				rc := merge.Link(opts, &bytes.Buffer{}, &stderr, "nvlink")
 				nvrc, _ := os.ReadFile(filepath.Join(dir, c.ref+".rc"))
-				if why, ok := differs13[name+"/"+c.args]; ok {
-					if rc != 0 || strings.TrimSpace(string(nvrc)) == "0" {
-						t.Errorf("%s: no longer so (warplink %d, nvlink 13.0 %s): update differs13", why, rc, strings.TrimSpace(string(nvrc)))
-					}
-					return
-				}
 				if log, _ := os.ReadFile(filepath.Join(dir, c.ref+".log")); strings.TrimSpace(string(nvrc)) == strconv.Itoa(rc) && rc != 0 && outOfDir(dir, stderr.String()) == string(log) {
 					checked++ // (the same failure)
 					identical++
@@ -133,7 +115,7 @@ func TestCorpusNvlink13(t *testing.T) {
 			})
 		}
 	}
-	if want := 2*len(names) - len(differs13) - skipped; checked != want {
+	if want := 2*len(names) - skipped; checked != want {
 		t.Fatalf("%d links checked, want %d", checked, want)
 	}
 	t.Logf("corpus cuda13.0-sm_90: %d of %d links byte-identical to nvlink 13.0 (the others equivalent)", identical, checked)
@@ -174,112 +156,127 @@ func equivalent13(t *testing.T, ours, ref []byte) []string {
 	if fa, fb := a.Header.Flags, b.Header.Flags; fa != fb {
 		diffs = append(diffs, fmt.Sprintf("ELF header: flags %#x, nvlink 13.0 %#x", fa, fb))
 	}
-	secs := func(f *elf.File) (map[string]*elf.Section, []string) {
-		m := map[string]*elf.Section{}
-		var names []string
-		for i := range f.Sections {
-			m[f.Sections[i].Name] = &f.Sections[i]
-			names = append(names, f.Sections[i].Name)
-		}
-		slices.Sort(names)
-		return m, names
-	}
-	sa, na := secs(a)
-	sb, nb := secs(b)
+	sa, na := sectionsByName13(a)
+	sb, nb := sectionsByName13(b)
 	if !slices.Equal(na, nb) {
 		diffs = append(diffs, "section names differ:\n ours "+strings.Join(na, " ")+"\n  ref "+strings.Join(nb, " "))
-	}
-	secName := func(f *elf.File, i uint32) string {
-		if int(i) < len(f.Sections) {
-			return f.Sections[i].Name
-		}
-		return fmt.Sprint("[", i, "]")
 	}
 	for name, x := range sb {
 		y, ok := sa[name]
 		if !ok || metadata13(name) {
 			continue
 		}
-		if x.Type != y.Type || x.Addralign != y.Addralign || x.Entsize != y.Entsize {
-			diffs = append(diffs, "section "+name+": type, alignment or entry size differs")
-			continue
-		}
-		// nvlink 13.0 sets SHF_INFO_LINK on the .nv.info.<f> sections.
-		if x.Flags != y.Flags && !(x.Flags == y.Flags|elf.SHFInfoLink && strings.HasPrefix(name, ".nv.info.")) {
-			diffs = append(diffs, fmt.Sprintf("section %s: flags %#x, nvlink 13.0 %#x", name, y.Flags, x.Flags))
-		}
-		if secName(a, y.Link) != secName(b, x.Link) {
-			diffs = append(diffs, "section "+name+": sh_link names another section")
-		}
-		if strings.HasPrefix(name, ".text.") {
-			// sh_info is the function's symbol; warplink keeps its
-			// register count in the top byte, as nvlink 11.8 does, where
-			// nvlink 13.0 writes none.
-			if a.SymbolName(y.Info&0xFFFFFF) != b.SymbolName(x.Info&0xFFFFFF) || (x.Info>>24 != 0 && x.Info>>24 != y.Info>>24) {
-				diffs = append(diffs, "section "+name+": sh_info names another symbol")
-			}
-		} else if secName(a, y.Info) != secName(b, x.Info) {
-			diffs = append(diffs, "section "+name+": sh_info names another section")
-		}
-		if x.Type == elf.SHTCudaCallgraph {
-			// warplink also lists, as nvlink 11.8 does, a call edge from
-			// each indirect call site to every address-taken function of
-			// its prototype; nvlink 13.0 lists none: of the call edges
-			// (-1), nvlink 13.0's must be among warplink's.
-			ga, gb := callgraphEntries(t, a, y), callgraphEntries(t, b, x)
-			edges := func(l []string) (calls, rest []string) {
-				for _, e := range l {
-					if strings.HasPrefix(e, "-1 ") {
-						calls = append(calls, e)
-					} else {
-						rest = append(rest, e)
-					}
-				}
-				return calls, rest
-			}
-			ca, ra := edges(ga)
-			cb, rb := edges(gb)
-			missing := slices.ContainsFunc(cb, func(e string) bool { return !slices.Contains(ca, e) })
-			if missing || !slices.Equal(ra, rb) {
-				diffs = append(diffs, "section "+name+": entries differ:\n ours "+strings.Join(ga, " ")+"\n  ref "+strings.Join(gb, " "))
-			}
-			continue
-		}
-		if x.Type == elf.SHTCudaInfo {
-			ra, rb := infoRecords(t, a, y), infoRecords(t, b, x)
-			if name == ".nv.info" {
-				// Per-function records: nvlink 13.0 lists the functions
-				// in another order.
-				slices.Sort(ra)
-				slices.Sort(rb)
-			}
-			if !slices.Equal(ra, rb) {
-				diffs = append(diffs, "section "+name+": records differ:\n ours "+strings.Join(ra, " ")+"\n  ref "+strings.Join(rb, " "))
-			}
-			continue
-		}
-		if x.Size != y.Size || !bytes.Equal(x.Data, y.Data) {
-			diffs = append(diffs, "section "+name+": size or bytes differ")
-		}
+		diffs = append(diffs, sectionDiffs13(t, name, a, y, b, x)...)
 	}
-	funcs := func(f *elf.File) []string {
-		var l []string
-		for _, s := range f.Symbols {
-			if s.Type() == elf.STTFunc && s.Shndx != 0 {
-				// (Defined ones: nvlink 13.0 drops the undefined
-				// libcudadevrt functions nothing calls, warplink keeps
-				// them as nvlink 11.8 does.)
-				l = append(l, strings.Join([]string{s.Name, hex(s.Value), hex(s.Size), hex(uint64(s.Other)),
-					hex(uint64(s.Bind())), secName(f, s.Shndx)}, " "))
-			}
-		}
-		slices.Sort(l)
-		return l
-	}
-	if fa, fb := funcs(a), funcs(b); !slices.Equal(fa, fb) {
+	if fa, fb := definedFuncs13(a), definedFuncs13(b); !slices.Equal(fa, fb) {
 		diffs = append(diffs, "functions differ:\n ours "+strings.Join(fa, ", ")+"\n  ref "+strings.Join(fb, ", "))
 	}
 	return diffs
+}
+
+// sectionsByName13 maps f's section names to their sections and lists the
+// names (repeats included), sorted.
+func sectionsByName13(f *elf.File) (map[string]*elf.Section, []string) {
+	m := map[string]*elf.Section{}
+	var names []string
+	for i := range f.Sections {
+		m[f.Sections[i].Name] = &f.Sections[i]
+		names = append(names, f.Sections[i].Name)
+	}
+	slices.Sort(names)
+	return m, names
+}
+
+// secName13 is the name of f's section i, or "[i]" when there is none.
+func secName13(f *elf.File, i uint32) string {
+	if int(i) < len(f.Sections) {
+		return f.Sections[i].Name
+	}
+	return fmt.Sprint("[", i, "]")
+}
+
+// sectionDiffs13 compares our section y of a with nvlink 13.0's section x
+// of b, both named name, as equivalent13 does.
+func sectionDiffs13(t *testing.T, name string, a *elf.File, y *elf.Section, b *elf.File, x *elf.Section) []string {
+	var diffs []string
+	if x.Type != y.Type || x.Addralign != y.Addralign || x.Entsize != y.Entsize {
+		return []string{"section " + name + ": type, alignment or entry size differs"}
+	}
+	// nvlink 13.0 sets SHF_INFO_LINK on the .nv.info.<f> sections.
+	if x.Flags != y.Flags && !(x.Flags == y.Flags|elf.SHFInfoLink && strings.HasPrefix(name, ".nv.info.")) {
+		diffs = append(diffs, fmt.Sprintf("section %s: flags %#x, nvlink 13.0 %#x", name, y.Flags, x.Flags))
+	}
+	if secName13(a, y.Link) != secName13(b, x.Link) {
+		diffs = append(diffs, "section "+name+": sh_link names another section")
+	}
+	if strings.HasPrefix(name, ".text.") {
+		// sh_info is the function's symbol; warplink keeps its
+		// register count in the top byte, as nvlink 11.8 does, where
+		// nvlink 13.0 writes none.
+		if a.SymbolName(y.Info&0xFFFFFF) != b.SymbolName(x.Info&0xFFFFFF) || (x.Info>>24 != 0 && x.Info>>24 != y.Info>>24) {
+			diffs = append(diffs, "section "+name+": sh_info names another symbol")
+		}
+	} else if secName13(a, y.Info) != secName13(b, x.Info) {
+		diffs = append(diffs, "section "+name+": sh_info names another section")
+	}
+	if x.Type == elf.SHTCudaCallgraph {
+		// warplink also lists, as nvlink 11.8 does, a call edge from
+		// each indirect call site to every address-taken function of
+		// its prototype; nvlink 13.0 lists none: of the call edges
+		// (-1), nvlink 13.0's must be among warplink's.
+		ga, gb := callgraphEntries(t, a, y), callgraphEntries(t, b, x)
+		edges := func(l []string) (calls, rest []string) {
+			for _, e := range l {
+				if strings.HasPrefix(e, "-1 ") {
+					calls = append(calls, e)
+				} else {
+					rest = append(rest, e)
+				}
+			}
+			return calls, rest
+		}
+		ca, ra := edges(ga)
+		cb, rb := edges(gb)
+		missing := slices.ContainsFunc(cb, func(e string) bool { return !slices.Contains(ca, e) })
+		if missing || !slices.Equal(ra, rb) {
+			diffs = append(diffs, "section "+name+": entries differ:\n ours "+strings.Join(ga, " ")+"\n  ref "+strings.Join(gb, " "))
+		}
+		return diffs
+	}
+	if x.Type == elf.SHTCudaInfo {
+		ra, rb := infoRecords(t, a, y), infoRecords(t, b, x)
+		if name == ".nv.info" {
+			// Per-function records: nvlink 13.0 lists the functions
+			// in another order.
+			slices.Sort(ra)
+			slices.Sort(rb)
+		}
+		if !slices.Equal(ra, rb) {
+			diffs = append(diffs, "section "+name+": records differ:\n ours "+strings.Join(ra, " ")+"\n  ref "+strings.Join(rb, " "))
+		}
+		return diffs
+	}
+	if x.Size != y.Size || !bytes.Equal(x.Data, y.Data) {
+		diffs = append(diffs, "section "+name+": size or bytes differ")
+	}
+	return diffs
+}
+
+// definedFuncs13 lists f's defined functions' names, values, sizes,
+// st_other, binding and sections, sorted.
+func definedFuncs13(f *elf.File) []string {
+	var l []string
+	for _, s := range f.Symbols {
+		if s.Type() == elf.STTFunc && s.Shndx != 0 {
+			// (Defined ones: nvlink 13.0 drops the undefined
+			// libcudadevrt functions nothing calls, warplink keeps
+			// them as nvlink 11.8 does.)
+			l = append(l, strings.Join([]string{s.Name, hex(s.Value), hex(s.Size), hex(uint64(s.Other)),
+				hex(uint64(s.Bind())), secName13(f, s.Shndx)}, " "))
+		}
+	}
+	slices.Sort(l)
+	return l
 }
 
 // callgraphEntries is a .nv.callgraph section's entries, sorted, each as

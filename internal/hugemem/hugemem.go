@@ -52,10 +52,15 @@ type Arena struct {
 	mu     sync.Mutex
 	used   int      // bytes handed out from mappings (see Used)
 	chunks [][]byte // every mapping, for Free
-	cur    []byte   // the unused tail of the newest mapping
-	plain  bool     // mappings failed once: use make from then on
-	zeros  []byte   // the read-only mapping Zeros hands out (nil: none yet)
-	noZero bool     // that mapping failed: Zeros returns nil from then on
+	cur    []byte   // the unused tail of the mapping allocations come from
+	// spare are the mappings Reset handed back, in mapping order, for
+	// allocations to take before mapping more; reused reports that cur
+	// lies in one of them, whose bytes Alloc clears before handing out.
+	spare  [][]byte
+	reused bool
+	plain  bool   // mappings failed once: use make from then on
+	zeros  []byte // the read-only mapping Zeros hands out (nil: none yet)
+	noZero bool   // that mapping failed: Zeros returns nil from then on
 }
 
 // ZerosMax is the longest slice Zeros hands out.
@@ -91,6 +96,9 @@ func (a *Arena) AllocMapped(n int) []byte {
 		return nil
 	}
 	step := (n + 7) &^ 7 // keep every buffer 8-byte aligned
+	for len(a.cur) < step && len(a.spare) > 0 {
+		a.cur, a.spare, a.reused = a.spare[0], a.spare[1:], true
+	}
 	if len(a.cur) < step {
 		size := chunkSize
 		if step > size {
@@ -109,12 +117,33 @@ func (a *Arena) AllocMapped(n int) []byte {
 			return nil
 		}
 		a.chunks = append(a.chunks, m)
-		a.cur = m
+		a.cur, a.reused = m, false
 	}
 	b := a.cur[:n:n]
 	a.cur = a.cur[step:]
 	a.used += step
+	if a.reused {
+		clear(b)
+	}
 	return b
+}
+
+// Reset makes every byte the arena has handed out free for reuse without
+// unmapping it: allocations after it take the same mappings again from the
+// start (cleared as they are handed out) before mapping more. Those pages
+// are resident already, so what is allocated after Reset adds nothing to
+// the resident set up to the size of what was freed, and costs no page
+// faults; Free instead hands them to the system, which on a VM may hand
+// them to its host and fault them back in slowly later. As after Free,
+// nothing handed out before may be used afterwards.
+func (a *Arena) Reset() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.spare = append(a.spare[:0], a.chunks...)
+	a.cur, a.used = nil, 0
 }
 
 // Used reports how many bytes the arena's mappings have handed out (each
@@ -180,7 +209,7 @@ func (a *Arena) Free() {
 	if a.zeros != nil {
 		unmap(a.zeros)
 	}
-	a.chunks, a.cur, a.zeros, a.used = nil, nil, nil, 0
+	a.chunks, a.cur, a.zeros, a.used, a.spare = nil, nil, nil, 0, nil
 }
 
 // pageSize is the small page size Touch steps by.

@@ -385,3 +385,48 @@ func TestTouchFaultsIn(t *testing.T) {
 		t.Errorf("Touch brought in %d KiB, want %d", got, want)
 	}
 }
+
+// TestReset: after Reset, allocations take the arena's mappings again,
+// from the start, zeroed, before mapping more; Used counts anew, and Free
+// still unmaps everything.
+func TestReset(t *testing.T) {
+	var a Arena
+	defer a.Free()
+	first := a.Alloc(1000)
+	if !a.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	big := a.Alloc(chunkSize) // a mapping of its own
+	for i := range first {
+		first[i] = 0xAA
+	}
+	big[0], big[len(big)-1] = 1, 1
+	mapped := len(a.chunks)
+	a.Reset()
+	if got := a.Used(); got != 0 {
+		t.Errorf("Used %d after Reset", got)
+	}
+	again := a.Alloc(1000)
+	if &again[0] != &first[0] {
+		t.Errorf("the first allocation after Reset is not at the start of the first mapping")
+	}
+	for i, v := range again {
+		if v != 0 {
+			t.Fatalf("byte %d of a reused allocation is %#x, want 0", i, v)
+		}
+	}
+	rest := a.Alloc(chunkSize) // does not fit what is left of the first: the second
+	if rest[0] != 0 || rest[len(rest)-1] != 0 {
+		t.Errorf("the reused large mapping is not cleared")
+	}
+	if len(a.chunks) != mapped {
+		t.Errorf("%d mappings after Reset and the same allocations, want %d", len(a.chunks), mapped)
+	}
+	a.Alloc(1) // past every spare mapping: a new one
+	if len(a.chunks) != mapped+1 {
+		t.Errorf("%d mappings, want %d", len(a.chunks), mapped+1)
+	}
+	if got := a.Used(); got != 1000+chunkSize+8 {
+		t.Errorf("Used %d, want %d", got, 1000+chunkSize+8)
+	}
+}

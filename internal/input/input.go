@@ -93,9 +93,9 @@ type expander struct {
 	jit        Compiler // compiles PTX (nil: a PTX-only input is fatal)
 }
 
-func (x *expander) key() [3]int {
+func (x *expander) key() diag.Key {
 	x.seq++
-	return [3]int{0, x.file, x.seq}
+	return diag.At(diag.PhaseInputs, x.file, x.seq)
 }
 
 func (x *expander) fatal(format string, a ...any) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warplink/warplink/elf/fatbin"
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // Compiler compiles for the link what it cannot take as it is (package
@@ -12,10 +13,12 @@ import (
 type Compiler interface {
 	// PTX compiles PTX text into a relocatable cubin for the target, with
 	// the options of the fatbinary member it came from (nil for a PTX
-	// file). log is what the compiler printed (nvlink prints its embedded
-	// ptxas's messages), whether it failed or not. A *ToolError says the
-	// compiler itself could not be run; any other error, that it failed.
-	PTX(ptx []byte, opts []string) (cubin []byte, log string, err error)
+	// file). name is the input's (as nvlink names it), file reports a PTX
+	// text file (the two name the compile in --time's rows). log is what
+	// the compiler printed (nvlink prints its embedded ptxas's messages),
+	// whether it failed or not. A *ToolError says the compiler itself
+	// could not be run; any other error, that it failed.
+	PTX(name string, file bool, ptx []byte, opts []string) (cubin []byte, log string, err error)
 	// IR is asked about an input with NVVM IR for the target (name as
 	// nvlink names it). lto false: the link is no LTO link, and the input
 	// is linked as if it had no IR. Else the input is part of the LTO
@@ -37,7 +40,7 @@ func (e *ToolError) Error() string { return e.Msg }
 
 // jitKey is the key of the compiler's warning: before every input's
 // diagnostics, whichever input needed it first.
-var jitKey = [3]int{0, -1, 1}
+var jitKey = diag.At(diag.PhaseInputs, -1, 1)
 
 // jitPTX compiles the PTX of the input named name (compute_<from>; 0 for
 // a PTX file) into units, as nvlink's embedded ptxas does: the unit takes
@@ -52,7 +55,7 @@ func (x *expander) jitPTX(name, path string, ptx []byte, opts []string, from int
 	if w := x.jit.Warning(); w != "" {
 		x.diags.Warnf(jitKey, "%s", w)
 	}
-	cubin, log, err := x.jit.PTX(ptx, opts)
+	cubin, log, err := x.jit.PTX(name, from == 0, ptx, opts)
 	if log != "" {
 		x.diags.Text(x.key(), log)
 	}

@@ -1,11 +1,14 @@
 package jit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/nvvmproto"
@@ -74,7 +77,13 @@ func TestNvvmOptions(t *testing.T) {
 			"", "nvlink fatal   : Cicc option values for '-ftz' do not match\n"},
 		{"maxreg from some", LTO{Options: Options{Arch: 80}, IgnoreHostInfo: true}, []item{ir(base + " -maxreg 32 -generate-line-info"), ir(base)}, false, true,
 			"-arch=compute_80 -ftz=0 -prec-div=1 -prec-sqrt=1 -fma=1 -link-lto -maxreg=32 -generate-line-info --device-c",
-			"nvlink info    : Some objects do not have '-maxrregcount' specified but others do; will build everything with '-maxrregcount=32'\n"},
+			"nvlink info    : Some objects do not have '-lineinfo' specified but others do; will build everything with '-lineinfo'\n" +
+				"nvlink info    : Some objects do not have '-maxrregcount' specified but others do; will build everything with '-maxrregcount=32'\n"},
+		{"lineinfo from all", LTO{Options: Options{Arch: 80}}, []item{ir(base + " -generate-line-info"), ir("-generate-line-info " + base)}, false, false,
+			"-arch=compute_80 -ftz=0 -prec-div=1 -prec-sqrt=1 -fma=1 -link-lto -generate-line-info -has-global-host-info", ""},
+		{"lineinfo before the option checks", LTO{Options: Options{Arch: 80}}, []item{ir(base), ir("-generate-line-info -ftz=1")}, false, false,
+			"", "nvlink info    : Some objects do not have '-lineinfo' specified but others do; will build everything with '-lineinfo'\n" +
+				"nvlink fatal   : Cicc option values for '-ftz' do not match\n"},
 		{"maxreg mismatch", LTO{Options: Options{Arch: 80}}, []item{ir(base + " -maxreg 32"), ir(base + " -maxreg 40")}, false, false,
 			"", "nvlink fatal   : Cicc option values for '-maxrregcount' do not match\n"},
 		{"-maxrregcount overrides", LTO{Options: Options{Arch: 80, MaxRegCount: 64}}, []item{ir(base + " -maxreg 32"), ir(base + " -maxreg 40")}, false, false,
@@ -82,7 +91,7 @@ func TestNvvmOptions(t *testing.T) {
 	} {
 		bag := &diag.Bag{}
 		seq := 0
-		opts, _, err := c.l.nvvmOptions(c.irs, c.partial, c.dev, bag, func() [3]int { seq++; return [3]int{0, 0, seq} })
+		opts, _, err := c.l.nvvmOptions(c.irs, c.partial, c.dev, bag, func() diag.Key { seq++; return diag.At(diag.PhaseInputs, 0, seq) })
 		var msg strings.Builder
 		bag.Print(&msg, "nvlink")
 		if got := strings.Join(opts, " "); got != c.want || msg.String() != c.message || (err != nil) != (c.want == "") {
@@ -158,5 +167,124 @@ func TestHelperCrash(t *testing.T) {
 	_, err := runHelper(crash, &nvvmproto.Request{Modules: []nvvmproto.Module{{Name: "a.o"}, {Name: "lib.a:b.o"}}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "'a.o', 'lib.a:b.o'") {
 		t.Errorf("helper crash: %v", err)
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	got := childEnv([]string{"PATH=/bin", "HOME=/h"})
+	if want := []string{"PATH=/bin", "HOME=/h", "GLIBC_TUNABLES=" + mallocTunables}; !slices.Equal(got, want) {
+		t.Errorf("childEnv added %q, want %q", got, want)
+	}
+	for _, own := range []string{"GLIBC_TUNABLES=glibc.malloc.arena_max=1", "GLIBC_TUNABLES="} {
+		env := []string{"PATH=/bin", own}
+		if got := childEnv(env); !slices.Equal(got, env) {
+			t.Errorf("childEnv(%q) = %q: the caller's own setting must stay as it is", env, got)
+		}
+	}
+}
+
+func TestLTONoLibrary(t *testing.T) {
+	// nvlink loads libnvvm before it reads an input: without one, its
+	// fatal alone (warplink's info line first), no "Could not open".
+	dir := t.TempDir()
+	helper := script(t, dir, "warplink-nvvm", `echo "warplink-nvvm: no usable libnvvm: tried /x/lib64/libnvvm.so (not found)" >&2; exit 1`)
+	l := &LTO{Options: Options{Arch: 80, NVVMPath: "/x", Inputs: []string{filepath.Join(dir, "missing.o")}}, Helper: helper}
+	bag := &diag.Bag{}
+	if _, err := l.Run(bag); !IsFatal(err) {
+		t.Fatalf("Run: %v, want the fatal", err)
+	}
+	var msg strings.Builder
+	bag.Print(&msg, "nvlink")
+	want := "nvlink info    : no usable libnvvm: tried /x/lib64/libnvvm.so (not found)\nnvlink fatal   : elfLink linker library load error\n"
+	if msg.String() != want {
+		t.Errorf("messages:\n%s\nwant:\n%s", msg.String(), want)
+	}
+	if err := checkLibrary(script(t, dir, "ok-nvvm", "echo libnvvm.so.4"), "/x"); err != nil {
+		t.Errorf("a helper that loads a libnvvm: %v", err)
+	}
+}
+
+func TestPhases(t *testing.T) {
+	dir := t.TempDir()
+	var in []string
+	for _, n := range []string{"z.ptx", "a.ptx", "m.ptx"} {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, []byte(".version 7.8\n.target sm_80\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, p)
+	}
+	c := New(Options{Arch: 86, Inputs: in})
+	// (Ended out of order; the member row is no input: last.)
+	c.ran = []ptxRun{{in[2], true, 3 * time.Millisecond, true}, {"lib.a:k.o", false, 1500 * time.Microsecond, true}, {in[0], true, time.Millisecond, true}, {in[1], true, 2 * time.Millisecond, true}}
+	var got []string
+	for _, p := range c.Phases() {
+		got = append(got, p.Row("sm_86", "nvlink"))
+	}
+	want := []string{
+		in[0] + " , ptxas , " + in[0] + " ,  , sm_86 , nvlink , 1.0000 , ms",
+		in[1] + " , ptxas , " + in[1] + " ,  , sm_86 , nvlink , 2.0000 , ms",
+		in[2] + " , ptxas , " + in[2] + " ,  , sm_86 , nvlink , 3.0000 , ms",
+		"ptx , ptxas , lib.a:k.o , cubin , sm_86 , nvlink , 1.5000 , ms",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// nvlink stops at the first failing compile: no row from it on.
+	c.ran[3].ok = false
+	if ps := c.Phases(); len(ps) != 1 || ps[0].Input != in[0] {
+		t.Errorf("after a failure at %s: %v, want the row of %s only", in[1], ps, in[0])
+	}
+}
+
+// TestAhead: every distinct (arguments, PTX) is compiled once, whether the
+// read pass or the compiles ahead get to it first; each input gets its
+// own result, the same as a compile of its own would give.
+func TestAhead(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	ptxas := script(t, dir, "ptxas", `[ "$1" = --version ] && { echo "Cuda compilation tools, release 11.8, V11.8.89"; exit 0; }
+echo x >>`+log+`
+for a; do [ "$a" = /dev/fd/3 ] && break; printf '%s|' "$a"; done
+while IFS= read -r l; do printf '%s\n' "$l"; done </dev/fd/3`) // (shell builtins only)
+	texts := []string{"a", "b", "a", "c"} // (the third input's PTX is the first's)
+	var in []string
+	for i, s := range texts {
+		p := filepath.Join(dir, fmt.Sprintf("%d.ptx", i))
+		if err := os.WriteFile(p, []byte(".version 7.8\n.target sm_80\n// "+s+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, p)
+	}
+	c := New(Options{Arch: 86, Inputs: in, PTXAS: ptxas})
+	got := make([][]byte, len(in))
+	var wg sync.WaitGroup
+	for _, i := range []int{3, 1, 0, 2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, _ := os.ReadFile(in[i])
+			cubin, _, err := c.PTX(in[i], true, b, nil)
+			if err != nil {
+				t.Errorf("%s: %v", in[i], err)
+			}
+			got[i] = cubin
+		}()
+	}
+	wg.Wait()
+	for i, s := range texts {
+		if want := "-arch=sm_86|-c|.version 7.8\n.target sm_80\n// " + s + "\n"; string(got[i]) != want {
+			t.Errorf("input %d: %q, want %q", i, got[i], want)
+		}
+	}
+	if len(got[0]) == 0 || len(got[2]) == 0 {
+		t.FailNow()
+	}
+	got[0][0] = 'X'
+	if got[2][0] == 'X' {
+		t.Error("two inputs of the same PTX share one cubin")
+	}
+	if b, _ := os.ReadFile(log); strings.Count(string(b), "x") != 3 {
+		t.Errorf("%d compiles, want 3 (one per distinct PTX)", strings.Count(string(b), "x"))
 	}
 }

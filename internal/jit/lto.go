@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/nvvmproto"
@@ -19,13 +20,12 @@ import (
 // LTO is a -dlto link's settings.
 type LTO struct {
 	Options
-	Inputs, LibDirs []string // the link's inputs ("-l<name>" too) and -L folders
-	ForcePartial    bool     // -force-partial-lto
-	ForceWhole      bool     // -force-whole-lto
-	IgnoreHostInfo  bool     // --ignore-host-info
-	EmitPTX         bool     // -emit-ptx: the PTX is the output
-	KernelsUsed     []string // --kernels-used
-	VariablesUsed   []string // --variables-used
+	ForcePartial   bool     // -force-partial-lto
+	ForceWhole     bool     // -force-whole-lto
+	IgnoreHostInfo bool     // --ignore-host-info
+	EmitPTX        bool     // -emit-ptx: the PTX is the output
+	KernelsUsed    []string // --kernels-used
+	VariablesUsed  []string // --variables-used
 	// Helper is the warplink-nvvm to run ("": FindHelper).
 	Helper string
 }
@@ -49,6 +49,21 @@ type Result struct {
 	// device code in order, IR ones included; for a whole program the IR
 	// inputs alone, last first.
 	Register []merge.RegisterModule
+	// Phases are the compiles that ran, for --time: libnvvm's, then
+	// ptxas's if it ran.
+	Phases []Phase
+}
+
+// Phase is one compile's row of nvlink's --time file.
+type Phase struct {
+	Source, Name, Input, Output string // "lto.nvvm", "cicc", "", "lto.ptx"
+	Took                        time.Duration
+}
+
+// Row is p's --time row for the target arch ("sm_80"), by tool (the
+// program's name), in nvlink's format (the time in ms, 4 decimals).
+func (p Phase) Row(arch, tool string) string {
+	return fmt.Sprintf("%s , %s , %s , %s , %s , %s , %.4f , ms", p.Source, p.Name, p.Input, p.Output, arch, tool, float64(p.Took.Nanoseconds())/1e6)
 }
 
 // errFatal says the LTO step stopped on a fatal diagnostic, recorded.
@@ -64,12 +79,23 @@ func IsFatal(err error) bool { return errors.Is(err, errFatal) }
 // diagnostics go to diags, keyed (0, -1, n): before the link's.
 func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 	seq := 0
-	key := func() [3]int { seq++; return [3]int{0, -2, seq} }
+	key := func() diag.Key { seq++; return diag.At(diag.PhaseInputs, -2, seq) }
 	fatal := func(format string, a ...any) error {
 		diags.Fatalf(key(), format, a...)
 		return errFatal
 	}
-	items, bad := scan(l.Inputs, l.LibDirs, l.Arch)
+	// nvlink loads libnvvm first, whether or not an input has IR, and
+	// fails before anything else without it.
+	helper, err := FindHelper(l.Helper)
+	if err != nil {
+		diags.Infof(key(), "%v", err)
+		return nil, fatal("elfLink linker library load error")
+	}
+	if err := checkLibrary(helper, l.NVVMPath); err != nil {
+		diags.Infof(key(), "%v", err)
+		return nil, fatal("elfLink linker library load error")
+	}
+	items, bad := scan(l.Inputs, l.LibDirs, l.Arch, scanIR)
 	if bad != "" {
 		return nil, fatal("Could not open input file '%s'", bad)
 	}
@@ -102,12 +128,9 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 	if !partial && !l.IgnoreHostInfo {
 		refs = hostRefs(items, l.KernelsUsed, l.VariablesUsed)
 	}
-	helper, err := FindHelper(l.Helper)
-	if err != nil {
-		diags.Infof(key(), "%v", err)
-		return nil, fatal("elfLink linker library load error")
-	}
+	t0 := time.Now()
 	rep, err := runHelper(helper, req, refs)
+	nvvmPhase := Phase{Source: "lto.nvvm", Name: "cicc", Output: "lto.ptx", Took: time.Since(t0)}
 	if err != nil {
 		// (nvlink's words for a failing libnvvm, after what failed.)
 		diags.Infof(key(), "%v", err)
@@ -124,16 +147,17 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		diags.Infof(key(), "libnvvm: %s", rep.Message)
 		return nil, fatal("elfLink nvvm error")
 	}
+	if rep.Result != 0 && rep.Result != 100 {
+		// (nvlink 11.8: the log, libnvvm's name of the error after it.)
+		diags.Infof(key(), "%s%s", rep.Log, rep.Message)
+		return nil, fatal("elfLink JIT compile failed")
+	}
 	if len(rep.Log) > 0 {
 		// (Verbatim, its last newline included: nvlink prints a blank line.)
 		diags.Infof(key(), "%s", rep.Log)
 	}
-	if rep.Result != 0 && rep.Result != 100 {
-		diags.Infof(key(), "libnvvm could not compile the NVVM IR of %s: %s (%d)", names(req.Modules), rep.Message, rep.Result)
-		return nil, fatal("elfLink nvvm error")
-	}
 	if l.EmitPTX {
-		return &Result{Output: rep.PTX, Register: register(items, false)}, nil
+		return &Result{Output: rep.PTX, Register: register(items, false), Phases: []Phase{nvvmPhase}}, nil
 	}
 	p := l.Options
 	p.MaxRegCount = maxReg
@@ -142,7 +166,9 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 	if err != nil {
 		return nil, fatal("%v", err)
 	}
+	t0 = time.Now()
 	out, log, err := runPTXAS(path, p.ltoArgs(whole), rep.PTX)
+	phases := []Phase{nvvmPhase, {Source: "lto.ptx", Name: "ptxas", Output: "lto.cubin", Took: time.Since(t0)}}
 	if log != "" {
 		diags.Text(key(), log)
 	}
@@ -150,9 +176,9 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		return nil, fatal("elfLink fatbinary error")
 	}
 	if whole {
-		return &Result{Output: out, Register: register(irs, true)}, nil
+		return &Result{Output: out, Register: register(irs, true), Phases: phases}, nil
 	}
-	return &Result{Cubin: out, Last: irs[len(irs)-1].name, Register: register(items, false), HostKernels: hostKernels(irs)}, nil
+	return &Result{Cubin: out, Last: irs[len(irs)-1].name, Register: register(items, false), HostKernels: hostKernels(irs), Phases: phases}, nil
 }
 
 // register is what --register-link-binaries lists: the items with device
@@ -193,7 +219,7 @@ func (o *Options) ltoArgs(whole bool) []string { return o.Args(nil, whole) }
 
 // nvvmOptions merges the IR inputs' options into nvvmCompileProgram's, in
 // nvlink's order, and returns the -maxrregcount the link uses (0: none).
-func (l *LTO) nvvmOptions(irs []item, partial, devrt bool, diags *diag.Bag, key func() [3]int) ([]string, int64, error) {
+func (l *LTO) nvvmOptions(irs []item, partial, devrt bool, diags *diag.Bag, key func() diag.Key) ([]string, int64, error) {
 	get := func(opts []string, name, def string) string {
 		for _, o := range opts {
 			if v, ok := strings.CutPrefix(o, name+"="); ok {
@@ -201,6 +227,15 @@ func (l *LTO) nvvmOptions(irs []item, partial, devrt bool, diags *diag.Bag, key 
 			}
 		}
 		return def
+	}
+	lineInfo := 0
+	for _, it := range irs {
+		if hasOpt(it.opts, "-generate-line-info") {
+			lineInfo++
+		}
+	}
+	if lineInfo > 0 && lineInfo < len(irs) {
+		diags.Infof(key(), "Some objects do not have '-lineinfo' specified but others do; will build everything with '-lineinfo'")
 	}
 	opts := []string{fmt.Sprintf("-arch=compute_%d", l.Arch)}
 	for _, f := range []struct{ member, nvvm, def string }{
@@ -243,11 +278,8 @@ func (l *LTO) nvvmOptions(irs []item, partial, devrt bool, diags *diag.Bag, key 
 	if maxReg != 0 {
 		opts = append(opts, fmt.Sprintf("-maxreg=%d", maxReg))
 	}
-	for _, it := range irs {
-		if hasOpt(it.opts, "-generate-line-info") {
-			opts = append(opts, "-generate-line-info")
-			break
-		}
+	if lineInfo > 0 {
+		opts = append(opts, "-generate-line-info")
 	}
 	if partial || devrt {
 		opts = append(opts, "--device-c")
@@ -319,6 +351,22 @@ func runHelper(helper string, req *nvvmproto.Request, refs []byte) (*nvvmproto.R
 		return nil, fmt.Errorf("libnvvm failed (%s) on the NVVM IR of %s", what, names(req.Modules))
 	}
 	return rep, nil
+}
+
+// checkLibrary asks the helper whether a usable libnvvm loads for
+// nvvmPath (warplink-nvvm -check); the error says what it tried.
+func checkLibrary(helper, nvvmPath string) error {
+	var errs bytes.Buffer
+	cmd := exec.Command(helper, "-check", nvvmPath)
+	cmd.Stderr = &errs
+	if err := cmd.Run(); err != nil {
+		what := strings.TrimPrefix(strings.TrimSpace(errs.String()), "warplink-nvvm: ")
+		if what == "" {
+			what = fmt.Sprintf("libnvvm helper '%s' failed: %v", helper, err)
+		}
+		return errors.New(what)
+	}
+	return nil
 }
 
 // names lists the modules' names for a message.

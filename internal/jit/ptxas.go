@@ -12,10 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/warplink/warplink/internal/input"
 )
@@ -31,13 +33,16 @@ type Options struct {
 	Debug       bool     // -g and no -suppress-debug-info
 	Xptxas      []string // -Xptxas, split on white space
 	NVVMPath    string   // -nvvmpath ("" if not given)
+	// Inputs and LibDirs are the link's inputs ("-l<name>" too) and -L
+	// folders.
+	Inputs, LibDirs []string
 	// PTXAS is the ptxas to run; "" finds one (FindPTXAS).
 	PTXAS string
 }
 
 // Compiler runs ptxas for one link (input.Compiler). ptxas is looked up
 // when first needed, so a link without PTX costs nothing; compiles run in
-// parallel, at most one per CPU.
+// parallel, at most one per CPU, ahead of the read pass (ahead.go).
 type Compiler struct {
 	opts   Options
 	once   sync.Once
@@ -48,6 +53,20 @@ type Compiler struct {
 	sem    chan struct{}
 	// lto is the LTO step's result in a -dlto link (nil: none).
 	lto *Result
+	mu  sync.Mutex
+	ran []ptxRun // the compiles, in the order they ended
+	// jobs are the compiles by content, aheadOnce starts those ahead
+	// (ahead.go).
+	jobs      jobs
+	aheadOnce sync.Once
+}
+
+// ptxRun is one input's compile, for --time.
+type ptxRun struct {
+	name string
+	file bool // a PTX text file (else a fatbinary member)
+	took time.Duration
+	ok   bool // ptxas succeeded
 }
 
 // SetLTO makes the link an LTO link whose LTO step gave r.
@@ -122,14 +141,59 @@ func (o *Options) Args(memberOpts []string, whole bool) []string {
 }
 
 // PTX implements input.Compiler.
-func (c *Compiler) PTX(ptx []byte, memberOpts []string) ([]byte, string, error) {
+func (c *Compiler) PTX(name string, file bool, ptx []byte, memberOpts []string) ([]byte, string, error) {
 	c.find()
 	if c.err != nil {
 		return nil, "", c.err
 	}
-	c.sem <- struct{}{}
-	defer func() { <-c.sem }()
-	return runPTXAS(c.path, c.opts.Args(memberOpts, false), ptx)
+	j := c.compile(c.opts.Args(memberOpts, false), ptx)
+	c.mu.Lock()
+	c.ran = append(c.ran, ptxRun{name, file, j.took, j.err == nil})
+	c.mu.Unlock()
+	return j.result(), j.log, j.err
+}
+
+// Phases are the compiles of PTX that ran, for --time, in nvlink's order:
+// the inputs' (the file inputs, then the -l libraries; an archive's
+// members in its order), whatever order they ended in, up to the first
+// that failed (where nvlink, compiling one after another, stops). A PTX
+// file's row is named after it, a member's "ptx".
+func (c *Compiler) Phases() []Phase {
+	c.mu.Lock()
+	ran := slices.Clone(c.ran)
+	c.mu.Unlock()
+	if len(ran) == 0 {
+		return nil
+	}
+	pos := map[string]int{}
+	items, _ := scan(c.opts.Inputs, c.opts.LibDirs, c.opts.Arch, scanKind)
+	for i := len(items) - 1; i >= 0; i-- {
+		pos[items[i].name] = i
+	}
+	at := func(r ptxRun) int {
+		if i, ok := pos[r.name]; ok {
+			return i
+		}
+		return len(items)
+	}
+	slices.SortStableFunc(ran, func(a, b ptxRun) int {
+		if d := at(a) - at(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	var ps []Phase
+	for _, r := range ran {
+		if !r.ok {
+			break
+		}
+		p := Phase{Source: "ptx", Name: "ptxas", Input: r.name, Output: "cubin", Took: r.took}
+		if r.file {
+			p.Source, p.Output = r.name, ""
+		}
+		ps = append(ps, p)
+	}
+	return ps
 }
 
 // runPTXAS runs ptxas on ptx with args; it writes the cubin to a pipe. It
@@ -142,6 +206,7 @@ func runPTXAS(path string, args []string, ptx []byte) ([]byte, string, error) {
 	}
 	defer cleanup()
 	cmd := exec.Command(path, append(args, name, "-o", "/dev/stdout")...)
+	cmd.Env = childEnv(os.Environ())
 	if src != nil {
 		cmd.ExtraFiles = []*os.File{src}
 	}
@@ -157,6 +222,31 @@ func runPTXAS(path string, args []string, ptx []byte) ([]byte, string, error) {
 		return nil, log, &input.ToolError{Msg: fmt.Sprintf("could not run ptxas '%s': %v", path, err)}
 	}
 	return out.Bytes(), log, nil
+}
+
+// mallocTunables are the settings of glibc's malloc a ptxas process gets
+// (GLIBC_TUNABLES) unless warplink's environment sets its own. ptxas
+// allocates some 10-20 MiB afresh in every process, a page fault a page,
+// where nvlink's built-in ptxas reuses one heap for all its compiles.
+// Transparent huge pages for the heap (hugetlb=1: where the system has
+// them on madvise or always), a heap grown 64 MiB at a time (top_pad) and
+// large blocks taken from it rather than mapped one by one
+// (mmap_threshold) save most of those faults, and a process's system
+// time with them (docs/jit-lto.md, "Speed"). They change where memory
+// comes from, not what ptxas computes (TestJITLTO's links stay
+// byte-identical to nvlink's). A glibc without a tunable ignores it.
+const mallocTunables = "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864:glibc.malloc.mmap_threshold=33554432"
+
+// childEnv is the environment of a ptxas process: env, with
+// mallocTunables where env has no GLIBC_TUNABLES (set, even empty: left as
+// it is).
+func childEnv(env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GLIBC_TUNABLES=") {
+			return env
+		}
+	}
+	return append(env, "GLIBC_TUNABLES="+mallocTunables)
 }
 
 // FindPTXAS returns the ptxas to run, in this order: explicit (the

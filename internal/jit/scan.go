@@ -37,13 +37,28 @@ type item struct {
 	isHost  bool
 	hasHost bool
 	module  string // the host object's __nv_module_id
+	// ptx, with scanPTX, is the PTX the link compiles for the input when
+	// it does not take its IR (a PTX member for a compute arch up to the
+	// target's and no SASS, its NULs cut; or a PTX file), ptxOpts the
+	// member's options (nil for a file).
+	ptx     []byte
+	ptxOpts []string
 }
+
+// scanMode says what scan decodes besides each input's kind.
+type scanMode int
+
+const (
+	scanIR   scanMode = 1 << iota // the NVVM IR (LTO)
+	scanPTX                       // the PTX (the Compiler's compiles ahead)
+	scanKind scanMode = 0         // nothing: names and kinds only
+)
 
 // scan classifies the link's inputs for target arch, in nvlink's order
 // (the file inputs, then the -l libraries; an archive once), as
 // internal/input expands them. It returns the first input that cannot be
 // read ("" if none), which nvlink reports before its LTO step.
-func scan(inputs, libDirs []string, arch int) ([]item, string) {
+func scan(inputs, libDirs []string, arch int, mode scanMode) ([]item, string) {
 	var files, libs []string
 	for _, in := range inputs {
 		if name, ok := strings.CutPrefix(in, "-l"); ok {
@@ -67,10 +82,14 @@ func scan(inputs, libDirs []string, arch int) ([]item, string) {
 			items = append(items, item{name: path, kind: itemCode})
 		case ext == ".fatbin" || ext == ".ptx" && fatbin.IsFatbin(data):
 			if c, err := fatbin.ParseFirst(data); err == nil {
-				items = append(items, classify(item{name: path}, c.Members, arch))
+				items = append(items, classify(item{name: path}, c.Members, arch, mode))
 			}
 		case ext == ".ptx":
-			items = append(items, item{name: path, kind: itemCode})
+			it := item{name: path, kind: itemCode}
+			if mode&scanPTX != 0 && bytes.IndexByte(data, 0) < 0 && bytes.Contains(data, []byte(".version")) && bytes.Contains(data, []byte(".target")) {
+				it.ptx = data // (PTX text as internal/input knows it)
+			}
+			items = append(items, it)
 		case ar.IsArchive(data):
 			if !seen.Add(path) {
 				continue
@@ -94,13 +113,13 @@ func scan(inputs, libDirs []string, arch int) ([]item, string) {
 				if m.BSD || !elf.IsELF(mdata) {
 					continue
 				}
-				if it, ok := hostItem(path+":"+m.Name, mdata, arch); ok {
+				if it, ok := hostItem(path+":"+m.Name, mdata, arch, mode); ok {
 					it.devrt = devrt
 					items = append(items, it)
 				}
 			}
 		case elf.IsELF(data) && ext != ".so":
-			if it, ok := hostItem(path, data, arch); ok {
+			if it, ok := hostItem(path, data, arch, mode); ok {
 				items = append(items, it)
 			}
 		}
@@ -109,7 +128,7 @@ func scan(inputs, libDirs []string, arch int) ([]item, string) {
 }
 
 // hostItem classifies a host object (ok false: not one).
-func hostItem(name string, data []byte, arch int) (item, bool) {
+func hostItem(name string, data []byte, arch int, mode scanMode) (item, bool) {
 	f, err := elf.Parse(data)
 	if err != nil || f.Header.Machine == elf.EMCUDA {
 		return item{}, false
@@ -132,13 +151,19 @@ func hostItem(name string, data []byte, arch int) (item, bool) {
 	for _, c := range cs {
 		ms = append(ms, c.Members...)
 	}
-	return classify(it, ms, arch), true
+	return classify(it, ms, arch, mode), true
 }
 
 // classify sets it's kind from its fatbinary members: NVVM IR for a
 // compute arch up to the target (the highest) makes it an IR input;
-// else code nvlink links or JIT-compiles.
-func classify(it item, ms []fatbin.Member, arch int) item {
+// else code nvlink links or JIT-compiles. mode says whether to decode the
+// IR and the PTX a link without IR compiles (as internal/input picks it).
+func classify(it item, ms []fatbin.Member, arch int, mode scanMode) item {
+	if i, choice := fatbin.Select(ms, arch); choice == fatbin.PTXOnly && mode&scanPTX != 0 {
+		if ptx, err := ms[i].Contents(); err == nil {
+			it.ptx, it.ptxOpts = bytes.TrimRight(ptx, "\x00"), ms[i].Options()
+		}
+	}
 	best := -1
 	for i := range ms {
 		if ms[i].Kind == fatbin.KindNVVM && ms[i].Arch <= arch && (best < 0 || ms[i].Arch > ms[best].Arch) {
@@ -146,10 +171,15 @@ func classify(it item, ms []fatbin.Member, arch int) item {
 		}
 	}
 	if best >= 0 {
-		if ir, err := ms[best].Contents(); err == nil {
-			it.kind, it.ir, it.opts = itemIR, bytes.Clone(ir), ms[best].Options()
+		it.kind = itemIR
+		if mode&scanIR == 0 {
 			return it
 		}
+		if ir, err := ms[best].Contents(); err == nil {
+			it.ir, it.opts = bytes.Clone(ir), ms[best].Options()
+			return it
+		}
+		it.kind = itemNone
 	}
 	if _, choice := fatbin.Select(ms, arch); choice != fatbin.NoCode {
 		it.kind = itemCode

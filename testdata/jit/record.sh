@@ -187,4 +187,13 @@ PY
 rec err nvvm-badmagic "$x" -arch=sm_80 ../bad/badmagic.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
 rec err nvvm-corrupt "$x" -arch=sm_80 ../bad/corrupt.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
 rec err nvvm-nolib "$x" -arch=sm_80 a.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=/nonexistent -o @OUT@
+# A -lineinfo LTO object beside objects without (nvlink's info line), and
+# the same unit twice (libnvvm fails to link: its log, then nvlink's words).
+# Its line information names its source, which the compiles read where it
+# exists: built in a folder removed at once, so that no machine has it.
+tmp=$(mktemp -d); cp "$progs/xcall/a.cu" "$tmp/"
+(cd "$tmp" && nvcc -dc -dlto -arch=sm_80 -lineinfo -o "$x/a.lineinfo.lto80.o" a.cu) || exit 1
+rm -rf "$tmp"
+rec ltovar lineinfo-some "$x" -arch=sm_80 -m64 -cpu-arch=X86_64 a.lineinfo.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
+rec err nvvm-compile "$x" -arch=sm_80 a.lto80.o a.lineinfo.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
 rm -f "$OUT"/*/*.done
