@@ -120,11 +120,35 @@ func TestLaterAdvice(t *testing.T) {
 	}
 }
 
+// adviceBounds checks the early advice's bounds and returns the inputs
+// TestHeapAdvice needs: big, an input past the early range, and its
+// limit; many, the early advice for 50,000 inputs; covered, the least
+// input whose limit the early range (for 1,000 inputs) does not cover
+// (limitFor grows with the input).
+func adviceBounds(t *testing.T) (big int64, bigLimit, many int, covered int64) {
+	const early = minEarlyAdvice // the early advice for 1,000 inputs
+	big = 200 << 20
+	bigLimit = int(limitFor(big))
+	many = earlyAdvice(50000)
+	if early != earlyAdvice(1000) || many <= early || many >= bigLimit {
+		t.Fatalf("early advice %d for 1,000 inputs, %d for 50,000", earlyAdvice(1000), many)
+	}
+	if got := earlyAdvice(1 << 30); got != hugemem.MaxHeapAdvice {
+		t.Errorf("early advice %d for 2^30 inputs, want the cap %d", got, hugemem.MaxHeapAdvice)
+	}
+	covered = int64(sort.Search(early, func(n int) bool { return limitFor(int64(n)) > early }))
+	if covered == 0 || covered == early {
+		t.Fatalf("the early range %d covers no input, or every one", early)
+	}
+	return big, bigLimit, many, covered
+}
+
 // TestHeapAdvice checks what heapSizer asks hugemem.AdviseHeap for: the
 // early range unless the inputs go onto the heap, then the rest of the
 // limit, or all of it when the early advice was refused, and nothing when
 // the inputs are on the heap; the early range grows with the input
-// count; only the early advice takes the heap's memory below the range. It also checks the collector: one collection right after the
+// count; only the early advice takes the heap's memory below the range.
+// It also checks the collector: one collection right after the
 // early advice (to hand the range back), off from advise until read has
 // loaded the input the range covers, or until size, then GOGC again (off
 // for a small link), or after release when size never ran; on at once
@@ -133,22 +157,8 @@ func TestLaterAdvice(t *testing.T) {
 // limit is the one found, or size's.
 func TestHeapAdvice(t *testing.T) {
 	defaultHeapSettings(t)
-	big := int64(200 << 20) // limit past the early range
-	bigLimit := int(limitFor(big))
-	const early = minEarlyAdvice // the early advice for 1,000 inputs
-	many := earlyAdvice(50000)   // and for 50,000
-	if early != earlyAdvice(1000) || many <= early || many >= bigLimit {
-		t.Fatalf("early advice %d for 1,000 inputs, %d for 50,000", earlyAdvice(1000), many)
-	}
-	if got := earlyAdvice(1 << 30); got != hugemem.MaxHeapAdvice {
-		t.Errorf("early advice %d for 2^30 inputs, want the cap %d", got, hugemem.MaxHeapAdvice)
-	}
-	// covered is the least input whose limit the early range does not
-	// cover (limitFor grows with the input).
-	covered := int64(sort.Search(early, func(n int) bool { return limitFor(int64(n)) > early }))
-	if covered == 0 || covered == early {
-		t.Fatalf("the early range %d covers no input, or every one", early)
-	}
+	const early = minEarlyAdvice
+	big, bigLimit, many, covered := adviceBounds(t)
 	const found = int64(1 << 40) // the memory limit before advise
 	// The limits after read's reports: a guard while the collector is
 	// paused (above the advised range, so that read's input fills it,
