@@ -2,7 +2,6 @@ package jit
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,25 +35,29 @@ type job struct {
 // jobs are a link's compiles by key.
 type jobs struct {
 	mu     sync.Mutex
-	byKey  map[[32]byte]*job
+	byKey  map[string]*job
 	queue  []*job       // the scan's, in input order
 	next   atomic.Int64 // the first queue entry not yet looked at
 	failed atomic.Bool  // a compile failed: nvlink stops there, so stop ahead
 	stop   atomic.Bool  // Close: start no more compiles ahead
 }
 
-// jobKey is the key of ptxas's compile of ptx with args.
-func jobKey(args []string, ptx []byte) [32]byte {
-	h := sha256.New()
+// jobKey is the key of ptxas's compile of ptx with args: the arguments,
+// each NUL-terminated, a NUL, then the PTX. The key is the input itself, so
+// no two compiles share one, and no hash package (crypto/sha256 brings the
+// FIPS module's package initialisation into every process) is needed.
+func jobKey(args []string, ptx []byte) string {
+	n := 1 + len(ptx)
 	for _, a := range args {
-		h.Write([]byte(a))
-		h.Write([]byte{0})
+		n += len(a) + 1
 	}
-	h.Write([]byte{0})
-	h.Write(ptx)
-	var k [32]byte
-	h.Sum(k[:0])
-	return k
+	k := make([]byte, 0, n)
+	for _, a := range args {
+		k = append(k, a...)
+		k = append(k, 0)
+	}
+	k = append(k, 0)
+	return string(append(k, ptx...))
 }
 
 // get returns the job for (args, ptx), made if there is none (made true).
@@ -66,7 +69,7 @@ func (js *jobs) get(args []string, ptx []byte) (j *job, made bool) {
 		return j, false
 	}
 	if js.byKey == nil {
-		js.byKey = map[[32]byte]*job{}
+		js.byKey = map[string]*job{}
 	}
 	j = &job{args: args, ptx: ptx, done: make(chan struct{})}
 	js.byKey[k] = j
