@@ -310,9 +310,11 @@ func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 		start := hdrs[idx[0]].off
 		pos, filesz := start, uint64(0)
 		sawNobits := false
-		var maxAlign uint64
+		var nobitsAlign uint64
 		for _, i := range idx {
-			maxAlign = max(maxAlign, hdrs[i].sec.Align)
+			if hdrs[i].sec.Nobits {
+				nobitsAlign = max(nobitsAlign, hdrs[i].sec.Align)
+			}
 		}
 		for _, i := range idx {
 			h := hdrs[i]
@@ -321,12 +323,15 @@ func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 				a = 1
 			}
 			if h.sec.Nobits && !sawNobits {
-				// nvlink 11.8 starts the memory-only part at the largest
-				// alignment of the segment's sections (a 4-aligned
-				// .nv.global after 9 bytes of .nv.global.init, with an
-				// 8-aligned .nv.shared.<k> after it: filesz 0x10, not 0xc;
-				// crafted segment-nobits-align).
-				a = max(a, maxAlign)
+				// nvlink (11.8, 12.4 and 12.5 alike) starts the
+				// memory-only part at the largest alignment of the
+				// segment's NOBITS sections, whichever comes first, in
+				// file offsets; the PROGBITS .nv.global.init's alignment
+				// takes no part. Crafted segment-nobits-align (4 then 8:
+				// 0x10 after 9 bytes), -first-align (8 then 4: 0x10),
+				// -init-align and -sm80 (8-aligned .nv.global.init of 12
+				// bytes, NOBITS 4 and 1: 0xc), -absolute (256).
+				a = max(a, nobitsAlign)
 			}
 			pos = alignUp(pos, a)
 			if h.sec.Nobits && !sawNobits {

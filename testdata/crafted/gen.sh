@@ -566,6 +566,29 @@ case_segment_nobits_align() {
 	for f in d e; do asm segment-nobits-align $f.ptx; done
 	link segment-nobits-align -arch=$ARCH d.cubin e.cubin -o ref.cubin
 }
+# The writable segment's memory-only part starts at the largest alignment
+# of its NOBITS sections, in the file: an 8-aligned .nv.global.init does
+# not count (init-align, -sm80), a NOBITS section past the first does
+# (segment-nobits-align), the first does too (first-align), and a
+# 256-aligned .nv.global moves it to the next 256-byte file offset
+# (absolute).
+case_segment_nobits_init_align() {
+	asm segment-nobits-init-align a.ptx
+	link segment-nobits-init-align -arch=$ARCH a.cubin -o ref.cubin
+}
+case_segment_nobits_init_align_sm80() {
+	d=segment-nobits-init-align-sm80
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin)
+	link $d -arch=sm_80 a.cubin -o ref.cubin
+}
+case_segment_nobits_first_align() {
+	asm segment-nobits-first-align a.ptx
+	link segment-nobits-first-align -arch=$ARCH a.cubin -o ref.cubin
+}
+case_segment_nobits_absolute() {
+	asm segment-nobits-absolute a.ptx
+	link segment-nobits-absolute -arch=$ARCH a.cubin -o ref.cubin
+}
 # libcudadevrt by its path, with nothing before it using it, then an object.
 case_devrt_before_objects() {
 	for f in t s; do asm devrt-before-objects $f.ptx; done
