@@ -18,7 +18,11 @@ func TestEncodeRoundTrip(t *testing.T) {
 	}
 	for i := range f.Sections {
 		var s [ShdrSize]byte
-		PutSectionHeader(s[:], &f.Sections[i])
+		h, ok := f.Shdr(i)
+		if !ok {
+			t.Fatalf("no header %d", i)
+		}
+		PutSectionHeader(s[:], &h)
 		off := f.Header.Shoff + uint64(i)*ShdrSize
 		if !bytes.Equal(s[:], b[off:off+ShdrSize]) {
 			t.Fatalf("section header %d differs", i)

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/elf/ar"
@@ -321,31 +322,33 @@ func decodedOnly(s *elf.Section) bool {
 }
 
 // sectionsOverlap reports whether two sections with file contents share
-// bytes (only malformed inputs do; see relocate). ptxas lays sections out
-// in index order, so one pass without allocating settles the usual case;
-// only an input out of that order is sorted.
+// bytes (only malformed inputs do; see relocate): their Data, which alias
+// the one buffer the file was parsed from, share memory. ptxas lays
+// sections out in index order, so one pass without allocating settles the
+// usual case; only an input out of that order is sorted.
 func sectionsOverlap(f *elf.File) bool {
-	var end uint64
+	at := func(s *elf.Section) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s.Data))) }
+	var end uintptr
 	inOrder := true
 	for i := range f.Sections {
 		s := &f.Sections[i]
 		if len(s.Data) == 0 {
 			continue
 		}
-		if s.Offset < end {
+		if at(s) < end {
 			inOrder = false
 			break
 		}
-		end = s.Offset + uint64(len(s.Data))
+		end = at(s) + uintptr(len(s.Data))
 	}
 	if inOrder {
 		return false
 	}
-	type span struct{ lo, hi uint64 }
+	type span struct{ lo, hi uintptr }
 	var spans []span
 	for i := range f.Sections {
 		if s := &f.Sections[i]; len(s.Data) > 0 {
-			spans = append(spans, span{s.Offset, s.Offset + uint64(len(s.Data))})
+			spans = append(spans, span{at(s), at(s) + uintptr(len(s.Data))})
 		}
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })

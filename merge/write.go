@@ -172,7 +172,7 @@ func putSectionHeaders(ctx *Context, hdrs []shdr, b []byte, i, j int) {
 	for k := i; k < j; k++ {
 		h := &hdrs[k]
 		s := h.sec
-		sh := elf.Section{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
+		sh := elf.Shdr{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
 			Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: uint32(s.Entsize)}
 		if ctx.Rel.InfoLink && infoLinked(s) {
 			sh.Flags |= elf.SHFInfoLink
