@@ -195,10 +195,10 @@ type Obj struct {
 	// the collector does not look.
 	private   [][]byte
 	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
-	nvinfo    []infoSec      // decoded .nv.info sections, in section order (see info)
-	// cg and proto find the object's .nv.callgraph and .nv.prototype
-	// sections (eachCallgraph, eachPrototype; set by decodeInfo).
-	cg, proto typedSecs
+	// cg, proto and infos find the object's .nv.callgraph, .nv.prototype
+	// and .nv.info sections (eachCallgraph, eachPrototype,
+	// eachInfoSection; set by decodeInfo).
+	cg, proto, infos typedSecs
 }
 
 // OutSym is an output symbol. (Fields are ordered by size, to leave no

@@ -387,19 +387,22 @@ func defaultHeader(sm int) elf.Header {
 	return h
 }
 
-// decodeInfo decodes every .nv.info and relocation section of the object
-// once, in the parallel read pass; later passes use Obj.info and
-// Obj.relocs. Only the sections that have them take space (an object has
-// a handful among tens of sections).
+// decodeInfo decodes every relocation section of the object once, in
+// the parallel read pass (later passes use Obj.relocs), and checks its
+// .nv.info sections, whose records later passes decode again where they
+// read them (Obj.info: a few hundred bytes an object less, kept through
+// the link, for a decoding of some 50 ns a section). Only the sections
+// that have relocations take space (an object has a handful among tens of
+// sections).
 func (o *Obj) decodeInfo(alloc func(int) []byte) error {
-	nrel, ninfo := 0, 0
-	o.cg, o.proto = typedSecs{}, typedSecs{}
+	nrel := 0
+	o.cg, o.proto, o.infos = typedSecs{}, typedSecs{}, typedSecs{}
 	for si := range o.F.Sections {
 		switch o.F.Sections[si].Type {
 		case elf.SHTRela, elf.SHTRel:
 			nrel++
 		case elf.SHTCudaInfo:
-			ninfo++
+			o.infos.note(si)
 		case elf.SHTCudaCallgraph:
 			o.cg.note(si)
 		case elf.SHTCudaPrototype:
@@ -407,7 +410,7 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		}
 	}
 	o.relSecs = make([]relocSec, 0, nrel)
-	o.nvinfo = make([]infoSec, 0, ninfo)
+	var buf [infoBuf]elf.Attr
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
 		if s.Type == elf.SHTRela || s.Type == elf.SHTRel {
@@ -421,17 +424,21 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		if s.Type != elf.SHTCudaInfo {
 			continue
 		}
-		attrs, err := elf.ParseNvInfoInto(s.Data, alloc)
+		attrs, err := elf.AppendNvInfoRecords(buf[:0], s.Data)
 		if err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
 		}
 		if err := checkRegcounts(attrs); err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
 		}
-		o.nvinfo = append(o.nvinfo, infoSec{int32(si), attrs})
 	}
 	return nil
 }
+
+// infoBuf is the room for .nv.info records a decoding of one section has
+// on its caller's stack (Obj.info): a cubin's .nv.info holds about ten,
+// its .nv.info.<f> a few more; a larger one grows onto the heap.
+const infoBuf = 64
 
 // checkRegcounts rejects an EIATTR_REGCOUNT record without a count (a
 // payload of less than the function's symbol and its count: 8 bytes),
@@ -502,19 +509,32 @@ type relocSec struct {
 	rels []elf.Rela
 }
 
-// infoSec is the decoded records of input .nv.info section si.
-type infoSec struct {
-	si    int32
-	attrs []elf.Attr
+// info returns the records of input .nv.info section si appended to buf
+// (buf[:0] of a caller's [infoBuf]elf.Attr, whose records it overwrites
+// on the next call), nil if si is not one. read checked that they decode
+// (decodeInfo); they alias the section's contents.
+func (o *Obj) info(si int, buf []elf.Attr) []elf.Attr {
+	if si <= 0 || si >= len(o.F.Sections) || o.F.Sections[si].Type != elf.SHTCudaInfo {
+		return nil
+	}
+	attrs, _ := elf.AppendNvInfoRecords(buf, o.F.Sections[si].Data)
+	return attrs
 }
 
-// info returns the decoded records of input section si (nil if none).
-func (o *Obj) info(si int) []elf.Attr {
-	i := secSearch(len(o.nvinfo), si, func(i int) int32 { return o.nvinfo[i].si })
-	if i < len(o.nvinfo) && int(o.nvinfo[i].si) == si {
-		return o.nvinfo[i].attrs
+// eachInfoSection calls fn for each .nv.info section of o (the global
+// .nv.info and each .nv.info.<f>), in section order.
+func (o *Obj) eachInfoSection(fn func(si int, s *elf.Section)) {
+	if o.infos.first == 0 {
+		return
 	}
-	return nil
+	for si := int(o.infos.first) - 1; si < len(o.F.Sections); si++ {
+		if s := &o.F.Sections[si]; s.Type == elf.SHTCudaInfo {
+			fn(si, s)
+			if !o.infos.more {
+				return
+			}
+		}
+	}
 }
 
 // secSearch is sort.Search over n entries in increasing order of their
