@@ -190,16 +190,17 @@ type Shdr struct {
 }
 
 // Symbol is a decoded ELF64 symbol; Shndx is the resolved section index
-// (from .symtab_shndx when st_shndx is SHN_XINDEX), RawShndx the st_shndx field.
+// (from .symtab_shndx when st_shndx is SHN_XINDEX), RawShndx the st_shndx
+// field. (A link holds one per input symbol until finalize: 40 bytes, the
+// name decoded, its st_name offset not kept.)
 type Symbol struct {
 	Name     string
-	NameOff  uint32
+	Value    uint64
+	Size     uint64
+	Shndx    uint32
 	Info     uint8
 	Other    uint8
 	RawShndx uint16
-	Shndx    uint32
-	Value    uint64
-	Size     uint64
 }
 
 // Bind is ST_BIND; Type is ST_TYPE.
@@ -613,15 +614,15 @@ func (f *File) parseSymbols(alloc Alloc) error {
 	for i := 0; i < n; i++ {
 		p := symtab.Data[i*SymSize:]
 		s := &f.Symbols[i]
-		s.NameOff = le.Uint32(p[0:])
+		nameOff := le.Uint32(p[0:])
 		s.Info = p[4]
 		s.Other = p[5]
 		s.RawShndx = le.Uint16(p[6:])
 		s.Value = le.Uint64(p[8:])
 		s.Size = le.Uint64(p[16:])
-		name, ok := CString(strs, s.NameOff)
+		name, ok := CString(strs, nameOff)
 		if !ok {
-			return errorf("symbol %d has a bad name offset 0x%x", i, s.NameOff)
+			return errorf("symbol %d has a bad name offset 0x%x", i, nameOff)
 		}
 		s.Name = name
 		s.Shndx = uint32(s.RawShndx)

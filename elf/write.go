@@ -47,9 +47,9 @@ func PutProg(b []byte, p *Prog) {
 	le.PutUint64(b[48:], p.Align)
 }
 
-// PutSymbol encodes a symbol; st_shndx is s.RawShndx.
-func PutSymbol(b []byte, s *Symbol) {
-	le.PutUint32(b[0:], s.NameOff)
+// PutSymbol encodes a symbol named at nameOff; st_shndx is s.RawShndx.
+func PutSymbol(b []byte, s *Symbol, nameOff uint32) {
+	le.PutUint32(b[0:], nameOff)
 	b[4] = s.Info
 	b[5] = s.Other
 	le.PutUint16(b[6:], s.RawShndx)

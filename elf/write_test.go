@@ -39,7 +39,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 	symtab := f.Sections[f.SymtabIndex].Data
 	for i := range f.Symbols {
 		var s [SymSize]byte
-		PutSymbol(s[:], &f.Symbols[i])
+		PutSymbol(s[:], &f.Symbols[i], le.Uint32(symtab[i*SymSize:]))
 		if !bytes.Equal(s[:], symtab[i*SymSize:(i+1)*SymSize]) {
 			t.Fatalf("symbol %d differs", i)
 		}

@@ -384,8 +384,8 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 		if s.emptyName && !ctx.Rel.StrtabSymbolsLast {
 			name = ctx.emptyProto // (12.x: its own, relayoutStrings)
 		}
-		e := elf.Symbol{NameOff: name, Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
-		elf.PutSymbol(b[s.Index*elf.SymSize:], &e)
+		e := elf.Symbol{Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
+		elf.PutSymbol(b[s.Index*elf.SymSize:], &e, name)
 	}
 	if ctx.nullSymValue != 0 {
 		le.PutUint64(b[8:], ctx.nullSymValue) // st_value of the null symbol (see finalize)
