@@ -150,7 +150,8 @@ type Context struct {
 	unclaimedSecSyms map[int32]bool
 }
 
-// Obj is one relocatable cubin taking part in the link.
+// Obj is one relocatable cubin taking part in the link. (A link holds one
+// per object: its small fields share words, 352 bytes in all.)
 type Obj struct {
 	ID     int
 	Name   string    // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")
@@ -162,6 +163,14 @@ type Obj struct {
 	// localByBinding: its symbols' local part is its local symbols, not
 	// those below .symtab's sh_info (Release.LocalByBinding).
 	localByBinding bool
+	// placeholder is the nameless function symbol kept under
+	// --preserve-relocs: read and set through placeholderSym and
+	// setPlaceholderSym (symmap.go), which keep its encoding.
+	placeholder int32
+	// cg, proto and infos find the object's .nv.callgraph, .nv.prototype
+	// and .nv.info sections (eachCallgraph, eachPrototype,
+	// eachInfoSection; set by decodeInfo).
+	cg, proto, infos typedSecs
 	// ModuleID is the host object's __nv_module_id ("" for plain cubins).
 	ModuleID string
 	// hostKernels are the kernels the host code of the host object it came
@@ -186,19 +195,11 @@ type Obj struct {
 	relSecs     []relocSec  // decoded relocation sections, in input section order
 	resID       []int32     // input symbol index -> Context.Res index (-1: local)
 
-	// placeholder is the nameless function symbol kept under
-	// --preserve-relocs: read and set through placeholderSym and
-	// setPlaceholderSym (symmap.go), which keep its encoding.
-	placeholder int32
 	// private holds the copies relocate patches instead of shared bytes
 	// (see relocateObject): the section table naming them may live where
 	// the collector does not look.
 	private   [][]byte
 	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
-	// cg, proto and infos find the object's .nv.callgraph, .nv.prototype
-	// and .nv.info sections (eachCallgraph, eachPrototype,
-	// eachInfoSection; set by decodeInfo).
-	cg, proto, infos typedSecs
 }
 
 // OutSym is an output symbol. (Fields are ordered by size, to leave no

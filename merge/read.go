@@ -396,7 +396,7 @@ func defaultHeader(sm int) elf.Header {
 // sections).
 func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	nrel := 0
-	o.cg, o.proto, o.infos = typedSecs{}, typedSecs{}, typedSecs{}
+	o.cg, o.proto, o.infos = 0, 0, 0
 	for si := range o.F.Sections {
 		switch o.F.Sections[si].Type {
 		case elf.SHTRela, elf.SHTRel:
@@ -460,30 +460,32 @@ func checkRegcounts(attrs []elf.Attr) error {
 // typedSecs finds an object's sections of one type without going over
 // its section records again (at 100,000 objects those are 135 MB, which
 // three passes read for one section each): 1 + the index of the first
-// (0: none), and whether there are others.
-type typedSecs struct {
-	first int32
-	more  bool
-}
+// (0: none), negated when there are others (4 bytes: an Obj holds three).
+type typedSecs int32
 
 // note records section si, in section order.
 func (t *typedSecs) note(si int) {
-	if t.first == 0 {
-		t.first = int32(si) + 1
-	} else {
-		t.more = true
+	if *t == 0 {
+		*t = typedSecs(si) + 1
+	} else if *t > 0 {
+		*t = -*t
 	}
 }
+
+// first is the index of the first section noted (-1: none); more
+// reports others after it.
+func (t typedSecs) first() int { return int(max(t, -t)) - 1 }
+func (t typedSecs) more() bool { return t < 0 }
 
 // each calls fn for each section of o of type typ that t noted, in
 // section order.
 func (t typedSecs) each(o *Obj, typ uint32, fn func(s *elf.Section)) {
-	if t.first == 0 {
+	if t == 0 {
 		return
 	}
-	fn(&o.F.Sections[t.first-1])
-	if t.more {
-		for si := int(t.first); si < len(o.F.Sections); si++ {
+	fn(&o.F.Sections[t.first()])
+	if t.more() {
+		for si := t.first() + 1; si < len(o.F.Sections); si++ {
 			if s := &o.F.Sections[si]; s.Type == typ {
 				fn(s)
 			}
@@ -524,13 +526,13 @@ func (o *Obj) info(si int, buf []elf.Attr) []elf.Attr {
 // eachInfoSection calls fn for each .nv.info section of o (the global
 // .nv.info and each .nv.info.<f>), in section order.
 func (o *Obj) eachInfoSection(fn func(si int, s *elf.Section)) {
-	if o.infos.first == 0 {
+	if o.infos == 0 {
 		return
 	}
-	for si := int(o.infos.first) - 1; si < len(o.F.Sections); si++ {
+	for si := o.infos.first(); si < len(o.F.Sections); si++ {
 		if s := &o.F.Sections[si]; s.Type == elf.SHTCudaInfo {
 			fn(si, s)
-			if !o.infos.more {
+			if !o.infos.more() {
 				return
 			}
 		}
