@@ -111,8 +111,20 @@ func FuzzNvInfo(f *testing.F) {
 	})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		attrs, err := ParseNvInfo(b)
+		// Decoded again onto a caller's buffer (as merge's Obj.info
+		// does), the records are the same, and counted, as many.
+		var buf [4]Attr
+		again, aerr := AppendNvInfoRecords(buf[:0], b)
+		if (err == nil) != (aerr == nil) || err == nil && (len(again) != len(attrs) || NvInfoCount(b) != len(attrs)) {
+			t.Fatalf("AppendNvInfoRecords (%d, %v) or NvInfoCount (%d) differ from ParseNvInfo (%d, %v)", len(again), aerr, NvInfoCount(b), len(attrs), err)
+		}
 		if err != nil {
 			return
+		}
+		for i := range attrs {
+			if a, c := attrs[i], again[i]; a.Format != c.Format || a.Code != c.Code || a.Value != c.Value || !bytes.Equal(a.Payload, c.Payload) {
+				t.Fatalf("record %d: %+v, decoded again %+v", i, a, c)
+			}
 		}
 		if got := AppendNvInfo(nil, attrs); !bytes.Equal(got, b) {
 			t.Fatalf("round trip changed %x into %x", b, got)
