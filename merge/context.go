@@ -151,7 +151,8 @@ type Context struct {
 }
 
 // Obj is one relocatable cubin taking part in the link. (A link holds one
-// per object: its small fields share words, 352 bytes in all.)
+// per object: its small fields share words, and what only host objects
+// have is behind a pointer: 320 bytes in all.)
 type Obj struct {
 	ID     int
 	Name   string    // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")
@@ -171,11 +172,9 @@ type Obj struct {
 	// and .nv.info sections (eachCallgraph, eachPrototype,
 	// eachInfoSection; set by decodeInfo).
 	cg, proto, infos typedSecs
-	// ModuleID is the host object's __nv_module_id ("" for plain cubins).
-	ModuleID string
-	// hostKernels are the kernels the host code of the host object it came
-	// from references (name patterns; see hostKernelSet).
-	hostKernels []string
+	// host is what the host object it came from says of it (nil for
+	// plain cubins, most objects of a large link).
+	host *objHost
 	// launched: the kernels this object's code names by a relocation
 	// (device-side launches, a kernel's of itself too), in relocation order
 	// (dce's findCalls; finalize lists them as address-taken).
@@ -200,6 +199,42 @@ type Obj struct {
 	// the collector does not look.
 	private   [][]byte
 	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
+}
+
+// objHost is what an object's host object says of it.
+type objHost struct {
+	// moduleID is the host object's __nv_module_id.
+	moduleID string
+	// kernels are the kernels the host object's host code references
+	// (name patterns; see hostKernelSet).
+	kernels []string
+}
+
+// newObjHost is the objHost of an object with this module ID and these
+// host kernels (nil when it has neither).
+func newObjHost(moduleID string, kernels []string) *objHost {
+	if moduleID == "" && kernels == nil {
+		return nil
+	}
+	return &objHost{moduleID, kernels}
+}
+
+// ModuleID is the __nv_module_id of the host object o came from ("" for
+// plain cubins).
+func (o *Obj) ModuleID() string {
+	if o.host == nil {
+		return ""
+	}
+	return o.host.moduleID
+}
+
+// hostKernels are the kernels the host code of the host object o came
+// from references (name patterns; see hostKernelSet).
+func (o *Obj) hostKernels() []string {
+	if o.host == nil {
+		return nil
+	}
+	return o.host.kernels
 }
 
 // OutSym is an output symbol. (Fields are ordered by size, to leave no

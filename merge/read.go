@@ -187,7 +187,7 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch, i int, file *input.
 	err = parallelFor(len(units), w, func(k int) error {
 		u := &units[k]
 		f := u.ELF // (u.Data may be cut or compacted: not parsed again)
-		o := &Obj{Name: u.Name, F: f, System: u.System, ModuleID: u.ModuleID, hostKernels: u.HostKernels,
+		o := &Obj{Name: u.Name, F: f, System: u.System, host: newObjHost(u.ModuleID, u.HostKernels),
 			overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
 		if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(ctx.tables.AllocMapped) }); err != nil {
 			return badUnit{k, err}
