@@ -78,8 +78,9 @@ func (d *dumper) sections() {
 		"[Nr]", "Type", "Flags", "Addr", "Offset", "Size", "Link", "Info", "Align", "ES", "Name")
 	for i := range d.f.Sections {
 		s := &d.f.Sections[i]
+		h, _ := d.f.Shdr(i)
 		d.printf("  [%3d] %-20s %#10x %#10x %#10x %#10x %5d %5d %5d %4d %s\n",
-			i, SectionTypeName(s.Type), s.Flags, s.Addr, s.Offset, s.Size,
+			i, SectionTypeName(s.Type), s.Flags, h.Addr, h.Offset, s.Size,
 			s.Link, s.Info, s.Addralign, s.Entsize, s.Name)
 	}
 }
@@ -112,7 +113,8 @@ func progTypeName(t uint32) string {
 
 // SegmentSections returns the indices of the sections whose file contents lie
 // inside the file range of p, in section-table order. Empty and NOBITS
-// sections occupy no file range and are never listed.
+// sections occupy no file range and are never listed. (None are for a
+// File that does not hold its section header table: see Shdr.)
 func (f *File) SegmentSections(p *Prog) []int {
 	var out []int
 	for i := range f.Sections {
@@ -120,7 +122,7 @@ func (f *File) SegmentSections(p *Prog) []int {
 		if s.Type == SHTNull || IsNobits(s.Type) || s.Size == 0 {
 			continue
 		}
-		if s.Offset >= p.Off && s.Offset-p.Off < p.Filesz && s.Size <= p.Filesz-(s.Offset-p.Off) {
+		if h, ok := f.Shdr(i); ok && h.Offset >= p.Off && h.Offset-p.Off < p.Filesz && s.Size <= p.Filesz-(h.Offset-p.Off) {
 			out = append(out, i)
 		}
 	}

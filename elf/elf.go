@@ -154,16 +154,16 @@ func SMCompatible(input, target int) bool {
 	return input/10 == target/10 && input < target && !tegra(input) && !tegra(target)
 }
 
-// Section is a decoded section header plus its name and contents. (A link
-// holds one per input section: fields are ordered to leave no padding, and
-// the alignment and entry size, 64-bit in the file, are kept in 32 bits: a
-// cubin with wider ones is refused, another ELF's saturate.)
+// Section is a decoded section header plus its name and contents: what a
+// link uses of it. (A link holds one per input section, 80 bytes: fields
+// are ordered to leave no padding, sh_addr and sh_offset are left to Shdr
+// (nothing links by them: contents are Data), and the alignment and entry
+// size, 64-bit in the file, are kept in 32 bits: a cubin with wider ones
+// is refused, another ELF's saturate.)
 type Section struct {
 	Name      string
 	Data      []byte // aliases the file (nil for NOBITS and empty sections)
 	Flags     uint64
-	Addr      uint64
-	Offset    uint64
 	Size      uint64
 	Type      uint32
 	NameOff   uint32
@@ -173,17 +173,34 @@ type Section struct {
 	Entsize   uint32
 }
 
+// Shdr is a section header with every field of the file's (Elf64_Shdr),
+// alignment and entry size as Section keeps them: what PutSectionHeader
+// writes and File.Shdr reads back.
+type Shdr struct {
+	Flags     uint64
+	Addr      uint64
+	Offset    uint64
+	Size      uint64
+	NameOff   uint32
+	Type      uint32
+	Link      uint32
+	Info      uint32
+	Addralign uint32
+	Entsize   uint32
+}
+
 // Symbol is a decoded ELF64 symbol; Shndx is the resolved section index
-// (from .symtab_shndx when st_shndx is SHN_XINDEX), RawShndx the st_shndx field.
+// (from .symtab_shndx when st_shndx is SHN_XINDEX), RawShndx the st_shndx
+// field. (A link holds one per input symbol until finalize: 40 bytes, the
+// name decoded, its st_name offset not kept.)
 type Symbol struct {
 	Name     string
-	NameOff  uint32
+	Value    uint64
+	Size     uint64
+	Shndx    uint32
 	Info     uint8
 	Other    uint8
 	RawShndx uint16
-	Shndx    uint32
-	Value    uint64
-	Size     uint64
 }
 
 // Bind is ST_BIND; Type is ST_TYPE.
@@ -211,6 +228,23 @@ type File struct {
 	Symbols     []Symbol // index 0 is the null symbol; empty when there is no .symtab
 	SymtabIndex int      // section index of .symtab, 0 if none
 	StrtabIndex int
+	// compact: Raw holds only the kept sections' contents (ParseCompact),
+	// not the section header table Shdr reads.
+	compact bool
+}
+
+// Shdr returns section i's header as the file's section header table
+// holds it, with ok false when f does not hold that table (ParseCompact
+// left it out, a File not parsed has none) or has no section i.
+func (f *File) Shdr(i int) (h Shdr, ok bool) {
+	at := f.Header.Shoff + uint64(i)*ShdrSize
+	if f.compact || i < 0 || i >= len(f.Sections) || at > uint64(len(f.Raw)) || uint64(len(f.Raw))-at < ShdrSize {
+		return Shdr{}, false
+	}
+	p := f.Raw[at:]
+	s := &f.Sections[i]
+	return Shdr{NameOff: s.NameOff, Type: s.Type, Flags: s.Flags, Addr: le.Uint64(p[16:]), Offset: le.Uint64(p[24:]),
+		Size: s.Size, Link: s.Link, Info: s.Info, Addralign: s.Addralign, Entsize: s.Entsize}, true
 }
 
 // IsELF reports whether b starts with the ELF magic.
@@ -268,7 +302,7 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, all
 	if symAlloc == nil {
 		symAlloc = alloc
 	}
-	return parseWith(b, alloc, symAlloc, func(secs []Section) ([]byte, error) {
+	return parseWith(b, alloc, symAlloc, func(secs []Section, offset func(i int) uint64) ([]byte, error) {
 		// Per section: patched (a relocation section applies to it) and
 		// zeroed (its Data is zeros'); on the stack for the usual cubin.
 		const patched, zeroed = 1, 2
@@ -290,10 +324,11 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, all
 			if len(s.Data) == 0 {
 				continue
 			}
-			if s.Offset < end {
+			off := offset(i)
+			if off < end {
 				return nil, ErrNotCompact
 			}
-			end = s.Offset + uint64(len(s.Data))
+			end = off + uint64(len(s.Data))
 		}
 		for i := range secs {
 			s := &secs[i]
@@ -340,9 +375,9 @@ func allZero(b []byte) bool {
 
 // parseWith is ParseInto with the symbol table from symAlloc; place, when
 // not nil, may move the sections' contents once their headers are read
-// (before any name is decoded from them) and returns what becomes File.Raw
-// (see ParseCompact).
-func parseWith(b []byte, alloc, symAlloc Alloc, place func([]Section) ([]byte, error)) (*File, error) {
+// (before any name is decoded from them; offset is section i's sh_offset)
+// and returns what becomes File.Raw (see ParseCompact).
+func parseWith(b []byte, alloc, symAlloc Alloc, place func(secs []Section, offset func(i int) uint64) ([]byte, error)) (*File, error) {
 	f, err := parseHeader(b)
 	if err != nil {
 		return nil, err
@@ -358,11 +393,11 @@ func parseWith(b []byte, alloc, symAlloc Alloc, place func([]Section) ([]byte, e
 		}
 	}
 	if place != nil {
-		raw, err := place(f.Sections)
+		raw, err := place(f.Sections, func(i int) uint64 { return le.Uint64(shtab[i*ShdrSize+24:]) })
 		if err != nil {
 			return nil, err
 		}
-		f.Raw = raw
+		f.Raw, f.compact = raw, true
 	}
 	if err := f.nameSections(shnum, shstrndx); err != nil {
 		return nil, err
@@ -449,8 +484,7 @@ func (f *File) parseSection(i uint64, p []byte) error {
 	s.NameOff = le.Uint32(p[0:])
 	s.Type = le.Uint32(p[4:])
 	s.Flags = le.Uint64(p[8:])
-	s.Addr = le.Uint64(p[16:])
-	s.Offset = le.Uint64(p[24:])
+	off := le.Uint64(p[24:])
 	s.Size = le.Uint64(p[32:])
 	s.Link = le.Uint32(p[40:])
 	s.Info = le.Uint32(p[44:])
@@ -473,10 +507,10 @@ func (f *File) parseSection(i uint64, p []byte) error {
 		return errorf("section %d is SHT_NULL but has size 0x%x", i, s.Size)
 	}
 	if s.Type != SHTNobits && s.Type != SHTNull && s.Size > 0 && !cudaNoData(s.Type) {
-		if s.Offset > size || s.Size > size-s.Offset {
-			return errorf("section %d (offset 0x%x, size 0x%x) goes past the end of the file (0x%x bytes)", i, s.Offset, s.Size, size)
+		if off > size || s.Size > size-off {
+			return errorf("section %d (offset 0x%x, size 0x%x) goes past the end of the file (0x%x bytes)", i, off, s.Size, size)
 		}
-		s.Data = b[s.Offset : s.Offset+s.Size : s.Offset+s.Size]
+		s.Data = b[off : off+s.Size : off+s.Size]
 	}
 	return nil
 }
@@ -580,15 +614,15 @@ func (f *File) parseSymbols(alloc Alloc) error {
 	for i := 0; i < n; i++ {
 		p := symtab.Data[i*SymSize:]
 		s := &f.Symbols[i]
-		s.NameOff = le.Uint32(p[0:])
+		nameOff := le.Uint32(p[0:])
 		s.Info = p[4]
 		s.Other = p[5]
 		s.RawShndx = le.Uint16(p[6:])
 		s.Value = le.Uint64(p[8:])
 		s.Size = le.Uint64(p[16:])
-		name, ok := CString(strs, s.NameOff)
+		name, ok := CString(strs, nameOff)
 		if !ok {
-			return errorf("symbol %d has a bad name offset 0x%x", i, s.NameOff)
+			return errorf("symbol %d has a bad name offset 0x%x", i, nameOff)
 		}
 		s.Name = name
 		s.Shndx = uint32(s.RawShndx)

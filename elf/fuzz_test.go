@@ -62,8 +62,12 @@ func FuzzParse(f *testing.F) {
 		}
 		for i := range ef.Sections {
 			s := &ef.Sections[i]
-			if s.Data != nil && (s.Offset+uint64(len(s.Data)) > uint64(len(b)) || !bytes.Equal(s.Data, b[s.Offset:s.Offset+s.Size])) {
-				t.Fatalf("section %d data is not the file bytes at 0x%x+0x%x", i, s.Offset, s.Size)
+			h, ok := ef.Shdr(i)
+			if !ok || h.Size != s.Size || h.Type != s.Type {
+				t.Fatalf("section %d: Shdr gives %+v (%v) for %+v", i, h, ok, s)
+			}
+			if s.Data != nil && (h.Offset+uint64(len(s.Data)) > uint64(len(b)) || !bytes.Equal(s.Data, b[h.Offset:h.Offset+s.Size])) {
+				t.Fatalf("section %d data is not the file bytes at 0x%x+0x%x", i, h.Offset, s.Size)
 			}
 			switch {
 			case s.Type == SHTRel || s.Type == SHTRela:
@@ -107,8 +111,20 @@ func FuzzNvInfo(f *testing.F) {
 	})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		attrs, err := ParseNvInfo(b)
+		// Decoded again onto a caller's buffer (as merge's Obj.info
+		// does), the records are the same, and counted, as many.
+		var buf [4]Attr
+		again, aerr := AppendNvInfoRecords(buf[:0], b)
+		if (err == nil) != (aerr == nil) || err == nil && (len(again) != len(attrs) || NvInfoCount(b) != len(attrs)) {
+			t.Fatalf("AppendNvInfoRecords (%d, %v) or NvInfoCount (%d) differ from ParseNvInfo (%d, %v)", len(again), aerr, NvInfoCount(b), len(attrs), err)
+		}
 		if err != nil {
 			return
+		}
+		for i := range attrs {
+			if a, c := attrs[i], again[i]; a.Format != c.Format || a.Code != c.Code || a.Value != c.Value || !bytes.Equal(a.Payload, c.Payload) {
+				t.Fatalf("record %d: %+v, decoded again %+v", i, a, c)
+			}
 		}
 		if got := AppendNvInfo(nil, attrs); !bytes.Equal(got, b) {
 			t.Fatalf("round trip changed %x into %x", b, got)
@@ -177,7 +193,8 @@ func TestParseCompactCorpus(t *testing.T) {
 				last = i
 			}
 		}
-		le.PutUint64(m[ef.Header.Shoff+uint64(last)*ShdrSize+24:], ef.Sections[first].Offset)
+		h, _ := ef.Shdr(first)
+		le.PutUint64(m[ef.Header.Shoff+uint64(last)*ShdrSize+24:], h.Offset)
 		if _, err := Parse(m); err == nil {
 			overlapping++
 			if _, err := ParseCompact(m, nil, func(n int) []byte { return make([]byte, n) }, nil, nil, nil); err != ErrNotCompact {

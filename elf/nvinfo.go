@@ -110,6 +110,12 @@ func ParseNvInfo(b []byte) ([]Attr, error) { return ParseNvInfoInto(b, nil) }
 // (see ParseInto): their payloads point into b only.
 func ParseNvInfoInto(b []byte, alloc Alloc) ([]Attr, error) {
 	// Count first: one allocation of the right size.
+	return AppendNvInfoRecords(SliceOf[Attr](NvInfoCount(b), alloc)[:0], b)
+}
+
+// NvInfoCount is how many records the .nv.info section b holds, when
+// AppendNvInfoRecords accepts it.
+func NvInfoCount(b []byte) int {
 	n := 0
 	for off := 0; off+4 <= len(b); n++ {
 		off += 4
@@ -117,7 +123,13 @@ func ParseNvInfoInto(b []byte, alloc Alloc) ([]Attr, error) {
 			off += int(le.Uint16(b[off-2:]))
 		}
 	}
-	out := SliceOf[Attr](n, alloc)[:0]
+	return n
+}
+
+// AppendNvInfoRecords decodes the records of an .nv.info section b onto
+// dst (whose room a caller decoding again and again reuses): their
+// payloads point into b only.
+func AppendNvInfoRecords(dst []Attr, b []byte) ([]Attr, error) {
 	for off := 0; off < len(b); {
 		if len(b)-off < 4 {
 			return nil, errorf("truncated .nv.info record at offset 0x%x", off)
@@ -134,9 +146,9 @@ func ParseNvInfoInto(b []byte, alloc Alloc) ([]Attr, error) {
 		} else if a.Format < EIFmtNVal || a.Format > EIFmtSVal {
 			return nil, errorf(".nv.info record at offset 0x%x has unknown format %d", off-4, a.Format)
 		}
-		out = append(out, a)
+		dst = append(dst, a)
 	}
-	return out, nil
+	return dst, nil
 }
 
 // AppendNvInfo encodes records onto dst.

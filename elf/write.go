@@ -21,10 +21,8 @@ func PutHeader(b []byte, h *Header) {
 	le.PutUint16(b[62:], h.Shstrndx)
 }
 
-// PutSectionHeader encodes a section header from s's header fields
-// (NameOff, Type, Flags, Addr, Offset, Size, Link, Info, Addralign,
-// Entsize).
-func PutSectionHeader(b []byte, s *Section) {
+// PutSectionHeader encodes a section header.
+func PutSectionHeader(b []byte, s *Shdr) {
 	le.PutUint32(b[0:], s.NameOff)
 	le.PutUint32(b[4:], s.Type)
 	le.PutUint64(b[8:], s.Flags)
@@ -49,9 +47,9 @@ func PutProg(b []byte, p *Prog) {
 	le.PutUint64(b[48:], p.Align)
 }
 
-// PutSymbol encodes a symbol; st_shndx is s.RawShndx.
-func PutSymbol(b []byte, s *Symbol) {
-	le.PutUint32(b[0:], s.NameOff)
+// PutSymbol encodes a symbol named at nameOff; st_shndx is s.RawShndx.
+func PutSymbol(b []byte, s *Symbol, nameOff uint32) {
+	le.PutUint32(b[0:], nameOff)
 	b[4] = s.Info
 	b[5] = s.Other
 	le.PutUint16(b[6:], s.RawShndx)

@@ -18,7 +18,11 @@ func TestEncodeRoundTrip(t *testing.T) {
 	}
 	for i := range f.Sections {
 		var s [ShdrSize]byte
-		PutSectionHeader(s[:], &f.Sections[i])
+		h, ok := f.Shdr(i)
+		if !ok {
+			t.Fatalf("no header %d", i)
+		}
+		PutSectionHeader(s[:], &h)
 		off := f.Header.Shoff + uint64(i)*ShdrSize
 		if !bytes.Equal(s[:], b[off:off+ShdrSize]) {
 			t.Fatalf("section header %d differs", i)
@@ -35,7 +39,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 	symtab := f.Sections[f.SymtabIndex].Data
 	for i := range f.Symbols {
 		var s [SymSize]byte
-		PutSymbol(s[:], &f.Symbols[i])
+		PutSymbol(s[:], &f.Symbols[i], le.Uint32(symtab[i*SymSize:]))
 		if !bytes.Equal(s[:], symtab[i*SymSize:(i+1)*SymSize]) {
 			t.Fatalf("symbol %d differs", i)
 		}

@@ -150,7 +150,9 @@ type Context struct {
 	unclaimedSecSyms map[int32]bool
 }
 
-// Obj is one relocatable cubin taking part in the link.
+// Obj is one relocatable cubin taking part in the link. (A link holds one
+// per object: its small fields share words, and what only host objects
+// have is behind a pointer: 320 bytes in all.)
 type Obj struct {
 	ID     int
 	Name   string    // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")
@@ -162,11 +164,17 @@ type Obj struct {
 	// localByBinding: its symbols' local part is its local symbols, not
 	// those below .symtab's sh_info (Release.LocalByBinding).
 	localByBinding bool
-	// ModuleID is the host object's __nv_module_id ("" for plain cubins).
-	ModuleID string
-	// hostKernels are the kernels the host code of the host object it came
-	// from references (name patterns; see hostKernelSet).
-	hostKernels []string
+	// placeholder is the nameless function symbol kept under
+	// --preserve-relocs: read and set through placeholderSym and
+	// setPlaceholderSym (symmap.go), which keep its encoding.
+	placeholder int32
+	// cg, proto and infos find the object's .nv.callgraph, .nv.prototype
+	// and .nv.info sections (eachCallgraph, eachPrototype,
+	// eachInfoSection; set by decodeInfo).
+	cg, proto, infos typedSecs
+	// host is what the host object it came from says of it (nil for
+	// plain cubins, most objects of a large link).
+	host *objHost
 	// launched: the kernels this object's code names by a relocation
 	// (device-side launches, a kernel's of itself too), in relocation order
 	// (dce's findCalls; finalize lists them as address-taken).
@@ -186,19 +194,47 @@ type Obj struct {
 	relSecs     []relocSec  // decoded relocation sections, in input section order
 	resID       []int32     // input symbol index -> Context.Res index (-1: local)
 
-	// placeholder is the nameless function symbol kept under
-	// --preserve-relocs: read and set through placeholderSym and
-	// setPlaceholderSym (symmap.go), which keep its encoding.
-	placeholder int32
 	// private holds the copies relocate patches instead of shared bytes
 	// (see relocateObject): the section table naming them may live where
 	// the collector does not look.
 	private   [][]byte
 	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
-	nvinfo    []infoSec      // decoded .nv.info sections, in section order (see info)
-	// cg and proto find the object's .nv.callgraph and .nv.prototype
-	// sections (eachCallgraph, eachPrototype; set by decodeInfo).
-	cg, proto typedSecs
+}
+
+// objHost is what an object's host object says of it.
+type objHost struct {
+	// moduleID is the host object's __nv_module_id.
+	moduleID string
+	// kernels are the kernels the host object's host code references
+	// (name patterns; see hostKernelSet).
+	kernels []string
+}
+
+// newObjHost is the objHost of an object with this module ID and these
+// host kernels (nil when it has neither).
+func newObjHost(moduleID string, kernels []string) *objHost {
+	if moduleID == "" && kernels == nil {
+		return nil
+	}
+	return &objHost{moduleID, kernels}
+}
+
+// ModuleID is the __nv_module_id of the host object o came from ("" for
+// plain cubins).
+func (o *Obj) ModuleID() string {
+	if o.host == nil {
+		return ""
+	}
+	return o.host.moduleID
+}
+
+// hostKernels are the kernels the host code of the host object o came
+// from references (name patterns; see hostKernelSet).
+func (o *Obj) hostKernels() []string {
+	if o.host == nil {
+		return nil
+	}
+	return o.host.kernels
 }
 
 // OutSym is an output symbol. (Fields are ordered by size, to leave no

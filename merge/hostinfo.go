@@ -38,14 +38,14 @@ func hostKernels(ctx *Context) *hostKernelSet {
 	}
 	// Used when a user object names a kernel (the device runtime's objects
 	// name some of theirs, but do not make the link use the information).
-	if !slices.ContainsFunc(ctx.Objs, func(obj *Obj) bool { return !obj.System && len(obj.hostKernels) > 0 }) {
+	if !slices.ContainsFunc(ctx.Objs, func(obj *Obj) bool { return !obj.System && len(obj.hostKernels()) > 0 }) {
 		// No host code launches a kernel (objects built only for their
 		// device code, the corpus's): nvlink keeps them all.
 		return nil
 	}
 	set := &hostKernelSet{byPrefix: map[string][]string{}}
 	for _, obj := range ctx.Objs {
-		for _, p := range obj.hostKernels {
+		for _, p := range obj.hostKernels() {
 			prefix, _, _ := strings.Cut(p, "*")
 			if !slices.Contains(set.byPrefix[prefix], p) {
 				set.byPrefix[prefix] = append(set.byPrefix[prefix], p)

@@ -165,7 +165,7 @@ func writeRegisterFile(opts *Options, ctx *Context) error {
 	mods := opts.RegisterModules
 	if mods == nil {
 		for _, o := range ctx.Objs {
-			mods = append(mods, RegisterModule{Name: o.Name, ModuleID: o.ModuleID})
+			mods = append(mods, RegisterModule{Name: o.Name, ModuleID: o.ModuleID()})
 		}
 	}
 	return atomicfile.WriteFile(opts.Files, opts.RegisterLinkBinaries, RegisterFile(mods))

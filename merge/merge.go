@@ -250,7 +250,8 @@ func isGlobalMemoryName(name string) bool {
 // noteFunctionInfo records the names of the .nv.info.<f> sections nvlink
 // creates for non-entry functions when it reads their records in .nv.info.
 func noteFunctionInfo(ctx *Context, o *Obj, si int) {
-	attrs := o.info(si)
+	var buf [infoBuf]elf.Attr
+	attrs := o.info(si, buf[:0])
 	// nvlink walks the records from the last (it keeps them in a list it
 	// prepends to): corpus weakregs and funcptr.
 	for k := len(attrs) - 1; k >= 0; k-- {

@@ -353,7 +353,6 @@ func startObjectInfo(ctx *Context) *infoJob {
 		defer close(j.done)
 		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i], j.global[at[i]:at[i]:at[i+1]])
-			ctx.Objs[i].nvinfo = nil // translated: no later pass reads it
 			return nil
 		})
 	}
@@ -368,11 +367,11 @@ func startObjectInfo(ctx *Context) *infoJob {
 // globalInfoCount is how many records o's global .nv.info sections hold.
 func (o *Obj) globalInfoCount() int {
 	n := 0
-	for _, sec := range o.nvinfo {
-		if o.F.Sections[sec.si].Name == ".nv.info" {
-			n += len(sec.attrs)
+	o.eachInfoSection(func(_ int, s *elf.Section) {
+		if s.Name == ".nv.info" {
+			n += elf.NvInfoCount(s.Data)
 		}
-	}
+	})
 	return n
 }
 
@@ -391,16 +390,16 @@ type funcRecs struct {
 // The global records are appended to global, which has room for them all.
 func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) {
 	var perFunc []funcRecs
-	for _, in := range o.nvinfo { // (every .nv.info section, in section order)
-		s := &o.F.Sections[in.si]
+	var buf [infoBuf]elf.Attr
+	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
 		if s.Name != ".nv.info" {
 			if int(s.Info) >= len(o.F.Sections) || o.Drop[s.Info] || o.SecMap[s.Info] < 0 {
-				continue
+				return
 			}
 			textSec = o.SecMap[s.Info]
 		}
-		attrs := in.attrs
+		attrs := o.info(si, buf[:0])
 		var recs []infoRec
 		if textSec < 0 {
 			recs = global
@@ -438,6 +437,6 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 		} else {
 			perFunc = append(perFunc, funcRecs{textSec, recs})
 		}
-	}
+	})
 	return global, perFunc
 }

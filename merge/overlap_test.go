@@ -8,8 +8,8 @@ import (
 
 // TestSectionsOverlap covers the in-order fast path and the sorted one.
 func TestSectionsOverlap(t *testing.T) {
-	d := make([]byte, 64)
-	sec := func(off, n uint64) elf.Section { return elf.Section{Offset: off, Size: n, Data: d[:n]} }
+	d := make([]byte, 256) // (the file: a section's place in it is where its Data starts)
+	sec := func(off, n uint64) elf.Section { return elf.Section{Size: n, Data: d[off : off+n]} }
 	for _, c := range []struct {
 		secs []elf.Section
 		want bool

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/elf/ar"
@@ -186,7 +187,7 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch, i int, file *input.
 	err = parallelFor(len(units), w, func(k int) error {
 		u := &units[k]
 		f := u.ELF // (u.Data may be cut or compacted: not parsed again)
-		o := &Obj{Name: u.Name, F: f, System: u.System, ModuleID: u.ModuleID, hostKernels: u.HostKernels,
+		o := &Obj{Name: u.Name, F: f, System: u.System, host: newObjHost(u.ModuleID, u.HostKernels),
 			overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
 		if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(ctx.tables.AllocMapped) }); err != nil {
 			return badUnit{k, err}
@@ -321,31 +322,33 @@ func decodedOnly(s *elf.Section) bool {
 }
 
 // sectionsOverlap reports whether two sections with file contents share
-// bytes (only malformed inputs do; see relocate). ptxas lays sections out
-// in index order, so one pass without allocating settles the usual case;
-// only an input out of that order is sorted.
+// bytes (only malformed inputs do; see relocate): their Data, which alias
+// the one buffer the file was parsed from, share memory. ptxas lays
+// sections out in index order, so one pass without allocating settles the
+// usual case; only an input out of that order is sorted.
 func sectionsOverlap(f *elf.File) bool {
-	var end uint64
+	at := func(s *elf.Section) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s.Data))) }
+	var end uintptr
 	inOrder := true
 	for i := range f.Sections {
 		s := &f.Sections[i]
 		if len(s.Data) == 0 {
 			continue
 		}
-		if s.Offset < end {
+		if at(s) < end {
 			inOrder = false
 			break
 		}
-		end = s.Offset + uint64(len(s.Data))
+		end = at(s) + uintptr(len(s.Data))
 	}
 	if inOrder {
 		return false
 	}
-	type span struct{ lo, hi uint64 }
+	type span struct{ lo, hi uintptr }
 	var spans []span
 	for i := range f.Sections {
 		if s := &f.Sections[i]; len(s.Data) > 0 {
-			spans = append(spans, span{s.Offset, s.Offset + uint64(len(s.Data))})
+			spans = append(spans, span{at(s), at(s) + uintptr(len(s.Data))})
 		}
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
@@ -384,19 +387,22 @@ func defaultHeader(sm int) elf.Header {
 	return h
 }
 
-// decodeInfo decodes every .nv.info and relocation section of the object
-// once, in the parallel read pass; later passes use Obj.info and
-// Obj.relocs. Only the sections that have them take space (an object has
-// a handful among tens of sections).
+// decodeInfo decodes every relocation section of the object once, in
+// the parallel read pass (later passes use Obj.relocs), and checks its
+// .nv.info sections, whose records later passes decode again where they
+// read them (Obj.info: for a decoding of some 50 ns a section, 12 records
+// of 32 bytes an object less in Context.tables, whose pages stay resident
+// to the end). Only the sections that have relocations take space (an
+// object has a handful among tens of sections).
 func (o *Obj) decodeInfo(alloc func(int) []byte) error {
-	nrel, ninfo := 0, 0
-	o.cg, o.proto = typedSecs{}, typedSecs{}
+	nrel := 0
+	o.cg, o.proto, o.infos = 0, 0, 0
 	for si := range o.F.Sections {
 		switch o.F.Sections[si].Type {
 		case elf.SHTRela, elf.SHTRel:
 			nrel++
 		case elf.SHTCudaInfo:
-			ninfo++
+			o.infos.note(si)
 		case elf.SHTCudaCallgraph:
 			o.cg.note(si)
 		case elf.SHTCudaPrototype:
@@ -404,7 +410,7 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		}
 	}
 	o.relSecs = make([]relocSec, 0, nrel)
-	o.nvinfo = make([]infoSec, 0, ninfo)
+	var buf [infoBuf]elf.Attr
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
 		if s.Type == elf.SHTRela || s.Type == elf.SHTRel {
@@ -418,17 +424,21 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		if s.Type != elf.SHTCudaInfo {
 			continue
 		}
-		attrs, err := elf.ParseNvInfoInto(s.Data, alloc)
+		attrs, err := elf.AppendNvInfoRecords(buf[:0], s.Data)
 		if err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
 		}
 		if err := checkRegcounts(attrs); err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
 		}
-		o.nvinfo = append(o.nvinfo, infoSec{int32(si), attrs})
 	}
 	return nil
 }
+
+// infoBuf is the room for .nv.info records a decoding of one section has
+// on its caller's stack (Obj.info): a cubin's .nv.info holds about ten,
+// its .nv.info.<f> a few more; a larger one grows onto the heap.
+const infoBuf = 64
 
 // checkRegcounts rejects an EIATTR_REGCOUNT record without a count (a
 // payload of less than the function's symbol and its count: 8 bytes),
@@ -448,32 +458,34 @@ func checkRegcounts(attrs []elf.Attr) error {
 }
 
 // typedSecs finds an object's sections of one type without going over
-// its section records again (at 100,000 objects those are 135 MB, which
+// its section records again (at 100,000 objects those are 112 MB, which
 // three passes read for one section each): 1 + the index of the first
-// (0: none), and whether there are others.
-type typedSecs struct {
-	first int32
-	more  bool
-}
+// (0: none), negated when there are others (4 bytes: an Obj holds three).
+type typedSecs int32
 
 // note records section si, in section order.
 func (t *typedSecs) note(si int) {
-	if t.first == 0 {
-		t.first = int32(si) + 1
-	} else {
-		t.more = true
+	if *t == 0 {
+		*t = typedSecs(si) + 1
+	} else if *t > 0 {
+		*t = -*t
 	}
 }
+
+// first is the index of the first section noted (-1: none); more
+// reports others after it.
+func (t typedSecs) first() int { return int(max(t, -t)) - 1 }
+func (t typedSecs) more() bool { return t < 0 }
 
 // each calls fn for each section of o of type typ that t noted, in
 // section order.
 func (t typedSecs) each(o *Obj, typ uint32, fn func(s *elf.Section)) {
-	if t.first == 0 {
+	if t == 0 {
 		return
 	}
-	fn(&o.F.Sections[t.first-1])
-	if t.more {
-		for si := int(t.first); si < len(o.F.Sections); si++ {
+	fn(&o.F.Sections[t.first()])
+	if t.more() {
+		for si := t.first() + 1; si < len(o.F.Sections); si++ {
 			if s := &o.F.Sections[si]; s.Type == typ {
 				fn(s)
 			}
@@ -499,19 +511,32 @@ type relocSec struct {
 	rels []elf.Rela
 }
 
-// infoSec is the decoded records of input .nv.info section si.
-type infoSec struct {
-	si    int32
-	attrs []elf.Attr
+// info returns the records of input .nv.info section si appended to buf
+// (buf[:0] of a caller's [infoBuf]elf.Attr, whose records it overwrites
+// on the next call), nil if si is not one. read checked that they decode
+// (decodeInfo); they alias the section's contents.
+func (o *Obj) info(si int, buf []elf.Attr) []elf.Attr {
+	if si <= 0 || si >= len(o.F.Sections) || o.F.Sections[si].Type != elf.SHTCudaInfo {
+		return nil
+	}
+	attrs, _ := elf.AppendNvInfoRecords(buf, o.F.Sections[si].Data)
+	return attrs
 }
 
-// info returns the decoded records of input section si (nil if none).
-func (o *Obj) info(si int) []elf.Attr {
-	i := secSearch(len(o.nvinfo), si, func(i int) int32 { return o.nvinfo[i].si })
-	if i < len(o.nvinfo) && int(o.nvinfo[i].si) == si {
-		return o.nvinfo[i].attrs
+// eachInfoSection calls fn for each .nv.info section of o (the global
+// .nv.info and each .nv.info.<f>), in section order.
+func (o *Obj) eachInfoSection(fn func(si int, s *elf.Section)) {
+	if o.infos == 0 {
+		return
 	}
-	return nil
+	for si := o.infos.first(); si < len(o.F.Sections); si++ {
+		if s := &o.F.Sections[si]; s.Type == elf.SHTCudaInfo {
+			fn(si, s)
+			if !o.infos.more() {
+				return
+			}
+		}
+	}
 }
 
 // secSearch is sort.Search over n entries in increasing order of their

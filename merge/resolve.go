@@ -92,19 +92,21 @@ func regCount(o *Obj, i int) int32 {
 			return int32(r)
 		}
 	}
-	for j := range o.F.Sections {
-		sec := &o.F.Sections[j]
-		if sec.Type != elf.SHTCudaInfo || sec.Name != ".nv.info" {
-			continue
+	r := int32(-1)
+	var buf [infoBuf]elf.Attr
+	o.eachInfoSection(func(j int, sec *elf.Section) {
+		if r >= 0 || sec.Name != ".nv.info" {
+			return
 		}
-		attrs := o.info(j)
+		attrs := o.info(j, buf[:0])
 		for k := range attrs {
 			if a := &attrs[k]; a.Code == elf.EIAttrRegcount && a.U32(0) == uint32(i) {
-				return int32(a.U32(4))
+				r = int32(a.U32(4))
+				return
 			}
 		}
-	}
-	return -1
+	})
+	return r
 }
 
 func resolve(ctx *Context) error {

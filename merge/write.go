@@ -172,7 +172,7 @@ func putSectionHeaders(ctx *Context, hdrs []shdr, b []byte, i, j int) {
 	for k := i; k < j; k++ {
 		h := &hdrs[k]
 		s := h.sec
-		sh := elf.Section{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
+		sh := elf.Shdr{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
 			Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: uint32(s.Entsize)}
 		if ctx.Rel.InfoLink && infoLinked(s) {
 			sh.Flags |= elf.SHFInfoLink
@@ -389,8 +389,8 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 		if s.emptyName && !ctx.Rel.StrtabSymbolsLast {
 			name = ctx.emptyProto // (12.x: its own, relayoutStrings)
 		}
-		e := elf.Symbol{NameOff: name, Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
-		elf.PutSymbol(b[s.Index*elf.SymSize:], &e)
+		e := elf.Symbol{Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
+		elf.PutSymbol(b[s.Index*elf.SymSize:], &e, name)
 	}
 	if ctx.nullSymValue != 0 {
 		le.PutUint64(b[8:], ctx.nullSymValue) // st_value of the null symbol (see finalize)

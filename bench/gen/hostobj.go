@@ -48,7 +48,7 @@ func HostObject(cubin []byte, moduleID string, sm int) []byte {
 	le.PutUint32(seg[4:], 1)
 
 	// Laid out by layout, as the generator's cubins are: sections in index
-	// order (their Offset is only that order), the header table last.
+	// order (a File without a section header table), the header table last.
 	secs := []elf.Section{
 		{},
 		{Name: hostobj.ModuleIDSection, Type: elf.SHTProgbits, Flags: elf.SHFAlloc, Addralign: 16},
@@ -60,7 +60,6 @@ func HostObject(cubin []byte, moduleID string, sm int) []byte {
 	shstr := []byte{0}
 	names := make([]uint32, len(secs))
 	for i := 1; i < len(secs); i++ {
-		secs[i].Offset = uint64(i)
 		names[i] = uint32(len(shstr))
 		shstr = append(append(shstr, secs[i].Name...), 0)
 	}

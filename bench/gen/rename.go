@@ -212,7 +212,15 @@ func layout(f *elf.File, data [][]byte, nameOff []uint32) []byte {
 	for i := 1; i < len(f.Sections); i++ {
 		order = append(order, i)
 	}
-	sort.SliceStable(order, func(a, b int) bool { return f.Sections[order[a]].Offset < f.Sections[order[b]].Offset })
+	// (A File of the generator's own, without a section header table,
+	// is laid out in index order.)
+	offset := func(i int) uint64 {
+		if h, ok := f.Shdr(i); ok {
+			return h.Offset
+		}
+		return uint64(i)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return offset(order[a]) < offset(order[b]) })
 
 	size := uint64(elf.EhdrSize)
 	for i := range data {
@@ -241,7 +249,8 @@ func layout(f *elf.File, data [][]byte, nameOff []uint32) []byte {
 			le.PutUint32(h[0:], nameOff[i])
 			le.PutUint32(h[4:], s.Type)
 			le.PutUint64(h[8:], s.Flags)
-			le.PutUint64(h[16:], s.Addr)
+			sh, _ := f.Shdr(i)
+			le.PutUint64(h[16:], sh.Addr)
 			le.PutUint64(h[24:], offs[i])
 			le.PutUint64(h[32:], sz)
 			le.PutUint32(h[40:], s.Link)

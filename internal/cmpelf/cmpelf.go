@@ -275,10 +275,12 @@ func (c *comparer) sections() {
 			continue
 		}
 		os, rs := &o.f.Sections[i], &r.f.Sections[j]
-		c.sectionHeader(k, os, rs)
-		if os.Offset != rs.Offset && !elf.IsNobits(os.Type) && os.Size > 0 {
+		oh, _ := o.f.Shdr(i)
+		rh, _ := r.f.Shdr(j)
+		c.sectionHeader(k, os, rs, oh.Addr, rh.Addr)
+		if oh.Offset != rh.Offset && !elf.IsNobits(os.Type) && os.Size > 0 {
 			if moved == 0 {
-				firstMoved = fmt.Sprintf("%s ours %#x, ref %#x", k, os.Offset, rs.Offset)
+				firstMoved = fmt.Sprintf("%s ours %#x, ref %#x", k, oh.Offset, rh.Offset)
 			}
 			moved++
 		}
@@ -291,7 +293,7 @@ func (c *comparer) sections() {
 	}
 }
 
-func (c *comparer) sectionHeader(k string, os, rs *elf.Section) {
+func (c *comparer) sectionHeader(k string, os, rs *elf.Section, oaddr, raddr uint64) {
 	num := func(field string, ov, rv uint64) {
 		if ov != rv {
 			// A string table's size follows from the strings it holds.
@@ -303,7 +305,7 @@ func (c *comparer) sectionHeader(k string, os, rs *elf.Section) {
 		c.add("section header", true, "section %s: type ours %s, ref %s", k, elf.SectionTypeName(os.Type), elf.SectionTypeName(rs.Type))
 	}
 	num("flags", os.Flags, rs.Flags)
-	num("addr", os.Addr, rs.Addr)
+	num("addr", oaddr, raddr)
 	num("size", os.Size, rs.Size)
 	num("align", uint64(os.Addralign), uint64(rs.Addralign))
 	num("entsize", uint64(os.Entsize), uint64(rs.Entsize))

@@ -109,7 +109,7 @@ func TestCompareTextByte(t *testing.T) {
 	ref := xcall(t)
 	ours := bytes.Clone(ref)
 	f := mustParse(t, ours)
-	s := &f.Sections[sectionIndex(t, f, ".text._Z7stage_bf")]
+	s, _ := f.Shdr(sectionIndex(t, f, ".text._Z7stage_bf"))
 	ours[s.Offset+0x13] ^= 0x40
 	rep := compare(t, ours, ref)
 	if rep.Identical || rep.Equivalent {
@@ -329,9 +329,9 @@ func TestComparePadding(t *testing.T) {
 	mark(0, elf.EhdrSize)
 	mark(f.Header.Shoff, uint64(len(f.Sections))*elf.ShdrSize)
 	mark(f.Header.Phoff, uint64(len(f.Progs))*elf.PhdrSize)
-	for _, s := range f.Sections {
-		if s.Data != nil {
-			mark(s.Offset, s.Size)
+	for i, s := range f.Sections {
+		if h, _ := f.Shdr(i); s.Data != nil {
+			mark(h.Offset, s.Size)
 		}
 	}
 	gap := -1
@@ -391,7 +391,8 @@ func TestMainCommand(t *testing.T) {
 	f := mustParse(t, xcall(t))
 	swapped := write("swapped.cubin", swapSections(t, xcall(t), sectionIndex(t, f, ".text._Z7stage_bf"), sectionIndex(t, f, ".text._Z7stage_cfi")))
 	flipped := bytes.Clone(xcall(t))
-	flipped[f.Sections[sectionIndex(t, f, ".text._Z7stage_cfi")].Offset] ^= 1
+	cfi, _ := f.Shdr(sectionIndex(t, f, ".text._Z7stage_cfi"))
+	flipped[cfi.Offset] ^= 1
 	bad := write("flipped.cubin", flipped)
 	for _, c := range []struct {
 		args []string

@@ -398,10 +398,10 @@ func TestForgedSharedAlignment(t *testing.T) {
 	if sym < 0 {
 		t.Fatal("no symbol of value 0x800000 in a.cubin")
 	}
-	var symtab elf.Section
-	for _, s := range f.Sections {
+	var symtab elf.Shdr
+	for i, s := range f.Sections {
 		if s.Type == elf.SHTSymtab {
-			symtab = s
+			symtab, _ = f.Shdr(i)
 		}
 	}
 	for _, v := range []uint64{1 << 40, 1 << 63} {
@@ -434,7 +434,7 @@ func TestSamplerReferenceRefused(t *testing.T) {
 	t.Parallel()
 	dir, _ := filepath.Abs("../../testdata/crafted/bound-references")
 	b, f := readCubin(t, filepath.Join(dir, "a.cubin"))
-	st := &f.Sections[f.SymtabIndex]
+	st, _ := f.Shdr(f.SymtabIndex)
 	patched := false
 	for i := range f.Symbols {
 		if f.Symbols[i].Name == "tA" {

@@ -138,14 +138,10 @@ func mustParse(b []byte) *elf.File {
 	return f
 }
 
-// section returns the named section of f.
-func section(f *elf.File, name string) *elf.Section {
-	for i := range f.Sections {
-		if f.Sections[i].Name == name {
-			return &f.Sections[i]
-		}
-	}
-	panic("no section " + name)
+// section returns the header of the named section of f.
+func section(f *elf.File, name string) elf.Shdr {
+	h, _ := f.Shdr(sectionIndex(f, name))
+	return h
 }
 
 // sectionIndex returns the index of the named section of f.
@@ -228,7 +224,8 @@ func inSection(name string, fn func(d []byte)) func([]byte) []byte {
 
 // symbol returns the offset in the file of symbol i's entry.
 func symbol(f *elf.File, i int) int {
-	return int(f.Sections[f.SymtabIndex].Offset) + i*elf.SymSize
+	h, _ := f.Shdr(f.SymtabIndex)
+	return int(h.Offset) + i*elf.SymSize
 }
 
 // globalSym returns the index of the first global symbol.
