@@ -45,8 +45,14 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	// two files; dropEarlierEdges drops those, after the files, for the
 	// callers that are.
 	firstFile := make([]int32, len(ctx.Syms))
-	shared := false     // some caller's edges come from two files or more
-	var fileStart []int // by file: where its edges start in ctx.cgEdges
+	shared := false                            // some caller's edges come from two files or more
+	fileStart := make([]int, 0, len(ctx.Objs)) // by file: where its edges start in ctx.cgEdges
+	// (At most one edge a record: the list sized once.)
+	records := 0
+	for _, o := range ctx.Objs {
+		o.eachCallgraph(func(s *elf.Section) { records += len(s.Data) / 8 })
+	}
+	ctx.cgEdges = slices.Grow(ctx.cgEdges, records)
 	for fi, o := range ctx.Objs {
 		first := len(ctx.cgEdges) // (this file's edges)
 		fileStart = append(fileStart, first)
