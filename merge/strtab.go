@@ -50,6 +50,11 @@ func NewStrTab() *StrTab {
 // comes from the Go heap).
 func (t *StrTab) Reserve(n int, alloc func(int) []byte) {
 	t.mustNotBeQueued()
+	t.reserve(n, alloc)
+}
+
+// reserve is Reserve for a strQueue's consumer.
+func (t *StrTab) reserve(n int, alloc func(int) []byte) {
 	if n <= 0 {
 		return
 	}
