@@ -287,6 +287,14 @@ func relocateObject(ctx *Context, o *Obj) objRelocs {
 			break
 		}
 	}
+	// The output lists of one run alias rels to the end of the link: room
+	// left unused would stay with them (generated links keep three
+	// relocations in five).
+	if len(or.rels) == 0 {
+		or.rels = nil
+	} else if cap(or.rels)-len(or.rels) > len(or.rels)/4 {
+		or.rels = slices.Clone(or.rels)
+	}
 	return or
 }
 
