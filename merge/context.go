@@ -315,7 +315,7 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		// .shstrtab: a section name's ordinal there is nvlink's creation
 		// index of the section, which .symtab_shndx records.
 		ShStr: NewStrTab(),
-		Str:   NewStrTab(),
+		Str:   newStrTabNoOrdinals(),
 		Timer: &Timer{},
 		// (set by dce when the link uses exactly one kernel)
 		rootKernel:      -1,
