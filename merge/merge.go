@@ -124,22 +124,7 @@ func merge(ctx *Context) error {
 		o.SymMap, maps = maps[:m:m], maps[m:]
 		o.SecOff, offs = offs[:n:n], offs[n:]
 		o.Drop, drops = drops[:n:n], drops[n:]
-	}
-	// Which of an object's sections lose to another file's depends on the
-	// resolution alone, not on what merge made before it: every object's
-	// are marked first, in parallel (a large link), which leaves the
-	// serial walk only the creation in nvlink's order.
-	if len(ctx.Objs) >= parallelMarkFrom {
-		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-			markWeakLosers(ctx, ctx.Objs[i])
-			return nil
-		})
-	} else {
-		for _, o := range ctx.Objs {
-			markWeakLosers(ctx, o)
-		}
-	}
-	for _, o := range ctx.Objs {
+		markWeakLosers(ctx, o)
 		mergeFile(ctx, o)
 	}
 	for id := range ctx.unclaimedSecSyms {
@@ -147,11 +132,6 @@ func merge(ctx *Context) error {
 	}
 	return nil
 }
-
-// parallelMarkFrom is the object count from which merge marks the weak
-// losers in parallel (below it starting the goroutines costs more than
-// the marking: a few microseconds an object).
-const parallelMarkFrom = 64
 
 // joined returns a+b, or have when it spells a+b already (an input
 // section's own name), which spares the concatenation.
