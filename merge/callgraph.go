@@ -36,11 +36,26 @@ type cgEdge struct {
 // infoDone returns, only the string table and the edge lists change.
 func buildCallgraph(ctx *Context, infoDone func()) {
 	cg := &callgraph{lists: map[int32][]cgEdge{}}
-	seen := map[cgEdge]bool{}
-	taken := map[int32]bool{}
-	listed := map[int32]bool{} // in the -2 list from an input's
+	// (Sets of symbol IDs, dense: maps of every edge and function cost
+	// 3 ms at 10,000 objects, most of it their growth.)
+	taken := make([]bool, len(ctx.Syms))
+	listed := make([]bool, len(ctx.Syms)) // in the -2 list from an input's
+	// firstFile: by caller, 1 + the first file whose call edges name it
+	// (0: none so far). An edge an earlier file had needs its caller in
+	// two files; dropEarlierEdges drops those, after the files, for the
+	// callers that are.
+	firstFile := make([]int32, len(ctx.Syms))
+	shared := false                            // some caller's edges come from two files or more
+	fileStart := make([]int, 0, len(ctx.Objs)) // by file: where its edges start in ctx.cgEdges
+	// (At most one edge a record: the list sized once.)
+	records := 0
 	for _, o := range ctx.Objs {
-		first := len(ctx.cgEdges) // (this file's edges: seen once it is done)
+		o.eachCallgraph(func(s *elf.Section) { records += len(s.Data) / 8 })
+	}
+	ctx.cgEdges = slices.Grow(ctx.cgEdges, records)
+	for fi, o := range ctx.Objs {
+		first := len(ctx.cgEdges) // (this file's edges)
+		fileStart = append(fileStart, first)
 		sites := len(cg.lists[-3])
 		o.eachCallgraph(func(s *elf.Section) {
 			strs := o.strtab()
@@ -58,7 +73,16 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 					case cb < 0, list == -1 && o.replacedCopy(r.Caller):
 					case list != -1:
 						cg.lists[list] = append(cg.lists[list], e)
-					case !seen[e]:
+					default:
+						switch f := firstFile[ca]; f {
+						case 0:
+							firstFile[ca] = int32(fi) + 1
+						case int32(fi) + 1:
+						case -1: // (noted shared already)
+						default:
+							firstFile[ca] = -1
+							shared = true
+						}
 						ctx.cgEdges = append(ctx.cgEdges, e)
 					}
 					continue
@@ -77,14 +101,14 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 				}
 			}
 		})
-		for _, e := range ctx.cgEdges[first:] {
-			seen[e] = true
-		}
 		// A file's indirect call sites in the reverse of its order
 		// (nvlink prepends them), which orders the edges made for them
 		// too (-G virtual calls: crafted callgraph-sites-order).
 		slices.Reverse(cg.lists[-3][sites:])
 		addLaunchedKernels(ctx, o, cg, taken)
+	}
+	if shared {
+		ctx.cgEdges = dropEarlierEdges(ctx.cgEdges, fileStart, firstFile)
 	}
 	// (nvlink writes the call graph even when no input had one.)
 	ctx.directEdges = len(ctx.cgEdges)
@@ -141,13 +165,37 @@ func calleesByCaller(edges []cgEdge, nsyms int) (lists[int32], []int32) {
 // prototype) every entry whose address another function's code takes: a
 // kernel launched from the device (corpus program cdp). dce found them
 // (Obj.launched), in the order of o's relocations.
-func addLaunchedKernels(ctx *Context, o *Obj, cg *callgraph, taken map[int32]bool) {
+func addLaunchedKernels(ctx *Context, o *Obj, cg *callgraph, taken []bool) {
 	for _, m := range o.launched {
 		if !taken[m] && !ctx.Syms[m].dead {
 			taken[m] = true
 			cg.lists[-2] = append(cg.lists[-2], cgEdge{m, 0})
 		}
 	}
+}
+
+// dropEarlierEdges drops from edges (the call edges of every file, in
+// file order; file i's from fileStart[i]) each edge an earlier file had,
+// keeping a file's own repeats. Only callers that firstFile marks -1 (in
+// two files or more) can have one.
+func dropEarlierEdges(edges []cgEdge, fileStart []int, firstFile []int32) []cgEdge {
+	from := map[cgEdge]int{} // an edge of a shared caller: the first file with it
+	out := edges[:0]
+	fi := 0
+	for i, e := range edges {
+		for fi+1 < len(fileStart) && fileStart[fi+1] <= i {
+			fi++
+		}
+		if firstFile[e.caller] == -1 {
+			if f, ok := from[e]; !ok {
+				from[e] = fi
+			} else if f < fi {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // protoString is the .strtab offset of a prototype string: the empty one is

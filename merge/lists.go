@@ -2,8 +2,7 @@ package merge
 
 // lists are values grouped by key 0..n-1 in one array: key k's are
 // all[start[k]:start[k+1]], in the order they were put (call lists by
-// caller, the inputs' call edges by caller, kept relocations by section and
-// kind). One array and one of starts, where a slice per key would cost 24
+// caller, the inputs' call edges by caller). One array and one of starts, where a slice per key would cost 24
 // bytes a key and an allocation each, late in a link, where the heap is
 // at its limit. They are built in two passes over the values: count, then
 // put.

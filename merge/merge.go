@@ -79,22 +79,28 @@ func merge(ctx *Context) error {
 			shstrBytes += len(o.F.Sections[i].Data)
 		}
 	}
-	ctx.Str.Reserve(strBytes, ctx.mem.Alloc)
-	ctx.ShStr.Reserve(shstrBytes, ctx.mem.Alloc)
+	reserve := func() {
+		ctx.Str.reserve(strBytes, ctx.mem.Alloc)
+		ctx.ShStr.reserve(shstrBytes, ctx.mem.Alloc)
+	}
 	// The tables' additions go to another goroutine (see strqueue.go),
 	// in the order made here, when there is another thread to run it (and
 	// the link may use one: Options.Threads) and enough of them to pay
-	// for it.
+	// for it. That goroutine sizes the tables too: rehashing the names
+	// they hold already faults in pages of their new indexes (huge ones),
+	// which it does anyway, off merge's goroutine.
 	least := ctx.Opts.StrQueueMin
 	if least == 0 {
 		least = queueMin
 	}
 	if least > 0 && nsec+nsym >= least && runtime.GOMAXPROCS(0) > 1 && workers(ctx.Opts.Threads) > 1 {
-		ctx.strq = openStrQueue(ctx.Str, ctx.ShStr)
+		ctx.strq = openStrQueue(reserve, ctx.Str, ctx.ShStr)
 		defer func() {
 			ctx.strq.close()
 			ctx.strq = nil
 		}()
+	} else {
+		reserve()
 	}
 	// Output sections run about a third of the inputs' (see below).
 	ctx.secByName = make(map[string]int32, nsec/3)

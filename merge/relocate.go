@@ -93,27 +93,29 @@ func relocate(ctx *Context) error {
 	inOrder := make([]uint8, nsec) // bit 1<<kind per target
 	// Each object is patched on its own (it owns its bytes; the output
 	// symbols and layout are only read) and records, in its order, the
-	// relocations it keeps and the sections they go to. Replaying the
-	// records in file order builds the lists a serial pass would.
-	events := make([][]relEvent, len(ctx.Objs))
-	errs := make([]error, len(ctx.Objs))
+	// relocations it keeps (in runs for one section each) and the
+	// sections they go to. Replaying the records in file order builds the
+	// lists a serial pass would.
+	done := make([]objRelocs, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-		events[i], errs[i] = relocateObject(ctx, ctx.Objs[i])
+		done[i] = relocateObject(ctx, ctx.Objs[i])
 		return nil
 	})
 	// Per output section and kind (slot kind*nsec + target section ID:
-	// every target exists by now), relocations in input order (file
-	// order, then the input section's order), reversed at the end.
-	kept := newLists[OutRel](nRelKinds * nsec)
-	for _, evs := range events {
-		for _, ev := range evs {
+	// every target exists by now), the last of its runs, each run linked
+	// to the one before it (file order, then the object's order): a list
+	// is its runs walked back, each reversed.
+	nruns := 0
+	for i := range done {
+		for _, ev := range done[i].evs {
 			if !ev.note {
-				kept.count(ev.sec.slot(nsec))
+				nruns++
 			}
 		}
 	}
-	kept.place()
-	for i, evs := range events {
+	runs := make([]relRun, 0, nruns)
+	lastRun := make([]int32, nRelKinds*nsec) // 1 + index in runs (0: none)
+	for i := range done {
 		// An object's kernels get their bound references' relocation
 		// sections before the object's own (boundref.go).
 		if b := ctx.bound; b != nil {
@@ -121,7 +123,7 @@ func relocate(ctx *Context) error {
 				relSecOrder = append(relSecOrder, relSec{bank, kindBound})
 			}
 		}
-		for _, ev := range evs {
+		for _, ev := range done[i].evs {
 			k := ev.sec
 			if ev.note {
 				if bit := uint8(1) << k.kind; inOrder[k.tgt]&bit == 0 {
@@ -130,21 +132,21 @@ func relocate(ctx *Context) error {
 				}
 				continue
 			}
-			kept.put(k.slot(nsec), ev.rel)
+			slot := k.slot(nsec)
+			runs = append(runs, relRun{obj: int32(i), lo: ev.lo, hi: ev.hi, prev: lastRun[slot] - 1})
+			lastRun[slot] = int32(len(runs))
 		}
-		if errs[i] != nil {
-			return errs[i]
+		if done[i].err != nil {
+			return done[i].err
 		}
 	}
-	kept.done()
 	for _, k := range relSecOrder {
 		var l []OutRel
 		var kind relKind
 		if k.kind == kindBound {
 			l, kind = ctx.bound.rels, relKinds[kindRel]
 		} else {
-			l, kind = kept.of(k.slot(nsec)), relKinds[k.kind]
-			slices.Reverse(l)
+			l, kind = keptList(runs, lastRun[k.slot(nsec)]-1, done), relKinds[k.kind]
 		}
 		if len(l) == 0 {
 			continue
@@ -156,6 +158,40 @@ func relocate(ctx *Context) error {
 		sec.Size = uint64(len(l)) * kind.ent
 	}
 	return nil
+}
+
+// relRun is a run of kept relocations of one output section (and kind):
+// done[obj].rels[lo:hi], after the run prev (-1: none) in the list.
+type relRun struct {
+	obj, lo, hi, prev int32
+}
+
+// keptList is the output list of the section whose last run is last (-1:
+// none): its runs from the last back, each reversed (nvlink prepends). A
+// list of one run (code from one object, the usual case) is that run,
+// reversed where relocateObject put it; one of several is gathered.
+func keptList(runs []relRun, last int32, done []objRelocs) []OutRel {
+	if last < 0 {
+		return nil
+	}
+	if r := runs[last]; r.prev < 0 {
+		l := done[r.obj].rels[r.lo:r.hi:r.hi]
+		slices.Reverse(l)
+		return l
+	}
+	n := 0
+	for i := last; i >= 0; i = runs[i].prev {
+		n += int(runs[i].hi - runs[i].lo)
+	}
+	l := make([]OutRel, 0, n)
+	for i := last; i >= 0; i = runs[i].prev {
+		r := runs[i]
+		rels := done[r.obj].rels
+		for j := r.hi - 1; j >= r.lo; j-- {
+			l = append(l, rels[j])
+		}
+	}
+	return l
 }
 
 // Kinds of output relocation section: kept relocations as RELA, as REL
@@ -196,46 +232,82 @@ type relSec struct {
 func (k relSec) slot(nsec int) int32 { return int32(k.kind)*int32(nsec) + k.tgt }
 
 // relEvent is what relocating one object tells the serial replay, in the
-// object's order: a relocation section now needed (note), or a relocation
-// for a section's list.
+// object's order: a relocation section now needed (note), or a run of
+// relocations kept for a section's list (objRelocs.rels[lo:hi]).
 type relEvent struct {
-	note bool
-	sec  relSec
-	rel  OutRel
+	sec    relSec
+	lo, hi int32
+	note   bool
+}
+
+// objRelocs is what relocating one object returns: its events, the
+// relocations it keeps (the runs' backing: the output lists of one run
+// are slices of it), and the error that stopped it.
+type objRelocs struct {
+	evs  []relEvent
+	rels []OutRel
+	err  error
+}
+
+// keep appends rel to the relocations kept for section k: to the run
+// last began, when that is k's and ends here, else in a new run.
+func (or *objRelocs) keep(k relSec, rel OutRel, last *int) {
+	or.rels = append(or.rels, rel)
+	n := int32(len(or.rels))
+	if *last >= 0 && or.evs[*last].sec == k && or.evs[*last].hi == n-1 {
+		or.evs[*last].hi = n
+		return
+	}
+	*last = len(or.evs)
+	or.evs = append(or.evs, relEvent{sec: k, lo: n - 1, hi: n})
+}
+
+// note appends the notes of sections ks.
+func (or *objRelocs) note(ks ...relSec) {
+	for _, k := range ks {
+		or.evs = append(or.evs, relEvent{note: true, sec: k})
+	}
 }
 
 // relocateObject applies the link-time relocations of o to its bytes and
-// returns the rest as events. An error stops at the relocation that raised
-// it, as a serial pass would (the events before it stand).
-func relocateObject(ctx *Context, o *Obj) ([]relEvent, error) {
-	// Room for a kept relocation each and a note per section: one
-	// allocation in the usual case (--preserve-relocs records up to three
-	// events per relocation; append grows the list then).
-	n := len(o.relSecs)
+// returns the rest. An error stops at the relocation that raised it, as a
+// serial pass would (what came before it stands).
+func relocateObject(ctx *Context, o *Obj) objRelocs {
+	// Room for a kept relocation each: one allocation in the usual case
+	// (--preserve-relocs keeps applied relocations too; append grows the
+	// list then). The events are a note per section and a run or two.
+	n := 0
 	for _, d := range o.relSecs {
 		n += len(d.rels)
 	}
-	evs := make([]relEvent, 0, n)
+	or := objRelocs{evs: make([]relEvent, 0, 3*len(o.relSecs)), rels: make([]OutRel, 0, n)}
 	var privatized map[int]bool
 	for _, d := range o.relSecs {
-		var err error
-		if evs, err = relocateSection(ctx, o, d, evs, &privatized); err != nil {
-			return evs, err
+		if or.err = relocateSection(ctx, o, d, &or, &privatized); or.err != nil {
+			break
 		}
 	}
-	return evs, nil
+	// The output lists of one run alias rels to the end of the link: room
+	// left unused would stay with them (generated links keep three
+	// relocations in five).
+	if len(or.rels) == 0 {
+		or.rels = nil
+	} else if cap(or.rels)-len(or.rels) > len(or.rels)/4 {
+		or.rels = slices.Clone(or.rels)
+	}
+	return or
 }
 
-// relocateSection applies input relocation section d of o, appending its
-// events to evs: kept relocations, applied ones under --preserve-relocs,
+// relocateSection applies input relocation section d of o, adding its
+// events to or: kept relocations, applied ones under --preserve-relocs,
 // and the notes of the relocation sections the target needs (its own
 // kind's at least, even with nothing kept). A target that did not make it
 // into the output (dropped, removed) is skipped whole.
-func relocateSection(ctx *Context, o *Obj, d relocSec, evs []relEvent, privatized *map[int]bool) ([]relEvent, error) {
+func relocateSection(ctx *Context, o *Obj, d relocSec, or *objRelocs, privatized *map[int]bool) error {
 	rs := &o.F.Sections[d.si]
 	tgt := int(rs.Info)
 	if tgt <= 0 || tgt >= len(o.F.Sections) || o.Drop[tgt] || o.SecMap[tgt] < 0 || ctx.Secs[o.SecMap[tgt]].Dead {
-		return evs, nil
+		return nil
 	}
 	out := o.SecMap[tgt]
 	base := o.SecOff[tgt]
@@ -243,6 +315,7 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, evs []relEvent, privatize
 	alloc := o.F.Sections[tgt].Flags&elf.SHFAlloc != 0
 	kept := false
 	own := relSec{out, kindRela} // where kept relocations go
+	last := -1                   // the event of the run this section added to last
 	if rs.Type == elf.SHTRel {
 		own.kind = kindRel
 	}
@@ -254,14 +327,14 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, evs []relEvent, privatize
 		// between; the sweep's coop-warp, virtual, debug-cross-printf
 		// with -G or -lineinfo).
 		kept = true
-		evs = append(evs, relEvent{note: true, sec: own}, relEvent{note: true, sec: relSec{out, kindResolved}})
+		or.note(own, relSec{out, kindResolved})
 	}
 	for _, r := range d.rels {
 		if skipReloc(ctx, o, tgt, r, data) {
 			continue
 		}
 		if r.Offset >= o.F.Sections[tgt].Size {
-			return evs, fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
+			return fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
 		}
 		v := resolveReloc(ctx, o, r, alloc, out)
 		if !v.ok {
@@ -275,16 +348,16 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, evs []relEvent, privatize
 			if abs, ok := ctx.Rel.UnifiedAbs[typ]; ok {
 				typ = abs
 			}
-			evs = append(evs, relEvent{sec: own, rel: OutRel{Offset: base + r.Offset, Sym: v.sym, Type: typ, Addend: r.Addend}})
+			or.keep(own, OutRel{Offset: base + r.Offset, Sym: v.sym, Type: typ, Addend: r.Addend}, &last)
 			if !kept {
 				kept = true
-				evs = append(evs, relEvent{note: true, sec: own})
+				or.note(own)
 			}
 			continue
 		}
 		f, known := relocField(r.Type)
 		if !known {
-			return evs, fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, rs.Name)
+			return fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, rs.Name)
 		}
 		if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
 			patchReloc(ctx, o, data[r.Offset:], r, f, v)
@@ -297,15 +370,15 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, evs []relEvent, privatize
 				val = 0 // the symbol itself carries the value
 			}
 			applied := relSec{out, kindResolved}
-			evs = append(evs, relEvent{sec: applied, rel: OutRel{Offset: base + r.Offset, Sym: v.sym, Type: r.Type, Addend: int64(val) + r.Addend}})
+			or.keep(applied, OutRel{Offset: base + r.Offset, Sym: v.sym, Type: r.Type, Addend: int64(val) + r.Addend}, &last)
 			kept = true
-			evs = append(evs, relEvent{note: true, sec: own}, relEvent{note: true, sec: applied})
+			or.note(own, applied)
 		}
 	}
 	if !kept {
-		evs = append(evs, relEvent{note: true, sec: own})
+		or.note(own)
 	}
-	return evs, nil
+	return nil
 }
 
 // relocTargetData is the bytes of input section tgt to patch, in place:

@@ -85,7 +85,12 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 	// and nvlink 11.8 lays the files' pieces end to end (corpus globals and
 	// constants, byte-identical).
 	off := alignUp(sec.Size, align)
-	sec.Pieces = append(sec.Pieces, Piece{Obj: int32(o.ID), Sec: int32(i), Offset: off})
+	if p := (Piece{Obj: int32(o.ID), Sec: int32(i), Offset: off}); sec.Pieces == nil {
+		sec.one[0] = p
+		sec.Pieces = sec.one[:]
+	} else {
+		sec.Pieces = append(sec.Pieces, p)
+	}
 	sec.Size = off + in.Size
 	o.SecMap[i] = id
 	o.SecOff[i] = off

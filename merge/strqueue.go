@@ -54,13 +54,16 @@ type strQueue struct {
 	free chan *opBatch // added batches, for reuse
 	done chan struct{}
 	tabs []*StrTab
+	// setup runs on the consumer before the first addition (nil: none).
+	setup func()
 }
 
 // openStrQueue starts a consumer that makes the additions queued to
 // tables tabs (at most 256) from here until close, and marks the tables
-// queued.
-func openStrQueue(tabs ...*StrTab) *strQueue {
-	q := &strQueue{
+// queued. The consumer first runs setup (unless nil), which may use the
+// tables' unexported methods (StrTab.reserve).
+func openStrQueue(setup func(), tabs ...*StrTab) *strQueue {
+	q := &strQueue{setup: setup,
 		cur:  &opBatch{},
 		full: make(chan *opBatch, 8),
 		free: make(chan *opBatch, 8),
@@ -77,6 +80,9 @@ func openStrQueue(tabs ...*StrTab) *strQueue {
 // consume makes the queued additions, batch by batch, in order.
 func (q *strQueue) consume() {
 	defer close(q.done)
+	if q.setup != nil {
+		q.setup()
+	}
 	// (Here, not on merge's goroutine: the faults overlap merge.)
 	for _, t := range q.tabs {
 		t.prefault()

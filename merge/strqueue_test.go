@@ -37,7 +37,7 @@ func TestStrQueueSameAsDirect(t *testing.T) {
 			offs[i] = 0xdead
 		}
 		if queued {
-			ctx.strq = openStrQueue(ctx.Str, ctx.ShStr)
+			ctx.strq = openStrQueue(nil, ctx.Str, ctx.ShStr)
 		}
 		for i, o := range ops {
 			tab := ctx.Str
@@ -82,7 +82,7 @@ func TestStrQueueSameAsDirect(t *testing.T) {
 // again afterwards.
 func TestStrQueueRefusesDirectUse(t *testing.T) {
 	str := NewStrTab()
-	q := openStrQueue(str)
+	q := openStrQueue(nil, str)
 	for name, f := range map[string]func(){
 		"Add":     func() { str.Add("x") },
 		"AddDup":  func() { str.AddDup("x") },

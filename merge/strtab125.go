@@ -57,7 +57,7 @@ func relayoutStrtab(ctx *Context, dead map[string]bool) {
 	}
 
 	old := ctx.Str.Bytes()
-	str := NewStrTab()
+	str := newStrTabNoOrdinals()
 	str.Reserve(len(old)*3/2, nil) // (Reserve takes about 1.6 times what it holds)
 	emptyProto := uint32(0)
 	usesEmpty := usesString(ctx, ctx.emptyProto)
