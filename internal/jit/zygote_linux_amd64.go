@@ -188,7 +188,9 @@ func startTemplate(path string, args []string) *template {
 	if _, err := waitStop(t.pid); err != nil {
 		return fail(err)
 	}
-	opts := syscall.PTRACE_O_TRACESYSGOOD | syscall.PTRACE_O_TRACEFORK | 0x100000 // PTRACE_O_EXITKILL
+	// (Forks are traced from the stop on: a child ptxas made before it,
+	// as a wrapper script's, runs untraced, not stopped for good.)
+	opts := syscall.PTRACE_O_TRACESYSGOOD | 0x100000 // PTRACE_O_EXITKILL
 	if err := syscall.PtraceSetOptions(t.pid, opts); err != nil {
 		return fail(err)
 	}
@@ -199,6 +201,9 @@ func startTemplate(path string, args []string) *template {
 		}
 		if regs.Orig_rax == sysOpenat && int64(regs.Rax) == -enosys && peekString(t.pid, uintptr(regs.Rsi), len(zygoteInput)+1) == zygoteInput {
 			t.regs = regs
+			if err := syscall.PtraceSetOptions(t.pid, opts|syscall.PTRACE_O_TRACEFORK); err != nil {
+				return fail(err)
+			}
 			for i, f := range outs {
 				if t.pre[i], err = io.ReadAll(io.NewSectionReader(f, 0, 1<<40)); err != nil {
 					return fail(err)
