@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -33,17 +32,17 @@ import (
 
 // x86-64 system calls and flags the zygote uses.
 const (
-	sysOpenat    = 257
-	sysClone     = 56
-	sysDup2      = 33
-	sysClose     = 3
-	cloneParent  = 0x8000
-	atFDCWD      = -100
-	enosys       = 38
-	syscallLen   = 2          // the syscall instruction's length
-	traceSysGood = 0x80       // PTRACE_O_TRACESYSGOOD's stop signal bit
-	eventFork    = 1          // PTRACE_EVENT_FORK
-	waitAll      = 0x40000000 // __WALL
+	sysOpenat     = 257
+	sysClone      = 56
+	sysCloseRange = 436
+	sysClose      = 3
+	cloneParent   = 0x8000
+	atFDCWD       = -100
+	enosys        = 38
+	syscallLen    = 2          // the syscall instruction's length
+	traceSysGood  = 0x80       // PTRACE_O_TRACESYSGOOD's stop signal bit
+	eventFork     = 1          // PTRACE_EVENT_FORK
+	waitAll       = 0x40000000 // __WALL
 	// zygoteStops bounds the system calls ptxas may make before it opens
 	// its input.
 	zygoteStops = 2000
@@ -81,7 +80,10 @@ type template struct {
 	// pre is what it wrote to its stdout and stderr before it (option
 	// warnings): each child's output starts with it.
 	pre [2][]byte
-	err error // could not be made (nil pid)
+	// atClone: it is stopped at the exit of the clone of its last fork,
+	// not at its openat.
+	atClone bool
+	err     error // could not be made (nil pid)
 }
 
 // newZygote starts the zygote server.
@@ -258,17 +260,23 @@ func peekString(pid int, addr uintptr, n int) string {
 	return s
 }
 
-// fork makes the template fork a child (its openat turned into a clone),
-// sets the child's descriptors 3, 1, 2 to fds and lets it go on with the
-// openat; the template is left as it was.
+// fork makes the template fork a child: at the entry of its openat (the
+// first time) the call is turned into a clone, at the exit of its last
+// clone the syscall instruction is run again as a clone. The child's
+// descriptors 1, 2, 3 are set to fds, and it goes on with the openat.
 func (t *template) fork(fds [3]*os.File) (int, error) {
 	r := t.regs
-	r.Orig_rax = sysClone
+	if t.atClone {
+		r.Rip -= syscallLen
+		r.Rax, r.Orig_rax = sysClone, ^uint64(0)
+	} else {
+		r.Orig_rax = sysClone
+	}
 	r.Rdi, r.Rsi, r.Rdx, r.R10, r.R8 = cloneParent|uint64(syscall.SIGCHLD), 0, 0, 0, 0
 	if err := syscall.PtraceSetRegs(t.pid, &r); err != nil {
 		return 0, err
 	}
-	if err := syscall.PtraceSyscall(t.pid, 0); err != nil {
+	if err := syscall.PtraceCont(t.pid, 0); err != nil {
 		return 0, err
 	}
 	if sig, err := waitStop(t.pid); err != nil || sig != syscall.SIGTRAP|eventFork<<8 {
@@ -279,7 +287,8 @@ func (t *template) fork(fds [3]*os.File) (int, error) {
 		return 0, err
 	}
 	child := int(msg)
-	err = t.rewind()
+	_, err = t.nextSyscall() // (to the clone's exit)
+	t.atClone = true
 	if cerr := setUpChild(child, t.regs, fds); cerr != nil {
 		syscall.Kill(child, syscall.SIGKILL)
 		var ws syscall.WaitStatus
@@ -289,25 +298,6 @@ func (t *template) fork(fds [3]*os.File) (int, error) {
 	return child, err // (err: the template's, the child is fine)
 }
 
-// rewind takes the template from the clone's exit back to the entry of
-// its openat.
-func (t *template) rewind() error {
-	if _, err := t.nextSyscall(); err != nil { // the clone's exit
-		return err
-	}
-	r := t.regs
-	r.Rip -= syscallLen
-	r.Rax = sysOpenat
-	if err := syscall.PtraceSetRegs(t.pid, &r); err != nil {
-		return err
-	}
-	regs, err := t.nextSyscall()
-	if err == nil && (regs.Orig_rax != sysOpenat || regs.Rip != t.regs.Rip) {
-		err = errors.New("template did not return to its openat")
-	}
-	return err
-}
-
 // setUpChild gives the new child (stopped as it starts) its descriptors
 // and lets it run on from the openat with the template's registers at
 // (base).
@@ -315,33 +305,33 @@ func setUpChild(pid int, base syscall.PtraceRegs, fds [3]*os.File) error {
 	if sig, err := waitStop(pid); err != nil || sig != syscall.SIGSTOP {
 		return fmt.Errorf("child: %v %v", sig, err)
 	}
-	// The /proc path of each descriptor, written below the child's stack
-	// pointer (past the red zone): the child opens it and moves it into
-	// place.
+	// Descriptors 1 to 3 are closed, then the /proc path of each file,
+	// written below the child's stack pointer (past the red zone), is
+	// opened in the order 1, 2, 3: an open takes the lowest free
+	// descriptor (0 is the template's /dev/null).
+	if _, err := inject(pid, base, sysCloseRange, 1, 3, 0); err != nil {
+		for fd := uint64(1); fd <= 3; fd++ { // (a kernel without close_range)
+			inject(pid, base, sysClose, fd, 0, 0)
+		}
+	}
 	buf := uintptr(base.Rsp-1024) &^ 15
-	self := strconv.Itoa(os.Getpid())
-	for i, to := range [3]int{3, 1, 2} {
-		p := "/proc/" + self + "/fd/" + strconv.Itoa(int(fds[i].Fd())) + "\x00"
-		if _, err := syscall.PtracePokeData(pid, buf, []byte(p)); err != nil {
-			return err
-		}
-		mode := uint64(syscall.O_RDONLY)
-		if to != 3 {
-			mode = syscall.O_WRONLY
-		}
-		cwd := int64(atFDCWD)
-		fd, err := inject(pid, base, sysOpenat, uint64(cwd), uint64(buf), mode)
+	var paths []byte
+	var at [3]uintptr
+	for i, f := range [3]*os.File{fds[1], fds[2], fds[0]} {
+		at[i] = buf + uintptr(len(paths))
+		paths = fmt.Appendf(paths, "/proc/%d/fd/%d\x00", os.Getpid(), f.Fd())
+	}
+	if _, err := syscall.PtracePokeData(pid, buf, paths); err != nil {
+		return err
+	}
+	cwd := int64(atFDCWD)
+	for i, mode := range [3]uint64{syscall.O_WRONLY, syscall.O_WRONLY, syscall.O_RDONLY} {
+		fd, err := inject(pid, base, sysOpenat, uint64(cwd), uint64(at[i]), mode)
 		if err != nil {
 			return err
 		}
-		if fd == to {
-			continue
-		}
-		if _, err := inject(pid, base, sysDup2, uint64(fd), uint64(to), 0); err != nil {
-			return err
-		}
-		if _, err := inject(pid, base, sysClose, uint64(fd), 0, 0); err != nil {
-			return err
+		if fd != i+1 {
+			return fmt.Errorf("child: opened descriptor %d, want %d", fd, i+1)
 		}
 	}
 	r := base
