@@ -129,9 +129,7 @@ func (z *zygote) serve() {
 	defer func() {
 		for _, t := range temps {
 			if t.pid != 0 {
-				syscall.Kill(t.pid, syscall.SIGKILL)
-				var ws syscall.WaitStatus
-				syscall.Wait4(t.pid, &ws, waitAll, nil)
+				end(t.pid, nil)
 			}
 		}
 	}()
@@ -146,19 +144,15 @@ func (z *zygote) serve() {
 			r.reply <- zygoteReply{err: t.err}
 			continue
 		}
-		pid, err := t.fork(r.fds)
-		if err != nil {
-			// (A template in an unknown state is given up; a child
-			// that was set up runs all the same.)
-			syscall.Kill(t.pid, syscall.SIGKILL)
-			var ws syscall.WaitStatus
-			syscall.Wait4(t.pid, &ws, waitAll, nil)
-			t.pid, t.err = 0, err
-			if pid != 0 {
-				err = nil
-			}
+		pid, terr, cerr := t.fork(r.fds)
+		if terr != nil || cerr != nil {
+			// A template in an unknown state, or whose child could not
+			// be set up, is given up; a child that was set up runs all
+			// the same.
+			end(t.pid, terr)
+			t.pid, t.err = 0, errors.Join(terr, cerr)
 		}
-		r.reply <- zygoteReply{pid, t.pre, err}
+		r.reply <- zygoteReply{pid, t.pre, cerr}
 	}
 }
 
@@ -183,8 +177,7 @@ func startTemplate(path string, args []string) *template {
 	}
 	t := &template{pid: cmd.Process.Pid}
 	fail := func(err error) *template {
-		syscall.Kill(t.pid, syscall.SIGKILL)
-		cmd.Wait()
+		end(t.pid, err)
 		return &template{err: fmt.Errorf("ptxas template: %v", err)}
 	}
 	if _, err := waitStop(t.pid); err != nil {
@@ -234,6 +227,21 @@ func (t *template) nextSyscall() (syscall.PtraceRegs, error) {
 	return regs, err
 }
 
+// endedError is waitStop's error when the process ended (and was
+// reaped: its pid is no longer its).
+type endedError struct{ ws syscall.WaitStatus }
+
+func (e endedError) Error() string { return fmt.Sprintf("ptxas ended (%v)", e.ws) }
+
+// end kills and reaps pid, unless err says it is reaped already.
+func end(pid int, err error) {
+	if !errors.As(err, new(endedError)) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		var ws syscall.WaitStatus
+		syscall.Wait4(pid, &ws, waitAll, nil)
+	}
+}
+
 // waitStop waits for pid's next stop and returns its signal (the stop
 // signal, with the event in the bits above as ptrace reports it).
 func waitStop(pid int) (syscall.Signal, error) {
@@ -242,7 +250,7 @@ func waitStop(pid int) (syscall.Signal, error) {
 		return 0, err
 	}
 	if !ws.Stopped() {
-		return 0, fmt.Errorf("ptxas ended (%v)", ws)
+		return 0, endedError{ws}
 	}
 	return syscall.Signal(ws>>8) & 0xffff, nil // (signal, event<<8)
 }
@@ -264,7 +272,9 @@ func peekString(pid int, addr uintptr, n int) string {
 // first time) the call is turned into a clone, at the exit of its last
 // clone the syscall instruction is run again as a clone. The child's
 // descriptors 1, 2, 3 are set to fds, and it goes on with the openat.
-func (t *template) fork(fds [3]*os.File) (int, error) {
+// terr is the template's failure, cerr the child's (a child is returned
+// only without cerr).
+func (t *template) fork(fds [3]*os.File) (child int, terr, cerr error) {
 	r := t.regs
 	if t.atClone {
 		r.Rip -= syscallLen
@@ -274,36 +284,39 @@ func (t *template) fork(fds [3]*os.File) (int, error) {
 	}
 	r.Rdi, r.Rsi, r.Rdx, r.R10, r.R8 = cloneParent|uint64(syscall.SIGCHLD), 0, 0, 0, 0
 	if err := syscall.PtraceSetRegs(t.pid, &r); err != nil {
-		return 0, err
+		return 0, err, err
 	}
 	if err := syscall.PtraceCont(t.pid, 0); err != nil {
-		return 0, err
+		return 0, err, err
 	}
-	if sig, err := waitStop(t.pid); err != nil || sig != syscall.SIGTRAP|eventFork<<8 {
-		return 0, fmt.Errorf("clone: %v %v", sig, err)
+	if sig, err := waitStop(t.pid); err != nil {
+		return 0, err, err
+	} else if sig != syscall.SIGTRAP|eventFork<<8 {
+		err := fmt.Errorf("clone: stopped by %v", sig)
+		return 0, err, err
 	}
 	msg, err := syscall.PtraceGetEventMsg(t.pid)
 	if err != nil {
-		return 0, err
+		return 0, err, err
 	}
-	child := int(msg)
-	_, err = t.nextSyscall() // (to the clone's exit)
+	child = int(msg)
+	_, terr = t.nextSyscall() // (to the clone's exit)
 	t.atClone = true
-	if cerr := setUpChild(child, t.regs, fds); cerr != nil {
-		syscall.Kill(child, syscall.SIGKILL)
-		var ws syscall.WaitStatus
-		syscall.Wait4(child, &ws, waitAll, nil)
-		return 0, cerr
+	if cerr = setUpChild(child, t.regs, fds); cerr != nil {
+		end(child, cerr)
+		return 0, terr, cerr
 	}
-	return child, err // (err: the template's, the child is fine)
+	return child, terr, nil
 }
 
 // setUpChild gives the new child (stopped as it starts) its descriptors
 // and lets it run on from the openat with the template's registers at
 // (base).
 func setUpChild(pid int, base syscall.PtraceRegs, fds [3]*os.File) error {
-	if sig, err := waitStop(pid); err != nil || sig != syscall.SIGSTOP {
-		return fmt.Errorf("child: %v %v", sig, err)
+	if sig, err := waitStop(pid); err != nil {
+		return err
+	} else if sig != syscall.SIGSTOP {
+		return fmt.Errorf("child: stopped by %v", sig)
 	}
 	// Descriptors 1 to 3 are closed, then the /proc path of each file,
 	// written below the child's stack pointer (past the red zone), is
@@ -358,8 +371,10 @@ func inject(pid int, base syscall.PtraceRegs, nr, a, b, c uint64) (int, error) {
 		if err := syscall.PtraceSyscall(pid, 0); err != nil {
 			return 0, err
 		}
-		if sig, err := waitStop(pid); err != nil || sig != syscall.SIGTRAP|traceSysGood {
-			return 0, fmt.Errorf("system call %d: %v %v", nr, sig, err)
+		if sig, err := waitStop(pid); err != nil {
+			return 0, err
+		} else if sig != syscall.SIGTRAP|traceSysGood {
+			return 0, fmt.Errorf("system call %d: stopped by %v", nr, sig)
 		}
 	}
 	if err := syscall.PtraceGetRegs(pid, &r); err != nil {
