@@ -13,15 +13,17 @@ import (
 	"testing"
 )
 
-// zygotePTXAS is a fake ptxas (shell builtins only) that warns about its
-// first argument and logs its start before it opens its input, then logs
-// a compile and echoes the input, failing on a line "fail" as ptxas does.
+// zygotePTXAS is a fake ptxas that warns about its first argument and
+// logs its start before it opens its input, then logs a compile and
+// echoes the input, failing on a line "fail" as ptxas does and killed on
+// a line "crash" (by a child: $$ is the template's pid).
 const zygotePTXAS = `[ "$1" = --version ] && { echo "Cuda compilation tools, release 11.8, V11.8.89"; exit 0; }
 echo "ptxas warning : early $1" >&2
 echo $$ >>@LOG@.pid
 echo s >>@LOG@
 while IFS= read -r l; do
   [ "$l" = fail ] && { echo "ptxas $3, line 1; error   : bad" >&2; exit 3; }
+  [ "$l" = crash ] && sh -c 'kill -SEGV $PPID'
   printf '%s\n' "$l"
 done </dev/fd/3
 echo c >>@LOG@`
@@ -61,6 +63,9 @@ func TestZygote(t *testing.T) {
 	cubin, msgs, err := c.PTX("bad.ptx", true, []byte("fail\n"), nil)
 	if want := "ptxas warning : early -arch=sm_86\nptxas application ptx input, line 1; error   : bad\n"; cubin != nil || msgs != want || err == nil || err.Error() != "ptxas: exit status 3" {
 		t.Errorf("failing compile: %q %q %v", cubin, msgs, err)
+	}
+	if cubin, _, err := c.PTX("crash.ptx", true, []byte("crash\n"), nil); cubin != nil || err == nil || err.Error() != "ptxas: signal: segmentation fault" {
+		t.Errorf("crashing compile: %q %v", cubin, err)
 	}
 	b, _ := os.ReadFile(log)
 	if s, cs := strings.Count(string(b), "s"), strings.Count(string(b), "c"); s != 1 || cs != n {
