@@ -196,6 +196,11 @@ func startTemplate(path string, args []string) *template {
 		}
 		if regs.Orig_rax == sysOpenat && int64(regs.Rax) == -enosys && peekString(t.pid, uintptr(regs.Rsi), len(zygoteInput)+1) == zygoteInput {
 			t.regs = regs
+			// (fork copies the one thread: a ptxas with threads
+			// running by then cannot be a template.)
+			if tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", t.pid)); err != nil || len(tasks) != 1 {
+				return fail(fmt.Errorf("not one thread (%d, %v)", len(tasks), err))
+			}
 			if err := syscall.PtraceSetOptions(t.pid, opts|syscall.PTRACE_O_TRACEFORK); err != nil {
 				return fail(err)
 			}
