@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,15 +37,17 @@ func TestZygote(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log")
 	ptxas := script(t, dir, "ptxas", strings.ReplaceAll(zygotePTXAS, "@LOG@", log))
-	if tp := startTemplate(ptxas, []string{"-arch=sm_86", "-c"}); tp.err != nil {
-		t.Skipf("no zygote here: %v", tp.err)
-	} else {
-		syscall.Kill(tp.pid, syscall.SIGKILL)
-		var ws syscall.WaitStatus
-		syscall.Wait4(tp.pid, &ws, waitAll, nil)
-		os.Remove(log)
-		os.Remove(log + ".pid")
+	runtime.LockOSThread() // (the probe traces: one thread)
+	tp := startTemplate(ptxas, []string{"-arch=sm_86", "-c"})
+	if tp.err == nil {
+		end(tp.pid, nil)
 	}
+	runtime.UnlockOSThread()
+	if tp.err != nil {
+		t.Skipf("no zygote here: %v", tp.err)
+	}
+	os.Remove(log)
+	os.Remove(log + ".pid")
 	c := New(Options{Arch: 86, PTXAS: ptxas})
 	const n = 6
 	var wg sync.WaitGroup
