@@ -26,6 +26,8 @@ func jitOptions(cmd *cli.Command) jit.Options {
 		Inputs:      cmd.Opts.Inputs,
 		LibDirs:     cmd.Opts.LibDirs,
 		PTXAS:       os.Getenv("WARPLINK_PTXAS"),
+		// WARPLINK_ZYGOTE=0 runs each ptxas as a process of its own.
+		NoZygote: os.Getenv("WARPLINK_ZYGOTE") == "0",
 	}
 }
 

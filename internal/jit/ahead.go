@@ -79,7 +79,7 @@ func (js *jobs) get(args []string, ptx []byte) (j *job, made bool) {
 // run compiles j (its claimer, holding a CPU slot).
 func (c *Compiler) run(j *job) {
 	t0 := time.Now()
-	j.cubin, j.log, j.err = runPTXAS(c.path, j.args, j.ptx)
+	j.cubin, j.log, j.err = runPTXAS(c.zyg, c.path, j.args, j.ptx)
 	j.took, j.ptx = time.Since(t0), nil
 	if j.err != nil {
 		c.jobs.failed.Store(true)
@@ -140,8 +140,11 @@ func (js *jobs) claimNext() *job {
 }
 
 // Close stops the compiles ahead: none is started after it (those under
-// way end on their own).
-func (c *Compiler) Close() { c.jobs.stop.Store(true) }
+// way end on their own, as processes of their own), and ends the zygote.
+func (c *Compiler) Close() {
+	c.jobs.stop.Store(true)
+	c.zyg.close()
+}
 
 // compile is PTX's compile: the job's results, once someone ran it.
 func (c *Compiler) compile(args []string, ptx []byte) *job {

@@ -167,7 +167,7 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		return nil, fatal("%v", err)
 	}
 	t0 = time.Now()
-	out, log, err := runPTXAS(path, p.ltoArgs(whole), rep.PTX)
+	out, log, err := runPTXAS(nil, path, p.ltoArgs(whole), rep.PTX)
 	phases := []Phase{nvvmPhase, {Source: "lto.ptx", Name: "ptxas", Output: "lto.cubin", Took: time.Since(t0)}}
 	if log != "" {
 		diags.Text(key(), log)

@@ -38,6 +38,9 @@ type Options struct {
 	Inputs, LibDirs []string
 	// PTXAS is the ptxas to run; "" finds one (FindPTXAS).
 	PTXAS string
+	// NoZygote runs every ptxas as a process of its own (no zygote:
+	// zygote_linux_amd64.go).
+	NoZygote bool
 }
 
 // Compiler runs ptxas for one link (input.Compiler). ptxas is looked up
@@ -51,6 +54,8 @@ type Compiler struct {
 	warn   string      // the release warning, if any
 	warned atomic.Bool // Warning has returned warn
 	sem    chan struct{}
+	// zyg forks the compiles' ptxas processes (nil: none).
+	zyg *zygote
 	// lto is the LTO step's result in a -dlto link (nil: none).
 	lto *Result
 	mu  sync.Mutex
@@ -96,6 +101,9 @@ func (c *Compiler) find() {
 		c.path, c.err = FindPTXAS(c.opts.PTXAS, c.opts.NVVMPath)
 		if c.err != nil {
 			return
+		}
+		if !c.opts.NoZygote {
+			c.zyg = newZygote()
 		}
 		if rel, ok := ptxasRelease(c.path); !ok {
 			c.warn = fmt.Sprintf("could not read the release of ptxas '%s' (nvlink %s's output needs ptxas %s)", c.path, Release, Release)
@@ -198,30 +206,76 @@ func (c *Compiler) Phases() []Phase {
 
 // runPTXAS runs ptxas on ptx with args; it writes the cubin to a pipe. It
 // returns the cubin, ptxas's messages (naming its input as nvlink's
-// embedded ptxas does) and an error if it failed.
-func runPTXAS(path string, args []string, ptx []byte) ([]byte, string, error) {
+// embedded ptxas does) and an error if it failed. With a zygote (z not
+// nil) ptxas is its fork where it can be, else a process of its own.
+func runPTXAS(z *zygote, path string, args []string, ptx []byte) ([]byte, string, error) {
 	src, name, cleanup, err := ptxSource(ptx)
 	if err != nil {
 		return nil, "", &input.ToolError{Msg: fmt.Sprintf("could not hand the PTX to ptxas: %v", err)}
 	}
 	defer cleanup()
-	cmd := exec.Command(path, append(args, name, "-o", "/dev/stdout")...)
-	cmd.Env = childEnv(os.Environ())
-	if src != nil {
-		cmd.ExtraFiles = []*os.File{src}
-	}
 	var out, msgs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &msgs
-	err = cmd.Run()
+	ran := false
+	if z != nil && src != nil {
+		ran, err = runForked(z, path, args, src, &out, &msgs)
+	}
+	if !ran {
+		cmd := exec.Command(path, append(args, name, "-o", "/dev/stdout")...)
+		cmd.Env = childEnv(os.Environ())
+		if src != nil {
+			cmd.ExtraFiles = []*os.File{src}
+		}
+		cmd.Stdout, cmd.Stderr = &out, &msgs
+		err = cmd.Run()
+	}
 	log := strings.ReplaceAll(msgs.String(), "ptxas "+name+",", "ptxas application ptx input,")
 	var ee *exec.ExitError
 	switch {
-	case errors.As(err, &ee):
+	case errors.As(err, &ee), errors.As(err, new(childError)):
 		return nil, log, fmt.Errorf("ptxas: %v", err)
 	case err != nil:
 		return nil, log, &input.ToolError{Msg: fmt.Sprintf("could not run ptxas '%s': %v", path, err)}
 	}
 	return out.Bytes(), log, nil
+}
+
+// childError is a zygote child's failure (its exit status or signal).
+type childError struct{ error }
+
+// runForked runs ptxas as the zygote's child, reading its cubin into out
+// and its messages into msgs. ran is false if the zygote could not fork
+// one (nothing ran).
+func runForked(z *zygote, path string, args []string, src *os.File, out, msgs *bytes.Buffer) (ran bool, err error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return false, nil
+	}
+	defer outR.Close()
+	msgR, msgW, err := os.Pipe()
+	if err != nil {
+		outW.Close()
+		return false, nil
+	}
+	defer msgR.Close()
+	pid, pre, err := z.fork(path, args, src, outW, msgW)
+	outW.Close()
+	msgW.Close()
+	if err != nil {
+		return false, nil
+	}
+	out.Write(pre[0])
+	msgs.Write(pre[1])
+	read := make(chan struct{})
+	go func() {
+		msgs.ReadFrom(msgR)
+		close(read)
+	}()
+	out.ReadFrom(outR)
+	<-read
+	if err := waitChild(pid); err != nil {
+		return true, childError{err}
+	}
+	return true, nil
 }
 
 // mallocTunables are the settings of glibc's malloc a ptxas process gets

@@ -14,15 +14,25 @@ import (
 // .nv_debug_ptx_txt section; a pipe loses that). Nothing is left behind
 // in the file system, even if warplink or ptxas dies.
 func ptxSource(ptx []byte) (f *os.File, name string, cleanup func(), err error) {
-	label := []byte("warplink-ptx\x00")
-	fd, _, errno := syscall.Syscall(sysMemfdCreate, uintptr(unsafe.Pointer(&label[0])), 0, 0)
-	if errno != 0 {
+	f, err = memfd("warplink-ptx")
+	if err != nil {
 		return tempSource(ptx)
 	}
-	f = os.NewFile(fd, "memfd:warplink-ptx")
 	if _, err := f.Write(ptx); err != nil {
 		f.Close()
 		return nil, "", nil, err
 	}
 	return f, "/dev/fd/3", func() { f.Close() }, nil
+}
+
+// memfd returns a new anonymous memory file named label, closed on exec
+// (a child gets it only where it is passed on: ExtraFiles).
+func memfd(label string) (*os.File, error) {
+	l := []byte(label + "\x00")
+	const cloexec = 1 // MFD_CLOEXEC
+	fd, _, errno := syscall.Syscall(sysMemfdCreate, uintptr(unsafe.Pointer(&l[0])), cloexec, 0)
+	if errno != 0 {
+		return nil, errno
+	}
+	return os.NewFile(fd, "memfd:"+label), nil
 }
