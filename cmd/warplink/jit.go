@@ -18,14 +18,18 @@ import (
 func jitOptions(cmd *cli.Command) jit.Options {
 	arch, _ := strconv.Atoi(strings.TrimRight(strings.TrimPrefix(cmd.Opts.Arch, "sm_"), "af"))
 	return jit.Options{
-		Arch:        arch,
-		MaxRegCount: cmd.MaxRegCount,
-		Debug:       cmd.Opts.Debug && !cmd.SuppressDebugInfo,
-		Xptxas:      cmd.Xptxas,
-		NVVMPath:    cmd.NVVMPath,
-		Inputs:      cmd.Opts.Inputs,
-		LibDirs:     cmd.Opts.LibDirs,
-		PTXAS:       os.Getenv("WARPLINK_PTXAS"),
+		Arch:                 arch,
+		MaxRegCount:          cmd.MaxRegCount,
+		Debug:                cmd.Opts.Debug && !cmd.SuppressDebugInfo,
+		Xptxas:               cmd.Xptxas,
+		NVVMPath:             cmd.NVVMPath,
+		Release:              cmd.Release,
+		Xnvvm:                cmd.Xnvvm,
+		SplitCompile:         cmd.SplitCompile,
+		SplitCompileExtended: cmd.SplitCompileExtended,
+		Inputs:               cmd.Opts.Inputs,
+		LibDirs:              cmd.Opts.LibDirs,
+		PTXAS:                os.Getenv("WARPLINK_PTXAS"),
 	}
 }
 
@@ -47,6 +51,9 @@ func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atom
 		ForcePartial: cmd.ForcePartialLTO, ForceWhole: cmd.ForceWholeLTO, IgnoreHostInfo: cmd.Opts.IgnoreHostInfo,
 		EmitPTX: cmd.EmitPTX, KernelsUsed: cmd.Opts.KernelsUsed, VariablesUsed: cmd.Opts.VariablesUsed,
 		Helper: os.Getenv("WARPLINK_NVVM_HELPER")}
+	if cmd.Release == 0 {
+		l.CheckRelease = cmd.CheckRelease
+	}
 	bag := &diag.Bag{Werror: cmd.Opts.Werror, NoWarn: cmd.Opts.NoWarn}
 	res, err := l.Run(bag)
 	if err == nil && res.Output != nil {

@@ -53,7 +53,11 @@ func TestHostRefs(t *testing.T) {
 		{"--kernels-used replaces", []item{h, g}, []string{"k"}, nil, "EK: 3:*k* \nIK: 3:*k* \n"},
 		{"--variables-used", []item{h}, nil, []string{"v"}, "EC: 3:*v* \nIC: 3:*v* \nEG: 3:*v* \nIG: 3:*v* \n"},
 	} {
-		if got := string(hostRefs(c.items, c.kernels, c.variable)); got != c.want {
+		got := ""
+		if lists, ok := hostRefs(c.items, c.kernels, c.variable); ok {
+			got = string(hostRefFile(lists))
+		}
+		if got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -91,7 +95,7 @@ func TestNvvmOptions(t *testing.T) {
 	} {
 		bag := &diag.Bag{}
 		seq := 0
-		opts, _, err := c.l.nvvmOptions(c.irs, c.partial, c.dev, bag, func() diag.Key { seq++; return diag.At(diag.PhaseInputs, 0, seq) })
+		opts, _, err := c.l.nvvmOptions(&rules118, c.irs, c.partial, c.dev, bag, func() diag.Key { seq++; return diag.At(diag.PhaseInputs, 0, seq) })
 		var msg strings.Builder
 		bag.Print(&msg, "nvlink")
 		if got := strings.Join(opts, " "); got != c.want || msg.String() != c.message || (err != nil) != (c.want == "") {
@@ -131,12 +135,35 @@ func TestFindPTXAS(t *testing.T) {
 	if rel, ok := ptxasRelease(fake); !ok || rel != "12.5" {
 		t.Errorf("release %q %v", rel, ok)
 	}
-	c := New(Options{Arch: 90, PTXAS: fake})
-	if w := c.Warning(); !strings.Contains(w, "release 12.5") {
+	if w := New(Options{Arch: 90, PTXAS: fake}).Warning(); w != "" {
+		t.Errorf("ptxas 12.5, no release named: warning %q", w)
+	}
+	c := New(Options{Arch: 90, PTXAS: fake, Release: 118})
+	if w := c.Warning(); !strings.Contains(w, "release 12.5") || !strings.Contains(w, "nvlink 11.8's") {
 		t.Errorf("no release warning: %q", w)
 	}
 	if w := c.Warning(); w != "" {
 		t.Errorf("the warning came twice: %q", w)
+	}
+}
+
+// TestRulesFor: the release named, else the ptxas's; a release without
+// rules of its own takes the nearest of its major version, else the
+// newest older one.
+func TestRulesFor(t *testing.T) {
+	for _, c := range []struct {
+		named      int
+		rel, rules string
+		warns      bool
+	}{
+		{0, "11.8", "11.8", false}, {0, "12.5", "12.5", false}, {125, "12.5", "12.5", false},
+		{118, "12.5", "11.8", true}, {125, "11.8", "12.5", true}, {0, "12.4", "12.5", true},
+		{0, "13.0", "12.5", true}, {0, "", "11.8", true}, {124, "12.4", "12.5", false},
+	} {
+		r, w := rulesFor(c.named, c.rel, "ptxas")
+		if r.Name != c.rules || (w != "") != c.warns {
+			t.Errorf("rulesFor(%d, %q) = %s, %q", c.named, c.rel, r.Name, w)
+		}
 	}
 }
 

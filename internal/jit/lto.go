@@ -28,6 +28,11 @@ type LTO struct {
 	VariablesUsed  []string // --variables-used
 	// Helper is the warplink-nvvm to run ("": FindHelper).
 	Helper string
+	// CheckRelease, when not nil, refuses what the command line uses that
+	// nvlink of a release (125) does not accept, in its words ("" if
+	// nothing): the release is known here once the ptxas is
+	// (cli.Command.CheckRelease).
+	CheckRelease func(int) string
 }
 
 // Result is what the LTO step leaves to the link.
@@ -52,6 +57,9 @@ type Result struct {
 	// Phases are the compiles that ran, for --time: libnvvm's, then
 	// ptxas's if it ran.
 	Phases []Phase
+	// Warned: the step printed the ptxas release warning (which the
+	// link's compiles then do not print again).
+	Warned bool
 }
 
 // Phase is one compile's row of nvlink's --time file.
@@ -72,7 +80,8 @@ var errFatal = errors.New("fatal")
 // IsFatal reports whether err is the LTO step's recorded fatal diagnostic.
 func IsFatal(err error) bool { return errors.Is(err, errFatal) }
 
-// Run does the LTO step of a link, as nvlink 11.8: the IR inputs, in
+// Run does the LTO step of a link, as nvlink 11.8 or 12.5 (the rules of
+// the release named or of the ptxas found, release.go): the IR inputs, in
 // order, form one libnvvm program compiled with the options nvlink
 // builds; libnvvm's PTX goes to ptxas, whole (no link) when libnvvm says
 // the program is whole (100) and nothing else is linked, else with -c. Its
@@ -83,6 +92,22 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 	fatal := func(format string, a ...any) error {
 		diags.Fatalf(key(), format, a...)
 		return errFatal
+	}
+	// The release's rules: the one named, else the ptxas's.
+	ptxas, ptxasErr := FindPTXAS(l.PTXAS, l.NVVMPath)
+	r, warn := rulesFor(l.Release, "", "")
+	if ptxasErr == nil {
+		rel, _ := ptxasRelease(ptxas)
+		r, warn = rulesFor(l.Release, rel, ptxas)
+	}
+	if l.CheckRelease != nil {
+		if msg := l.CheckRelease(r.Version); msg != "" {
+			return nil, fatal("%s", msg)
+		}
+	}
+	warned := warn != "" && ptxasErr == nil
+	if warned {
+		diags.Warnf(key(), "%s", warn)
 	}
 	// nvlink loads libnvvm first, whether or not an input has IR, and
 	// fails before anything else without it.
@@ -103,6 +128,8 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 	partial, devrt := l.ForcePartial, false
 	for _, it := range items {
 		switch {
+		case it.scrambled:
+			return nil, fatal("'%s': its NVVM IR is compressed in a form warplink cannot read (build it with -Xfatbin=-compress=false)", it.name)
 		case it.kind == itemIR:
 			irs = append(irs, it)
 		case it.devrt:
@@ -116,17 +143,21 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		diags.Warnf(key(), "Ignoring -dlto option because no LTO objects found")
 		return &Result{None: true}, nil
 	}
-	opts, maxReg, err := l.nvvmOptions(irs, partial, devrt, diags, key)
+	opts, maxReg, err := l.nvvmOptions(r, irs, partial, devrt, diags, key)
 	if err != nil {
 		return nil, err
+	}
+	var refs []byte
+	if lists, ok := hostRefs(items, l.KernelsUsed, l.VariablesUsed); ok && !partial && !l.IgnoreHostInfo {
+		if r.HostRefFile {
+			refs = hostRefFile(lists)
+		} else {
+			opts = append(opts, hostRefOptions(lists)...)
+		}
 	}
 	req := &nvvmproto.Request{NVVMPath: l.NVVMPath, Options: opts}
 	for _, it := range irs {
 		req.Modules = append(req.Modules, nvvmproto.Module{Name: it.name, Data: it.ir})
-	}
-	var refs []byte
-	if !partial && !l.IgnoreHostInfo {
-		refs = hostRefs(items, l.KernelsUsed, l.VariablesUsed)
 	}
 	t0 := time.Now()
 	rep, err := runHelper(helper, req, refs)
@@ -157,17 +188,16 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		diags.Infof(key(), "%s", rep.Log)
 	}
 	if l.EmitPTX {
-		return &Result{Output: rep.PTX, Register: register(items, false), Phases: []Phase{nvvmPhase}}, nil
+		return &Result{Output: rep.PTX, Register: register(items, false), Phases: []Phase{nvvmPhase}, Warned: warned}, nil
 	}
 	p := l.Options
 	p.MaxRegCount = maxReg
 	whole := rep.Result == 100 && !partial
-	path, err := FindPTXAS(l.PTXAS, l.NVVMPath)
-	if err != nil {
-		return nil, fatal("%v", err)
+	if ptxasErr != nil {
+		return nil, fatal("%v", ptxasErr)
 	}
 	t0 = time.Now()
-	out, log, err := runPTXAS(path, p.ltoArgs(whole), rep.PTX)
+	out, log, err := runPTXAS(ptxas, p.ltoArgs(whole), rep.PTX)
 	phases := []Phase{nvvmPhase, {Source: "lto.ptx", Name: "ptxas", Output: "lto.cubin", Took: time.Since(t0)}}
 	if log != "" {
 		diags.Text(key(), log)
@@ -175,10 +205,13 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 	if err != nil {
 		return nil, fatal("elfLink fatbinary error")
 	}
-	if whole {
-		return &Result{Output: out, Register: register(irs, true), Phases: phases}, nil
+	switch {
+	case whole && r.WholeNeedsDevrt && !devrt:
+		return nil, fatal("expected libcudadevrt object")
+	case whole:
+		return &Result{Output: out, Register: register(irs, true), Phases: phases, Warned: warned}, nil
 	}
-	return &Result{Cubin: out, Last: irs[len(irs)-1].name, Register: register(items, false), HostKernels: hostKernels(irs), Phases: phases}, nil
+	return &Result{Cubin: out, Last: irs[len(irs)-1].name, Register: register(items, false), HostKernels: hostKernels(irs), Phases: phases, Warned: warned}, nil
 }
 
 // register is what --register-link-binaries lists: the items with device
@@ -218,8 +251,17 @@ func hostKernels(irs []item) []string {
 func (o *Options) ltoArgs(whole bool) []string { return o.Args(nil, whole) }
 
 // nvvmOptions merges the IR inputs' options into nvvmCompileProgram's, in
-// nvlink's order, and returns the -maxrregcount the link uses (0: none).
-func (l *LTO) nvvmOptions(irs []item, partial, devrt bool, diags *diag.Bag, key func() diag.Key) ([]string, int64, error) {
+// the order of nvlink of release r, and returns the -maxrregcount the link
+// uses (0: none). nvlink 11.8:
+//
+//	-arch=compute_T <fp> -link-lto [-maxreg=N] [-generate-line-info]
+//	[--device-c] [-g] [--force-device-c | -has-global-host-info]
+//
+// nvlink 12.5: -arch=compute_T -link-lto [-split-compile[-extended]=N],
+// then the same to the host-info option, then the -Xnvvm words and, when
+// there are some, the <fp> they do not set. <fp> is the members' -ftz,
+// -prec-div, -prec-sqrt, -fma, which must agree.
+func (l *LTO) nvvmOptions(r *rules, irs []item, partial, devrt bool, diags *diag.Bag, key func() diag.Key) ([]string, int64, error) {
 	get := func(opts []string, name, def string) string {
 		for _, o := range opts {
 			if v, ok := strings.CutPrefix(o, name+"="); ok {
@@ -237,7 +279,7 @@ func (l *LTO) nvvmOptions(irs []item, partial, devrt bool, diags *diag.Bag, key 
 	if lineInfo > 0 && lineInfo < len(irs) {
 		diags.Infof(key(), "Some objects do not have '-lineinfo' specified but others do; will build everything with '-lineinfo'")
 	}
-	opts := []string{fmt.Sprintf("-arch=compute_%d", l.Arch)}
+	var fp []string
 	for _, f := range []struct{ member, nvvm, def string }{
 		{"-ftz", "-ftz", "0"}, {"-prec_div", "-prec-div", "1"}, {"-prec_sqrt", "-prec-sqrt", "1"}, {"-fmad", "-fma", "1"},
 	} {
@@ -248,32 +290,27 @@ func (l *LTO) nvvmOptions(irs []item, partial, devrt bool, diags *diag.Bag, key 
 				return nil, 0, errFatal
 			}
 		}
-		opts = append(opts, f.nvvm+"="+v)
+		fp = append(fp, f.nvvm+"="+v)
+	}
+	opts := []string{fmt.Sprintf("-arch=compute_%d", l.Arch)}
+	if r.FPFirst {
+		opts = append(opts, fp...)
 	}
 	opts = append(opts, "-link-lto")
-	maxReg := l.MaxRegCount
-	if maxReg == 0 {
-		var seen []int64
-		missing := false
-		for _, it := range irs {
-			if v, ok := memberMaxReg(it.opts); ok {
-				seen = append(seen, v)
-			} else {
-				missing = true
+	if r.SplitCompile {
+		switch {
+		case l.SplitCompileExtended != 0:
+			if l.SplitCompile != 0 {
+				diags.Infof(key(), "Incompatible options '-split-compile' and '-split-compile-extended', using '-split-compile-extended'")
 			}
+			opts = append(opts, fmt.Sprintf("-split-compile-extended=%d", l.SplitCompileExtended))
+		case l.SplitCompile != 0:
+			opts = append(opts, fmt.Sprintf("-split-compile=%d", l.SplitCompile))
 		}
-		for _, v := range seen {
-			if v != seen[0] {
-				diags.Fatalf(key(), "Cicc option values for '-maxrregcount' do not match")
-				return nil, 0, errFatal
-			}
-		}
-		if len(seen) > 0 {
-			maxReg = seen[0]
-			if missing {
-				diags.Infof(key(), "Some objects do not have '-maxrregcount' specified but others do; will build everything with '-maxrregcount=%d'", maxReg)
-			}
-		}
+	}
+	maxReg, err := l.maxReg(irs, diags, key)
+	if err != nil {
+		return nil, 0, err
 	}
 	if maxReg != 0 {
 		opts = append(opts, fmt.Sprintf("-maxreg=%d", maxReg))
@@ -293,7 +330,52 @@ func (l *LTO) nvvmOptions(irs []item, partial, devrt bool, diags *diag.Bag, key 
 	case !l.IgnoreHostInfo:
 		opts = append(opts, "-has-global-host-info")
 	}
+	if words := xnvvmWords(l.Xnvvm); r.Xnvvm && len(words) > 0 {
+		own := len(opts)
+		for _, w := range words {
+			if strings.Contains(w, "=") || !slices.Contains(opts[:own], w) {
+				opts = append(opts, w)
+			}
+		}
+		for _, f := range fp {
+			name, _, _ := strings.Cut(f, "=")
+			if !slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, name+"=") }) {
+				opts = append(opts, f)
+			}
+		}
+	}
 	return opts, maxReg, nil
+}
+
+// maxReg is the -maxreg the link gives libnvvm: -maxrregcount, else the
+// members' (which must agree; objects without it beside objects with it:
+// an info line, and it applies to all), else 0.
+func (l *LTO) maxReg(irs []item, diags *diag.Bag, key func() diag.Key) (int64, error) {
+	if l.MaxRegCount != 0 {
+		return l.MaxRegCount, nil
+	}
+	var seen []int64
+	missing := false
+	for _, it := range irs {
+		if v, ok := memberMaxReg(it.opts); ok {
+			seen = append(seen, v)
+		} else {
+			missing = true
+		}
+	}
+	for _, v := range seen {
+		if v != seen[0] {
+			diags.Fatalf(key(), "Cicc option values for '-maxrregcount' do not match")
+			return 0, errFatal
+		}
+	}
+	if len(seen) == 0 {
+		return 0, nil
+	}
+	if missing {
+		diags.Infof(key(), "Some objects do not have '-maxrregcount' specified but others do; will build everything with '-maxrregcount=%d'", seen[0])
+	}
+	return seen[0], nil
 }
 
 // memberMaxReg reads "-maxreg N" (or -maxreg=N) from a member's options.
