@@ -25,12 +25,21 @@ func jitOptions(cmd *cli.Command) jit.Options {
 		NVVMPath:             cmd.NVVMPath,
 		Release:              cmd.Release,
 		Xnvvm:                cmd.Xnvvm,
-		SplitCompile:         cmd.SplitCompile,
-		SplitCompileExtended: cmd.SplitCompileExtended,
+		SplitCompile:         splitValue(cmd.SplitCompile),
+		SplitCompileExtended: splitValue(cmd.SplitCompileExtended),
 		Inputs:               cmd.Opts.Inputs,
 		LibDirs:              cmd.Opts.LibDirs,
 		PTXAS:                os.Getenv("WARPLINK_PTXAS"),
 	}
+}
+
+// splitValue is a -split-compile[-extended] value as package jit takes
+// it: "" for nvlink's default, 1.
+func splitValue(v int64) string {
+	if v == 1 {
+		return ""
+	}
+	return strconv.FormatInt(v, 10)
 }
 
 // ltoStep runs the LTO step of a -dlto link before the link itself

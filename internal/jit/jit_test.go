@@ -315,3 +315,43 @@ while IFS= read -r l; do printf '%s\n' "$l"; done </dev/fd/3`) // (shell builtin
 		t.Errorf("%d compiles, want 3 (one per distinct PTX)", strings.Count(string(b), "x"))
 	}
 }
+
+// TestNvvmOptions125: nvlink 12.5's option list (checked with a libnvvm
+// that logs its calls): no member options but after -Xnvvm's words, which
+// drop nvlink's own flags and the member options they set;
+// -split-compile[-extended] after -link-lto.
+func TestNvvmOptions125(t *testing.T) {
+	ir := item{kind: itemIR, opts: strings.Fields("-ftz=1 -prec_div=0 -prec_sqrt=0 -fmad=1")}
+	for _, c := range []struct {
+		name          string
+		l             LTO
+		partial, dev  bool
+		want, message string
+	}{
+		{"plain", LTO{Options: Options{Arch: 80}}, false, true,
+			"-arch=compute_80 -link-lto --device-c -has-global-host-info", ""},
+		{"-Xnvvm", LTO{Options: Options{Arch: 80, Debug: true, Xnvvm: []string{"-opt=0", "-g -ftz=0", "-g", "-foo"}}}, false, true,
+			"-arch=compute_80 -link-lto --device-c -g -has-global-host-info -opt=0 -ftz=0 -foo -prec-div=0 -prec-sqrt=0 -fma=1", ""},
+		{"-Xnvvm only own flags", LTO{Options: Options{Arch: 80, Debug: true, MaxRegCount: 32, Xnvvm: []string{"-g", "-maxreg=32"}}}, false, true,
+			"-arch=compute_80 -link-lto -maxreg=32 --device-c -g -has-global-host-info -maxreg=32 -ftz=1 -prec-div=0 -prec-sqrt=0 -fma=1", ""},
+		{"split", LTO{Options: Options{Arch: 90, SplitCompile: "4"}}, true, false,
+			"-arch=compute_90 -link-lto -split-compile=4 --device-c --force-device-c", ""},
+		{"split both", LTO{Options: Options{Arch: 90, SplitCompile: "4", SplitCompileExtended: "0"}}, false, false,
+			"-arch=compute_90 -link-lto -split-compile-extended=0 -has-global-host-info",
+			"nvlink info    : Incompatible options '-split-compile' and '-split-compile-extended', using '-split-compile-extended'\n"},
+	} {
+		bag := &diag.Bag{}
+		seq := 0
+		opts, _, err := c.l.nvvmOptions(&rules125, []item{ir, ir}, c.partial, c.dev, bag, func() diag.Key { seq++; return diag.At(diag.PhaseInputs, 0, seq) })
+		var msg strings.Builder
+		bag.Print(&msg, "nvlink")
+		if got := strings.Join(opts, " "); got != c.want || msg.String() != c.message || err != nil {
+			t.Errorf("%s: got %q, %q, %v; want %q, %q", c.name, got, msg.String(), err, c.want, c.message)
+		}
+	}
+	h := hostObj("h.o", map[string]string{"KE": "_Z2k1*", "KI": "a* b*", "DE": "g1"}, false)
+	lists, ok := hostRefs([]item{h}, nil, nil)
+	if got := strings.Join(hostRefOptions(lists), " "); !ok || got != "-host-ref-ek=_Z2k1* -host-ref-ik=b*,a* -host-ref-eg=g1" {
+		t.Errorf("host reference options %q", got)
+	}
+}

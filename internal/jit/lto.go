@@ -299,13 +299,13 @@ func (l *LTO) nvvmOptions(r *rules, irs []item, partial, devrt bool, diags *diag
 	opts = append(opts, "-link-lto")
 	if r.SplitCompile {
 		switch {
-		case l.SplitCompileExtended != 0:
-			if l.SplitCompile != 0 {
+		case l.SplitCompileExtended != "":
+			if l.SplitCompile != "" {
 				diags.Infof(key(), "Incompatible options '-split-compile' and '-split-compile-extended', using '-split-compile-extended'")
 			}
-			opts = append(opts, fmt.Sprintf("-split-compile-extended=%d", l.SplitCompileExtended))
-		case l.SplitCompile != 0:
-			opts = append(opts, fmt.Sprintf("-split-compile=%d", l.SplitCompile))
+			opts = append(opts, "-split-compile-extended="+l.SplitCompileExtended)
+		case l.SplitCompile != "":
+			opts = append(opts, "-split-compile="+l.SplitCompile)
 		}
 	}
 	maxReg, err := l.maxReg(irs, diags, key)

@@ -38,11 +38,12 @@ type Options struct {
 	// Release is the nvlink release --nvlink-version names (125; 0: the
 	// ptxas's decides, rulesFor).
 	Release int
-	// Xnvvm, SplitCompile and SplitCompileExtended are nvlink 12.x's
-	// -Xnvvm (as given, comma lists split), -split-compile and
-	// -split-compile-extended (0: not given).
+	// Xnvvm is nvlink 12.x's -Xnvvm (as given, comma lists split);
+	// SplitCompile and SplitCompileExtended its -split-compile and
+	// -split-compile-extended, in decimal, "" for the default (1, which
+	// nvlink does not pass on; any other value, 0 too, it does).
 	Xnvvm                              []string
-	SplitCompile, SplitCompileExtended int64
+	SplitCompile, SplitCompileExtended string
 	// Inputs and LibDirs are the link's inputs ("-l<name>" too) and -L
 	// folders.
 	Inputs, LibDirs []string
