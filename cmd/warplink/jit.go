@@ -68,7 +68,7 @@ func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atom
 	if err == nil && res.Output != nil {
 		if werr := atomicfile.WriteFile(files, cmd.Opts.Output, res.Output); werr != nil {
 			bag.Fatalf(diag.At(diag.PhaseOutput, 0, 0), "Could not open output file '%s'", cmd.Opts.Output)
-		} else if r := cmd.Opts.RegisterLinkBinaries; r != "" && atomicfile.WriteFile(files, r, merge.RegisterFile(res.Register)) != nil {
+		} else if r := cmd.Opts.RegisterLinkBinaries; r != "" && atomicfile.WriteFile(files, r, merge.RegisterFile(registerModules(res.Register))) != nil {
 			bag.Fatalf(diag.At(diag.PhaseOutput, 1, 0), "Could not open output file '%s'", r)
 		}
 	}
@@ -85,7 +85,7 @@ func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atom
 	}
 	c.SetLTO(res)
 	if !res.None {
-		opts.RegisterModules = res.Register
+		opts.RegisterModules = registerModules(res.Register)
 	}
 	if cmd.Opts.Time != "" && len(res.Phases) > 0 {
 		// (nvlink compiles the PTX inputs as it reads them, before its
@@ -95,6 +95,18 @@ func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atom
 		}
 	}
 	return 0, false
+}
+
+// registerModules converts the LTO step's modules for package merge.
+func registerModules(ms []jit.Module) []merge.RegisterModule {
+	if ms == nil {
+		return nil // (merge then lists the linked objects)
+	}
+	out := make([]merge.RegisterModule, len(ms))
+	for i, m := range ms {
+		out[i] = merge.RegisterModule(m)
+	}
+	return out
 }
 
 // timeRows are the --time rows of the compiles ps, by the program prog.

@@ -89,12 +89,12 @@ func (c *Compiler) SetLTO(r *Result) {
 }
 
 // IR implements input.Compiler.
-func (c *Compiler) IR(name string) ([]byte, []string, bool) {
+func (c *Compiler) IR(name string) ([][]byte, []string, bool) {
 	if c.lto == nil || c.lto.None {
 		return nil, nil, false
 	}
 	if name == c.lto.Last {
-		return c.lto.Cubin, c.lto.HostKernels, true
+		return c.lto.Cubins, c.lto.HostKernels, true
 	}
 	return nil, nil, true
 }
