@@ -22,7 +22,10 @@
 #   <tu>.ptx.o   nvcc -dc, PTX for compute_80 only
 #   <tu>.lto80.o / <tu>.lto90.o  nvcc -dc -dlto -arch=sm_80 / sm_90 (not -G units)
 #   <first tu>.sm80.o  nvcc -dc -arch=sm_80, for mixed links
+# and xcall's units as PTX files (nvcc -ptx -rdc=true).
 # Units marked 'archive' go into libjit.a / liblto80.a / liblto90.a.
+# Inputs already there are kept (REBUILD=1 builds them again: nvcc's
+# objects differ from build to build, and the records with them).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$here}
@@ -140,6 +143,7 @@ done
 # nvlink 12.5 hands the references to libnvvm as -host-ref-* options.
 hr=$OUT/hostref; mkdir -p "$hr"
 for tu in h g s; do
+  [ -f "$hr/$tu.sm80.o" ] && [ -z "${REBUILD:-}" ] && continue
   (cd "$here/../jit/hostref" && "$NVCC" -dc -dlto -arch=sm_80 "${nc[@]}" -o "$hr/$tu.lto80.o" $tu.cu &&
     "$NVCC" -dc -arch=sm_80 -o "$hr/$tu.sm80.o" $tu.cu) >/dev/null 2>&1 || exit 1
 done
@@ -156,8 +160,9 @@ rec hostref mixed "$hr" "${b80[@]}" h.lto80.o g.sm80.o s.lto80.o -L@LIBDIR@ -lcu
 # links are recorded with the sum '*' (VARIES): exit status and messages.
 # (-g and plain -split-compile make one module.)
 sp=$OUT/split
-(cd "$sp" && "$NVCC" -dc -dlto -arch=sm_80 "${nc[@]}" -o split.lto80.o split.cu &&
-  "$NVCC" -dc -dlto -arch=sm_90 "${nc[@]}" -o split.lto90.o split.cu) || exit 1
+[ -f "$sp/split.lto90.o" ] && [ -z "${REBUILD:-}" ] ||
+  (cd "$sp" && "$NVCC" -dc -dlto -arch=sm_80 "${nc[@]}" -o split.lto80.o split.cu &&
+    "$NVCC" -dc -dlto -arch=sm_90 "${nc[@]}" -o split.lto90.o split.cu) || exit 1
 for v in "-split-compile-extended 4" "-split-compile-extended 4 -maxrregcount=32" "-split-compile-extended 4 -Xptxas -O2" \
   "-split-compile-extended 4 -g" "-split-compile 4" "-split-compile-extended 2 -Xnvvm -opt=3"; do
   read -r -a va <<<"$v"
@@ -172,9 +177,16 @@ VARIES=1 rec split partial "$sp" "${base[@]}" -arch=sm_80 split.lto80.o -L@LIBDI
 # beside objects without it, nvlink refuses the link.
 x=$OUT/xcall
 for tu in a b c; do
+  [ -f "$x/$tu.fast80.o" ] && [ -z "${REBUILD:-}" ] && continue
   (cd "$progs/xcall" && "$NVCC" -dc -dlto -arch=sm_80 -use_fast_math "${nc[@]}" -o "$x/$tu.fast80.o" $tu.cu) || exit 1
 done
-(cd "$progs/xcall" && "$NVCC" -dc -dlto -arch=sm_80 -o "$x/a.z80.o" a.cu) || exit 1
+[ -f "$x/a.z80.o" ] && [ -z "${REBUILD:-}" ] || (cd "$progs/xcall" && "$NVCC" -dc -dlto -arch=sm_80 -o "$x/a.z80.o" a.cu) || exit 1
+# PTX text files on the command line.
+for tu in a b c; do
+  [ -f "$x/$tu.ptx" ] && [ -z "${REBUILD:-}" ] && continue
+  (cd "$progs/xcall" && "$NVCC" -ptx -rdc=true -arch=compute_80 -o "$x/$tu.ptx" $tu.cu) || exit 1
+done
+for t in 80 90; do rec ptxfile sm_$t "$x" -arch=sm_$t a.ptx b.ptx c.ptx -o @OUT@; done
 rec fast lto "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.fast80.o c.fast80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
 rec fast xnvvm "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.fast80.o c.fast80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -Xnvvm -opt=3 -o @OUT@
 rec fast xnvvm-prec "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.fast80.o c.fast80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -Xnvvm -prec-div=1 -o @OUT@
