@@ -100,33 +100,11 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 		diags.Fatalf(key(), format, a...)
 		return errFatal
 	}
-	// The release's rules: the one named, else the ptxas's.
-	ptxas, ptxasErr := FindPTXAS(l.PTXAS, l.NVVMPath)
-	r, warn := rulesFor(l.Release, "", "")
-	if ptxasErr == nil {
-		rel, _ := ptxasRelease(ptxas)
-		r, warn = rulesFor(l.Release, rel, ptxas)
-	}
-	if l.CheckRelease != nil {
-		if msg := l.CheckRelease(r.Version); msg != "" {
-			return nil, fatal("%s", msg)
-		}
-	}
-	warned := warn != "" && ptxasErr == nil
-	if warned {
-		diags.Warnf(key(), "%s", warn)
-	}
-	// nvlink loads libnvvm first, whether or not an input has IR, and
-	// fails before anything else without it.
-	helper, err := FindHelper(l.Helper)
+	t, err := l.tools(diags, key)
 	if err != nil {
-		diags.Infof(key(), "%v", err)
-		return nil, fatal("elfLink linker library load error")
+		return nil, err
 	}
-	if err := checkLibrary(helper, l.NVVMPath); err != nil {
-		diags.Infof(key(), "%v", err)
-		return nil, fatal("elfLink linker library load error")
-	}
+	ptxas, ptxasErr, r, warned, helper := t.ptxas, t.ptxasErr, t.rules, t.warned, t.helper
 	items, bad := scan(l.Inputs, l.LibDirs, l.Arch, scanIR)
 	if bad != "" {
 		return nil, fatal("Could not open input file '%s'", bad)
@@ -267,6 +245,51 @@ func ptxasEach(ptxas string, args []string, mods [][]byte) ([][]byte, string, er
 	}
 	wg.Wait()
 	return outs, strings.Join(logs, ""), errors.Join(errs...)
+}
+
+// ltoTools are what an LTO step runs: the ptxas (or why there is none),
+// the rules of the release (whether it warned about the ptxas's), the
+// libnvvm helper.
+type ltoTools struct {
+	ptxas    string
+	ptxasErr error
+	rules    *rules
+	warned   bool
+	helper   string
+}
+
+// tools finds the ptxas and the release's rules (the one named, else the
+// ptxas's), refusing what that release does not accept, then the helper
+// and a usable libnvvm: nvlink loads libnvvm first, whether or not an
+// input has IR, and fails before anything else without it.
+func (l *LTO) tools(diags *diag.Bag, key func() diag.Key) (*ltoTools, error) {
+	t := &ltoTools{}
+	t.ptxas, t.ptxasErr = FindPTXAS(l.PTXAS, l.NVVMPath)
+	rel := ""
+	if t.ptxasErr == nil {
+		rel, _ = ptxasRelease(t.ptxas)
+	}
+	r, warn := rulesFor(l.Release, rel, t.ptxas)
+	t.rules = r
+	if l.CheckRelease != nil {
+		if msg := l.CheckRelease(r.Version); msg != "" {
+			diags.Fatalf(key(), "%s", msg)
+			return nil, errFatal
+		}
+	}
+	if t.warned = warn != "" && t.ptxasErr == nil; t.warned {
+		diags.Warnf(key(), "%s", warn)
+	}
+	var err error
+	if t.helper, err = FindHelper(l.Helper); err == nil {
+		err = checkLibrary(t.helper, l.NVVMPath)
+	}
+	if err != nil {
+		diags.Infof(key(), "%v", err)
+		diags.Fatalf(key(), "elfLink linker library load error")
+		return nil, errFatal
+	}
+	return t, nil
 }
 
 // register is what --register-link-binaries lists: the items with device
