@@ -65,9 +65,14 @@ type Result struct {
 }
 
 // Module is an input --register-link-binaries lists: its name and its
-// host object's module ID ("" for none), as merge.RegisterModule (which
-// the driver converts it to: package jit does not import merge).
-type Module struct{ Name, ModuleID string }
+// host object's module ID ("" for none); IfLinked: an archive member
+// with code (libcudadevrt's), which the link may leave out, and which is
+// listed only if it does not. As merge.RegisterModule, which the driver
+// converts it to (package jit does not import merge).
+type Module struct {
+	Name, ModuleID string
+	IfLinked       bool
+}
 
 // Phase is one compile's row of nvlink's --time file.
 type Phase struct {
@@ -299,7 +304,7 @@ func register(items []item, whole bool) []Module {
 	var mods []Module
 	for _, it := range items {
 		if it.kind != itemNone {
-			mods = append(mods, Module{Name: it.name, ModuleID: it.module})
+			mods = append(mods, Module{Name: it.name, ModuleID: it.module, IfLinked: it.member && it.kind == itemCode})
 		}
 	}
 	if whole {

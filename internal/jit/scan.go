@@ -40,6 +40,7 @@ type item struct {
 	host    map[string][]byte
 	isHost  bool
 	hasHost bool
+	member  bool   // an archive member
 	module  string // the host object's __nv_module_id
 	// ptx, with scanPTX, is the PTX the link compiles for the input when
 	// it does not take its IR (a PTX member for a compute arch up to the
@@ -118,7 +119,7 @@ func scan(inputs, libDirs []string, arch int, mode scanMode) ([]item, string) {
 					continue
 				}
 				if it, ok := hostItem(path+":"+m.Name, mdata, arch, mode); ok {
-					it.devrt = devrt
+					it.devrt, it.member = devrt, true
 					items = append(items, it)
 				}
 			}

@@ -153,6 +153,19 @@ rec hostref xnvvm "$hr" "${b80[@]}" h.lto80.o g.lto80.o s.lto80.o -L@LIBDIR@ -lc
 rec hostref kernels "$hr" "${b80[@]}" h.lto80.o g.lto80.o s.lto80.o -L@LIBDIR@ -lcudadevrt -kernels-used=_Z2k1Pi -variables-used=gv -dlto -nvvmpath=@NVVM@ -o @OUT@
 rec hostref gonly "$hr" "${b80[@]}" g.lto80.o s.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
 rec hostref mixed "$hr" "${b80[@]}" h.lto80.o g.sm80.o s.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
+# --register-link-binaries (its file recorded as the case's log
+# "name.file"): libcudadevrt is listed only where the link pulls it in.
+# recreg GROUP NAME PROGDIR ARGS...
+recreg() {
+  local dir=$3
+  rm -f "$dir/.reg"
+  rec "$@" --register-link-binaries=.reg
+  { echo "== $(basename "$dir")/$1.$2.file"; cat "$dir/.reg"; } >>"$logs"; rm -f "$dir/.reg"
+}
+recreg hostref reg-lto "$hr" "${b80[@]}" h.lto80.o g.lto80.o s.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
+recreg hostref reg-mixed "$hr" "${b80[@]}" h.lto80.o g.sm80.o s.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
+recreg hostref reg-split "$hr" "${b80[@]}" h.lto80.o g.lto80.o s.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -split-compile-extended 2 -o @OUT@
+recreg hostref reg-cdp-mixed "$OUT/cdp" "${b80[@]}" a.sm80.o b.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
 
 # A unit of many functions, which libnvvm's extended split compile cuts
 # into several PTX modules (nvlink compiles each with ptxas -c and links
