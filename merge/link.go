@@ -162,8 +162,18 @@ func createOutput(files *atomicfile.Registry, path string) (*atomicfile.File, er
 // linked object (or Options.RegisterModules), which nvcc compiles into
 // the host registration code.
 func writeRegisterFile(opts *Options, ctx *Context) error {
-	mods := opts.RegisterModules
-	if mods == nil {
+	var mods []RegisterModule
+	if opts.RegisterModules != nil {
+		linked := map[string]bool{}
+		for _, o := range ctx.Objs {
+			linked[o.Name] = true
+		}
+		for _, m := range opts.RegisterModules {
+			if !m.IfLinked || linked[m.Name] {
+				mods = append(mods, m)
+			}
+		}
+	} else {
 		for _, o := range ctx.Objs {
 			mods = append(mods, RegisterModule{Name: o.Name, ModuleID: o.ModuleID()})
 		}
@@ -171,8 +181,13 @@ func writeRegisterFile(opts *Options, ctx *Context) error {
 	return atomicfile.WriteFile(opts.Files, opts.RegisterLinkBinaries, RegisterFile(mods))
 }
 
-// RegisterModule is an object --register-link-binaries lists.
-type RegisterModule struct{ Name, ModuleID string }
+// RegisterModule is an object --register-link-binaries lists; IfLinked:
+// only if the link keeps an object of that name (an archive member the
+// LTO step cannot know is pulled in, Options.RegisterModules).
+type RegisterModule struct {
+	Name, ModuleID string
+	IfLinked       bool
+}
 
 // RegisterFile is the text of a --register-link-binaries file for mods.
 // A plain cubin (no module ID) is named by its path with every other

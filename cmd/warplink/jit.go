@@ -18,17 +18,30 @@ import (
 func jitOptions(cmd *cli.Command) jit.Options {
 	arch, _ := strconv.Atoi(strings.TrimRight(strings.TrimPrefix(cmd.Opts.Arch, "sm_"), "af"))
 	return jit.Options{
-		Arch:        arch,
-		MaxRegCount: cmd.MaxRegCount,
-		Debug:       cmd.Opts.Debug && !cmd.SuppressDebugInfo,
-		Xptxas:      cmd.Xptxas,
-		NVVMPath:    cmd.NVVMPath,
-		Inputs:      cmd.Opts.Inputs,
-		LibDirs:     cmd.Opts.LibDirs,
-		PTXAS:       os.Getenv("WARPLINK_PTXAS"),
+		Arch:                 arch,
+		MaxRegCount:          cmd.MaxRegCount,
+		Debug:                cmd.Opts.Debug && !cmd.SuppressDebugInfo,
+		Xptxas:               cmd.Xptxas,
+		NVVMPath:             cmd.NVVMPath,
+		Release:              cmd.Release,
+		Xnvvm:                cmd.Xnvvm,
+		SplitCompile:         splitValue(cmd.SplitCompile),
+		SplitCompileExtended: splitValue(cmd.SplitCompileExtended),
+		Inputs:               cmd.Opts.Inputs,
+		LibDirs:              cmd.Opts.LibDirs,
+		PTXAS:                os.Getenv("WARPLINK_PTXAS"),
 		// WARPLINK_ZYGOTE=0 runs each ptxas as a process of its own.
 		NoZygote: os.Getenv("WARPLINK_ZYGOTE") == "0",
 	}
+}
+
+// splitValue is a -split-compile[-extended] value as package jit takes
+// it: "" for nvlink's default, 1.
+func splitValue(v int64) string {
+	if v == 1 {
+		return ""
+	}
+	return strconv.FormatInt(v, 10)
 }
 
 // ltoStep runs the LTO step of a -dlto link before the link itself
@@ -49,12 +62,15 @@ func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atom
 		ForcePartial: cmd.ForcePartialLTO, ForceWhole: cmd.ForceWholeLTO, IgnoreHostInfo: cmd.Opts.IgnoreHostInfo,
 		EmitPTX: cmd.EmitPTX, KernelsUsed: cmd.Opts.KernelsUsed, VariablesUsed: cmd.Opts.VariablesUsed,
 		Helper: os.Getenv("WARPLINK_NVVM_HELPER")}
+	if cmd.Release == 0 {
+		l.CheckRelease = cmd.CheckRelease
+	}
 	bag := &diag.Bag{Werror: cmd.Opts.Werror, NoWarn: cmd.Opts.NoWarn}
 	res, err := l.Run(bag)
 	if err == nil && res.Output != nil {
 		if werr := atomicfile.WriteFile(files, cmd.Opts.Output, res.Output); werr != nil {
 			bag.Fatalf(diag.At(diag.PhaseOutput, 0, 0), "Could not open output file '%s'", cmd.Opts.Output)
-		} else if r := cmd.Opts.RegisterLinkBinaries; r != "" && atomicfile.WriteFile(files, r, merge.RegisterFile(res.Register)) != nil {
+		} else if r := cmd.Opts.RegisterLinkBinaries; r != "" && atomicfile.WriteFile(files, r, merge.RegisterFile(registerModules(res.Register))) != nil {
 			bag.Fatalf(diag.At(diag.PhaseOutput, 1, 0), "Could not open output file '%s'", r)
 		}
 	}
@@ -71,7 +87,7 @@ func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atom
 	}
 	c.SetLTO(res)
 	if !res.None {
-		opts.RegisterModules = res.Register
+		opts.RegisterModules = registerModules(res.Register)
 	}
 	if cmd.Opts.Time != "" && len(res.Phases) > 0 {
 		// (nvlink compiles the PTX inputs as it reads them, before its
@@ -81,6 +97,18 @@ func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atom
 		}
 	}
 	return 0, false
+}
+
+// registerModules converts the LTO step's modules for package merge.
+func registerModules(ms []jit.Module) []merge.RegisterModule {
+	if ms == nil {
+		return nil // (merge then lists the linked objects)
+	}
+	out := make([]merge.RegisterModule, len(ms))
+	for i, m := range ms {
+		out[i] = merge.RegisterModule(m)
+	}
+	return out
 }
 
 // timeRows are the --time rows of the compiles ps, by the program prog.

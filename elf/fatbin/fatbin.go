@@ -43,6 +43,12 @@ const (
 	FlagCompressLZ4  = 0x2000 // CUDA 11.8's default for ELF and PTX members
 	FlagCompressZstd = 0x8000 // newer toolkits
 	flagCompressMask = 0xF000
+	// FlagScrambled marks the compressed NVVM members of CUDA 12's
+	// fatbinary (flags 0x12011 where 11.8 writes 0x2011): the payload is
+	// not plain LZ4 (each member's differs, keyed by something of its
+	// own), and Contents cannot decode it. -Xfatbin=-compress=false
+	// stores the IR as it is (flags 0x11).
+	FlagScrambled = 0x10000
 )
 
 const (

@@ -112,7 +112,7 @@ func TestExtraForms(t *testing.T) {
 		ToolName: "foo", CUDAAPIVersion: "11.8", APIVersion: 118, DotFile: "d.dot", Relocatable: true, Shared: true,
 		LineInfo: true, UUMN: true, ForceRela: true, DisableSmemReservation: true, SyscallConstOffset: -1,
 		HostLinkerOptions: []string{"a", "b"}, ExtraWarnings: true, ReserveNullPointer: true,
-		DontReserveNullPointer: true, Release: 118}
+		DontReserveNullPointer: true, Release: 118, SplitCompile: 1, SplitCompileExtended: 1}
 	want.Opts = c.Opts
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("got  %+v\nwant %+v", *c, want)

@@ -59,8 +59,8 @@ type Command struct {
 	// nvlink 12.x's LTO options (internal/cli/release.go), accepted and
 	// ignored.
 	Xnvvm                []string // -Xnvvm
-	SplitCompile         int64    // -split-compile
-	SplitCompileExtended int64    // -split-compile-extended
+	SplitCompile         int64    // -split-compile (1, nvlink 12.5's default, when not given)
+	SplitCompileExtended int64    // -split-compile-extended (1 when not given)
 	UidxFile             string   // -uidx
 	// Release is the nvlink release whose command line this is (125; 0:
 	// the inputs will choose, and releaseUses lists what only some
@@ -120,7 +120,7 @@ func ParseRelease(args []string, readFile func(string) ([]byte, error), bag *dia
 	rel := releaseVersion(args, env)
 	p := &parser{
 		table:    releaseTable(options(), rel),
-		cmd:      &Command{Opts: linkflags.Flags{Machine64: true}},
+		cmd:      &Command{Opts: linkflags.Flags{Machine64: true}, SplitCompile: 1, SplitCompileExtended: 1},
 		bag:      bag,
 		readFile: readFile,
 		last:     map[string]string{},

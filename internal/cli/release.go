@@ -123,13 +123,13 @@ func releaseTable(table []option, rel int) []option {
 		o      option
 	}{
 		{"Xptxas", option{long: "Xnvvm", short: "Xnvvm", kind: kList, arg: "<options>,...",
-			help: "Nvvm options (only used with LTO; ignored).",
+			help: "Nvvm options (only used with LTO).",
 			set:  func(c *Command, v string) { c.Xnvvm = append(c.Xnvvm, v) }}},
 		{"suppress-arch-warning", option{long: "split-compile", short: "split-compile", kind: kNumber, arg: "<amount>",
-			help: "Max threads nvvm can use for split compilation (only used with LTO; ignored).",
+			help: "Max threads nvvm can use for split compilation (only used with LTO).",
 			set:  func(c *Command, v string) { c.SplitCompile = num(v) }}},
 		{"suppress-arch-warning", option{long: "split-compile-extended", short: "split-compile-extended", kind: kNumber, arg: "<amount>",
-			help: "Max threads the linker can use for extended split compilation (only used with LTO; ignored).",
+			help: "Max threads the linker can use for extended split compilation (only used with LTO).",
 			set:  func(c *Command, v string) { c.SplitCompileExtended = num(v) }}},
 		{"use-host-info", option{long: "uidx-file", short: "uidx", kind: kString, arg: "<file>",
 			help: "Path to uidx file (ignored).",

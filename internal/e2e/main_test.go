@@ -42,7 +42,8 @@ func warplinkBin(t *testing.T) string {
 			return
 		}
 		cmd := exec.Command(goTool, "build", "-o", built.dir+string(filepath.Separator),
-			"github.com/warplink/warplink/cmd/warplink", "github.com/warplink/warplink/cmd/warplink-nvvm")
+			"github.com/warplink/warplink/cmd/warplink", "github.com/warplink/warplink/cmd/warplink-nvvm",
+			"github.com/warplink/warplink/internal/testkit/ptxascache")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			built.log, built.err = string(out), err

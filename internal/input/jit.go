@@ -22,11 +22,12 @@ type Compiler interface {
 	// IR is asked about an input with NVVM IR for the target (name as
 	// nvlink names it). lto false: the link is no LTO link, and the input
 	// is linked as if it had no IR. Else the input is part of the LTO
-	// program: cubin is that program's cubin for the last IR input, which
-	// it replaces in the link (as "lto.cubin"), nil for the others;
-	// hostKernels are then the kernels the host code of all IR inputs
-	// references (the cubin's HostKernels).
-	IR(name string) (cubin []byte, hostKernels []string, lto bool)
+	// program: cubins are that program's cubins (one, or one per module
+	// of a split compile) for the last IR input, which they replace in
+	// the link (each as "lto.cubin"), nil for the others; hostKernels are
+	// then the kernels the host code of all IR inputs references (the
+	// cubins' HostKernels).
+	IR(name string) (cubins [][]byte, hostKernels []string, lto bool)
 	// Warning is a warning about the compiler (another release than the
 	// emulated nvlink's) the first time it is called, "" after that and
 	// when there is none.
@@ -84,18 +85,21 @@ func (x *expander) ir(name, path string, ms []fatbin.Member) (us []Unit, done bo
 	if x.jit == nil || !hasIR(ms, x.arch) {
 		return nil, false, nil
 	}
-	cubin, kernels, lto := x.jit.IR(name)
+	cubins, kernels, lto := x.jit.IR(name)
 	if !lto {
 		return nil, false, nil
 	}
-	if cubin == nil {
-		return nil, true, nil
+	for _, cubin := range cubins {
+		u, err := x.cubin(ltoName, path, cubin, true)
+		if err != nil {
+			return nil, true, err
+		}
+		us = append(us, u...)
 	}
-	us, err = x.cubin(ltoName, path, cubin, true)
 	for i := range us {
 		us[i].HostKernels = kernels
 	}
-	return us, true, err
+	return us, true, nil
 }
 
 // hasIR reports whether ms hold NVVM IR for a compute arch up to arch.

@@ -53,7 +53,11 @@ func TestHostRefs(t *testing.T) {
 		{"--kernels-used replaces", []item{h, g}, []string{"k"}, nil, "EK: 3:*k* \nIK: 3:*k* \n"},
 		{"--variables-used", []item{h}, nil, []string{"v"}, "EC: 3:*v* \nIC: 3:*v* \nEG: 3:*v* \nIG: 3:*v* \n"},
 	} {
-		if got := string(hostRefs(c.items, c.kernels, c.variable)); got != c.want {
+		got := ""
+		if lists, ok := hostRefs(c.items, c.kernels, c.variable); ok {
+			got = string(hostRefFile(lists))
+		}
+		if got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -91,7 +95,7 @@ func TestNvvmOptions(t *testing.T) {
 	} {
 		bag := &diag.Bag{}
 		seq := 0
-		opts, _, err := c.l.nvvmOptions(c.irs, c.partial, c.dev, bag, func() diag.Key { seq++; return diag.At(diag.PhaseInputs, 0, seq) })
+		opts, _, err := c.l.nvvmOptions(&rules118, c.irs, c.partial, c.dev, bag, func() diag.Key { seq++; return diag.At(diag.PhaseInputs, 0, seq) })
 		var msg strings.Builder
 		bag.Print(&msg, "nvlink")
 		if got := strings.Join(opts, " "); got != c.want || msg.String() != c.message || (err != nil) != (c.want == "") {
@@ -131,12 +135,35 @@ func TestFindPTXAS(t *testing.T) {
 	if rel, ok := ptxasRelease(fake); !ok || rel != "12.5" {
 		t.Errorf("release %q %v", rel, ok)
 	}
-	c := New(Options{Arch: 90, PTXAS: fake})
-	if w := c.Warning(); !strings.Contains(w, "release 12.5") {
+	if w := New(Options{Arch: 90, PTXAS: fake}).Warning(); w != "" {
+		t.Errorf("ptxas 12.5, no release named: warning %q", w)
+	}
+	c := New(Options{Arch: 90, PTXAS: fake, Release: 118})
+	if w := c.Warning(); !strings.Contains(w, "release 12.5") || !strings.Contains(w, "nvlink 11.8's") {
 		t.Errorf("no release warning: %q", w)
 	}
 	if w := c.Warning(); w != "" {
 		t.Errorf("the warning came twice: %q", w)
+	}
+}
+
+// TestRulesFor: the release named, else the ptxas's; a release without
+// rules of its own takes the nearest of its major version, else the
+// newest older one.
+func TestRulesFor(t *testing.T) {
+	for _, c := range []struct {
+		named      int
+		rel, rules string
+		warns      bool
+	}{
+		{0, "11.8", "11.8", false}, {0, "12.5", "12.5", false}, {125, "12.5", "12.5", false},
+		{118, "12.5", "11.8", true}, {125, "11.8", "12.5", true}, {0, "12.4", "12.5", true},
+		{0, "13.0", "12.5", true}, {0, "", "11.8", true}, {124, "12.4", "12.5", false},
+	} {
+		r, w := rulesFor(c.named, c.rel, "ptxas")
+		if r.Name != c.rules || (w != "") != c.warns {
+			t.Errorf("rulesFor(%d, %q) = %s, %q", c.named, c.rel, r.Name, w)
+		}
 	}
 }
 
@@ -288,5 +315,69 @@ while IFS= read -r l; do printf '%s\n' "$l"; done </dev/fd/3`) // (shell builtin
 	}
 	if b, _ := os.ReadFile(log); strings.Count(string(b), "x") != 3 {
 		t.Errorf("%d compiles, want 3 (one per distinct PTX)", strings.Count(string(b), "x"))
+	}
+}
+
+// TestNvvmOptions125: nvlink 12.5's option list (checked with a libnvvm
+// that logs its calls): no member options but after -Xnvvm's words, which
+// drop nvlink's own flags and the member options they set;
+// -split-compile[-extended] after -link-lto.
+func TestNvvmOptions125(t *testing.T) {
+	ir := item{kind: itemIR, opts: strings.Fields("-ftz=1 -prec_div=0 -prec_sqrt=0 -fmad=1")}
+	for _, c := range []struct {
+		name          string
+		l             LTO
+		partial, dev  bool
+		want, message string
+	}{
+		{"plain", LTO{Options: Options{Arch: 80}}, false, true,
+			"-arch=compute_80 -link-lto --device-c -has-global-host-info", ""},
+		{"-Xnvvm", LTO{Options: Options{Arch: 80, Debug: true, Xnvvm: []string{"-opt=0", "-g -ftz=0", "-g", "-foo"}}}, false, true,
+			"-arch=compute_80 -link-lto --device-c -g -has-global-host-info -opt=0 -ftz=0 -foo -prec-div=0 -prec-sqrt=0 -fma=1", ""},
+		{"-Xnvvm only own flags", LTO{Options: Options{Arch: 80, Debug: true, MaxRegCount: 32, Xnvvm: []string{"-g", "-maxreg=32"}}}, false, true,
+			"-arch=compute_80 -link-lto -maxreg=32 --device-c -g -has-global-host-info -maxreg=32 -ftz=1 -prec-div=0 -prec-sqrt=0 -fma=1", ""},
+		{"split", LTO{Options: Options{Arch: 90, SplitCompile: "4"}}, true, false,
+			"-arch=compute_90 -link-lto -split-compile=4 --device-c --force-device-c", ""},
+		{"split both", LTO{Options: Options{Arch: 90, SplitCompile: "4", SplitCompileExtended: "0"}}, false, false,
+			"-arch=compute_90 -link-lto -split-compile-extended=0 -has-global-host-info",
+			"nvlink info    : Incompatible options '-split-compile' and '-split-compile-extended', using '-split-compile-extended'\n"},
+	} {
+		bag := &diag.Bag{}
+		seq := 0
+		opts, _, err := c.l.nvvmOptions(&rules125, []item{ir, ir}, c.partial, c.dev, bag, func() diag.Key { seq++; return diag.At(diag.PhaseInputs, 0, seq) })
+		var msg strings.Builder
+		bag.Print(&msg, "nvlink")
+		if got := strings.Join(opts, " "); got != c.want || msg.String() != c.message || err != nil {
+			t.Errorf("%s: got %q, %q, %v; want %q, %q", c.name, got, msg.String(), err, c.want, c.message)
+		}
+	}
+	h := hostObj("h.o", map[string]string{"KE": "_Z2k1*", "KI": "a* b*", "DE": "g1"}, false)
+	lists, ok := hostRefs([]item{h}, nil, nil)
+	if got := strings.Join(hostRefOptions(lists), " "); !ok || got != "-host-ref-ek=_Z2k1* -host-ref-ik=b*,a* -host-ref-eg=g1" {
+		t.Errorf("host reference options %q", got)
+	}
+}
+
+// TestSplitPTX: libnvvm's result under -split-compile-extended holds its
+// modules one after another, each from its header.
+func TestSplitPTX(t *testing.T) {
+	mod := func(f string) string {
+		return "//\n// Generated by NVIDIA NVVM Compiler\n//\n\n.version 8.5\n.target sm_80\n.address_size 64\n.func " + f + "()\n{\nret;\n}\n"
+	}
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{mod("a"), []string{mod("a")}},
+		{mod("a") + mod("b") + mod("c"), []string{mod("a"), mod("b"), mod("c")}},
+		{".version 7.8\n", []string{".version 7.8\n"}},
+	} {
+		var got []string
+		for _, m := range splitPTX([]byte(c.in)) {
+			got = append(got, string(m))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("splitPTX(%q) = %q", c.in, got)
+		}
 	}
 }

@@ -1,7 +1,8 @@
 // Package jit compiles what a device link cannot take as it is: PTX
 // (nvlink's embedded ptxas, here the toolkit's standalone ptxas) and, for
 // -dlto, NVVM IR (libnvvm). The outputs are byte-identical to nvlink
-// 11.8's own compiles when the tools are those of CUDA 11.8.
+// 11.8's or 12.5's own compiles when the tools are those of the same
+// release (release.go).
 package jit
 
 import (
@@ -22,8 +23,9 @@ import (
 	"github.com/warplink/warplink/internal/input"
 )
 
-// Release is the CUDA release of the nvlink warplink emulates: a ptxas of
-// another release compiles other code, so warplink warns.
+// Release is the CUDA release of the nvlink whose compiles warplink
+// emulates when neither --nvlink-version nor the ptxas it finds names
+// another (release.go): testdata/jit's records are its nvlink's.
 const Release = "11.8"
 
 // Options is what the command line says about compiling.
@@ -33,6 +35,15 @@ type Options struct {
 	Debug       bool     // -g and no -suppress-debug-info
 	Xptxas      []string // -Xptxas, split on white space
 	NVVMPath    string   // -nvvmpath ("" if not given)
+	// Release is the nvlink release --nvlink-version names (125; 0: the
+	// ptxas's decides, rulesFor).
+	Release int
+	// Xnvvm is nvlink 12.x's -Xnvvm (as given, comma lists split);
+	// SplitCompile and SplitCompileExtended its -split-compile and
+	// -split-compile-extended, in decimal, "" for the default (1, which
+	// nvlink does not pass on; any other value, 0 too, it does).
+	Xnvvm                              []string
+	SplitCompile, SplitCompileExtended string
 	// Inputs and LibDirs are the link's inputs ("-l<name>" too) and -L
 	// folders.
 	Inputs, LibDirs []string
@@ -75,15 +86,20 @@ type ptxRun struct {
 }
 
 // SetLTO makes the link an LTO link whose LTO step gave r.
-func (c *Compiler) SetLTO(r *Result) { c.lto = r }
+func (c *Compiler) SetLTO(r *Result) {
+	c.lto = r
+	if r.Warned {
+		c.warned.Store(true) // (the same ptxas: the step said it)
+	}
+}
 
 // IR implements input.Compiler.
-func (c *Compiler) IR(name string) ([]byte, []string, bool) {
+func (c *Compiler) IR(name string) ([][]byte, []string, bool) {
 	if c.lto == nil || c.lto.None {
 		return nil, nil, false
 	}
 	if name == c.lto.Last {
-		return c.lto.Cubin, c.lto.HostKernels, true
+		return c.lto.Cubins, c.lto.HostKernels, true
 	}
 	return nil, nil, true
 }
@@ -105,11 +121,8 @@ func (c *Compiler) find() {
 		if !c.opts.NoZygote {
 			c.zyg = newZygote()
 		}
-		if rel, ok := ptxasRelease(c.path); !ok {
-			c.warn = fmt.Sprintf("could not read the release of ptxas '%s' (nvlink %s's output needs ptxas %s)", c.path, Release, Release)
-		} else if rel != Release {
-			c.warn = fmt.Sprintf("ptxas '%s' is release %s: the output may differ from nvlink %s's, which needs ptxas %s", c.path, rel, Release, Release)
-		}
+		rel, _ := ptxasRelease(c.path)
+		_, c.warn = rulesFor(c.opts.Release, rel, c.path)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,15 +28,19 @@ const (
 type item struct {
 	name  string // nvlink's name: the path, or archive:member
 	kind  itemKind
-	devrt bool     // from libcudadevrt (does not make the link partial)
-	ir    []byte   // itemIR: the member's payload (wrapped IR)
-	opts  []string // itemIR: the member's libnvvm options
+	devrt bool   // from libcudadevrt (does not make the link partial)
+	ir    []byte // itemIR: the member's payload (wrapped IR)
+	// scrambled: itemIR whose member is one warplink cannot decode
+	// (fatbin.FlagScrambled), so ir is nil.
+	scrambled bool
+	opts      []string // itemIR: the member's libnvvm options
 	// host is the object's host reference sections (.nvHR*) by name,
 	// nil for an input that is no host object; hasHost reports whether
 	// a host object had them.
 	host    map[string][]byte
 	isHost  bool
 	hasHost bool
+	member  bool   // an archive member
 	module  string // the host object's __nv_module_id
 	// ptx, with scanPTX, is the PTX the link compiles for the input when
 	// it does not take its IR (a PTX member for a compute arch up to the
@@ -114,7 +119,7 @@ func scan(inputs, libDirs []string, arch int, mode scanMode) ([]item, string) {
 					continue
 				}
 				if it, ok := hostItem(path+":"+m.Name, mdata, arch, mode); ok {
-					it.devrt = devrt
+					it.devrt, it.member = devrt, true
 					items = append(items, it)
 				}
 			}
@@ -175,6 +180,10 @@ func classify(it item, ms []fatbin.Member, arch int, mode scanMode) item {
 		if mode&scanIR == 0 {
 			return it
 		}
+		if ms[best].Flags&fatbin.FlagScrambled != 0 {
+			it.scrambled = true
+			return it
+		}
 		if ir, err := ms[best].Contents(); err == nil {
 			it.ir, it.opts = bytes.Clone(ir), ms[best].Options()
 			return it
@@ -187,25 +196,27 @@ func classify(it item, ms []fatbin.Member, arch int, mode scanMode) item {
 	return it
 }
 
-// hostRefs builds the host reference file libnvvm reads (nil: none).
-// Lines EK IK EC IC EG IG (kernels, constants, globals; external,
-// internal) list "<len>:<pattern> " entries, a line only when it has
-// some. nvlink 11.8 builds each list by putting every entry in front, so
-// the entries of the host objects' .nvHR sections (libcudadevrt's
-// included) come in reverse input order, last entry first. --kernels-used
-// and --variables-used (as *name*) replace the objects' lists: kernels
-// go to EK and IK, variables to EC, IC, EG and IG. There is no file when a
-// host object (not libcudadevrt's) has no .nvHR sections, or when no
-// object but libcudadevrt's references a kernel (only variables: none).
-func hostRefs(items []item, kernels, variables []string) []byte {
-	kinds := []struct{ line, sec string }{
-		{"EK", ".nvHRKE"}, {"IK", ".nvHRKI"}, {"EC", ".nvHRCE"}, {"IC", ".nvHRCI"}, {"EG", ".nvHRDE"}, {"IG", ".nvHRDI"},
-	}
-	lists := make([][]string, len(kinds))
+// hostRefKinds are the host reference lists, in nvlink's order: kernels,
+// constants, globals; external, internal. line is the list's line in the
+// file nvlink 11.8 writes, sec the host objects' section.
+var hostRefKinds = [6]struct{ line, sec string }{
+	{"EK", ".nvHRKE"}, {"IK", ".nvHRKI"}, {"EC", ".nvHRCE"}, {"IC", ".nvHRCI"}, {"EG", ".nvHRDE"}, {"IG", ".nvHRDI"},
+}
+
+// hostRefs are the host reference lists libnvvm gets (ok false: none),
+// by hostRefKinds, each in nvlink's order: nvlink builds each list by
+// putting every entry in front, so the entries of the host objects' .nvHR
+// sections (libcudadevrt's included) come in reverse input order, last
+// entry first. --kernels-used and --variables-used (as *name*) replace
+// the objects' lists: kernels go to EK and IK, variables to EC, IC, EG and
+// IG. There are none when a host object (not libcudadevrt's) has no .nvHR
+// sections, or when no object but libcudadevrt's references a kernel
+// (only variables: none).
+func hostRefs(items []item, kernels, variables []string) (lists [6][]string, ok bool) {
 	if len(kernels)+len(variables) > 0 {
-		for k := range kinds {
+		for k := range hostRefKinds {
 			from := variables
-			if kinds[k].line[1] == 'K' {
+			if hostRefKinds[k].line[1] == 'K' {
 				from = kernels
 			}
 			for _, n := range from {
@@ -216,31 +227,53 @@ func hostRefs(items []item, kernels, variables []string) []byte {
 		kernelRef := false
 		for _, it := range items {
 			if it.isHost && !it.hasHost && !it.devrt {
-				return nil
+				return lists, false
 			}
-			for k := range kinds {
-				for _, p := range bytes.Split(it.host[kinds[k].sec], []byte{0}) {
+			for k := range hostRefKinds {
+				for _, p := range bytes.Split(it.host[hostRefKinds[k].sec], []byte{0}) {
 					if len(p) > 0 {
 						lists[k] = append(lists[k], string(p))
-						kernelRef = kernelRef || kinds[k].line[1] == 'K' && !it.devrt
+						kernelRef = kernelRef || hostRefKinds[k].line[1] == 'K' && !it.devrt
 					}
 				}
 			}
 		}
 		if !kernelRef {
-			return nil
+			return lists, false
 		}
 	}
+	for k := range lists {
+		slices.Reverse(lists[k])
+	}
+	return lists, true
+}
+
+// hostRefFile is the host reference file nvlink 11.8 hands libnvvm
+// (-host-ref-file): a line "EK: " etc. of "<len>:<pattern> " entries per
+// list that has some.
+func hostRefFile(lists [6][]string) []byte {
 	var b bytes.Buffer
-	for k := range kinds {
-		if len(lists[k]) == 0 {
+	for k, l := range lists {
+		if len(l) == 0 {
 			continue
 		}
-		b.WriteString(kinds[k].line + ": ")
-		for i := len(lists[k]) - 1; i >= 0; i-- {
-			b.WriteString(strconv.Itoa(len(lists[k][i])) + ":" + lists[k][i] + " ")
+		b.WriteString(hostRefKinds[k].line + ": ")
+		for _, e := range l {
+			b.WriteString(strconv.Itoa(len(e)) + ":" + e + " ")
 		}
 		b.WriteString("\n")
 	}
 	return b.Bytes()
+}
+
+// hostRefOptions are the host reference lists as nvlink 12.5 hands them
+// to libnvvm: an option per list that has some, -host-ref-ek=a,b ...
+func hostRefOptions(lists [6][]string) []string {
+	var opts []string
+	for k, l := range lists {
+		if len(l) > 0 {
+			opts = append(opts, "-host-ref-"+strings.ToLower(hostRefKinds[k].line)+"="+strings.Join(l, ","))
+		}
+	}
+	return opts
 }
