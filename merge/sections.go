@@ -17,12 +17,12 @@ func (ctx *Context) allocSec() *OutSec {
 }
 
 // slabCap is the capacity of the slab that follows one of capacity last
-// (0: none): doubling from 64 up to most. A small link then allocates
+// (0: none): doubling from 16 up to most. A small link then allocates
 // about what it uses (one object: a dozen sections, a few dozen symbols)
 // instead of a 200-256 KiB slab, which in a fresh process grows the heap
 // (a one-object link: 60 page faults, a tenth of a millisecond); a large
 // one still allocates slabs of most.
-func slabCap(last, most int) int { return min(max(2*last, 64), most) }
+func slabCap(last, most int) int { return min(max(2*last, 16), most) }
 
 // newSection creates a generated output section.
 func (ctx *Context) newSection(name string, typ uint32, flags, align, entsize uint64) *OutSec {

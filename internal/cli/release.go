@@ -31,8 +31,9 @@ type releaseUse struct {
 // archNames are -arch's values for nvlink of version rel (0: every
 // release's).
 func archNames(rel int) []string {
-	var v []string
-	for _, a := range archValues() {
+	all := archValues()
+	v := make([]string, 0, len(all)+3) // (+3: the 90a names)
+	for _, a := range all {
 		n := strings.TrimLeft(a, "compute_lto_sm")
 		if rel >= 120 && (n == "35" || n == "37") {
 			continue
