@@ -254,7 +254,7 @@ const Version = "0.1.0"
 func PrintVersion(w io.Writer, prog, release string) {
 	fmt.Fprintf(w, "%s: warplink %s, parallel CUDA device linker\n", prog, Version)
 	fmt.Fprintf(w, "Copyright (c) The warplink authors\n")
-	if v, ok := releaseBuilds[release]; ok {
+	if v := releaseBuild(release); v != "" {
 		fmt.Fprintf(w, "Compatible with nvlink of Cuda compilation tools, release %s, %s\n", release, v)
 		return
 	}
@@ -262,5 +262,19 @@ func PrintVersion(w io.Writer, prog, release string) {
 	fmt.Fprintf(w, "Links as the nvlink of the toolkit the newest input was built with: 11.8, 12.4, 12.5 or 13.0 (--nvlink-version names one)\n")
 }
 
-// releaseBuilds are the builds of the nvlink releases warplink links as.
-var releaseBuilds = map[string]string{"11.8": "V11.8.89", "12.4": "V12.4.131", "12.5": "V12.5.40", "13.0": "V13.0.88"}
+// releaseBuild is the build of the nvlink release warplink links as ("":
+// none of them). (A switch, not a map: a map variable is made at every
+// start, by the package's initialization.)
+func releaseBuild(release string) string {
+	switch release {
+	case "11.8":
+		return "V11.8.89"
+	case "12.4":
+		return "V12.4.131"
+	case "12.5":
+		return "V12.5.40"
+	case "13.0":
+		return "V13.0.88"
+	}
+	return ""
+}
