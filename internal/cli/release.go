@@ -34,7 +34,7 @@ func archNames(rel int) []string {
 	all := archValues()
 	v := make([]string, 0, len(all)+3) // (+3: the 90a names)
 	for _, a := range all {
-		n := strings.TrimLeft(a, "compute_lto_sm")
+		n := a[strings.IndexByte(a, '_')+1:] // (the number: TrimLeft's set cost a tenth of a parse)
 		if rel >= 120 && (n == "35" || n == "37") {
 			continue
 		}
