@@ -271,8 +271,9 @@ func ParseInto(b []byte, alloc Alloc) (*File, error) {
 }
 
 // ErrNotCompact is ParseCompact declining a file whose sections are not
-// laid out in index order without overlaps.
-var ErrNotCompact = errorf("sections out of order or overlapping")
+// laid out in index order without overlaps. (No errorf: fmt's first use
+// at package initialization cost every run its pools and pages.)
+var ErrNotCompact error = &Error{"sections out of order or overlapping"}
 
 // ParseCompact is ParseInto for a file b that is only read while parsing:
 // the contents of the sections for which drop (nil: none) reports false

@@ -174,7 +174,7 @@ func alignUp(v, a uint64) uint64 {
 // hundreds of thousands) to the positive or negative array.
 func newSym(ctx *Context, v OutSym, global bool) int32 {
 	if len(ctx.symSlab) == cap(ctx.symSlab) {
-		ctx.symSlab = make([]OutSym, 0, 4096)
+		ctx.symSlab = make([]OutSym, 0, slabCap(cap(ctx.symSlab), 4096))
 	}
 	ctx.symSlab = append(ctx.symSlab, v)
 	s := &ctx.symSlab[len(ctx.symSlab)-1]

@@ -5,11 +5,13 @@ package merge
 // Inputs: the section headers with their offsets and the header tables
 // (layoutFile). Output: the file's bytes, written in offset order.
 // Invariants: two run buffers alternate, one filled while the writer
-// goroutine writes the other out; sections of a run are filled in
+// goroutine writes the other out (a link of one thread writes each run
+// at once: one buffer, or a small file's gathering buffer itself); sections of a run are filled in
 // parallel into disjoint ranges; every byte of a run is written (the
 // buffers are reused); the writer has ended whenever emit returns.
 
 import (
+	"bufio"
 	"io"
 	"sync/atomic"
 
@@ -21,8 +23,12 @@ import (
 // parallel over disjoint ranges, so the whole output never sits in memory.
 // A sixteenth of the file, from 256 KiB to 2 MiB: small links keep two
 // small buffers (peak memory), large ones amortize each run's hand-over.
+// Never more than the file rounded up to 4 KiB: a file smaller than
+// 256 KiB goes out in one run, and its buffers take what it needs, not a
+// large allocation that grows a fresh process's heap (a one-object link:
+// 512 KiB for 6 KB).
 func emitChunk(total uint64) int {
-	return int(min(max(total/16, 256<<10), 2<<20))
+	return int(min(max(total/16, 256<<10), 2<<20, (total+4095)&^4095))
 }
 
 // heapRunsBelow is the output size under which the run buffers come from
@@ -63,6 +69,10 @@ type emitter struct {
 	chunk  int    // bytes of a run (emitChunk)
 	total  uint64 // bytes of the file
 	inline bool   // send writes at once: no writer goroutine
+	// gather is w when it is a buffer that gathers the whole file
+	// (Link's small files) and send writes at once: runs are filled in
+	// its free space, not copied there from run buffers.
+	gather *bufio.Writer
 	full   chan emitRun
 	free   chan []byte
 	done   chan error
@@ -79,19 +89,22 @@ type emitRun struct {
 }
 
 // startEmitter starts the writer goroutine on w, with two run buffers
-// (made at their first use: next).
+// (made at their first use: next); inline, one, the only one in use.
 func startEmitter(ctx *Context, w io.Writer, chunk int, total uint64) *emitter {
 	e := &emitter{ctx: ctx, w: w, chunk: chunk, total: total, inline: ctx.Opts.Threads == 1,
 		free: make(chan []byte, 2)}
-	if !e.inline {
-		e.full, e.done = make(chan emitRun, 1), make(chan error, 1)
-		go func() {
-			for run := range e.full {
-				e.put(run)
-			}
-			e.done <- e.werr
-		}()
+	if e.inline {
+		e.gather, _ = w.(*bufio.Writer)
+		e.free <- nil
+		return e
 	}
+	e.full, e.done = make(chan emitRun, 1), make(chan error, 1)
+	go func() {
+		for run := range e.full {
+			e.put(run)
+		}
+		e.done <- e.werr
+	}()
 	e.free <- nil
 	e.free <- nil
 	return e
@@ -132,13 +145,18 @@ func (e *emitter) send(run emitRun) {
 	e.full <- run
 }
 
-// next is a run buffer of n bytes, holding anything.
-func (e *emitter) next(n uint64) []byte {
+// next is a run of n bytes, holding anything: a run buffer's, or, where
+// w gathers the file in its own buffer (gather) and that has room, the
+// buffer's free space itself (direct: w's Write then only keeps it).
+func (e *emitter) next(n uint64) emitRun {
+	if e.gather != nil && uint64(e.gather.Available()) >= n {
+		return emitRun{b: e.gather.AvailableBuffer()[:n], direct: true}
+	}
 	buf := <-e.free
 	if uint64(cap(buf)) < n {
 		buf = writeBuffer(e.ctx, int(max(n, uint64(e.chunk))), e.total >= heapRunsBelow)
 	}
-	return buf[:n]
+	return emitRun{b: buf[:n]}
 }
 
 // sections sends the section contents with their alignment padding, from
@@ -151,9 +169,9 @@ func (e *emitter) sections(hdrs []shdr) uint64 {
 	for i := 1; i < len(hdrs) && !e.failed.Load(); {
 		if off := hdrs[i].off; off > pos && off-pos > uint64(e.chunk) {
 			run := e.next(min(off-pos, uint64(e.chunk)))
-			clear(run)
-			e.send(emitRun{b: run})
-			pos += uint64(len(run))
+			clear(run.b)
+			e.send(run)
+			pos += uint64(len(run.b))
 			continue
 		}
 		if h := &hdrs[i]; h.filled() && h.size > uint64(e.chunk) {
@@ -182,23 +200,23 @@ func (e *emitter) sectionRun(hdrs []shdr, i int, pos uint64) (uint64, int) {
 	run := e.next(end - pos)
 	// Only the bytes no section fills need clearing: alignment padding,
 	// and sections without contents.
-	cur := pos
+	b, cur := run.b, pos
 	for k := i; k < j; k++ {
 		h := &hdrs[k]
 		if h.filled() {
-			clear(run[cur-pos : h.off-pos])
+			clear(b[cur-pos : h.off-pos])
 			cur = h.end()
 		}
 	}
-	clear(run[cur-pos:])
+	clear(b[cur-pos:])
 	parallelFor(j-i, e.ctx.Opts.Threads, func(k int) error {
 		h := &hdrs[i+k]
 		if h.filled() {
-			h.fill(e.ctx, run[h.off-pos:h.off-pos+h.size], 0)
+			h.fill(e.ctx, b[h.off-pos:h.off-pos+h.size], 0)
 		}
 		return nil
 	})
-	e.send(emitRun{b: run})
+	e.send(run)
 	return end, j
 }
 
@@ -220,17 +238,17 @@ func (e *emitter) headers(hdrs []shdr, pos uint64, fl *outputLayout) {
 		run := e.next(uint64(n))
 		off := 0
 		if i == 0 {
-			clear(run[:pad])
+			clear(run.b[:pad])
 			off = pad
 		}
-		putSectionHeaders(e.ctx, hdrs, run[off:], i, j)
+		putSectionHeaders(e.ctx, hdrs, run.b[off:], i, j)
 		off += (j - i) * elf.ShdrSize
 		if j == len(hdrs) {
 			for k := range fl.phdrs {
-				elf.PutProg(run[off+k*elf.PhdrSize:], &fl.phdrs[k])
+				elf.PutProg(run.b[off+k*elf.PhdrSize:], &fl.phdrs[k])
 			}
 		}
-		e.send(emitRun{b: run})
+		e.send(run)
 	}
 }
 
@@ -247,8 +265,8 @@ func (e *emitter) emitLarge(h *shdr, pos uint64) {
 	if s := h.sec; s.Relocs == nil && uint64(len(s.Data)) == h.size {
 		if pad > 0 {
 			run := e.next(pad)
-			clear(run)
-			e.send(emitRun{b: run})
+			clear(run.b)
+			e.send(run)
 		}
 		e.send(emitRun{b: s.Data, direct: true})
 		return
@@ -258,9 +276,9 @@ func (e *emitter) emitLarge(h *shdr, pos uint64) {
 	for lo := uint64(0); lo < h.size && !e.failed.Load(); lo += part {
 		n := min(part, h.size-lo)
 		run := e.next(pad + n)
-		clear(run[:pad])
-		h.fill(e.ctx, run[pad:], lo)
-		e.send(emitRun{b: run})
+		clear(run.b[:pad])
+		h.fill(e.ctx, run.b[pad:], lo)
+		e.send(run)
 		pad = 0
 	}
 }

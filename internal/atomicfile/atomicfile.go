@@ -71,15 +71,17 @@ func (r *Registry) Create(path string) (*File, error) { return create(path, r, t
 // create starts writing path; unnamed allows an unnamed file.
 func create(path string, r *Registry, unnamed bool) (*File, error) {
 	// nvlink writes through a symbolic link: replace the file it points
-	// to, not the link.
-	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+	// to, not the link. (What is not a link, Lstat has described: no
+	// second call.)
+	st, err := os.Lstat(path)
+	if err == nil && st.Mode()&fs.ModeSymlink != 0 {
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			path = real
 		}
+		st, err = os.Stat(path)
 	}
 	// A target that exists and is not a regular file (/dev/null, a FIFO,
 	// /dev/stdout) is written in place: renaming over it would be wrong.
-	st, err := os.Stat(path)
 	if err == nil && !st.Mode().IsRegular() {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {

@@ -405,3 +405,13 @@ func TestHostLinkerScript(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsRoom checks that every release's option table fits the room
+// options makes for it (one allocation per link).
+func TestOptionsRoom(t *testing.T) {
+	for _, rel := range []int{0, 118, 124, 125, 130} {
+		if n := len(releaseTable(options(), rel)); n > optionsRoom {
+			t.Errorf("release %d: %d options, room for %d", rel, n, optionsRoom)
+		}
+	}
+}
