@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/elf/hostobj"
+	"github.com/warplink/warplink/internal/linkflags"
 )
 
 // globRef is globMatch by dynamic programming over every prefix pair (a
@@ -78,6 +80,49 @@ func FuzzHostKernelMatch(f *testing.F) {
 		}
 		if got := set.match(name); got != want {
 			t.Fatalf("match(%q) = %v, want %v", name, got, want)
+		}
+	})
+}
+
+// FuzzToolkitOf checks the toolkit version read from a CUDA 13 cubin's
+// .note.nv.tkinfo (ptxas's line, "release 13.0, V13.0.88"): 130 or a
+// later release the note names, never an earlier one nor one past the
+// grammar of linkflags.ParseVersion.
+func FuzzToolkitOf(f *testing.F) {
+	cubins, _ := filepath.Glob("../testdata/corpus/cuda13.0-sm_90/*/*.cubin")
+	if len(cubins) == 0 {
+		f.Fatal("no CUDA 13.0 cubins")
+	}
+	for _, p := range cubins[:4] {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		ef, err := elf.Parse(b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if toolkitOf(ef) != 130 {
+			f.Fatalf("%s: toolkit %d, want 130", p, toolkitOf(ef))
+		}
+		for _, s := range ef.Sections {
+			if s.Name == ".note.nv.tkinfo" {
+				f.Add(s.Data)
+			}
+		}
+	}
+	f.Add([]byte("release 14.-3, V14.0.1")) // (read as 13.7 before ParseVersion checked the digits)
+	f.Fuzz(func(t *testing.T, note []byte) {
+		ef := &elf.File{Sections: []elf.Section{{}, {Name: ".note.nv.tkinfo", Data: note}}}
+		ef.Header.Ident[7] = 0x41
+		n := toolkitOf(ef)
+		if n == 130 {
+			return
+		}
+		_, rest, _ := strings.Cut(string(note), "release ")
+		v, _, _ := strings.Cut(rest, ",")
+		if m, ok := linkflags.ParseVersion(v); n < 130 || !ok || m != n {
+			t.Fatalf("toolkit %d from %q", n, note)
 		}
 	})
 }
