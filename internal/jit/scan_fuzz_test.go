@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/warplink/warplink/internal/diag"
 )
 
 // parseHostRefs reads back a host reference file (hostRefs): its lines by
@@ -43,7 +45,8 @@ func parseHostRefs(s string) (map[string][]string, bool) {
 // it never panics, decodes the same twice, takes the same kind whether or
 // not it decodes the IR (but for IR it cannot decode, which leaves the
 // kind of the other members), keeps no NUL at the
-// end of the PTX it picks, and the host reference file built from the
+// end of the PTX it picks, merges the IR member's libnvvm options with
+// themselves without a mismatch, and the host reference file built from the
 // object (hostRefs) reads back as the object's patterns, last first.
 func FuzzHostItem(f *testing.F) {
 	var paths []string
@@ -78,6 +81,16 @@ func FuzzHostItem(f *testing.F) {
 		}
 		if bytes.HasSuffix(full.ptx, []byte{0}) {
 			t.Fatal("the PTX ends with a NUL")
+		}
+		if full.kind == itemIR {
+			// The member's libnvvm options, from its header, agree with
+			// themselves.
+			l := &LTO{Options: Options{Arch: int(arch)}}
+			var bag diag.Bag
+			opts, _, err := l.nvvmOptions([]item{full, full}, false, false, &bag, func() diag.Key { return diag.Key{} })
+			if err != nil || bag.Failed() || len(opts) == 0 || opts[0] != "-arch=compute_"+strconv.Itoa(int(arch)) {
+				t.Fatalf("libnvvm options %q of member options %q: %v", opts, full.opts, bag.Sorted())
+			}
 		}
 		refs := hostRefs([]item{full}, nil, nil)
 		lines, ok := parseHostRefs(string(refs))
