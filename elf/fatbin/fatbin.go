@@ -272,7 +272,7 @@ func DecodeLZ4Block(src []byte, n int) ([]byte, error) {
 		i += lit
 		if last {
 			if i != len(src) {
-				return bad("literals within 12 bytes of the output's end that do not end the block", i)
+				return bad("literals that end near the end of the output or the input but do not end the block", i)
 			}
 			break
 		}
