@@ -311,6 +311,13 @@ var quoteCases = []struct{ in, want string }{
 	{`a\\"b c"`, `a\"b c`},
 	{`a\ b`, "a b"},
 	{`a\\\"b`, `a\"b`},
+	// Spaces and tabs that end a word once unescaped are dropped (as those
+	// that begin one: TestSplitOptionsFile).
+	{`x\ `, "x"},
+	{`x\ \	`, "x"},
+	{`x\ ""`, "x "},
+	{`x\	y`, "x\ty"},
+	{`x\\\ `, `x\`},
 }
 
 func TestSplitOptionsFile(t *testing.T) {
@@ -322,6 +329,22 @@ func TestSplitOptionsFile(t *testing.T) {
 	}
 	if w, _ := SplitOptionsFile(" \n\t "); len(w) != 0 {
 		t.Errorf("blank file gave %q", w)
+	}
+	// (nvlink 11.8: "-arch \ a" gives -arch the value a.)
+	if w, err := SplitOptionsFile("-arch \\ a"); err != nil || !slices.Equal(w, []string{"-arch", "a"}) {
+		t.Errorf("an escaped space starting a word: %q %v", w, err)
+	}
+	// A word of escaped spaces and tabs only is no word (nvlink 11.8:
+	// "-arch \  -zz" gives -arch the value -zz).
+	if w, err := SplitOptionsFile("-arch \\ \\\t -zz\n"); err != nil || !slices.Equal(w, []string{"-arch", "-zz"}) {
+		t.Errorf("escaped blanks: %q %v", w, err)
+	}
+	// A backslash that ends the file escapes its end: nvlink 11.8 names the
+	// NUL there (printed as nothing), before an unclosed quote.
+	for _, in := range []string{"-zz\\", "-zz \"x\\", "-o a\\\\\\"} {
+		if _, err := SplitOptionsFile(in); err == nil || err.Error() != "Stray '' character" {
+			t.Errorf("%q: %v", in, err)
+		}
 	}
 }
 

@@ -14,8 +14,10 @@ import (
 )
 
 // quoteWords writes words as an options file that SplitOptionsFile reads
-// back as words: every byte escaped, an empty word as "". (A word with a
-// '"' that no '\' protects has no such spelling: SplitOptionsFile drops
+// back as words: each word's characters escaped, but spaces and tabs
+// (which a word would lose at its ends) quoted, with the backslash
+// before one when it has one; an empty word as "". (A word with a '"'
+// that no '\' protects has no such spelling: SplitOptionsFile drops
 // those.)
 func quoteWords(words []string) string {
 	var b strings.Builder
@@ -24,8 +26,26 @@ func quoteWords(words []string) string {
 			b.WriteString(`""`)
 		}
 		for i := 0; i < len(w); i++ {
-			b.WriteByte('\\')
-			b.WriteByte(w[i])
+			c, pair := w[i], w[i] == '\\' && i+1 < len(w)
+			if pair {
+				i++
+			}
+			switch blank := w[i] == ' ' || w[i] == '\t'; {
+			case pair && blank:
+				b.WriteString(`"\\`)
+				b.WriteByte(w[i])
+				b.WriteByte('"')
+			case pair:
+				b.WriteString(`\\\`)
+				b.WriteByte(w[i])
+			case blank:
+				b.WriteByte('"')
+				b.WriteByte(c)
+				b.WriteByte('"')
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			}
 		}
 		b.WriteByte('\n')
 	}
@@ -53,7 +73,8 @@ func seedCommandLines(f *testing.F, add func(args []string)) {
 }
 
 // FuzzSplitOptionsFile checks that SplitOptionsFile never panics, fails
-// only with nvlink's message for an unclosed quote, and reads the words
+// only with nvlink's messages for an unclosed quote or a '\' ending the
+// file, and reads the words
 // it returns back from their quoted spelling (quoteWords).
 func FuzzSplitOptionsFile(f *testing.F) {
 	for _, c := range quoteCases {
@@ -63,7 +84,7 @@ func FuzzSplitOptionsFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		words, err := SplitOptionsFile(s)
 		if err != nil {
-			if err.Error() != `Stray '"' character` {
+			if m := err.Error(); m != `Stray '"' character` && m != `Stray '' character` {
 				t.Fatalf("error %q", err)
 			}
 			return
@@ -102,6 +123,7 @@ var nvlinkMessage = regexp.MustCompile(`^(?s:` + strings.Join([]string{
 	`Too many options file opened '.*'`,
 	`Could not open options file '.*'`,
 	`Stray '"' character`,
+	`Stray '' character`,
 }, "|") + `)$`)
 
 // commandResult is what a command line gives: the command (nil on a
