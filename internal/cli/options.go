@@ -67,6 +67,7 @@ type Command struct {
 	// releases accept, for CheckRelease).
 	Release     int
 	releaseUses []releaseUse
+	outputGiven bool // -o, even empty (-o=): Check's test
 }
 
 // kind is how an option takes its value.
@@ -89,7 +90,10 @@ type option struct {
 	values      []string // kEnum: allowed values
 	help        string   // "" = hidden from --help
 	joined      bool     // the short form accepts a glued value (-lfoo)
-	set         func(c *Command, v string)
+	// optional, when set, is the value the option takes when no value
+	// follows it: none, or an option next (-ghls alone is -ghls lcs-abs).
+	optional string
+	set      func(c *Command, v string)
 }
 
 // maxOptionsFileDepth is how many options files nvlink keeps open at once.
@@ -159,11 +163,15 @@ func (p *parser) parse(args []string) error {
 			continue
 		}
 		if !hasValue {
-			if i+1 >= len(args) {
+			switch next := i + 1; {
+			case o.optional != "" && (next == len(args) || len(args[next]) >= 2 && args[next][0] == '-'):
+				value = o.optional
+			case next == len(args):
 				return errf("argument expected after '%s'", arg)
+			default:
+				i++
+				value = args[i]
 			}
-			i++
-			value = args[i]
 		}
 		if o.long == "options-file" {
 			if err := p.optionsFiles(value); err != nil {
