@@ -69,3 +69,27 @@ func TestCommandLineRandomAgainstNvlink(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIVersionRandomAgainstNvlink gives nvlink random -cuda-api-version
+// values (digits, points, signs, white space, letters): warplink refuses
+// the same, with the same message (parseAPIVersion's sscanf reading).
+func TestAPIVersionRandomAgainstNvlink(t *testing.T) {
+	needNvlink(t)
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(67, 3))
+	const alphabet = "0111889.+- x\t"
+	for i := range 300 {
+		var v []byte
+		for range 1 + r.IntN(7) {
+			v = append(v, alphabet[r.IntN(len(alphabet))])
+		}
+		args := []string{"-arch=sm_90", "-o", "x.cubin", "a.cubin", "-cuda-api-version", string(v)}
+		_, got, code := parse(args, os.ReadFile)
+		if code != 1 {
+			got = "nvlink fatal   : Could not open input file 'a.cubin'\n" // (accepted: nvlink goes on to the inputs)
+		}
+		if _, want, _ := nvlinkRun(t, dir, args...); got != want {
+			t.Errorf("case %d %q: warplink %q, nvlink %q", i, v, got, want)
+		}
+	}
+}
