@@ -20,7 +20,7 @@ func TestOptionsFileRandomAgainstNvlink(t *testing.T) {
 	f := filepath.Join(dir, "optf")
 	r := rand.New(rand.NewPCG(67, 1))
 	const alphabet = "ab\"\\ \t\n'\r="
-	for i := range 400 {
+	for i := range 150 {
 		b := []byte("-zz")
 		for range 1 + r.IntN(10) {
 			b = append(b, alphabet[r.IntN(len(alphabet))])
@@ -53,7 +53,7 @@ func TestCommandLineRandomAgainstNvlink(t *testing.T) {
 		"-disable-smem-reservation", "true", "maybe", "a.cubin", "b.cubin", "-", "--", "-o=", "-arch=", "=",
 		"-cpu-arch", "X86_64", "x86", "-force-whole-lto", "-force-partial-lto", "-preserve-relocs",
 		"-syscall-const-offset", "5", "-kernels-used", ",", "--machine", "64,32", "-Xptxas", "-O3", "-uumn", "-r", "-shared"}
-	for i := range 400 {
+	for i := range 150 {
 		var args []string
 		for range 1 + r.IntN(6) {
 			args = append(args, words[r.IntN(len(words))])
@@ -78,7 +78,7 @@ func TestAPIVersionRandomAgainstNvlink(t *testing.T) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(67, 3))
 	const alphabet = "0111889.+- x\t"
-	for i := range 300 {
+	for i := range 100 {
 		var v []byte
 		for range 1 + r.IntN(7) {
 			v = append(v, alphabet[r.IntN(len(alphabet))])
