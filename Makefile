@@ -90,9 +90,14 @@ realcode:
 # and the run goes on. Any other failure stops it.
 FUZZTIME ?= 30s
 FUZZ_TARGETS = ./elf:FuzzParse ./elf:FuzzNvInfo ./elf:FuzzRelocs ./elf:FuzzDump \
-	./elf/hostobj:FuzzHostObj ./elf/fatbin:FuzzFatbin ./elf/ar:FuzzArchive \
+	./elf:FuzzCallgraph ./elf/hostobj:FuzzHostObj ./elf/fatbin:FuzzFatbin \
+	./elf/fatbin:FuzzLZ4 ./elf/fatbin:FuzzZstd ./elf/ar:FuzzArchive \
 	./internal/input:FuzzExpand ./internal/cmpelf:FuzzCompare \
-	./internal/demangle:FuzzDemangle ./internal/e2e:FuzzLink ./internal/e2e:FuzzLinkSM80
+	./internal/demangle:FuzzDemangle ./internal/cli:FuzzSplitOptionsFile \
+	./internal/cli:FuzzCommandLine ./internal/linkflags:FuzzParseVersion \
+	./internal/nvvmproto:FuzzReadRequest ./internal/nvvmproto:FuzzReadReply \
+	./internal/jit:FuzzHostItem ./merge:FuzzHostKernelMatch ./merge:FuzzToolkitOf \
+	./internal/e2e:FuzzLink ./internal/e2e:FuzzLinkSM80
 fuzz:
 	@set -e; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
 	for t in $(FUZZ_TARGETS); do \

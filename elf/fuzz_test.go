@@ -376,3 +376,58 @@ func sameTables(f, c *File, drop func(*Section) bool) bool {
 	}
 	return true
 }
+
+// FuzzCallgraph checks the two decoders of .nv.callgraph (and
+// .nv.prototype) sections against each other: ParseCallgraph refuses only
+// a size that is not a multiple of 8, with an *Error, and its records
+// encode back to the input; CallgraphRecords yields, of the whole records
+// (a trailing partial one ignored), those that are not block markers,
+// each with the block of the marker before it (-1 before the first).
+func FuzzCallgraph(f *testing.F) {
+	seedCubins(f, func(b []byte) {
+		ef, err := Parse(b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, s := range ef.Sections {
+			if s.Name == ".nv.callgraph" || s.Name == ".nv.prototype" {
+				f.Add(s.Data)
+			}
+		}
+	})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		es, err := ParseCallgraph(b)
+		if len(b)%8 != 0 {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("size 0x%x: error %v, want an *Error", len(b), err)
+			}
+			es, err = ParseCallgraph(b[:len(b)&^7])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var enc []byte
+		for _, e := range es {
+			enc = le.AppendUint32(le.AppendUint32(enc, e.Caller), uint32(e.Callee))
+		}
+		if !bytes.Equal(enc, b[:len(b)&^7]) {
+			t.Fatal("records do not encode back to the section")
+		}
+		block, k := int32(-1), 0
+		for got, r := range CallgraphRecords(b) {
+			for k < len(es) && es[k].IsMarker() {
+				block = es[k].Callee
+				k++
+			}
+			if k == len(es) || got != block || r != es[k] {
+				t.Fatalf("record %d: CallgraphRecords yields %v in block %d", k, r, got)
+			}
+			k++
+		}
+		for ; k < len(es); k++ {
+			if !es[k].IsMarker() {
+				t.Fatalf("record %d (%v) not yielded", k, es[k])
+			}
+		}
+	})
+}

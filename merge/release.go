@@ -2,11 +2,11 @@ package merge
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/linkflags"
 )
 
 // Release is what one nvlink release does differently from the others:
@@ -275,20 +275,6 @@ func ReleaseNames() []string {
 	return l
 }
 
-// parseVersion reads "12.5" (or "125") as 125.
-func parseVersion(s string) (int, bool) {
-	if maj, min, ok := strings.Cut(s, "."); ok {
-		a, err1 := strconv.Atoi(maj)
-		b, err2 := strconv.Atoi(min)
-		if err1 != nil || err2 != nil || b > 9 || a < 1 {
-			return 0, false
-		}
-		return a*10 + b, true
-	}
-	v, err := strconv.Atoi(s)
-	return v, err == nil && v >= 10
-}
-
 // releaseFor is the known release that links as nvlink of version v
 // (125) does: of v's major version, the nearest at or above v, else the
 // newest; without one of that major, the newest below v, else the oldest.
@@ -323,7 +309,7 @@ func toolkitOf(f *elf.File) int {
 		if s := &f.Sections[i]; s.Name == ".note.nv.tkinfo" {
 			if _, rest, ok := strings.Cut(string(s.Data), "release "); ok {
 				if v, _, ok := strings.Cut(rest, ","); ok {
-					if n, ok := parseVersion(v); ok && n >= 130 {
+					if n, ok := linkflags.ParseVersion(v); ok && n >= 130 {
 						return n
 					}
 				}
@@ -346,7 +332,7 @@ func chooseRelease(ctx *Context) error {
 	if v := ctx.Opts.NvlinkVersion; v != "" {
 		// Named: the rules of the nearest release, under the number
 		// given, which its refusals print ("(125 vs 124)").
-		n, ok := parseVersion(v)
+		n, ok := linkflags.ParseVersion(v)
 		if !ok {
 			ctx.Diags.Fatalf(diag.At(diag.PhaseInputs, -1, 0), "Value '%s' is not defined for option 'nvlink-version'", v)
 			return errFatal

@@ -17,8 +17,8 @@ func TestReleaseFor(t *testing.T) {
 		}
 	}
 	for s, want := range map[string]int{"12.5": 125, "11.8": 118, "125": 125, "13.0": 130, "x": 0, "12.x": 0, "1.10": 0} {
-		if got, _ := parseVersion(s); got != want {
-			t.Errorf("parseVersion(%q) = %d, want %d", s, got, want)
+		if got, _ := linkflags.ParseVersion(s); got != want {
+			t.Errorf("ParseVersion(%q) = %d, want %d", s, got, want)
 		}
 	}
 }

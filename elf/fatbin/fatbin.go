@@ -228,7 +228,22 @@ func (m *Member) Contents() ([]byte, error) {
 	return nil, errorf("fatbinary member at 0x%x uses an unknown compression (flags 0x%x)", m.Offset, m.Flags)
 }
 
+// The end of an LZ4 block, as liblz4's LZ4_decompress_safe (nvlink's
+// decoder: "Uncompress failed") requires it: the last lz4LastLiterals
+// bytes of the output are literals, and literals that end within
+// lz4MFLimit bytes of the output's end, or with fewer than
+// lz4SeqMin bytes of input after them (an offset, the next token, the
+// last literals), end the block.
+const (
+	lz4LastLiterals = 5
+	lz4MFLimit      = 12
+	lz4SeqMin       = 2 + 1 + lz4LastLiterals
+)
+
 // DecodeLZ4Block decodes one LZ4 block (no frame) into exactly n bytes.
+// It refuses what liblz4 refuses (see lz4LastLiterals), so that a member
+// nvlink cannot decompress is not linked; it ends the block after the
+// last literals whatever match length their token gives, as liblz4 does.
 func DecodeLZ4Block(src []byte, n int) ([]byte, error) {
 	bad := func(what string, at int) ([]byte, error) {
 		return nil, errorf("bad LZ4 data: %s at 0x%x", what, at)
@@ -258,10 +273,14 @@ func DecodeLZ4Block(src []byte, n int) ([]byte, error) {
 		if lit > len(src)-i || lit > n-len(dst) {
 			return bad("literals overflow", i)
 		}
+		last := len(dst)+lit > n-lz4MFLimit || lit > len(src)-i-lz4SeqMin
 		dst = append(dst, src[i:i+lit]...)
 		i += lit
-		if i == len(src) {
-			break // the last sequence has literals only
+		if last {
+			if i != len(src) {
+				return bad("literals that end near the end of the output or the input but do not end the block", i)
+			}
+			break
 		}
 		if len(src)-i < 2 {
 			return bad("truncated match offset", i)
@@ -290,6 +309,9 @@ func DecodeLZ4Block(src []byte, n int) ([]byte, error) {
 		}
 		if ml > n-len(dst) {
 			return bad("match overflows the output", i)
+		}
+		if ml > n-lz4LastLiterals-len(dst) {
+			return bad("match in the last 5 bytes of the output", i)
 		}
 		// The match may overlap what it writes (moff < ml): each copy takes
 		// what is written so far, at most moff bytes, which repeats the

@@ -204,12 +204,15 @@ func TestLZ4(t *testing.T) {
 		want string
 	}{
 		{[]byte{0x30, 'a', 'b', 'c'}, "abc"},
-		// "ab" then a 10-byte overlapping match at offset 2.
-		{[]byte{0x26, 'a', 'b', 2, 0, 0x00}, "abababababab"},
+		// "ab" then a 10-byte overlapping match at offset 2 (and the 12
+		// literals that end a block: lastLiterals).
+		{append([]byte{0x26, 'a', 'b', 2, 0, 0xC0}, "0123456789ab"...), "abababababab0123456789ab"},
 		// 15+3 literals through one extension byte.
 		{append([]byte{0xF0, 3}, "0123456789abcdefgh"...), "0123456789abcdefgh"},
 		// match length 4+15+1 = 20 through one extension byte.
-		{[]byte{0x1F, 'z', 1, 0, 1, 0x00}, strings.Repeat("z", 21)},
+		{append([]byte{0x1F, 'z', 1, 0, 1, 0xC0}, "0123456789ab"...), strings.Repeat("z", 21) + "0123456789ab"},
+		// The last token's match length is ignored (as liblz4 does).
+		{[]byte{0x33, 'a', 'b', 'c'}, "abc"},
 	} {
 		got, err := DecodeLZ4Block(tc.in, len(tc.want))
 		if err != nil || string(got) != tc.want {

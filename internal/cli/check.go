@@ -22,8 +22,13 @@ func (c *Command) Check() error {
 	if c.SuppressDebugInfo && !o.Debug {
 		return errf("Conflicting options '-suppress-debug-info' and 'no -g'")
 	}
+	hasFile := false
+	for _, in := range o.Inputs {
+		hasFile = hasFile || !strings.HasPrefix(in, "-l")
+	}
 	if c.HostLinkerScript != "" {
-		if len(o.Inputs) > 0 {
+		// (Libraries do not count: nvlink 11.8 writes the script.)
+		if hasFile {
 			return errf("Input files are not allowed with -ghls option; use --help for more information")
 		}
 		return nil
@@ -31,12 +36,11 @@ func (c *Command) Check() error {
 	if o.Arch == "" {
 		return errf("Unknown arch name '(null)'")
 	}
-	if o.Output == "" {
+	// (Only a real architecture needs an output: nvlink 11.8 with
+	// compute_90 or lto_90 and no -o goes on to the checks below; so does
+	// an empty one, -o=.)
+	if !c.outputGiven && strings.HasPrefix(o.Arch, "sm_") {
 		return errf("Must specify output file with -o option")
-	}
-	hasFile := false
-	for _, in := range o.Inputs {
-		hasFile = hasFile || !strings.HasPrefix(in, "-l")
 	}
 	if !hasFile {
 		return errf("No input files specified; use option --help for more information")

@@ -112,7 +112,7 @@ func TestExtraForms(t *testing.T) {
 		ToolName: "foo", CUDAAPIVersion: "11.8", APIVersion: 118, DotFile: "d.dot", Relocatable: true, Shared: true,
 		LineInfo: true, UUMN: true, ForceRela: true, DisableSmemReservation: true, SyscallConstOffset: -1,
 		HostLinkerOptions: []string{"a", "b"}, ExtraWarnings: true, ReserveNullPointer: true,
-		DontReserveNullPointer: true, Release: 118, SplitCompile: 1, SplitCompileExtended: 1}
+		DontReserveNullPointer: true, Release: 118, SplitCompile: 1, SplitCompileExtended: 1, outputGiven: true}
 	want.Opts = c.Opts
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("got  %+v\nwant %+v", *c, want)
@@ -168,6 +168,11 @@ var errorCases = []struct {
 	{[]string{"-w", "-m", "64", "-m", "32"}, "nvlink warning : incompatible redefinition for option 'machine', the last value of this option was used\nnvlink fatal   : Unknown arch name '(null)'\n"},
 	{[]string{"-suppress-debug-info"}, "nvlink fatal   : Conflicting options '-suppress-debug-info' and 'no -g'\n"},
 	{[]string{"-ghls", "lcs-aug", "a.cubin"}, "nvlink fatal   : Input files are not allowed with -ghls option; use --help for more information\n"},
+	{[]string{"-lm", "-ghls", "a.cubin"}, "nvlink fatal   : Value 'a.cubin' is not defined for option 'gen-host-linker-script'\n"},
+	// Only a real architecture needs -o.
+	{[]string{"-arch=lto_90", "a.cubin"}, "nvlink fatal   : Link target of 'lto_90' is virtual target that is not JIT-able; use 'sm_' target instead\n"},
+	{[]string{"-arch=lto_90"}, "nvlink fatal   : No input files specified; use option --help for more information\n"},
+	{[]string{"-arch=compute_90", "-force-whole-lto", "a.cubin"}, "nvlink fatal   : Conflicting options '-force-whole-lto' and 'no -dlto'\n"},
 	{[]string{"-arch=lto_90", "-o", "x", "a.cubin", "-m32"}, "nvlink fatal   : Link target of 'lto_90' is virtual target that is not JIT-able; use 'sm_' target instead\n"},
 	{[]string{"-arch=sm_90", "-o", "x", "a.cubin", "-lto"}, "nvlink fatal   : -nvvmpath should be specified with -lto\n"},
 	{[]string{"-arch=sm_90", "-o", "x", "a.cubin", "-emit-ptx", "e", "-m32"}, "nvlink fatal   : Conflicting options '-emit-ptx' and 'no -dlto'\n"},
@@ -311,6 +316,13 @@ var quoteCases = []struct{ in, want string }{
 	{`a\\"b c"`, `a\"b c`},
 	{`a\ b`, "a b"},
 	{`a\\\"b`, `a\"b`},
+	// Spaces and tabs that end a word once unescaped are dropped (as those
+	// that begin one: TestSplitOptionsFile).
+	{`x\ `, "x"},
+	{`x\ \	`, "x"},
+	{`x\ ""`, "x "},
+	{`x\	y`, "x\ty"},
+	{`x\\\ `, `x\`},
 }
 
 func TestSplitOptionsFile(t *testing.T) {
@@ -322,6 +334,22 @@ func TestSplitOptionsFile(t *testing.T) {
 	}
 	if w, _ := SplitOptionsFile(" \n\t "); len(w) != 0 {
 		t.Errorf("blank file gave %q", w)
+	}
+	// (nvlink 11.8: "-arch \ a" gives -arch the value a.)
+	if w, err := SplitOptionsFile("-arch \\ a"); err != nil || !slices.Equal(w, []string{"-arch", "a"}) {
+		t.Errorf("an escaped space starting a word: %q %v", w, err)
+	}
+	// A word of escaped spaces and tabs only is no word (nvlink 11.8:
+	// "-arch \  -zz" gives -arch the value -zz).
+	if w, err := SplitOptionsFile("-arch \\ \\\t -zz\n"); err != nil || !slices.Equal(w, []string{"-arch", "-zz"}) {
+		t.Errorf("escaped blanks: %q %v", w, err)
+	}
+	// A backslash that ends the file escapes its end: nvlink 11.8 names the
+	// NUL there (printed as nothing), before an unclosed quote.
+	for _, in := range []string{"-zz\\", "-zz \"x\\", "-o a\\\\\\"} {
+		if _, err := SplitOptionsFile(in); err == nil || err.Error() != "Stray '' character" {
+			t.Errorf("%q: %v", in, err)
+		}
 	}
 }
 

@@ -67,6 +67,7 @@ type Command struct {
 	// releases accept, for CheckRelease).
 	Release     int
 	releaseUses []releaseUse
+	outputGiven bool // -o, even empty (-o=): Check's test
 }
 
 // kind is how an option takes its value.
@@ -89,7 +90,10 @@ type option struct {
 	values      []string // kEnum: allowed values
 	help        string   // "" = hidden from --help
 	joined      bool     // the short form accepts a glued value (-lfoo)
-	set         func(c *Command, v string)
+	// optional, when set, is the value the option takes when no value
+	// follows it: none, or an option next (-ghls alone is -ghls lcs-abs).
+	optional string
+	set      func(c *Command, v string)
 }
 
 // maxOptionsFileDepth is how many options files nvlink keeps open at once.
@@ -159,11 +163,15 @@ func (p *parser) parse(args []string) error {
 			continue
 		}
 		if !hasValue {
-			if i+1 >= len(args) {
+			switch next := i + 1; {
+			case o.optional != "" && (next == len(args) || len(args[next]) >= 2 && args[next][0] == '-'):
+				value = o.optional
+			case next == len(args):
 				return errf("argument expected after '%s'", arg)
+			default:
+				i++
+				value = args[i]
 			}
-			i++
-			value = args[i]
 		}
 		if o.long == "options-file" {
 			if err := p.optionsFiles(value); err != nil {
@@ -282,16 +290,29 @@ func (p *parser) optionsFiles(list string) error {
 // SplitOptionsFile splits an options file into words the way nvlink does.
 // Words are separated by unquoted, unescaped white space; '"' opens and
 // closes quoting and '\' protects the next character. Each word is then
-// unescaped ("\x" becomes "x") and its unprotected '"' characters dropped,
-// in that order, so `a\"b` reads "ab" but `a\\\"b` reads `a\"b`.
+// unescaped ("\x" becomes "x"), stripped of the spaces and tabs that
+// begin or end it (escaped ones: "\ a" reads "a", and a word of them
+// only is none), and its unprotected '"' characters dropped, in that
+// order, so `a\"b` reads "ab" but `a\\\"b` reads `a\"b`. A '\' that
+// ends the file is refused as nvlink refuses it (its message names the
+// NUL it escapes, which prints as nothing).
 func SplitOptionsFile(s string) ([]string, error) {
 	var words []string
 	var cur strings.Builder
 	in, inQuote := false, false
+	word := func() {
+		if w, ok := unquote(cur.String()); ok {
+			words = append(words, w)
+		}
+		cur.Reset()
+		in = false
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '\\' && i+1 < len(s):
+		case c == '\\' && i+1 == len(s):
+			return nil, errf("Stray '' character")
+		case c == '\\':
 			cur.WriteByte(c)
 			cur.WriteByte(s[i+1])
 			i++
@@ -302,9 +323,7 @@ func SplitOptionsFile(s string) ([]string, error) {
 			in = true
 		case !inQuote && (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'):
 			if in {
-				words = append(words, unquote(cur.String()))
-				cur.Reset()
-				in = false
+				word()
 			}
 		default:
 			cur.WriteByte(c)
@@ -315,14 +334,15 @@ func SplitOptionsFile(s string) ([]string, error) {
 		return nil, errf("Stray '\"' character")
 	}
 	if in {
-		words = append(words, unquote(cur.String()))
+		word()
 	}
 	return words, nil
 }
 
-// unquote removes one level of backslash escapes, then the '"' characters
-// not preceded by a backslash.
-func unquote(w string) string {
+// unquote removes one level of backslash escapes, then the spaces and
+// tabs at either end (ok false when nothing is left: no word), then the
+// '"' characters not preceded by a backslash.
+func unquote(w string) (string, bool) {
 	var a strings.Builder
 	for i := 0; i < len(w); i++ {
 		if w[i] == '\\' && i+1 < len(w) {
@@ -330,7 +350,10 @@ func unquote(w string) string {
 		}
 		a.WriteByte(w[i])
 	}
-	u := a.String()
+	u := strings.Trim(a.String(), " \t")
+	if u == "" {
+		return "", false
+	}
 	var b strings.Builder
 	for i := 0; i < len(u); i++ {
 		switch {
@@ -342,5 +365,5 @@ func unquote(w string) string {
 			b.WriteByte(u[i])
 		}
 	}
-	return b.String()
+	return b.String(), true
 }

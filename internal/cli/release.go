@@ -2,8 +2,9 @@ package cli
 
 import (
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/warplink/warplink/internal/linkflags"
 )
 
 // The command line of each nvlink release. nvlink 12.x (checked against
@@ -47,8 +48,9 @@ func archNames(rel int) []string {
 }
 
 // releaseVersion reads the release that --nvlink-version names on the
-// command line (the last one), else env's value: 125 for "12.5", 0 when
-// neither names one (the inputs will choose).
+// command line (the last one), else env's value: 125 for "12.5" (or
+// "125"; linkflags.ParseVersion), 0 when neither names one (the inputs
+// will choose) or the name is no release number (which merge refuses).
 func releaseVersion(args []string, env string) int {
 	v := env
 	for i, a := range args {
@@ -61,13 +63,8 @@ func releaseVersion(args []string, env string) int {
 		}
 		v = val
 	}
-	maj, min, ok := strings.Cut(v, ".")
-	a, err1 := strconv.Atoi(maj)
-	b, err2 := strconv.Atoi(min)
-	if !ok || err1 != nil || err2 != nil || b > 9 {
-		return 0
-	}
-	return a*10 + b
+	n, _ := linkflags.ParseVersion(v)
+	return n
 }
 
 // releaseTable is table (nvlink 11.8's) as nvlink of version rel parses

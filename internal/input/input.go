@@ -349,16 +349,17 @@ func (x *expander) ptx(path string, data []byte) ([]Unit, error) {
 			return nil, x.fatal("fatbin wrong format?")
 		}
 		return x.members(path, path, c.Members, true)
-	case isPTXText(data):
+	case IsPTXText(data):
 		return x.jitPTX(path, path, data, nil, 0)
 	}
 	x.diags.Errorf(x.key(), "Binary format for key='0', ident='' is not recognized")
 	return nil, x.fatal("elfLink fatbinary error")
 }
 
-// isPTXText reports whether b looks like PTX source: text with a .version
-// directive.
-func isPTXText(b []byte) bool {
+// IsPTXText reports whether b looks like PTX source: text (no NUL) with
+// a .version and a .target directive (internal/jit's scan reads PTX
+// inputs by it too).
+func IsPTXText(b []byte) bool {
 	return bytes.IndexByte(b, 0) < 0 && bytes.Contains(b, []byte(".version")) && bytes.Contains(b, []byte(".target"))
 }
 

@@ -91,8 +91,8 @@ func scan(inputs, libDirs []string, arch int, mode scanMode) ([]item, string) {
 			}
 		case ext == ".ptx":
 			it := item{name: path, kind: itemCode}
-			if mode&scanPTX != 0 && bytes.IndexByte(data, 0) < 0 && bytes.Contains(data, []byte(".version")) && bytes.Contains(data, []byte(".target")) {
-				it.ptx = data // (PTX text as internal/input knows it)
+			if mode&scanPTX != 0 && input.IsPTXText(data) {
+				it.ptx = data
 			}
 			items = append(items, it)
 		case ar.IsArchive(data):

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // magic opens a request and a reply (the version of the exchange).
@@ -119,6 +120,9 @@ func putBytes(b *bufio.Writer, p []byte) {
 // maxBlock bounds a block's length: no module or PTX comes near it.
 const maxBlock = 1 << 34
 
+// readPart is the most a block's buffer grows by before its bytes are read.
+const readPart = 1 << 20
+
 // decoder reads the fields in turn; after the first error it reads
 // nothing and returns zero values.
 type decoder struct {
@@ -134,10 +138,21 @@ func (d *decoder) full(n uint64) []byte {
 		d.err = fmt.Errorf("nvvmproto: block of %d bytes", n)
 		return nil
 	}
-	p := make([]byte, n)
-	if _, err := io.ReadFull(d.r, p); err != nil {
-		d.err = fmt.Errorf("nvvmproto: %w", err)
-		return nil
+	// Grown as the bytes arrive (in parts of at most readPart), so that a
+	// forged length on a short stream fails at the stream's end instead of
+	// allocating the whole length first.
+	p := make([]byte, 0, min(n, readPart))
+	for uint64(len(p)) < n {
+		k := int(min(n-uint64(len(p)), readPart))
+		p = slices.Grow(p, k)
+		if _, err := io.ReadFull(d.r, p[len(p):len(p)+k]); err != nil {
+			if err == io.EOF && len(p) > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			d.err = fmt.Errorf("nvvmproto: %w", err)
+			return nil
+		}
+		p = p[:len(p)+k]
 	}
 	return p
 }
