@@ -87,12 +87,15 @@ func FuzzHostItem(f *testing.F) {
 			// themselves.
 			l := &LTO{Options: Options{Arch: int(arch)}}
 			var bag diag.Bag
-			opts, _, err := l.nvvmOptions([]item{full, full}, false, false, &bag, func() diag.Key { return diag.Key{} })
+			opts, _, err := l.nvvmOptions(&rules118, []item{full, full}, false, false, &bag, func() diag.Key { return diag.Key{} })
 			if err != nil || bag.Failed() || len(opts) == 0 || opts[0] != "-arch=compute_"+strconv.Itoa(int(arch)) {
 				t.Fatalf("libnvvm options %q of member options %q: %v", opts, full.opts, bag.Sorted())
 			}
 		}
-		refs := hostRefs([]item{full}, nil, nil)
+		var refs []byte
+		if lists, ok := hostRefs([]item{full}, nil, nil); ok {
+			refs = hostRefFile(lists)
+		}
 		lines, ok := parseHostRefs(string(refs))
 		if !ok {
 			t.Fatalf("host reference file %q is not in its form", refs)
