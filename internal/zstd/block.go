@@ -83,21 +83,21 @@ type seqCodeInfoData struct {
 // seqCodeInfo is the seqCodeInfoData for each kind of sequence code.
 var seqCodeInfo = [3]seqCodeInfoData{
 	seqLiteral: {
-		predefTable:     predefinedLiteralTable[:],
+		predefTable:     predefinedLiteralTable,
 		predefTableBits: 6,
 		maxSym:          35,
 		maxBits:         9,
 		toBaseline:      (*Reader).makeLiteralBaselineFSE,
 	},
 	seqOffset: {
-		predefTable:     predefinedOffsetTable[:],
+		predefTable:     predefinedOffsetTable,
 		predefTableBits: 5,
 		maxSym:          31,
 		maxBits:         8,
 		toBaseline:      (*Reader).makeOffsetBaselineFSE,
 	},
 	seqMatch: {
-		predefTable:     predefinedMatchTable[:],
+		predefTable:     predefinedMatchTable,
 		predefTableBits: 6,
 		maxSym:          52,
 		maxBits:         9,

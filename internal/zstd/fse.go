@@ -366,7 +366,7 @@ func (r *Reader) makeMatchBaselineFSE(off int, fseTable []fseEntry, baselineTabl
 // predefinedLiteralTable is the predefined table to use for literal lengths.
 // Generated from table in RFC 3.1.1.3.2.2.1.
 // Checked by TestPredefinedTables.
-var predefinedLiteralTable = [...]fseBaselineEntry{
+var predefinedLiteralTable = []fseBaselineEntry{
 	{0, 0, 4, 0}, {0, 0, 4, 16}, {1, 0, 5, 32},
 	{3, 0, 5, 0}, {4, 0, 5, 0}, {6, 0, 5, 0},
 	{7, 0, 5, 0}, {9, 0, 5, 0}, {10, 0, 5, 0},
@@ -394,7 +394,7 @@ var predefinedLiteralTable = [...]fseBaselineEntry{
 // predefinedOffsetTable is the predefined table to use for offsets.
 // Generated from table in RFC 3.1.1.3.2.2.3.
 // Checked by TestPredefinedTables.
-var predefinedOffsetTable = [...]fseBaselineEntry{
+var predefinedOffsetTable = []fseBaselineEntry{
 	{1, 0, 5, 0}, {61, 6, 4, 0}, {509, 9, 5, 0},
 	{32765, 15, 5, 0}, {2097149, 21, 5, 0}, {5, 3, 5, 0},
 	{125, 7, 4, 0}, {4093, 12, 5, 0}, {262141, 18, 5, 0},
@@ -411,7 +411,7 @@ var predefinedOffsetTable = [...]fseBaselineEntry{
 // predefinedMatchTable is the predefined table to use for match lengths.
 // Generated from table in RFC 3.1.1.3.2.2.2.
 // Checked by TestPredefinedTables.
-var predefinedMatchTable = [...]fseBaselineEntry{
+var predefinedMatchTable = []fseBaselineEntry{
 	{3, 0, 6, 0}, {4, 0, 4, 0}, {5, 0, 5, 32},
 	{6, 0, 5, 0}, {8, 0, 5, 0}, {9, 0, 5, 0},
 	{11, 0, 5, 0}, {13, 0, 6, 0}, {16, 0, 6, 0},

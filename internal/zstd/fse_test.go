@@ -50,21 +50,21 @@ func TestPredefinedTables(t *testing.T) {
 			distribution: literalPredefinedDistribution,
 			tableBits:    6,
 			toBaseline:   (*Reader).makeLiteralBaselineFSE,
-			predef:       predefinedLiteralTable[:],
+			predef:       predefinedLiteralTable,
 		},
 		{
 			name:         "offset",
 			distribution: offsetPredefinedDistribution,
 			tableBits:    5,
 			toBaseline:   (*Reader).makeOffsetBaselineFSE,
-			predef:       predefinedOffsetTable[:],
+			predef:       predefinedOffsetTable,
 		},
 		{
 			name:         "match",
 			distribution: matchPredefinedDistribution,
 			tableBits:    6,
 			toBaseline:   (*Reader).makeMatchBaselineFSE,
-			predef:       predefinedMatchTable[:],
+			predef:       predefinedMatchTable,
 		},
 	}
 	for _, test := range tests {

@@ -11,8 +11,11 @@
 // members with it; the standard library reaches its own copy only
 // through debug/elf, whose initialization (with compress/zlib and
 // debug/dwarf) every link process would otherwise pay. The decoder
-// files are unchanged but for this comment; the tests read generated data instead of the
-// Go tree's testdata and run without the Go tree's test helpers.
+// is unchanged but for this comment and the predefined FSE tables
+// being slices rather than arrays (fse.go), so that seqCodeInfo is
+// static data and the package needs no initialization; the tests read
+// generated data instead of the Go tree's testdata and run without the
+// Go tree's test helpers.
 package zstd
 
 import (
