@@ -435,11 +435,28 @@ func TestHostLinkerScript(t *testing.T) {
 }
 
 // TestOptionsRoom checks that every release's option table fits the room
-// options makes for it (one allocation per link).
+// options makes for it (one allocation per link), and that releaseTable
+// changes the copy, never the static table options118.
 func TestOptionsRoom(t *testing.T) {
 	for _, rel := range []int{0, 118, 124, 125, 130} {
 		if n := len(releaseTable(options(), rel)); n > optionsRoom {
 			t.Errorf("release %d: %d options, room for %d", rel, n, optionsRoom)
+		}
+	}
+	for _, o := range options118 {
+		switch o.long {
+		case "machine":
+			if len(o.values) != 2 || o.help != "Specify 32 or 64 bit host architecture (default 64)." {
+				t.Errorf("options118's machine changed: %q %q", o.values, o.help)
+			}
+		case "arch":
+			if len(o.values) != len(archValues) {
+				t.Errorf("options118's arch has %d values, want %d", len(o.values), len(archValues))
+			}
+		case "Xptxas":
+			if o.arg != "<options>" {
+				t.Errorf("options118's Xptxas arg changed: %q", o.arg)
+			}
 		}
 	}
 }

@@ -32,7 +32,7 @@ type releaseUse struct {
 // archNames are -arch's values for nvlink of version rel (0: every
 // release's).
 func archNames(rel int) []string {
-	all := archValues()
+	all := archValues
 	v := make([]string, 0, len(all)+3) // (+3: the 90a names)
 	for _, a := range all {
 		n := a[strings.IndexByte(a, '_')+1:] // (the number: TrimLeft's set cost a tenth of a parse)
