@@ -32,17 +32,19 @@ import (
 
 // x86-64 system calls and flags the zygote uses.
 const (
-	sysOpenat     = 257
-	sysClone      = 56
-	sysCloseRange = 436
-	sysClose      = 3
-	cloneParent   = 0x8000
-	atFDCWD       = -100
-	enosys        = 38
-	syscallLen    = 2          // the syscall instruction's length
-	traceSysGood  = 0x80       // PTRACE_O_TRACESYSGOOD's stop signal bit
-	eventFork     = 1          // PTRACE_EVENT_FORK
-	waitAll       = 0x40000000 // __WALL
+	sysOpenat      = 257
+	sysClone       = 56
+	sysCloseRange  = 436
+	sysClose       = 3
+	sysPrctl       = 157
+	prSetPdeathsig = 1
+	cloneParent    = 0x8000
+	atFDCWD        = -100
+	enosys         = 38
+	syscallLen     = 2          // the syscall instruction's length
+	traceSysGood   = 0x80       // PTRACE_O_TRACESYSGOOD's stop signal bit
+	eventFork      = 1          // PTRACE_EVENT_FORK
+	waitAll        = 0x40000000 // __WALL
 	// zygoteStops bounds the system calls ptxas may make before it opens
 	// its input.
 	zygoteStops = 2000
@@ -123,7 +125,11 @@ func (z *zygote) fork(path string, args []string, ptx, out, msgs *os.File) (int,
 }
 
 func (z *zygote) serve() {
-	runtime.LockOSThread() // (never unlocked: the thread ends with the server)
+	// The thread is unlocked, not ended, once every template is ended
+	// and reaped (no process is traced from it any more): a thread's end
+	// sends the parent-death signal to the processes it started, the
+	// children forked under way included (dieWithParent).
+	runtime.LockOSThread()
 	defer close(z.done)
 	temps := map[string]*template{}
 	defer func() {
@@ -132,6 +138,7 @@ func (z *zygote) serve() {
 				end(t.pid, nil)
 			}
 		}
+		runtime.UnlockOSThread()
 	}()
 	for r := range z.reqs {
 		key := r.path + "\x00" + strings.Join(r.args, "\x00")
@@ -322,6 +329,14 @@ func setUpChild(pid int, base syscall.PtraceRegs, fds [3]*os.File) error {
 		return err
 	} else if sig != syscall.SIGSTOP {
 		return fmt.Errorf("child: stopped by %v", sig)
+	}
+	// A fork does not inherit the parent-death signal: the child gets
+	// the template's, SIGKILL when the zygote's thread (its parent,
+	// through CLONE_PARENT) ends, so that a link killed mid-compile
+	// leaves no ptxas running. (That thread is alive: it traces the
+	// child now.)
+	if _, err := inject(pid, base, sysPrctl, prSetPdeathsig, uint64(syscall.SIGKILL), 0); err != nil {
+		return err
 	}
 	// Descriptors 1 to 3 are closed, then the /proc path of each file,
 	// written below the child's stack pointer (past the red zone), is
