@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // A ptxas process spends most of a small compile (some 23 of 30 ms of CPU
@@ -48,6 +49,8 @@ const (
 	// zygoteStops bounds the system calls ptxas may make before it opens
 	// its input.
 	zygoteStops = 2000
+	// templateTimeout bounds a template's setup (some 30 ms).
+	templateTimeout = 20 * time.Second
 	// zygoteInput is the input file name a zygote's ptxas is given.
 	zygoteInput = "/dev/fd/3"
 )
@@ -57,7 +60,10 @@ type zygote struct {
 	mu     sync.Mutex // held by a fork and by close
 	closed bool
 	reqs   chan zygoteReq
-	done   chan struct{}
+	// timeout bounds a template's setup (templateTimeout; a test's
+	// shorter).
+	timeout time.Duration
+	done    chan struct{}
 }
 
 // zygoteReq asks for a ptxas child of the template for args, with fds as
@@ -90,7 +96,7 @@ type template struct {
 
 // newZygote starts the zygote server.
 func newZygote() *zygote {
-	z := &zygote{reqs: make(chan zygoteReq), done: make(chan struct{})}
+	z := &zygote{reqs: make(chan zygoteReq), done: make(chan struct{}), timeout: templateTimeout}
 	go z.serve()
 	return z
 }
@@ -144,7 +150,7 @@ func (z *zygote) serve() {
 		key := r.path + "\x00" + strings.Join(r.args, "\x00")
 		t := temps[key]
 		if t == nil {
-			t = startTemplate(r.path, r.args)
+			t = startTemplate(r.path, r.args, z.timeout)
 			temps[key] = t
 		}
 		if t.err != nil {
@@ -164,8 +170,8 @@ func (z *zygote) serve() {
 }
 
 // startTemplate starts ptxas with args traced and runs it to its openat
-// of its input.
-func startTemplate(path string, args []string) *template {
+// of its input, killed if that takes longer than timeout.
+func startTemplate(path string, args []string, timeout time.Duration) *template {
 	var outs [2]*os.File
 	for i := range outs {
 		f, err := memfd("warplink-ptxas-out")
@@ -183,7 +189,14 @@ func startTemplate(path string, args []string) *template {
 		return &template{err: err}
 	}
 	t := &template{pid: cmd.Process.Pid}
+	// A ptxas that has not reached its input in timeout is
+	// killed: its next wait reports the end, and the link goes on
+	// without a template. (Process.Kill signals through a pidfd, so a
+	// timer that fires once the process is reaped kills nothing.)
+	timer := time.AfterFunc(timeout, func() { cmd.Process.Kill() })
+	defer timer.Stop()
 	fail := func(err error) *template {
+		timer.Stop()
 		end(t.pid, err)
 		return &template{err: fmt.Errorf("ptxas template: %v", err)}
 	}
