@@ -184,6 +184,15 @@ func startTemplate(path string, args []string, timeout time.Duration) *template 
 	cmd := exec.Command(path, append(args[:len(args):len(args)], zygoteInput, "-o", "/dev/stdout")...)
 	cmd.Env = childEnv(os.Environ())
 	cmd.Stdout, cmd.Stderr = outs[0], outs[1]
+	// A descriptor 3 holds the place of the input, so that what ptxas
+	// opens in its setup is numbered as in a ptxas started afresh (from
+	// 4), never 3, which each child's setup replaces.
+	hold, err := memfd("warplink-ptx")
+	if err != nil {
+		return &template{err: err}
+	}
+	defer hold.Close()
+	cmd.ExtraFiles = []*os.File{hold}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return &template{err: err}
