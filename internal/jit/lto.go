@@ -490,6 +490,7 @@ func hasOpt(opts []string, o string) bool {
 // file in the file system) and named by -host-ref-file.
 func runHelper(helper string, req *nvvmproto.Request, refs []byte) (*nvvmproto.Reply, error) {
 	cmd := exec.Command(helper)
+	dieWithParent(cmd)
 	if refs != nil {
 		src, name, cleanup, err := ptxSource(refs)
 		if err != nil {

@@ -235,6 +235,7 @@ func runPTXAS(z *zygote, path string, args []string, ptx []byte) ([]byte, string
 	if !ran {
 		cmd := exec.Command(path, append(args, name, "-o", "/dev/stdout")...)
 		cmd.Env = childEnv(os.Environ())
+		dieWithParent(cmd)
 		if src != nil {
 			cmd.ExtraFiles = []*os.File{src}
 		}
@@ -365,7 +366,9 @@ func PTXASRelease(path string) (string, bool) { return ptxasRelease(path) }
 // ptxasRelease returns the release of the ptxas at path ("11.8"), from
 // `ptxas --version` ("Cuda compilation tools, release 11.8, V11.8.89").
 func ptxasRelease(path string) (string, bool) {
-	out, err := exec.Command(path, "--version").Output()
+	cmd := exec.Command(path, "--version")
+	dieWithParent(cmd)
+	out, err := cmd.Output()
 	if err != nil {
 		return "", false
 	}

@@ -4,6 +4,7 @@ package jit
 
 import (
 	"os"
+	"os/exec"
 	"syscall"
 	"unsafe"
 )
@@ -35,4 +36,13 @@ func memfd(label string) (*os.File, error) {
 		return nil, errno
 	}
 	return os.NewFile(fd, "memfd:"+label), nil
+}
+
+// dieWithParent makes cmd's process get SIGKILL when warplink ends, so
+// that a link killed mid-compile leaves no tool running. (The signal
+// comes when the thread that started the process ends: no thread of
+// warplink's ends before the process, the zygote's included, which
+// unlocks its thread rather than end it.)
+func dieWithParent(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // A ptxas process spends most of a small compile (some 23 of 30 ms of CPU
@@ -32,20 +33,24 @@ import (
 
 // x86-64 system calls and flags the zygote uses.
 const (
-	sysOpenat     = 257
-	sysClone      = 56
-	sysCloseRange = 436
-	sysClose      = 3
-	cloneParent   = 0x8000
-	atFDCWD       = -100
-	enosys        = 38
-	syscallLen    = 2          // the syscall instruction's length
-	traceSysGood  = 0x80       // PTRACE_O_TRACESYSGOOD's stop signal bit
-	eventFork     = 1          // PTRACE_EVENT_FORK
-	waitAll       = 0x40000000 // __WALL
+	sysOpenat      = 257
+	sysClone       = 56
+	sysCloseRange  = 436
+	sysClose       = 3
+	sysPrctl       = 157
+	prSetPdeathsig = 1
+	cloneParent    = 0x8000
+	atFDCWD        = -100
+	enosys         = 38
+	syscallLen     = 2          // the syscall instruction's length
+	traceSysGood   = 0x80       // PTRACE_O_TRACESYSGOOD's stop signal bit
+	eventFork      = 1          // PTRACE_EVENT_FORK
+	waitAll        = 0x40000000 // __WALL
 	// zygoteStops bounds the system calls ptxas may make before it opens
 	// its input.
 	zygoteStops = 2000
+	// templateTimeout bounds a template's setup (some 30 ms).
+	templateTimeout = 20 * time.Second
 	// zygoteInput is the input file name a zygote's ptxas is given.
 	zygoteInput = "/dev/fd/3"
 )
@@ -55,7 +60,10 @@ type zygote struct {
 	mu     sync.Mutex // held by a fork and by close
 	closed bool
 	reqs   chan zygoteReq
-	done   chan struct{}
+	// timeout bounds a template's setup (templateTimeout; a test's
+	// shorter).
+	timeout time.Duration
+	done    chan struct{}
 }
 
 // zygoteReq asks for a ptxas child of the template for args, with fds as
@@ -88,7 +96,7 @@ type template struct {
 
 // newZygote starts the zygote server.
 func newZygote() *zygote {
-	z := &zygote{reqs: make(chan zygoteReq), done: make(chan struct{})}
+	z := &zygote{reqs: make(chan zygoteReq), done: make(chan struct{}), timeout: templateTimeout}
 	go z.serve()
 	return z
 }
@@ -123,7 +131,11 @@ func (z *zygote) fork(path string, args []string, ptx, out, msgs *os.File) (int,
 }
 
 func (z *zygote) serve() {
-	runtime.LockOSThread() // (never unlocked: the thread ends with the server)
+	// The thread is unlocked, not ended, once every template is ended
+	// and reaped (no process is traced from it any more): a thread's end
+	// sends the parent-death signal to the processes it started, the
+	// children forked under way included (dieWithParent).
+	runtime.LockOSThread()
 	defer close(z.done)
 	temps := map[string]*template{}
 	defer func() {
@@ -132,12 +144,13 @@ func (z *zygote) serve() {
 				end(t.pid, nil)
 			}
 		}
+		runtime.UnlockOSThread()
 	}()
 	for r := range z.reqs {
 		key := r.path + "\x00" + strings.Join(r.args, "\x00")
 		t := temps[key]
 		if t == nil {
-			t = startTemplate(r.path, r.args)
+			t = startTemplate(r.path, r.args, z.timeout)
 			temps[key] = t
 		}
 		if t.err != nil {
@@ -157,8 +170,8 @@ func (z *zygote) serve() {
 }
 
 // startTemplate starts ptxas with args traced and runs it to its openat
-// of its input.
-func startTemplate(path string, args []string) *template {
+// of its input, killed if that takes longer than timeout.
+func startTemplate(path string, args []string, timeout time.Duration) *template {
 	var outs [2]*os.File
 	for i := range outs {
 		f, err := memfd("warplink-ptxas-out")
@@ -171,12 +184,28 @@ func startTemplate(path string, args []string) *template {
 	cmd := exec.Command(path, append(args[:len(args):len(args)], zygoteInput, "-o", "/dev/stdout")...)
 	cmd.Env = childEnv(os.Environ())
 	cmd.Stdout, cmd.Stderr = outs[0], outs[1]
+	// A descriptor 3 holds the place of the input, so that what ptxas
+	// opens in its setup is numbered as in a ptxas started afresh (from
+	// 4), never 3, which each child's setup replaces.
+	hold, err := memfd("warplink-ptx")
+	if err != nil {
+		return &template{err: err}
+	}
+	defer hold.Close()
+	cmd.ExtraFiles = []*os.File{hold}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return &template{err: err}
 	}
 	t := &template{pid: cmd.Process.Pid}
+	// A ptxas that has not reached its input in timeout is
+	// killed: its next wait reports the end, and the link goes on
+	// without a template. (Process.Kill signals through a pidfd, so a
+	// timer that fires once the process is reaped kills nothing.)
+	timer := time.AfterFunc(timeout, func() { cmd.Process.Kill() })
+	defer timer.Stop()
 	fail := func(err error) *template {
+		timer.Stop()
 		end(t.pid, err)
 		return &template{err: fmt.Errorf("ptxas template: %v", err)}
 	}
@@ -322,6 +351,14 @@ func setUpChild(pid int, base syscall.PtraceRegs, fds [3]*os.File) error {
 		return err
 	} else if sig != syscall.SIGSTOP {
 		return fmt.Errorf("child: stopped by %v", sig)
+	}
+	// A fork does not inherit the parent-death signal: the child gets
+	// the template's, SIGKILL when the zygote's thread (its parent,
+	// through CLONE_PARENT) ends, so that a link killed mid-compile
+	// leaves no ptxas running. (That thread is alive: it traces the
+	// child now.)
+	if _, err := inject(pid, base, sysPrctl, prSetPdeathsig, uint64(syscall.SIGKILL), 0); err != nil {
+		return err
 	}
 	// Descriptors 1 to 3 are closed, then the /proc path of each file,
 	// written below the child's stack pointer (past the red zone), is

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // zygotePTXAS is a fake ptxas that warns about its first argument and
@@ -31,14 +32,14 @@ echo c >>@LOG@`
 
 // TestZygote: compiles forked from the zygote give what a ptxas of their
 // own gives (cubin, messages with those written before the input was
-// opened, exit status), the setup before the input runs once, and Close
-// ends the template.
+// opened, exit status), the setup before the input runs once an argument
+// list, and Close ends the templates.
 func TestZygote(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log")
 	ptxas := script(t, dir, "ptxas", strings.ReplaceAll(zygotePTXAS, "@LOG@", log))
 	runtime.LockOSThread() // (the probe traces: one thread)
-	tp := startTemplate(ptxas, []string{"-arch=sm_86", "-c"})
+	tp := startTemplate(ptxas, []string{"-arch=sm_86", "-c"}, templateTimeout)
 	if tp.err == nil {
 		end(tp.pid, nil)
 	}
@@ -70,15 +71,27 @@ func TestZygote(t *testing.T) {
 	if cubin, _, err := c.PTX("crash.ptx", true, []byte("crash\n"), nil); cubin != nil || err == nil || err.Error() != "ptxas: signal: segmentation fault" {
 		t.Errorf("crashing compile: %q %v", cubin, err)
 	}
+	// A member's options make another argument list: a second template.
+	for i := range 2 {
+		ptx := fmt.Sprintf(".version 7.8\n// lineinfo %d\n", i)
+		if cubin, _, err := c.PTX("li.ptx", true, []byte(ptx), []string{"-lineinfo"}); err != nil || string(cubin) != ptx {
+			t.Errorf("compile with -lineinfo %d: %q %v", i, cubin, err)
+		}
+	}
 	b, _ := os.ReadFile(log)
-	if s, cs := strings.Count(string(b), "s"), strings.Count(string(b), "c"); s != 1 || cs != n {
-		t.Errorf("%d starts and %d compiles, want 1 and %d", s, cs, n)
+	if s, cs := strings.Count(string(b), "s"), strings.Count(string(b), "c"); s != 2 || cs != n+2 {
+		t.Errorf("%d starts and %d compiles, want 2 and %d", s, cs, n+2)
 	}
 	c.Close()
 	pids, _ := os.ReadFile(log + ".pid")
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(pids)))
-	if pid == 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
-		t.Errorf("template %d still there after Close", pid)
+	if f := strings.Fields(string(pids)); len(f) != 2 {
+		t.Errorf("templates %q, want 2", f)
+	}
+	for _, f := range strings.Fields(string(pids)) {
+		pid, _ := strconv.Atoi(f)
+		if pid == 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+			t.Errorf("template %d still there after Close", pid)
+		}
 	}
 }
 
@@ -94,5 +107,35 @@ func TestZygoteFallback(t *testing.T) {
 		if cubin, _, err := c.PTX("in.ptx", true, []byte(ptx), nil); err != nil || string(cubin) != ptx {
 			t.Errorf("compile %d: %q %v", i, cubin, err)
 		}
+	}
+}
+
+// TestZygoteTimeout: a ptxas whose setup blocks (here its first run,
+// on a FIFO no one writes) is killed after the zygote's timeout and the
+// compile runs as a process of its own.
+func TestZygoteTimeout(t *testing.T) {
+	dir := t.TempDir()
+	fifo, once := filepath.Join(dir, "fifo"), filepath.Join(dir, "once")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	ptxas := script(t, dir, "ptxas", `[ "$1" = --version ] && { echo "Cuda compilation tools, release 11.8, V11.8.89"; exit 0; }
+[ -e `+once+` ] || { : >`+once+`; read x <`+fifo+`; }
+cat /dev/fd/3`)
+	c := New(Options{Arch: 86, PTXAS: ptxas})
+	c.find()
+	c.zyg.timeout = 200 * time.Millisecond
+	defer c.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if cubin, _, err := c.PTX("in.ptx", true, []byte("ptx\n"), nil); err != nil || string(cubin) != "ptx\n" {
+			t.Errorf("compile: %q %v", cubin, err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the compile waits on the blocked template")
 	}
 }
