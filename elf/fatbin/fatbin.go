@@ -47,8 +47,9 @@ const (
 	// fatbinary (flags 0x12011 where 11.8 writes 0x2011): the payload is
 	// the LZ4 block of the plain IR (its key word zeroed, its bitcode
 	// unscrambled), transformed under the 32-bit key at header 0x30 (the
-	// key the IR carries at 0x28) by a chained byte cipher not yet
-	// known, so Contents cannot decode it (testdata/scrambled).
+	// key the IR carries at 0x28) by a chained byte cipher, p[i] =
+	// S[c[i]^c[i-1]] ^ m[i], whose key stream m is not known, so Contents
+	// cannot decode it (testdata/scrambled, docs/jit-lto.md).
 	// -Xfatbin=-compress=false stores the IR as it is (flags 0x11).
 	FlagScrambled = 0x10000
 )
