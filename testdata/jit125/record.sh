@@ -13,17 +13,20 @@
 # them in a chroot that sees /work and /tmp); LIBNVVM is its libnvvm.so as
 # that nvlink sees it; LIBDIR holds 12.5's libcudadevrt.a.
 #
-# CUDA 12's fatbinary stores a compressed NVVM member in a form warplink
-# cannot decode (fatbin.FlagScrambled), so the -dlto objects are built with
-# -Xfatbin=-compress=false (the IR stored as it is); xcall/a.z80.o is one
-# built without it, for the err group.
+# The -dlto objects are built with -Xfatbin=-compress=false (the IR stored
+# as it is) but for the <tu>.z80.o / <tu>.z90.o of the ltoz group, built
+# with nvcc's default (a compressed, scrambled NVVM member:
+# fatbin.FlagScrambled); xcall/a.z80.o is also linked beside plain ones in
+# the err group.
 #
 # From each program of ../corpus/src/programs, per translation unit:
 #   <tu>.ptx.o   nvcc -dc, PTX for compute_80 only
 #   <tu>.lto80.o / <tu>.lto90.o  nvcc -dc -dlto -arch=sm_80 / sm_90 (not -G units)
+#   <tu>.z80.o / <tu>.z90.o  the same with nvcc's default compression
 #   <first tu>.sm80.o  nvcc -dc -arch=sm_80, for mixed links
 # and xcall's units as PTX files (nvcc -ptx -rdc=true).
-# Units marked 'archive' go into libjit.a / liblto80.a / liblto90.a.
+# Units marked 'archive' go into libjit.a / liblto80.a / liblto90.a /
+# libz80.a / libz90.a.
 # Inputs already there are kept (REBUILD=1 builds them again: nvcc's
 # objects differ from build to build, and the records with them).
 set -uo pipefail
@@ -221,7 +224,7 @@ rec fast lto "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.fast80.o c.fast80.o -L@L
 rec fast xnvvm "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.fast80.o c.fast80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -Xnvvm -opt=3 -o @OUT@
 rec fast xnvvm-prec "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.fast80.o c.fast80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -Xnvvm -prec-div=1 -o @OUT@
 rec fast mismatch "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.lto80.o c.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
-# The compressed (scrambled) NVVM member: linked without -dlto its PTX is
-# compiled as nvlink does; with -dlto warplink refuses it.
+# A compressed (scrambled) NVVM member beside plain ones: linked without
+# -dlto its PTX is compiled; with -dlto its IR is decoded.
 rec err scrambled-nodlto "$x" "${base[@]}" -arch=sm_80 a.z80.o b.lto80.o c.lto80.o -L@LIBDIR@ -lcudadevrt -o @OUT@
 rec err scrambled "$x" "${base[@]}" -arch=sm_80 a.z80.o b.lto80.o c.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
