@@ -44,9 +44,10 @@ const (
 	FlagCompressZstd = 0x8000 // newer toolkits
 	flagCompressMask = 0xF000
 	// FlagScrambled marks the compressed NVVM members of CUDA 12's
-	// fatbinary (flags 0x12011 where 11.8 writes 0x2011): the payload is
-	// not plain LZ4 (each member's differs, keyed by something of its
-	// own), and Contents cannot decode it. -Xfatbin=-compress=false
+	// fatbinary (flags 0x12011 where 11.8 writes 0x2011): the compressed
+	// block of the plain IR (its key word zeroed, its bitcode unscrambled),
+	// transformed under the key at header 0x30 (the key the IR carries at
+	// 0x28); Contents undoes it (scramble.go). -Xfatbin=-compress=false
 	// stores the IR as it is (flags 0x11).
 	FlagScrambled = 0x10000
 )
@@ -215,11 +216,15 @@ func (m *Member) Contents() ([]byte, error) {
 	if m.Uncompressed/maxExpand > uint64(len(m.Payload)) {
 		return nil, errorf("fatbinary member at 0x%x: uncompressed size 0x%x is implausible for 0x%x compressed bytes", m.Offset, m.Uncompressed, len(m.Payload))
 	}
+	payload := m.Payload
+	if m.Flags&FlagScrambled != 0 {
+		payload = descramble(payload, le.Uint32(m.Header[scrambleKeyOff:]))
+	}
 	switch m.Flags & flagCompressMask {
 	case FlagCompressLZ4:
-		return DecodeLZ4Block(m.Payload, int(m.Uncompressed))
+		return DecodeLZ4Block(payload, int(m.Uncompressed))
 	case FlagCompressZstd:
-		out, err := decodeZstd(m.Payload, m.Uncompressed)
+		out, err := decodeZstd(payload, m.Uncompressed)
 		if err != nil {
 			return nil, errorf("fatbinary member at 0x%x: %v", m.Offset, err)
 		}

@@ -118,8 +118,6 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 	partial, devrt := l.ForcePartial, false
 	for _, it := range items {
 		switch {
-		case it.scrambled:
-			return nil, fatal("'%s': its NVVM IR is compressed in a form warplink cannot read (build it with -Xfatbin=-compress=false)", it.name)
 		case it.kind == itemIR:
 			irs = append(irs, it)
 		case it.devrt:

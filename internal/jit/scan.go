@@ -28,12 +28,9 @@ const (
 type item struct {
 	name  string // nvlink's name: the path, or archive:member
 	kind  itemKind
-	devrt bool   // from libcudadevrt (does not make the link partial)
-	ir    []byte // itemIR: the member's payload (wrapped IR)
-	// scrambled: itemIR whose member is one warplink cannot decode
-	// (fatbin.FlagScrambled), so ir is nil.
-	scrambled bool
-	opts      []string // itemIR: the member's libnvvm options
+	devrt bool     // from libcudadevrt (does not make the link partial)
+	ir    []byte   // itemIR: the member's payload (wrapped IR)
+	opts  []string // itemIR: the member's libnvvm options
 	// host is the object's host reference sections (.nvHR*) by name,
 	// nil for an input that is no host object; hasHost reports whether
 	// a host object had them.
@@ -178,10 +175,6 @@ func classify(it item, ms []fatbin.Member, arch int, mode scanMode) item {
 	if best >= 0 {
 		it.kind = itemIR
 		if mode&scanIR == 0 {
-			return it
-		}
-		if ms[best].Flags&fatbin.FlagScrambled != 0 {
-			it.scrambled = true
 			return it
 		}
 		if ir, err := ms[best].Contents(); err == nil {

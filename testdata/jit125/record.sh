@@ -13,17 +13,20 @@
 # them in a chroot that sees /work and /tmp); LIBNVVM is its libnvvm.so as
 # that nvlink sees it; LIBDIR holds 12.5's libcudadevrt.a.
 #
-# CUDA 12's fatbinary stores a compressed NVVM member in a form warplink
-# cannot decode (fatbin.FlagScrambled), so the -dlto objects are built with
-# -Xfatbin=-compress=false (the IR stored as it is); xcall/a.z80.o is one
-# built without it, for the err group.
+# The -dlto objects are built with -Xfatbin=-compress=false (the IR stored
+# as it is) but for the <tu>.z80.o / <tu>.z90.o of the ltoz group, built
+# with nvcc's default (a compressed, scrambled NVVM member:
+# fatbin.FlagScrambled); xcall/a.z80.o is also linked beside plain ones in
+# the err group.
 #
 # From each program of ../corpus/src/programs, per translation unit:
 #   <tu>.ptx.o   nvcc -dc, PTX for compute_80 only
 #   <tu>.lto80.o / <tu>.lto90.o  nvcc -dc -dlto -arch=sm_80 / sm_90 (not -G units)
+#   <tu>.z80.o / <tu>.z90.o  the same with nvcc's default compression
 #   <first tu>.sm80.o  nvcc -dc -arch=sm_80, for mixed links
 # and xcall's units as PTX files (nvcc -ptx -rdc=true).
-# Units marked 'archive' go into libjit.a / liblto80.a / liblto90.a.
+# Units marked 'archive' go into libjit.a / liblto80.a / liblto90.a /
+# libz80.a / libz90.a.
 # Inputs already there are kept (REBUILD=1 builds them again: nvcc's
 # objects differ from build to build, and the records with them).
 set -uo pipefail
@@ -38,11 +41,18 @@ NVVM=$(mktemp -d /tmp/jit125nvvm.XXXXXX); mkdir -p "$NVVM/lib64"
 ln -s "$LIBNVVM" "$NVVM/lib64/libnvvm.so"
 trap 'rm -rf "$NVVM"' EXIT
 cases=$OUT/cases.txt; logs=$OUT/logs.txt
-: >"$cases"; : >"$logs"
+# ONLY=GROUP re-records that group alone, replacing its records.
+if [ -n "${ONLY:-}" ]; then
+  awk -F'\t' -v g="$ONLY" '{split($1,a,"/"); split(a[2],b,"."); if (b[1]!=g) print}' "$cases" >"$cases.tmp" && mv "$cases.tmp" "$cases"
+  awk -v g="$ONLY" '/^== /{split($2,a,"/"); split(a[2],b,"."); keep=(b[1]!=g)} keep' "$logs" >"$logs.tmp" && mv "$logs.tmp" "$logs"
+else
+  : >"$cases"; : >"$logs"
+fi
 nc=(-Xfatbin=-compress=false)
 
 # rec GROUP NAME PROGDIR ARGS... : run nvlink, append the record.
 rec() {
+  [ -n "${ONLY:-}" ] && [ "$1" != "$ONLY" ] && return 0
   local name=$1.$2 dir=$3; shift 3
   local args=() a
   for a in "$@"; do a=${a//@LIBDIR@/$LIBDIR}; a=${a//@NVVM@/$NVVM}; args+=("${a//@OUT@/$OUT/.out.cubin}"); done
@@ -85,7 +95,7 @@ for prog in "$progs"/*/; do
   name=$(basename "$prog"); dst=$OUT/$name; flags=$prog/flags
   mkdir -p "$dst"
   linkflags=(); [ -f "$flags" ] && read -r -a linkflags <<<"$(awk '$1=="link"{$1="";print}' "$flags")"
-  ptxo=(); l80=(); l90=(); aptx=(); a80=(); a90=(); first=; lto=1
+  ptxo=(); l80=(); l90=(); aptx=(); a80=(); a90=(); z80=(); z90=(); az80=(); az90=(); first=; lto=1
   for cu in "$prog"/*.cu; do
     tu=$(basename "$cu" .cu); extra=(); isar=0
     if [ -f "$flags" ]; then
@@ -103,8 +113,13 @@ for prog in "$progs"/*/; do
         (cd "$prog" && "$NVCC" -dc -arch=sm_80 "${extra[@]}" -o "$dst/$tu.sm80.o" "$tu.cu") || exit 1
       fi
     fi
-    if [ $isar = 1 ]; then aptx+=("$tu.ptx.o"); a80+=("$tu.lto80.o"); a90+=("$tu.lto90.o")
-    else ptxo+=("$tu.ptx.o"); l80+=("$tu.lto80.o"); l90+=("$tu.lto90.o"); [ -n "$first" ] || first=$tu; fi
+    # nvcc's default: the NVVM member compressed and scrambled.
+    for t in 80 90; do
+      [ $lto = 1 ] && { [ ! -f "$dst/$tu.z$t.o" ] || [ -n "${REBUILD:-}" ]; } || continue
+      (cd "$prog" && "$NVCC" -dc -dlto -arch=sm_$t "${extra[@]}" -o "$dst/$tu.z$t.o" "$tu.cu") || exit 1
+    done
+    if [ $isar = 1 ]; then aptx+=("$tu.ptx.o"); a80+=("$tu.lto80.o"); a90+=("$tu.lto90.o"); az80+=("$tu.z80.o"); az90+=("$tu.z90.o")
+    else ptxo+=("$tu.ptx.o"); l80+=("$tu.lto80.o"); l90+=("$tu.lto90.o"); z80+=("$tu.z80.o"); z90+=("$tu.z90.o"); [ -n "$first" ] || first=$tu; fi
   done
   if [ ${#aptx[@]} -gt 0 ]; then
     (cd "$dst" && rm -f libjit.a liblto80.a liblto90.a && ar rcs libjit.a "${aptx[@]}") || exit 1
@@ -112,12 +127,16 @@ for prog in "$progs"/*/; do
     if [ $lto = 1 ]; then
       (cd "$dst" && ar rcs liblto80.a "${a80[@]}" && ar rcs liblto90.a "${a90[@]}") || exit 1
       l80+=(liblto80.a); l90+=(liblto90.a)
+      (cd "$dst" && rm -f libz80.a libz90.a && ar rcs libz80.a "${az80[@]}" && ar rcs libz90.a "${az90[@]}") || exit 1
+      z80+=(libz80.a); z90+=(libz90.a)
     fi
   fi
   for t in 86 90; do rec jit sm_$t "$dst" -arch=sm_$t "${base[@]}" "${ptxo[@]}" -L@LIBDIR@ "${linkflags[@]}" -o @OUT@; done
   [ $lto = 1 ] || continue
   rec lto sm_80 "$dst" -arch=sm_80 "${base[@]}" "${l80[@]}" -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
   rec lto sm_90 "$dst" -arch=sm_90 "${base[@]}" "${l90[@]}" -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
+  rec ltoz sm_80 "$dst" -arch=sm_80 "${base[@]}" "${z80[@]}" -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
+  rec ltoz sm_90 "$dst" -arch=sm_90 "${base[@]}" "${z90[@]}" -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
   rec ltonodevrt sm_80 "$dst" -arch=sm_80 "${base[@]}" "${l80[@]}" -L@LIBDIR@ "${linkflags[@]}" -dlto -nvvmpath=@NVVM@ -o @OUT@
   rec ltomixed sm_80 "$dst" -arch=sm_80 "${base[@]}" "$first.sm80.o" "${l80[@]:1}" -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
   rec ltosplit xnvvm "$dst" -arch=sm_80 "${base[@]}" "${l80[@]}" -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -Xnvvm -opt=0 -o @OUT@
@@ -157,6 +176,7 @@ rec hostref mixed "$hr" "${b80[@]}" h.lto80.o g.sm80.o s.lto80.o -L@LIBDIR@ -lcu
 # "name.file"): libcudadevrt is listed only where the link pulls it in.
 # recreg GROUP NAME PROGDIR ARGS...
 recreg() {
+  [ -n "${ONLY:-}" ] && [ "$1" != "$ONLY" ] && return 0
   local dir=$3
   rm -f "$dir/.reg"
   rec "$@" --register-link-binaries=.reg
@@ -204,7 +224,7 @@ rec fast lto "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.fast80.o c.fast80.o -L@L
 rec fast xnvvm "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.fast80.o c.fast80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -Xnvvm -opt=3 -o @OUT@
 rec fast xnvvm-prec "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.fast80.o c.fast80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -Xnvvm -prec-div=1 -o @OUT@
 rec fast mismatch "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.lto80.o c.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
-# The compressed (scrambled) NVVM member: linked without -dlto its PTX is
-# compiled as nvlink does; with -dlto warplink refuses it.
+# A compressed (scrambled) NVVM member beside plain ones: linked without
+# -dlto its PTX is compiled; with -dlto its IR is decoded.
 rec err scrambled-nodlto "$x" "${base[@]}" -arch=sm_80 a.z80.o b.lto80.o c.lto80.o -L@LIBDIR@ -lcudadevrt -o @OUT@
 rec err scrambled "$x" "${base[@]}" -arch=sm_80 a.z80.o b.lto80.o c.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
