@@ -21,9 +21,9 @@ import (
 
 // TestSizeHeap checks the heap settings heapSizer.size makes, as
 // properties: the soft limit leaves room above the input, grows with it
-// (on either side of limitOnlyBelow, below which it leaves more room), and
-// is larger when the inputs are on the heap too; below limitOnlyBelow
-// the limit alone runs the collector, from there GOGC's collections run.
+// (on either side of smallHeapBelow, below which it leaves more room), and
+// is larger when the inputs are on the heap too; the limit alone runs the
+// collector at every size.
 func TestSizeHeap(t *testing.T) {
 	defaultHeapSettings(t)
 	size := func(input int64, onHeap bool) (limit int64, gcPercent int) {
@@ -33,9 +33,9 @@ func TestSizeHeap(t *testing.T) {
 		return debug.SetMemoryLimit(-1), debug.SetGCPercent(100)
 	}
 	var last int64
-	for _, input := range []int64{0, 1 << 20, limitOnlyBelow - 1, limitOnlyBelow, 100 << 20, 1 << 30} {
+	for _, input := range []int64{0, 1 << 20, smallHeapBelow - 1, smallHeapBelow, 100 << 20, 1 << 30} {
 		limit, gc := size(input, false)
-		if input == limitOnlyBelow {
+		if input == smallHeapBelow {
 			last = 0 // (less room from here)
 		}
 		if limit <= input || limit <= last {
@@ -45,17 +45,18 @@ func TestSizeHeap(t *testing.T) {
 		if onHeap, _ := size(input, true); onHeap <= limit && input > 0 {
 			t.Errorf("input %d: limit %d with the inputs on the heap, want more than %d", input, onHeap, limit)
 		}
-		if want := map[bool]int{true: -1, false: 100}[input < limitOnlyBelow]; gc != want {
-			t.Errorf("input %d: GOGC %d, want %d", input, gc, want)
+		if gc != -1 {
+			t.Errorf("input %d: GOGC %d, want -1 (the limit alone)", input, gc)
 		}
 	}
 }
 
-// TestPassDoneCollects checks that a small link, whose collector size
-// leaves to the memory limit, is collected once after each pass
-// collectAfter names (read, merge, relocate and finalize) and no other;
-// that a heap that got no advice returns its free pages instead after
-// those returnAfter names (merge and relocate: a collection too); and that a larger link, which runs GOGC's collections, is
+// TestPassDoneCollects checks that a link, whose collector size leaves to
+// the memory limit, is collected once after each pass collectAfter names
+// (read, merge, relocate and finalize) and no other, at every size; that
+// a heap that got no advice returns its free pages instead after those
+// returnAfter names (merge and relocate: a collection too); and that a
+// link under a GOGC the user set, which runs GOGC's collections, is
 // neither collected nor returned by passDone.
 func TestPassDoneCollects(t *testing.T) {
 	defaultHeapSettings(t)
@@ -72,12 +73,16 @@ func TestPassDoneCollects(t *testing.T) {
 	}{
 		{1 << 20, false, len(collectAfter), 0},
 		{1 << 20, true, len(collectAfter) - len(returnAfter), len(returnAfter)},
-		{limitOnlyBelow - 1, false, len(collectAfter), 0},
-		{limitOnlyBelow - 1, true, len(collectAfter) - len(returnAfter), len(returnAfter)},
-		{limitOnlyBelow, false, 0, 0},
-		{limitOnlyBelow, true, 0, 0},
-		{200 << 20, false, 0, 0},
+		{smallHeapBelow - 1, false, len(collectAfter), 0},
+		{smallHeapBelow - 1, true, len(collectAfter) - len(returnAfter), len(returnAfter)},
+		{smallHeapBelow, false, len(collectAfter), 0},
+		{200 << 20, false, len(collectAfter), 0},
+		{200 << 20, false, 0, 0}, // (GOGC set: gogc below)
 	} {
+		gogc := c.input == 200<<20 && c.gcs == 0
+		if gogc {
+			t.Setenv("GOGC", "100")
+		}
 		gcs, returns := 0, 0
 		h := &heapSizer{adviseHeap: func(int, bool) bool { return true }, collect: func() { gcs++ }, freeOS: func() { returns++ }, noAdvice: c.noAdvice}
 		h.size(c.input, false)
@@ -150,8 +155,9 @@ func adviceBounds(t *testing.T) (big int64, bigLimit, many int, covered int64) {
 // count; only the early advice takes the heap's memory below the range.
 // It also checks the collector: one collection right after the
 // early advice (to hand the range back), off from advise until read has
-// loaded the input the range covers, or until size, then GOGC again (off
-// for a small link), or after release when size never ran; on at once
+// loaded the input the range covers, or until size, then off for good
+// (the limit alone), or GOGC again after release when size never ran or
+// GOGC is set; on at once
 // when the advice is refused or GOGC is set. While it is off, a memory
 // limit guards the range (unless a lower one is set); afterwards the
 // limit is the one found, or size's.
@@ -186,11 +192,11 @@ func TestHeapAdvice(t *testing.T) {
 		wantAfter  int // GOGC after size (or release)
 	}{
 		{"small link", false, false, false, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, -1, guardLimit, -1},
-		{"large link", false, false, false, false, 1000, 40 << 20, big, []int{early, bigLimit - early}, 1, -1, guardLimit, 100},
-		{"read past the range", false, false, false, false, 1000, covered, big, []int{early, bigLimit - early}, 1, 100, foundLimit, 100},
-		{"many inputs", false, false, false, false, 50000, covered, big, []int{many, bigLimit - many}, 1, -1, guardLimit, 100},
-		{"refused early advice", false, true, false, false, 1000, 40 << 20, big, []int{early, bigLimit}, 0, 100, foundLimit, 100},
-		{"inputs on the heap", true, false, false, false, 1000, 40 << 20, big, nil, 0, 100, foundLimit, 100},
+		{"large link", false, false, false, false, 1000, 40 << 20, big, []int{early, bigLimit - early}, 1, -1, guardLimit, -1},
+		{"read past the range", false, false, false, false, 1000, covered, big, []int{early, bigLimit - early}, 1, 100, foundLimit, -1},
+		{"many inputs", false, false, false, false, 50000, covered, big, []int{many, bigLimit - many}, 1, -1, guardLimit, -1},
+		{"refused early advice", false, true, false, false, 1000, 40 << 20, big, []int{early, bigLimit}, 0, 100, foundLimit, -1},
+		{"inputs on the heap", true, false, false, false, 1000, 40 << 20, big, nil, 0, 100, foundLimit, -1},
 		{"GOGC set", false, false, true, false, 1000, 4 << 20, 4 << 20, []int{early}, 1, 100, foundLimit, 100},
 		{"lower limit set", false, false, false, true, 1000, 4 << 20, -1, []int{early}, 1, -1, lowerLimit, 100},
 		{"stopped in read", false, false, false, false, 1000, 1 << 20, -1, []int{early}, 1, -1, guardLimit, 100},
