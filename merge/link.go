@@ -16,6 +16,10 @@ import (
 // errFatal stops the link after a fatal diagnostic was recorded.
 var errFatal = errors.New("fatal")
 
+// errVirtualTarget ends a link for a virtual target once its inputs are
+// read: a success without output (read).
+var errVirtualTarget = errors.New("virtual target")
+
 // Link runs a whole device link as the driver of passes and returns the
 // process exit status nvlink would return. prog is the name diagnostics are
 // printed under ("nvlink" or "warplink").
@@ -52,6 +56,9 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 		return f, nil
 	}
 	err := run(ctx)
+	if errors.Is(err, errVirtualTarget) {
+		err = nil
+	}
 	if outFile != nil {
 		if err == nil && gather != nil {
 			err = gather.Flush()

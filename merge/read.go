@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,9 +35,9 @@ import (
 )
 
 func read(ctx *Context) error {
-	arch := targetSM(ctx.Opts.Arch)
+	sm, virtual := ctx.Opts.Target()
 	paths, nfiles := inputPaths(ctx)
-	l := readInputs(ctx, paths, arch)
+	l := readInputs(ctx, paths, input.Target{SM: sm, Virtual: virtual})
 	if err := numberObjects(ctx, l, nfiles); err != nil {
 		return err
 	}
@@ -52,19 +51,19 @@ func read(ctx *Context) error {
 		}
 		ctx.Opts.InputSize(size, !ctx.mem.OffHeap())
 	}
-	ctx.Header = outputHeader(ctx, arch)
+	if virtual {
+		// -arch=compute_<n>: nvlink reads and checks the inputs as for
+		// sm_<n> (compiling their PTX and NVVM IR, warning of those
+		// without code for it) and stops: no output, no -v report,
+		// nothing timed, exit status 0 (11.8 and 12.5; crafted
+		// virtual-target cases). The --register-link-binaries file
+		// still lists the objects read.
+		return errVirtualTarget
+	}
+	ctx.Header = outputHeader(ctx, sm)
 	ctx.hostInfoMissing = slices.Contains(l.noHost, true)
 	ctx.hostKernels = hostKernels(ctx)
 	return nil
-}
-
-// targetSM is the SM number of -arch sm_<n>[a|f] (0 for anything else).
-func targetSM(arch string) int {
-	sm := 0
-	if a, ok := strings.CutPrefix(arch, "sm_"); ok {
-		sm, _ = strconv.Atoi(strings.TrimRight(a, "af"))
-	}
-	return sm
 }
 
 // inputPaths resolves -l names and drops repeated archives, serially:
@@ -118,7 +117,7 @@ type loaded struct {
 // leaves the CPU idle: then more workers. Decoded tables holding pointers
 // take only mapped memory (AllocMapped: nil, so typed Go allocations, when
 // there is none; see elf.ParseInto); what is kept: see the pass's header.
-func readInputs(ctx *Context, paths []string, arch int) *loaded {
+func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 	n := len(paths)
 	l := &loaded{objs: make([][]*Obj, n), sizes: make([]int64, n), errs: make([]error, n),
 		perrs: make([]error, n), pbad: make([]int, n), noHost: make([]bool, n)}
@@ -166,7 +165,7 @@ func readInputs(ctx *Context, paths []string, arch int) *loaded {
 // recorded either way (parallelFor's error is its lowest failing index's).
 // NOTE: runs concurrently with the loads of other inputs; it writes only
 // slot i.
-func (l *loaded) load(ctx *Context, mem *input.Memory, arch, i int, file *input.File) {
+func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int, file *input.File) {
 	units, err := input.LoadFile(file, arch, ctx.Diags, i, nil, mem)
 	l.noHost[i] = file.NoHostInfo
 	if err != nil {

@@ -40,7 +40,7 @@ func TestHostObject(t *testing.T) {
 	if m.Kind != fatbin.KindELF || m.Arch != 90 || m.IsCompressed() || !bytes.Equal(m.Payload[:len(cubin)], cubin) {
 		t.Fatalf("member: kind %d, sm_%d, compressed %v, payload %d bytes", m.Kind, m.Arch, m.IsCompressed(), len(m.Payload))
 	}
-	units, err := input.Expand("b.o", b, 90, &diag.Bag{}, 0)
+	units, err := input.Expand("b.o", b, input.Target{SM: 90}, &diag.Bag{}, 0)
 	if err != nil || len(units) != 1 || !bytes.Equal(units[0].Data, cubin) || units[0].ModuleID != ModuleID(7) {
 		t.Fatalf("input.Expand: %v, %d units", err, len(units))
 	}

@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/warplink/warplink/internal/atomicfile"
 	"github.com/warplink/warplink/internal/cli"
@@ -16,7 +15,7 @@ import (
 // jitOptions is what the command line says to the compiles of PTX and
 // NVVM IR (package jit). WARPLINK_PTXAS names the ptxas to run.
 func jitOptions(cmd *cli.Command) jit.Options {
-	arch, _ := strconv.Atoi(strings.TrimRight(strings.TrimPrefix(cmd.Opts.Arch, "sm_"), "af"))
+	arch, _ := cmd.Opts.Target() // (a virtual target compiles as its sm_<n>)
 	return jit.Options{
 		Arch:                 arch,
 		MaxRegCount:          cmd.MaxRegCount,

@@ -379,3 +379,21 @@ func Select(ms []Member, arch int) (int, Choice) {
 	}
 	return -1, NoCode
 }
+
+// SelectPTX picks the member nvlink takes for a virtual target
+// compute_<arch>: the PTX member with the highest SM not above arch (to
+// compile for sm_<arch>), never an ELF member, even one for arch itself
+// (nvlink 11.8 and 12.5 then warn that the arch is not found). It returns
+// the index into ms, or -1 for NoCode.
+func SelectPTX(ms []Member, arch int) (int, Choice) {
+	ptx := -1
+	for i := range ms {
+		if m := &ms[i]; m.Kind == KindPTX && m.Arch <= arch && (ptx < 0 || m.Arch > ms[ptx].Arch) {
+			ptx = i
+		}
+	}
+	if ptx < 0 {
+		return -1, NoCode
+	}
+	return ptx, PTXOnly
+}

@@ -342,6 +342,33 @@ func TestSelectCompatible(t *testing.T) {
 	}
 }
 
+// TestSelectPTX checks the member a virtual target takes: the PTX of the
+// highest SM up to it, never an ELF member (virtual-target-fatbin).
+func TestSelectPTX(t *testing.T) {
+	elf80 := Member{Kind: KindELF, Arch: 80}
+	ptx75 := Member{Kind: KindPTX, Arch: 75}
+	ptx80 := Member{Kind: KindPTX, Arch: 80}
+	ptx90 := Member{Kind: KindPTX, Arch: 90}
+	for _, tc := range []struct {
+		ms     []Member
+		arch   int
+		want   int
+		choice Choice
+	}{
+		{[]Member{elf80}, 80, -1, NoCode},
+		{[]Member{elf80, ptx80}, 80, 1, PTXOnly},
+		{[]Member{elf80, ptx80}, 90, 1, PTXOnly},
+		{[]Member{ptx75, ptx80, ptx90}, 86, 1, PTXOnly},
+		{[]Member{ptx80, ptx75}, 80, 0, PTXOnly},
+		{[]Member{elf80, ptx90}, 86, -1, NoCode},
+		{nil, 90, -1, NoCode},
+	} {
+		if i, ch := SelectPTX(tc.ms, tc.arch); i != tc.want || ch != tc.choice {
+			t.Errorf("SelectPTX(%v, %d) = %d, %v; want %d, %v", tc.ms, tc.arch, i, ch, tc.want, tc.choice)
+		}
+	}
+}
+
 func TestZstdWrongSize(t *testing.T) {
 	cubin := read(t, filepath.Join(corpus, "archive", "lib.cubin"))
 	enc, _ := zstd.NewWriter(nil)

@@ -106,6 +106,17 @@ func craftedCase(t *testing.T, dir string) (problems []string) {
 	if got := errorLines(stderr.String()); got != errorLines(string(wantLog)) {
 		problems = append(problems, "diagnostics: got "+strconv.Quote(got)+" want "+strconv.Quote(errorLines(string(wantLog))))
 	}
+	// nvlink wrote no output (a failed link, a virtual target): neither
+	// may warplink.
+	recorded := false
+	for _, name := range []string{"ref.cubin", "ref.sections", "ref.sha256"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			recorded = true
+		}
+	}
+	if _, err := os.Stat(out); err == nil && !recorded {
+		problems = append(problems, "output written where nvlink writes none")
+	}
 	if ref, err := os.ReadFile(filepath.Join(dir, "ref.cubin")); err == nil {
 		ours, err := os.ReadFile(out)
 		if err != nil {

@@ -131,7 +131,7 @@ func TestLoadMappedTruncated(t *testing.T) {
 			t.Fatal(err)
 		}
 		bag := &diag.Bag{}
-		units, err := LoadFile(&files[0], 90, bag, 0, nil, mem)
+		units, err := LoadFile(&files[0], Target{SM: 90}, bag, 0, nil, mem)
 		var fe *FatalError
 		want := "Could not open input file '" + path + "'"
 		if !errors.As(err, &fe) || fe.Msg != want || len(units) != 0 {

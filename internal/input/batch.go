@@ -79,8 +79,8 @@ func (mem *Memory) scratchBuf() *[]byte {
 
 // LoadFile is LoadInto for a file ReadBatch has read; f's contents are
 // then the units' (or back in the pool).
-func LoadFile(f *File, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
-	x := &expander{arch: arch, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
+func LoadFile(f *File, t Target, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
+	x := &expander{arch: t.SM, virtual: t.Virtual, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
 	if mem.Keep != nil {
 		x.drop, x.zeros, x.syms = mem.Drop, mem.Zeros, mem.Symbols
 	}

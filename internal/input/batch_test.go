@@ -59,7 +59,7 @@ func checkBatch(t *testing.T, r *Ring, mem *Memory, paths []string, want map[str
 		// (LoadFile hands the buffer on; these contents are no cubin, so
 		// only the failure to read can be checked.)
 		var bag diag.Bag
-		if _, err := LoadFile(&files[k], 90, &bag, k, nil, mem); !ok && err == nil {
+		if _, err := LoadFile(&files[k], Target{SM: 90}, &bag, k, nil, mem); !ok && err == nil {
 			t.Errorf("%q: LoadFile succeeded", f.Path)
 		}
 	}

@@ -81,7 +81,8 @@ type expander struct {
 	keep    func(int) []byte        // memory the kept cubins are copied to (nil: they alias the input)
 	drop    func(*elf.Section) bool // with keep: sections only decoded (see Memory.Drop)
 	zeros   func(int) []byte        // with keep: shared zeros for all-zero sections (see Memory.Zeros)
-	arch    int
+	arch    int  // the target's SM number
+	virtual bool // the target is compute_<arch> (see Target)
 	diags   *diag.Bag
 	file    int
 	seq     int
@@ -104,7 +105,35 @@ func (x *expander) fatal(format string, a ...any) error {
 	return &FatalError{msg}
 }
 
-func (x *expander) target() string { return fmt.Sprintf("sm_%d", x.arch) }
+// runs reports whether a cubin for SM sm is taken for the target: code
+// that runs there (elf.SMCompatible); for a virtual target compute_<n>,
+// any SM up to n (nvlink 11.8 and 12.5: crafted virtual-target-compatible).
+func (x *expander) runs(sm int) bool {
+	if x.virtual {
+		return sm <= x.arch
+	}
+	return elf.SMCompatible(sm, x.arch)
+}
+
+// target is the target's name in messages: sm_<n>, or compute_<n> for a
+// virtual target.
+func (x *expander) target() string { return Target{SM: x.arch, Virtual: x.virtual}.String() }
+
+// Target is the architecture inputs are read for: SM number SM, and
+// Virtual for -arch=compute_<SM>, which nvlink reads and checks the
+// inputs for as for sm_<SM> (compiling PTX and NVVM IR for it) and names
+// as given in its messages.
+type Target struct {
+	SM      int
+	Virtual bool
+}
+
+func (t Target) String() string {
+	if t.Virtual {
+		return fmt.Sprintf("compute_%d", t.SM)
+	}
+	return fmt.Sprintf("sm_%d", t.SM)
+}
 
 // Seen remembers the archives already expanded: nvlink expands an archive
 // file once, however it is named again (another path, a symlink, -l).
@@ -127,8 +156,8 @@ func (s *Seen) Add(path string) bool {
 
 // Load reads the input at path and expands it. seen, if not nil, makes a
 // second mention of an archive expand to nothing.
-func Load(path string, arch int, diags *diag.Bag, fileID int, seen *Seen) ([]Unit, error) {
-	return LoadInto(path, arch, diags, fileID, seen, &Memory{})
+func Load(path string, t Target, diags *diag.Bag, fileID int, seen *Seen) ([]Unit, error) {
+	return LoadInto(path, t, diags, fileID, seen, &Memory{})
 }
 
 // Memory says where LoadInto reads files and puts what it keeps. The zero
@@ -209,10 +238,10 @@ func (mem *Memory) Release(units []Unit) {
 // host objects, the rest of archives, the section headers and the
 // padding do not stay in memory for the whole link. The units alias that
 // copy.
-func LoadInto(path string, arch int, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
+func LoadInto(path string, t Target, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
 	f := []File{{Path: path}}
 	mem.ReadBatch(nil, f)
-	return LoadFile(&f[0], arch, diags, fileID, seen, mem)
+	return LoadFile(&f[0], t, diags, fileID, seen, mem)
 }
 
 // load expands the file at path, read as data (or not, with readErr).
@@ -236,13 +265,13 @@ func isArchiveInput(path string, data []byte) bool {
 }
 
 // Expand classifies one command-line input and returns the cubins it
-// contributes for target sm_<arch>. The extension decides first (.cubin,
+// contributes for target t. The extension decides first (.cubin,
 // .fatbin, .ptx); other files are classified by content: archives, device
 // ELF (cubin), host ELF (fatbinary in __nv_relfatbin); anything else,
 // and every .so, is silently ignored. Diagnostics go to diags, keyed
 // (0, fileID, n); a non-nil error is a *FatalError.
-func Expand(path string, data []byte, arch int, diags *diag.Bag, fileID int) ([]Unit, error) {
-	x := &expander{arch: arch, diags: diags, file: fileID}
+func Expand(path string, data []byte, t Target, diags *diag.Bag, fileID int) ([]Unit, error) {
+	x := &expander{arch: t.SM, virtual: t.Virtual, diags: diags, file: fileID}
 	return x.expand(path, data)
 }
 
@@ -308,7 +337,7 @@ func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, e
 	if f.Header.Type != elf.ETRel {
 		return nil, nil
 	}
-	if !elf.SMCompatible(f.Header.SM(), x.arch) {
+	if !x.runs(f.Header.SM()) {
 		if strict {
 			return nil, x.fatal("Input file '%s' arch does not match target '%s'", name, x.target())
 		}
@@ -370,6 +399,9 @@ func (x *expander) members(name, path string, ms []fatbin.Member, top bool) ([]U
 		return us, err
 	}
 	i, choice := fatbin.Select(ms, x.arch)
+	if x.virtual {
+		i, choice = fatbin.SelectPTX(ms, x.arch)
+	}
 	switch choice {
 	case fatbin.NoCode:
 		if top {

@@ -38,7 +38,7 @@ func arch(p string) string { return filepath.Join(corpus, "archive", p) }
 
 func TestCorpusDC(t *testing.T) {
 	var bag diag.Bag
-	us, err := Load(arch("main.o"), 90, &bag, 0, nil)
+	us, err := Load(arch("main.o"), Target{SM: 90}, &bag, 0, nil)
 	if err != nil || len(us) != 1 || us[0].Name != arch("main.o") || !bytes.Equal(us[0].Data, read(t, arch("main.cubin"))) {
 		t.Fatalf("main.o: %v %+v", err, us)
 	}
@@ -46,7 +46,7 @@ func TestCorpusDC(t *testing.T) {
 		t.Errorf("main.o: %+v", us[0])
 	}
 	// libdev.a (nvcc -lib): every member, named archive:member, whole archive.
-	us, err = Load(arch("libdev.a"), 90, &bag, 1, nil)
+	us, err = Load(arch("libdev.a"), Target{SM: 90}, &bag, 1, nil)
 	if err != nil || len(us) != 2 {
 		t.Fatalf("libdev.a: %v %d units", err, len(us))
 	}
@@ -58,7 +58,7 @@ func TestCorpusDC(t *testing.T) {
 	}
 	// libdev_cubin.a (ar of cubins): nvlink ignores cubin members, which
 	// is why the corpus link over it fails with an undefined reference.
-	us, err = Load(arch("libdev_cubin.a"), 90, &bag, 2, nil)
+	us, err = Load(arch("libdev_cubin.a"), Target{SM: 90}, &bag, 2, nil)
 	if err != nil || len(us) != 0 {
 		t.Errorf("libdev_cubin.a: %v %+v", err, us)
 	}
@@ -72,7 +72,7 @@ func TestCorpusDC(t *testing.T) {
 
 func TestCudadevrt(t *testing.T) {
 	var bag diag.Bag
-	us, err := Load(devrtLib, 90, &bag, 0, nil)
+	us, err := Load(devrtLib, Target{SM: 90}, &bag, 0, nil)
 	if err != nil || len(us) != 1 {
 		t.Fatalf("%v %+v", err, us)
 	}
@@ -81,7 +81,7 @@ func TestCudadevrt(t *testing.T) {
 	if err != nil || f.Header.Type != elf.ETRel || f.Header.SM() != 90 || !u.System || !u.FromArchive || u.Name != devrtLib+":cuda_device_runtime.o" {
 		t.Errorf("%s system=%v: %v", u.Name, u.System, err)
 	}
-	us, err = Load(devrtLib, 80, &bag, 0, nil)
+	us, err = Load(devrtLib, Target{SM: 80}, &bag, 0, nil)
 	if err != nil || len(us) != 1 || us[0].Data == nil {
 		t.Errorf("sm_80: %v %d", err, len(us))
 	}
@@ -95,14 +95,14 @@ func TestSeen(t *testing.T) {
 	var seen Seen
 	var bag diag.Bag
 	for i, p := range []string{lib, filepath.Join(dir, ".", "libdev.a"), filepath.Join(dir, "link.a")} {
-		us, err := Load(p, 90, &bag, i, &seen)
+		us, err := Load(p, Target{SM: 90}, &bag, i, &seen)
 		if err != nil || (i == 0) != (len(us) == 2) {
 			t.Errorf("%s: %v %d units", p, err, len(us))
 		}
 	}
 	// Objects are not deduplicated (nvlink reports a multiple definition).
 	for i := 0; i < 2; i++ {
-		if us, _ := Load(arch("lib.o"), 90, &bag, i, &seen); len(us) != 1 {
+		if us, _ := Load(arch("lib.o"), Target{SM: 90}, &bag, i, &seen); len(us) != 1 {
 			t.Errorf("lib.o #%d: %d units", i, len(us))
 		}
 	}
@@ -253,7 +253,7 @@ func TestClassify(t *testing.T) {
 	for _, c := range cases(t) {
 		t.Run(c.file, func(t *testing.T) {
 			var bag diag.Bag
-			us, err := Expand(c.file, c.data, 90, &bag, 0)
+			us, err := Expand(c.file, c.data, Target{SM: 90}, &bag, 0)
 			var buf bytes.Buffer
 			bag.Print(&buf, "nvlink")
 			got := strings.Split(strings.TrimSpace(buf.String()), "\n")
@@ -295,7 +295,7 @@ func TestPaths(t *testing.T) {
 	dir := t.TempDir()
 	var bag diag.Bag
 	for _, p := range []string{filepath.Join(dir, "missing.cubin"), dir} {
-		_, err := Load(p, 90, &bag, 0, nil)
+		_, err := Load(p, Target{SM: 90}, &bag, 0, nil)
 		var fe *FatalError
 		if !errors.As(err, &fe) || fe.Msg != "Could not open input file '"+p+"'" {
 			t.Errorf("%s: %v", p, err)
@@ -337,18 +337,18 @@ func TestArchiveForms(t *testing.T) {
 	writeArchive(t, filepath.Join(dir, "thin.a"), true, false, objs...)
 	writeArchive(t, filepath.Join(dir, "bsd.a"), false, true, objs...)
 	var bag diag.Bag
-	us, err := Load(filepath.Join(dir, "thin.a"), 90, &bag, 0, nil)
+	us, err := Load(filepath.Join(dir, "thin.a"), Target{SM: 90}, &bag, 0, nil)
 	if err != nil || len(us) != 2 || us[1].Name != filepath.Join(dir, "thin.a")+":lib2.o" || us[1].Path != objs[1] || !bytes.Equal(us[1].Data, read(t, arch("lib2.cubin"))) {
 		t.Errorf("thin: %v %+v", err, us)
 	}
 	// nvlink silently drops BSD-named members (the link then fails with
 	// "Undefined reference").
-	if us, err := Load(filepath.Join(dir, "bsd.a"), 90, &bag, 0, nil); err != nil || len(us) != 0 {
+	if us, err := Load(filepath.Join(dir, "bsd.a"), Target{SM: 90}, &bag, 0, nil); err != nil || len(us) != 0 {
 		t.Errorf("bsd: %v %+v", err, us)
 	}
 	os.Remove(objs[0])
 	var fe *FatalError
-	if _, err := Load(filepath.Join(dir, "thin.a"), 90, &bag, 0, nil); !errors.As(err, &fe) {
+	if _, err := Load(filepath.Join(dir, "thin.a"), Target{SM: 90}, &bag, 0, nil); !errors.As(err, &fe) {
 		t.Errorf("thin with a missing member: %v", err)
 	}
 }
@@ -372,7 +372,7 @@ func FuzzExpand(f *testing.F) {
 			return // thin members would be read from disk
 		}
 		var bag diag.Bag
-		us, err := Expand(filepath.Base(name), b, 90, &bag, 0)
+		us, err := Expand(filepath.Base(name), b, Target{SM: 90}, &bag, 0)
 		if err != nil && !bag.Failed() {
 			t.Fatalf("error %v without a diagnostic", err)
 		}
@@ -422,7 +422,7 @@ func loadAll(t *testing.T, paths []string, mem *Memory) [][]Unit {
 	var all [][]Unit
 	for _, p := range paths {
 		var bag diag.Bag
-		us, err := LoadInto(p, 90, &bag, 0, nil, mem)
+		us, err := LoadInto(p, Target{SM: 90}, &bag, 0, nil, mem)
 		if err != nil || len(us) == 0 {
 			t.Fatalf("%s: %v, %d units", p, err, len(us))
 		}
@@ -438,7 +438,7 @@ func loadAll(t *testing.T, paths []string, mem *Memory) [][]Unit {
 func checkUnits(t *testing.T, path string, us []Unit, drop func(*elf.Section) bool, released bool) {
 	t.Helper()
 	var bag diag.Bag
-	want, err := Load(path, 90, &bag, 0, nil)
+	want, err := Load(path, Target{SM: 90}, &bag, 0, nil)
 	if err != nil || len(want) != len(us) {
 		t.Fatalf("%s: Load: %v, %d units for %d", path, err, len(want), len(us))
 	}
@@ -482,7 +482,7 @@ func TestLoadIntoKeep(t *testing.T) {
 		t.Error("nothing was kept with mem.Keep")
 	}
 	// Without Keep nothing checks the layout.
-	if us, err := Load(arch("main.cubin"), 90, &diag.Bag{}, 0, nil); err != nil || len(us) != 1 || us[0].InOrder {
+	if us, err := Load(arch("main.cubin"), Target{SM: 90}, &diag.Bag{}, 0, nil); err != nil || len(us) != 1 || us[0].InOrder {
 		t.Errorf("Load: %v, %d units, InOrder %v", err, len(us), len(us) > 0 && us[0].InOrder)
 	}
 }
@@ -537,7 +537,7 @@ func TestLoadMapped(t *testing.T) {
 			if (files[0].mapped != nil) != mapped {
 				t.Fatalf("%s (%d bytes, ring %v): mapped %v, want %v", p, st.Size(), ring != nil, files[0].mapped != nil, mapped)
 			}
-			us, err := LoadFile(&files[0], 90, &diag.Bag{}, k, nil, mem)
+			us, err := LoadFile(&files[0], Target{SM: 90}, &diag.Bag{}, k, nil, mem)
 			if err != nil || len(us) == 0 {
 				t.Fatalf("%s: %v, %d units", p, err, len(us))
 			}
@@ -563,7 +563,7 @@ func TestLoadMapped(t *testing.T) {
 	}
 	files := []File{{Path: txt}}
 	mem.ReadBatch(nil, files)
-	if us, err := LoadFile(&files[0], 90, &diag.Bag{}, 0, nil, mem); err != nil || len(us) != 0 || files[0].mapped != nil {
+	if us, err := LoadFile(&files[0], Target{SM: 90}, &diag.Bag{}, 0, nil, mem); err != nil || len(us) != 0 || files[0].mapped != nil {
 		t.Fatalf("a text file: %v, %d units, mapping %v", err, len(us), files[0].mapped != nil)
 	}
 }

@@ -5,6 +5,11 @@
 // live in merge (merge.Tuning, merge.Hooks).
 package linkflags
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Flags are nvlink's command-line options, as internal/cli parses them.
 type Flags struct {
 	Arch      string   // target, e.g. "sm_90" (from -arch)
@@ -50,4 +55,23 @@ type Warplink struct {
 	// symbol shard owners (0 = default).
 	Threads int
 	Shards  int
+}
+
+// Target is the SM number of -arch sm_<n> or compute_<n> (with or without
+// an a or f suffix; 0 for anything else), and whether it names a virtual
+// target (compute_<n>): nvlink then reads and checks the inputs as for
+// sm_<n>, compiling PTX and NVVM IR for it, names compute_<n> in its
+// messages, and writes no output.
+func (f *Flags) Target() (sm int, virtual bool) {
+	a, ok := strings.CutPrefix(f.Arch, "sm_")
+	if !ok {
+		if a, virtual = strings.CutPrefix(f.Arch, "compute_"); !virtual {
+			return 0, false
+		}
+	}
+	sm, err := strconv.Atoi(strings.TrimRight(a, "af"))
+	if err != nil || sm < 0 {
+		return 0, false
+	}
+	return sm, virtual
 }

@@ -1122,6 +1122,37 @@ case_rel_companion_uft() {
 	link rel-companion-uft -arch=$ARCH a.cubin -o ref.cubin
 }
 
+# A virtual target (-arch=compute_90): nvlink reads and checks the inputs
+# as for sm_90 and stops, exit status 0, no output, nothing reported of
+# the duplicate and undefined functions a link for sm_90 refuses.
+case_virtual_target() {
+	for f in main a b; do asm virtual-target $f.ptx; done
+	link virtual-target -arch=compute_90 -v main.cubin a.cubin b.cubin -o ref.cubin
+}
+# A cubin for any SM up to the virtual target's is taken (sm_90 refuses
+# an sm_80 cubin: arch-mismatch) ...
+case_virtual_target_compatible() {
+	d=virtual-target-compatible
+	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)
+	asm $d foo.ptx
+	link $d -arch=compute_90 main80.cubin foo.cubin -o ref.cubin
+}
+# ... one for a higher SM is refused, naming the target as given.
+case_virtual_target_mismatch() {
+	d=virtual-target-mismatch
+	(cd $d && ptxas -arch=sm_80 -c main80.ptx -o main80.cubin)
+	asm $d foo.ptx
+	link $d -arch=compute_80 main80.cubin foo.cubin -o ref.cubin
+}
+# A fatbinary's ELF members are not taken, even one for the target's SM:
+# only PTX it can compile; without, a warning naming the target as given.
+case_virtual_target_fatbin() {
+	d=virtual-target-fatbin
+	(cd $d && ptxas -arch=sm_80 -c a.ptx -o a.cubin &&
+		fatbinary --create=a.fatbin -64 --image3=kind=elf,sm=80,file=a.cubin --device-c)
+	link $d -arch=compute_80 a.fatbin -o ref.cubin
+}
+
 if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' "$0" | tr _ -)
 fi
