@@ -81,8 +81,8 @@ type expander struct {
 	keep    func(int) []byte        // memory the kept cubins are copied to (nil: they alias the input)
 	drop    func(*elf.Section) bool // with keep: sections only decoded (see Memory.Drop)
 	zeros   func(int) []byte        // with keep: shared zeros for all-zero sections (see Memory.Zeros)
-	arch    int  // the target's SM number
-	virtual bool // the target is compute_<arch> (see Target)
+	arch    int                     // the target's SM number
+	virtual bool                    // the target is compute_<arch> (see Target)
 	diags   *diag.Bag
 	file    int
 	seq     int
