@@ -78,6 +78,15 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 		}
 	}
 	diags.Print(stderr, prog)
+	if text, exited := diags.ExitText(); exited {
+		// A compiler ended the link as nvlink's built-in ptxas ends
+		// nvlink (input.ExitError): --time has its headings only.
+		if opts.Time != "" {
+			AppendTime(opts.Time, stdout, nil)
+		}
+		io.WriteString(stdout, text)
+		return diags.ExitCode()
+	}
 	if opts.Time != "" {
 		ctx.Timer.report(opts.Time, stdout, opts)
 	}

@@ -82,6 +82,9 @@ func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atom
 			}
 			merge.AppendTime(cmd.Opts.Time, stdout, timeRows(ps, cmd.Opts.Arch, prog))
 		}
+		if text, exited := bag.ExitText(); exited {
+			io.WriteString(stdout, text) // (ptxas ended the link: input.ExitError)
+		}
 		return bag.ExitCode(), true
 	}
 	c.SetLTO(res)

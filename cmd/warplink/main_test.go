@@ -156,3 +156,45 @@ func TestNoArguments(t *testing.T) {
 		t.Errorf("nvlink: %d %q %q", code, out, errs)
 	}
 }
+
+// TestPtxasEndsLink: a ptxas given an informational option (-Xptxas
+// --version) prints its text where the cubin would go and exits 0;
+// nvlink's built-in ptxas then ends nvlink: its text on standard output,
+// status 0, no output file, the inputs after unread (a missing one is
+// not reported), --time's headings only (internal/e2e TestJITLTO, info
+// group, compares with nvlink 11.8 and 12.5). The ptxas here is a script.
+func TestPtxasEndsLink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake ptxas is a shell script")
+	}
+	dir := t.TempDir()
+	const text = "ptxas: NVIDIA (R) Ptx optimizing assembler\nCuda compilation tools, release 11.8, V11.8.89\n"
+	ptxas := filepath.Join(dir, "ptxas")
+	if err := os.WriteFile(ptxas, []byte("#!/bin/sh\nprintf '"+strings.ReplaceAll(text, "\n", `\n`)+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARPLINK_PTXAS", ptxas)
+	in := "../../testdata/jit/xcall/"
+	out := filepath.Join(dir, "out.cubin")
+	for _, c := range []struct {
+		args       []string
+		stdout     string
+		stderr     string
+		code       int
+		outputMade bool
+	}{
+		{[]string{"-arch=sm_90", "-Xptxas", "--version", in + "a.ptx.o", "missing.o"}, text, "", 0, false},
+		{[]string{"-arch=compute_90", "-Xptxas", "--version", in + "a.ptx.o"}, text, "", 0, false},
+		{[]string{"-arch=sm_90", "--time=-", "-Xptxas", "--version", in + "a.ptx.o"},
+			"source file name , phase name , phase input files , phase output file , arch , tool, metric , unit\n" + text, "", 0, false},
+		{[]string{"-arch=sm_90", "-Xptxas", "--version", "missing.o", in + "a.ptx.o"}, "",
+			"nvlink fatal   : Could not open input file 'missing.o'\n", 1, false},
+	} {
+		os.Remove(out)
+		stdout, stderr, code := runArgs(append([]string{"nvlink", "-o", out}, c.args...)...)
+		_, err := os.Stat(out)
+		if stdout != c.stdout || stderr != c.stderr || code != c.code || (err == nil) != c.outputMade {
+			t.Errorf("%v: %q %q %d, output %v; want %q %q %d, %v", c.args, stdout, stderr, code, err == nil, c.stdout, c.stderr, c.code, c.outputMade)
+		}
+	}
+}

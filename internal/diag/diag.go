@@ -18,6 +18,11 @@ const (
 	Warning
 	Error
 	Fatal
+	// Exit is a tool ending the process as nvlink's built-in ptxas ends
+	// nvlink when given an informational option (-Xptxas --version):
+	// its text goes to standard output, nothing after it is said, and
+	// the status is 0 (Bag.Exit).
+	Exit
 )
 
 // prefix is nvlink's severity word padded to 8 columns.
@@ -120,7 +125,30 @@ func (b *Bag) Warnf(key Key, format string, a ...any)  { b.Add(Warning, key, for
 func (b *Bag) Infof(key Key, format string, a ...any)  { b.Add(Info, key, format, a...) }
 func (b *Bag) Fatalf(key Key, format string, a ...any) { b.Add(Fatal, key, format, a...) }
 
-// Failed reports whether an error or fatal diagnostic was recorded.
+// Exit records that a tool ended the link at key, printing text to
+// standard output (Bag.ExitText; see Severity Exit).
+func (b *Bag) Exit(key Key, text string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.list = append(b.list, Diag{Sev: Exit, Key: key, Msg: text, Verbatim: true})
+}
+
+// ExitText is the text of the Exit that ended the link, when one comes
+// before any fatal diagnostic in key order.
+func (b *Bag) ExitText() (string, bool) {
+	for _, d := range b.Sorted() {
+		switch d.Sev {
+		case Exit:
+			return d.Msg, true
+		case Fatal:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// Failed reports whether an error or fatal diagnostic (or an Exit) was
+// recorded.
 func (b *Bag) Failed() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -164,10 +192,14 @@ func (b *Bag) Sorted() []Diag {
 }
 
 // Print writes the diagnostics as "<prog> <severity>: <msg>", in key
-// order, up to the first fatal one: nvlink exits there, so it says nothing
-// that would come after (two bad inputs: only the first is named).
+// order, up to the first fatal one or Exit: nvlink exits there, so it
+// says nothing that would come after (two bad inputs: only the first is
+// named). An Exit's own text is for standard output (ExitText).
 func (b *Bag) Print(w io.Writer, prog string) {
 	for _, d := range b.Sorted() {
+		if d.Sev == Exit {
+			return
+		}
 		if d.Verbatim {
 			io.WriteString(w, d.Msg)
 			continue
@@ -180,16 +212,17 @@ func (b *Bag) Print(w io.Writer, prog string) {
 }
 
 // ExitCode is nvlink's exit status for what was recorded: 1 after a fatal
-// diagnostic, 255 after errors, 0 otherwise.
+// diagnostic, 255 after errors, 0 otherwise; 0 where an Exit comes first
+// in key order, before any fatal one.
 func (b *Bag) ExitCode() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	code := 0
-	for _, d := range b.list {
-		switch {
-		case d.Sev == Fatal:
+	for _, d := range b.Sorted() {
+		switch d.Sev {
+		case Exit:
+			return 0
+		case Fatal:
 			return 1
-		case d.Sev == Error:
+		case Error:
 			code = 255
 		}
 	}

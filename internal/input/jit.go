@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warplink/warplink/elf/fatbin"
+	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
 )
 
@@ -39,6 +40,7 @@ type ToolError struct{ Msg string }
 
 func (e *ToolError) Error() string { return e.Msg }
 
+
 // jitKey is the key of the compiler's warning: before every input's
 // diagnostics, whichever input needed it first.
 var jitKey = diag.At(diag.PhaseInputs, -1, 1)
@@ -64,6 +66,14 @@ func (x *expander) jitPTX(name, path string, ptx []byte, opts []string, from int
 	switch {
 	case errors.As(err, &te):
 		return nil, x.fatal("'%s': %s", name, te.Msg)
+	case err == nil && !elf.IsELF(cubin):
+		// A ptxas given an informational option (-Xptxas --version,
+		// --help) prints its text where the cubin goes and exits 0;
+		// nvlink's built-in one then ends nvlink: its text on standard
+		// output, status 0, no output, the inputs after unread (11.8,
+		// 12.5; TestJITLTO's info group).
+		x.diags.Exit(x.key(), string(cubin))
+		return nil, &FatalError{"ptxas exited"}
 	case err != nil:
 		// (nvlink 11.8: ptxas's own messages, then this; also for PTX
 		// of a higher target than the link's.)

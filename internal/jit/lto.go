@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/nvvmproto"
 )
@@ -88,6 +89,10 @@ func (p Phase) Row(arch, tool string) string {
 
 // errFatal says the LTO step stopped on a fatal diagnostic, recorded.
 var errFatal = errors.New("fatal")
+
+// errPTXASExited ends an LTO step whose ptxas printed an informational
+// option's text and exited (Run).
+var errPTXASExited = errors.New("ptxas exited")
 
 // IsFatal reports whether err is the LTO step's recorded fatal diagnostic.
 func IsFatal(err error) bool { return errors.Is(err, errFatal) }
@@ -200,6 +205,13 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 	}
 	if err != nil {
 		return nil, fatal("elfLink fatbinary error")
+	}
+	if !elf.IsELF(outs[0]) {
+		// (-Xptxas --version: ptxas printed its text where the cubin
+		// goes and exited, and so does nvlink, the row of its libnvvm
+		// compile written: as input.expander.jitPTX.)
+		diags.Exit(key(), string(outs[0]))
+		return &Result{Phases: res.Phases[:1]}, errPTXASExited
 	}
 	switch {
 	case whole && r.WholeNeedsDevrt && !devrt:

@@ -30,7 +30,7 @@ trap 'rm -rf "$NVVM"' EXIT
 cases=$OUT/cases.txt; logs=$OUT/logs.txt
 # PROGRAMS limits the corpus programs (a space-separated list; "none");
 # APPEND=1 adds to the records instead of starting them again.
-[ -n "${APPEND:-}" ] || { : >"$cases"; : >"$logs"; }
+[ -n "${APPEND:-}" ] || [ -n "${ONLY:-}" ] || { : >"$cases"; : >"$logs"; }
 
 # rec GROUP NAME PROGDIR ARGS... : run nvlink, append the record.
 rec() {
@@ -44,6 +44,30 @@ rec() {
   if [ -s "$OUT/.log" ]; then echo "== $(basename "$dir")/$name" >>"$logs"; sed "s#$NVVM#@NVVM@#g; s#$OUT/.out.cubin#@OUT@#g" "$OUT/.log" >>"$logs"; fi
   rm -f "$OUT/.out.cubin" "$OUT/.log"
 }
+
+# info_and_virtual records the groups that only link objects already
+# built (xcall's): -Xptxas informational options, which end nvlink as its
+# built-in ptxas exits (status 0, no output, later inputs unread), and
+# virtual targets (the inputs read and compiled as for sm_<n>, no output).
+# ONLY=info_and_virtual records them alone, replacing their records.
+info_and_virtual() {
+  local x=$OUT/xcall
+  rec info ptxas-version "$x" -arch=sm_90 -Xptxas --version a.ptx.o b.ptx.o -o @OUT@
+  rec info ptxas-help "$x" -arch=sm_86 -Xptxas --help a.ptx -o @OUT@
+  rec info ptxas-version-later "$x" -arch=sm_90 -Xptxas -V a.sm90.o b.ptx.o missing.o -o @OUT@
+  rec info ptxas-version-lto "$x" -arch=sm_80 -Xptxas --version a.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
+  rec virtual ptx "$x" -arch=compute_86 a.ptx.o b.ptx.o c.ptx.o -o @OUT@
+  rec virtual ptxv "$x" -arch=compute_80 -Xptxas -v a.ptx.o -o @OUT@
+  rec virtual mixed "$x" -arch=compute_90 a.sm80.o b.ptx.o c.ptx.o -o @OUT@
+  rec virtual lto "$x" -arch=compute_80 -Xptxas -v a.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
+}
+if [ "${ONLY:-}" = info_and_virtual ]; then
+  for f in "$cases" "$logs"; do
+    awk -F'\t' '/^== /{split($0,h," "); split(h[2],a,"/"); split(a[2],b,"."); keep=(b[1]!="info" && b[1]!="virtual")} !/^== /{if (FILENAME ~ /cases/) {split($1,a,"/"); split(a[2],b,"."); keep=(b[1]!="info" && b[1]!="virtual")}} keep' "$f" >"$f.tmp" && mv "$f.tmp" "$f"
+  done
+  info_and_virtual
+  exit 0
+fi
 
 for prog in "$progs"/*/; do
   name=$(basename "$prog"); dst=$OUT/$name; flags=$prog/flags
@@ -197,3 +221,4 @@ rm -rf "$tmp"
 rec ltovar lineinfo-some "$x" -arch=sm_80 -m64 -cpu-arch=X86_64 a.lineinfo.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
 rec err nvvm-compile "$x" -arch=sm_80 a.lto80.o a.lineinfo.lto80.o b.lto80.o c.lto80.o -dlto -nvvmpath=@NVVM@ -o @OUT@
 rm -f "$OUT"/*/*.done
+info_and_virtual

@@ -228,3 +228,14 @@ rec fast mismatch "$x" "${base[@]}" -arch=sm_80 a.fast80.o b.lto80.o c.lto80.o -
 # -dlto its PTX is compiled; with -dlto its IR is decoded.
 rec err scrambled-nodlto "$x" "${base[@]}" -arch=sm_80 a.z80.o b.lto80.o c.lto80.o -L@LIBDIR@ -lcudadevrt -o @OUT@
 rec err scrambled "$x" "${base[@]}" -arch=sm_80 a.z80.o b.lto80.o c.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
+# -Xptxas informational options: the built-in ptxas prints its text and
+# exits, ending nvlink there (status 0, no output, later inputs unread).
+rec info ptxas-version "$x" -arch=sm_90 -Xptxas --version a.ptx.o b.ptx.o -o @OUT@
+rec info ptxas-help "$x" -arch=sm_86 -Xptxas --help a.ptx -o @OUT@
+rec info ptxas-version-later "$x" -arch=sm_90 -Xptxas -V a.sm80.o b.ptx.o missing.o -o @OUT@
+rec info ptxas-version-lto "$x" -arch=sm_80 -Xptxas --version a.lto80.o b.lto80.o c.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
+# Virtual targets: the inputs read and compiled as for sm_<n>, no output.
+rec virtual ptx "$x" -arch=compute_86 a.ptx.o b.ptx.o c.ptx.o -o @OUT@
+rec virtual ptxv "$x" -arch=compute_80 -Xptxas -v a.ptx.o -o @OUT@
+rec virtual mixed "$x" -arch=compute_90 a.sm80.o b.ptx.o c.ptx.o -o @OUT@
+rec virtual lto "$x" -arch=compute_80 -Xptxas -v a.lto80.o b.lto80.o c.lto80.o -L@LIBDIR@ -lcudadevrt -dlto -nvvmpath=@NVVM@ -o @OUT@
