@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/warplink/warplink/elf/fatbin"
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/elf/fatbin"
 	"github.com/warplink/warplink/internal/diag"
 )
 
@@ -39,7 +39,6 @@ type Compiler interface {
 type ToolError struct{ Msg string }
 
 func (e *ToolError) Error() string { return e.Msg }
-
 
 // jitKey is the key of the compiler's warning: before every input's
 // diagnostics, whichever input needed it first.
