@@ -92,6 +92,9 @@ type Context struct {
 	// openOutput opens where the write pass streams the file, size bytes
 	// (nil: into Out).
 	openOutput func(size uint64) (io.Writer, error)
+	// prepareOutput has the output opened and its pages prepared ahead
+	// for sections of size bytes (nil: not; output.go).
+	prepareOutput func(size uint64)
 
 	cgEdges      []cgEdge     // call edges (caller, callee) in file order
 	calls        lists[int32] // by caller symbol ID: its callees in edge order (finalize)

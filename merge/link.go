@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -36,37 +35,19 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 		diags.Warnf(diag.At(diag.PhaseInputs, -1, 0), preserveRelocsWarning, opts.Arch)
 	}
 	// The write pass streams the file into an unnamed or temporary file
-	// (atomicfile), named or renamed into place only when the link succeeds.
-	var outFile *atomicfile.File
-	var gather *bufio.Writer // a file under gatherBelow, written at once
-	ctx.openOutput = func(size uint64) (io.Writer, error) {
-		f, err := createOutput(opts.Files, opts.output())
-		if err != nil {
-			diags.Fatalf(diag.At(diag.PhaseOutput, 0, 0), "Could not open output file '%s'", opts.output())
-			return nil, errFatal
-		}
-		if size >= reserveFrom {
-			f.Reserve(int64(min(size, 1<<62))) // (the blocks at once: see atomicfile.File.Reserve)
-		}
-		outFile = f
-		if size < gatherBelow {
-			gather = bufio.NewWriterSize(f, int(size))
-			return gather, nil
-		}
-		return f, nil
-	}
+	// (atomicfile), named or renamed into place only when the link
+	// succeeds; layout has it prepared ahead (output.go).
+	out := &outputFile{opts: opts, diags: diags}
+	ctx.openOutput, ctx.prepareOutput = out.open, out.prepare
 	err := run(ctx)
 	if errors.Is(err, errVirtualTarget) {
 		err = nil
 	}
-	if outFile != nil {
-		if err == nil && gather != nil {
-			err = gather.Flush()
-		}
-		if err == nil && !diags.Failed() {
-			err = outFile.Commit()
-		} else {
-			outFile.Abort()
+	cerr := out.close(err == nil && !diags.Failed())
+	if out.opened {
+		// (What went wrong writing, flushing or naming the file.)
+		if err == nil {
+			err = cerr
 		}
 		if err != nil && !errors.Is(err, errFatal) {
 			diags.Fatalf(diag.At(diag.PhaseOutput, 0, 0), "Could not open output file '%s'", opts.output())
@@ -125,27 +106,30 @@ func run(ctx *Context) error {
 		name string
 		fn   func(*Context) error
 		goOn bool
+		// then, when not nil, runs after the pass, in the background
+		// what it starts (not timed with the pass).
+		then func(*Context)
 	}{
 		// Inputs: decode files, archives, fatbinaries, -l libraries (read.go).
-		{"read", read, false},
+		{"read", read, false, nil},
 		// Symbol resolution: one winner per global name, sharded (resolve.go).
-		{"resolve", resolve, false},
+		{"resolve", resolve, false, nil},
 		// Output sections and symbols in nvlink's creation order (merge.go).
-		{"merge", merge, false},
+		{"merge", merge, false, nil},
 		// Functions no entry reaches removed; the call graph (dce.go).
-		{"dce", dce, false},
+		{"dce", dce, false, nil},
 		// Data placed in commons, constant banks, shared memory (layout.go).
-		{"layout", layout, true},
+		{"layout", layout, true, nil},
 		// Link-time relocations applied, the kept ones listed (relocate.go).
-		{"relocate", relocate, true},
+		{"relocate", relocate, true, prepareOutput}, // then the output file prepared (output.go)
 		// Generated sections (.nv.info, call graph, EXTERNS), undefined
 		// references, string tables (finalize.go).
-		{"finalize", finalize, true},
+		{"finalize", finalize, true, nil},
 		// The deterministic ordering stage: section order and symbol
 		// indices (order.go); the -v report. Nothing is added after it.
-		{"order", order, false},
+		{"order", order, false, nil},
 		// The output file, streamed (write.go).
-		{"write", write, false},
+		{"write", write, false, nil},
 	}
 	for _, p := range passes {
 		t0 := time.Now()
@@ -153,6 +137,9 @@ func run(ctx *Context) error {
 			return err
 		}
 		ctx.Timer.add(p.name, time.Since(t0))
+		if p.then != nil && !ctx.Diags.Failed() {
+			p.then(ctx)
+		}
 		if ctx.Opts.PassDone != nil {
 			ctx.Opts.PassDone(p.name)
 		}

@@ -63,13 +63,24 @@ type File struct {
 }
 
 // Create starts writing path without a registry.
-func Create(path string) (*File, error) { return create(path, nil, true) }
+func Create(path string) (*File, error) { return create(path, nil, true, false) }
 
 // Create starts writing path and tracks it until Commit or Abort.
-func (r *Registry) Create(path string) (*File, error) { return create(path, r, true) }
+func (r *Registry) Create(path string) (*File, error) { return create(path, r, true, false) }
 
-// create starts writing path; unnamed allows an unnamed file.
-func create(path string, r *Registry, unnamed bool) (*File, error) {
+// CreateAhead is Create (with r, or without when r is nil) for a file
+// opened ahead of its writing, whose first contents are not its last:
+// it refuses (ErrInPlace) a target that would be written in place (a
+// device, a FIFO, which opening may block or disturb), so that nothing
+// written before Commit is seen at path.
+func CreateAhead(r *Registry, path string) (*File, error) { return create(path, r, true, true) }
+
+// ErrInPlace is CreateAhead's refusal of a target written in place.
+var ErrInPlace = errors.New("atomicfile: the target is written in place")
+
+// create starts writing path; unnamed allows an unnamed file; ahead
+// refuses a target written in place (CreateAhead).
+func create(path string, r *Registry, unnamed, ahead bool) (*File, error) {
 	// nvlink writes through a symbolic link: replace the file it points
 	// to, not the link. (What is not a link, Lstat has described: no
 	// second call.)
@@ -83,6 +94,9 @@ func create(path string, r *Registry, unnamed bool) (*File, error) {
 	// A target that exists and is not a regular file (/dev/null, a FIFO,
 	// /dev/stdout) is written in place: renaming over it would be wrong.
 	if err == nil && !st.Mode().IsRegular() {
+		if ahead {
+			return nil, ErrInPlace
+		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
 			return nil, err
@@ -215,7 +229,7 @@ func (f *File) name() error {
 		}
 		return err
 	}
-	g, err := create(f.path, f.reg, false)
+	g, err := create(f.path, f.reg, false, false)
 	if err != nil {
 		return err
 	}

@@ -110,8 +110,8 @@ func TestRemovePending(t *testing.T) {
 		}
 	}
 	r := NewRegistry()
-	a, _ := create(filepath.Join(dir, "a"), r, false)
-	b, _ := create(filepath.Join(dir, "b"), r, false)
+	a, _ := create(filepath.Join(dir, "a"), r, false, false)
+	b, _ := create(filepath.Join(dir, "b"), r, false, false)
 	if a.tmp == "" || b.tmp == "" {
 		t.Fatal("no named temporary files")
 	}
@@ -383,7 +383,7 @@ func TestSignal(t *testing.T) {
 	if out := os.Getenv("ATOMICFILE_CHILD"); out != "" {
 		r := NewRegistry()
 		r.HandleSignals(syscall.SIGINT, syscall.SIGTERM)
-		f, err := create(out, r, os.Getenv("ATOMICFILE_NAMED") == "")
+		f, err := create(out, r, os.Getenv("ATOMICFILE_NAMED") == "", false)
 		if err != nil {
 			os.Exit(3)
 		}
