@@ -36,7 +36,7 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	}
 	// The write pass streams the file into an unnamed or temporary file
 	// (atomicfile), named or renamed into place only when the link
-	// succeeds; layout has it prepared ahead (output.go).
+	// succeeds; the end of relocate has it prepared ahead (output.go).
 	out := &outputFile{opts: opts, diags: diags}
 	ctx.openOutput, ctx.prepareOutput = out.open, out.prepare
 	err := run(ctx)
@@ -61,7 +61,8 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	diags.Print(stderr, prog)
 	if text, exited := diags.ExitText(); exited {
 		// A compiler ended the link as nvlink's built-in ptxas ends
-		// nvlink (input.ExitError): --time has its headings only.
+		// nvlink (diag.Exit; input.expander.jitPTX): --time has its
+		// headings only.
 		if opts.Time != "" {
 			AppendTime(opts.Time, stdout, nil)
 		}

@@ -3,8 +3,8 @@ package merge
 // output: the output file the write pass streams into, and its pages
 // prepared ahead.
 //
-// Inputs: the sections' sizes once layout has placed the data (prepare),
-// the file's size (open). Outputs: the file, an unnamed or temporary one
+// Inputs: the sections' sizes once relocate ends (prepare; layout has
+// placed the data), the file's size (open). Outputs: the file, an unnamed or temporary one
 // (atomicfile) named only by Commit.
 // Invariants: the goroutine that prepares the file has ended before open
 // returns and before the link commits or aborts the file; it only writes
@@ -16,10 +16,10 @@ package merge
 // zeroes a page for every 4 KiB written (286 MB, the output of 100,000
 // generated objects: 50-70 ms of write calls, up to 0.7 s where this
 // VM's host has taken the memory back), where overwriting pages the file
-// has costs the copy alone (21 ms). So once layout has sized the
-// sections, a goroutine opens the file and writes zeros over what their
-// sizes cover, on the core the serial passes (finalize, order) leave
-// idle.
+// has costs the copy alone (21 ms). So once relocate, the last parallel
+// pass before write, ends, a goroutine opens the file and writes zeros
+// over what the sections' sizes cover, on the core the mostly serial
+// finalize and order leave idle.
 
 import (
 	"bufio"
@@ -139,7 +139,7 @@ func (o *outputFile) close(ok bool) error {
 }
 
 // prepareOutput has the output prepared ahead (outputFile.prepare) for
-// the sections layout has sized: the sum of those that have contents in
+// the sections as they are after relocate: the sum of those with bytes in
 // the file (less than the file: its headers and the tables write makes
 // are not counted).
 func prepareOutput(ctx *Context) {
