@@ -83,7 +83,7 @@ func ltoStep(cmd *cli.Command, opts *merge.Options, c *jit.Compiler, files *atom
 			merge.AppendTime(cmd.Opts.Time, stdout, timeRows(ps, cmd.Opts.Arch, prog))
 		}
 		if text, exited := bag.ExitText(); exited {
-			io.WriteString(stdout, text) // (ptxas ended the link: input.ExitError)
+			io.WriteString(stdout, text) // (ptxas ended the link: diag.Exit)
 		}
 		return bag.ExitCode(), true
 	}
