@@ -197,4 +197,15 @@ func TestPtxasEndsLink(t *testing.T) {
 			t.Errorf("%v: %q %q %d, output %v; want %q %q %d, %v", c.args, stdout, stderr, code, err == nil, c.stdout, c.stderr, c.code, c.outputMade)
 		}
 	}
+	// A ptxas that succeeds and writes nothing has printed no text: a
+	// failed compile, not an exit.
+	empty := "#!/bin/sh\n[ \"$1\" = --version ] && echo 'Cuda compilation tools, release 11.8, V11.8.89'\nexit 0\n"
+	if err := os.WriteFile(ptxas, []byte(empty), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(out)
+	stdout, stderr, code := runArgs("nvlink", "-o", out, "-arch=sm_90", in+"a.ptx.o")
+	if _, err := os.Stat(out); code != 1 || stdout != "" || !strings.Contains(stderr, "nvlink fatal") || err == nil {
+		t.Errorf("empty ptxas output: %q %q %d, output %v; want a fatal diagnostic, status 1, no output", stdout, stderr, code, err == nil)
+	}
 }

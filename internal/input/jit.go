@@ -65,9 +65,10 @@ func (x *expander) jitPTX(name, path string, ptx []byte, opts []string, from int
 	switch {
 	case errors.As(err, &te):
 		return nil, x.fatal("'%s': %s", name, te.Msg)
-	case err == nil && !elf.IsELF(cubin):
+	case err == nil && len(cubin) > 0 && !elf.IsELF(cubin):
 		// A ptxas given an informational option (-Xptxas --version,
-		// --help) prints its text where the cubin goes and exits 0;
+		// --help) prints its text where the cubin goes and exits 0
+		// (nothing at all is no such text: a bad cubin, below);
 		// nvlink's built-in one then ends nvlink: its text on standard
 		// output, status 0, no output, the inputs after unread (11.8,
 		// 12.5; TestJITLTO's info group).

@@ -206,7 +206,7 @@ func (l *LTO) Run(diags *diag.Bag) (*Result, error) {
 	if err != nil {
 		return nil, fatal("elfLink fatbinary error")
 	}
-	if !elf.IsELF(outs[0]) {
+	if len(outs[0]) > 0 && !elf.IsELF(outs[0]) {
 		// (-Xptxas --version: ptxas printed its text where the cubin
 		// goes and exited, and so does nvlink, the row of its libnvvm
 		// compile written: as input.expander.jitPTX.)
