@@ -43,10 +43,10 @@ type Context struct {
 	Locals  []int32
 	Globals []int32
 
-	secByName map[string]int32 // output sections by name (made by merge and layout)
+	secNames secNames // output sections by name (made by merge and layout)
 	// secNamesDone: layout is over, and newSection no longer enters the
-	// sections it makes in secByName (relocation sections, the generated
-	// .nv.info ones, which nothing looks up by name: 2 ms of map
+	// sections it makes in secNames (relocation sections, the generated
+	// .nv.info ones, which nothing looks up by name: 2 ms of table
 	// insertions at 10,000 objects).
 	secNamesDone bool
 	// lateShared: the .nv.shared.<k> sections layout made (lateSharedSection).

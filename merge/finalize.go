@@ -37,7 +37,7 @@ func finalize(ctx *Context) error {
 	// named TEMP_MERGED_CONSTANTS for the module's constants (crafted
 	// merged-constants-name), and leaves a value in the null symbol
 	// (lastSingleConstant reads the inputs' symbol tables: now).
-	_, constants := ctx.secByName[moduleConstants]
+	_, constants := ctx.secNamed(moduleConstants)
 	mergedConstants := constants && !ctx.keep.EveryKernelUsed && ctx.usedFilter()
 	if mergedConstants {
 		if single := lastSingleConstant(ctx); single >= 0 {
@@ -61,7 +61,7 @@ func finalize(ctx *Context) error {
 		// section symbol, even where an input's module-scope shared
 		// variables brought one (testdata/crafted/extern-shared-module),
 		// but under --preserve-relocs.
-		if id, ok := ctx.secByName[moduleShared]; ok && ctx.Secs[id].SymID >= 0 && !ctx.keep.ExternSharedPastWindow {
+		if id, ok := ctx.secNamed(moduleShared); ok && ctx.Secs[id].SymID >= 0 && !ctx.keep.ExternSharedPastWindow {
 			ctx.Syms[ctx.Secs[id].SymID].dead = true
 		}
 	}

@@ -90,7 +90,7 @@ func layoutFunctionBanks(ctx *Context) {
 			continue
 		}
 		k := &kernel{text: t, bank: -1, align: 1, code: ctx.reachableCode(t)}
-		if id, ok := ctx.secByName[funcBankPrefix+strings.TrimPrefix(ctx.Secs[t].Name, ".text.")]; ok && !ctx.Secs[id].Dead {
+		if id, ok := ctx.secNamed(funcBankPrefix + strings.TrimPrefix(ctx.Secs[t].Name, ".text.")); ok && !ctx.Secs[id].Dead {
 			k.bank, k.end, k.align = id, ctx.Secs[id].Size, ctx.Secs[id].Align
 		}
 		kernels = append(kernels, k)

@@ -85,7 +85,7 @@ func allocateCommons(ctx *Context) {
 			continue
 		}
 		if sec == nil {
-			if id, ok := ctx.secByName[".nv.global"]; ok {
+			if id, ok := ctx.secNamed(".nv.global"); ok {
 				sec = ctx.Secs[id]
 			} else {
 				sec = ctx.newSection(".nv.global", elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)

@@ -165,7 +165,7 @@ func findSharedUsers(ctx *Context, sv *sharedVars) sharedUsers {
 		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
 			continue
 		}
-		id, ok := ctx.secByName[".nv.shared"+strings.TrimPrefix(ctx.Secs[t].Name, ".text")]
+		id, ok := ctx.secNamed(".nv.shared" + strings.TrimPrefix(ctx.Secs[t].Name, ".text"))
 		var code map[int32]bool
 		if !ok {
 			if code = ctx.reachableCode(t); ctx.Secs[t].Dead || !usesShared(code, varRefs, su.externRefs) {
@@ -543,7 +543,7 @@ func externSharedSyms(ctx *Context, su sharedUsers, entryEnd map[int32]uint64, p
 // spanModuleShared grows .nv_debug.shared, if any, to the reserved window
 // base; left empty, its section symbol goes.
 func spanModuleShared(ctx *Context, base uint64) {
-	if id, ok := ctx.secByName[moduleShared]; ok {
+	if id, ok := ctx.secNamed(moduleShared); ok {
 		ctx.Secs[id].Size = max(ctx.Secs[id].Size, base)
 		if ctx.Secs[id].Size == 0 && ctx.Secs[id].SymID >= 0 {
 			ctx.Syms[ctx.Secs[id].SymID].dead = true
@@ -600,7 +600,7 @@ func lateSharedSection(ctx *Context, t int32) int32 {
 	*sh = OutSec{ID: int32(len(ctx.Secs)), Name: n, Type: elf.SHTNobits, Flags: elf.SHFAlloc | elf.SHFWrite, Align: 1,
 		InfoSym: -1, InfoSec: t, SymID: -1, Nobits: true}
 	ctx.Secs = append(ctx.Secs, sh)
-	ctx.secByName[n] = sh.ID
+	ctx.setSecName(sh.ID)
 	ctx.lateShared = append(ctx.lateShared, sh.ID) // (its symbol: lateSharedSymbols)
 	return sh.ID
 }

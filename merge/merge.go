@@ -103,7 +103,7 @@ func merge(ctx *Context) error {
 		reserve()
 	}
 	// Output sections run about a third of the inputs' (see below).
-	ctx.secByName = make(map[string]int32, nsec/3)
+	ctx.secNames = newSecNames(nsec / 3)
 	// The section and symbol lists too, so that they are not copied as
 	// they grow (generated links at 10,000 objects: 46,700 output sections
 	// for 141,000 input ones, 42,500 output symbols for 95,000 input ones,

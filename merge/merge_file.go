@@ -155,7 +155,8 @@ func mergeGlobalDataNames(ctx *Context, o *Obj, so symbolOrder) {
 				// (--preserve-relocs keeps it too: crafted
 				// preserve-relocs-extern-shared.)
 				externShared(ctx)
-				sectionSymbol(ctx, ctx.secByName[moduleShared], o)
+				id, _ := ctx.secNamed(moduleShared)
+				sectionSymbol(ctx, id, o)
 			}
 		}
 		ctx.hasBoundRefs = ctx.hasBoundRefs || isBoundRef(&syms[i])
@@ -192,7 +193,7 @@ func mergeDataOnlyDebug(ctx *Context, o *Obj) {
 				}
 			}
 		}
-		prev, ok := ctx.secByName[sec.Name]
+		prev, ok := ctx.secNamed(sec.Name)
 		made := !ok || ctx.Secs[prev].SymID < 0 // (the symbol made here)
 		sym := sectionSymbol(ctx, mapSection(ctx, o, i), o)
 		if made && !own[i] {

@@ -32,7 +32,7 @@ func toolNote(ctx *Context) {
 	if ctx.Rel.ToolNote[0] == "" {
 		return
 	}
-	id, ok := ctx.secByName[tkinfoName]
+	id, ok := ctx.secNamed(tkinfoName)
 	if !ok || ctx.Secs[id].Dead {
 		return
 	}
@@ -84,7 +84,7 @@ func compatOnce(ctx *Context) {
 	if len(ctx.Rel.CompatDrop) == 0 {
 		return
 	}
-	id, ok := ctx.secByName[compatName]
+	id, ok := ctx.secNamed(compatName)
 	if !ok || ctx.Secs[id].Dead || len(ctx.Secs[id].Pieces) == 0 {
 		return
 	}

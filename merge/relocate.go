@@ -550,7 +550,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 	}
 	in := &o.F.Symbols[r.Sym]
 	if in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal && in.Name == ptxConst0Size {
-		if id, ok := ctx.secByName[moduleConstants]; ok && !ctx.Secs[id].Dead {
+		if id, ok := ctx.secNamed(moduleConstants); ok && !ctx.Secs[id].Dead {
 			return -1, ctx.Secs[id].Size, false, true
 		}
 		return -1, 0xFFFFFFFF, false, true

@@ -64,7 +64,7 @@ func reportProperties(ctx *Context) {
 		}
 		suffix := strings.TrimPrefix(t.Name, ".text")
 		size := func(prefix string) uint64 {
-			if id, ok := ctx.secByName[prefix+suffix]; ok && !ctx.Secs[id].Dead {
+			if id, ok := ctx.secNamed(prefix + suffix); ok && !ctx.Secs[id].Dead {
 				return ctx.Secs[id].Size
 			}
 			return 0

@@ -31,7 +31,7 @@ func (ctx *Context) newSection(name string, typ uint32, flags, align, entsize ui
 		InfoSym: -1, InfoSec: -1, SymID: -1}
 	ctx.Secs = append(ctx.Secs, s)
 	if !ctx.secNamesDone {
-		ctx.secByName[name] = s.ID
+		ctx.setSecName(s.ID)
 		ctx.noteSecName(s.ID, name)
 	}
 	ctx.addStr(ctx.ShStr, name, &s.nameOff)

@@ -102,16 +102,28 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 // constant bank, nvlink's ".rel" companion name) when it is the first of
 // its name.
 func newOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
-	if id, ok := ctx.secByName[o.F.Sections[i].Name]; ok {
+	name := o.F.Sections[i].Name
+	h := secNameHash(name)
+	if id, ok := ctx.secNames.find(ctx.Secs, h, name); ok {
 		return id
 	}
-	return makeOutSection(ctx, o, i, via)
+	return makeOutSectionNew(ctx, o, i, via, h, true)
 }
 
 // makeOutSection creates the output section for input section i of o
 // (newOutSection), even when one of its name exists: the name then keeps
 // naming the first.
 func makeOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
+	name := o.F.Sections[i].Name
+	h := secNameHash(name)
+	_, filed := ctx.secNames.find(ctx.Secs, h, name)
+	return makeOutSectionNew(ctx, o, i, via, h, !filed)
+}
+
+// makeOutSectionNew is makeOutSection with the hash h of the section's
+// name; file: no section has that name yet, and the new one is filed
+// under it.
+func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, h uint32, file bool) int32 {
 	in := &o.F.Sections[i]
 	typ, nobits := outType(in)
 	sec := ctx.allocSec()
@@ -130,8 +142,8 @@ func makeOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 	}
 	ctx.Secs = append(ctx.Secs, sec)
 	id := sec.ID
-	if _, ok := ctx.secByName[in.Name]; !ok {
-		ctx.secByName[in.Name] = id
+	if file {
+		ctx.secNames.set(ctx.Secs, h, id)
 	}
 	ctx.noteSecName(id, in.Name)
 	ctx.addStr(ctx.ShStr, in.Name, &sec.nameOff)

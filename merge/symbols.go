@@ -58,7 +58,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// that name the kept copy fills (the sweep's weak-kernels,
 				// weak-later-wins and the like, sm_80; crafted
 				// preserve-relocs-weak-param).
-				if id, ok := ctx.secByName[o.F.Sections[s.Shndx].Name]; ok {
+				if id, ok := ctx.secNamed(o.F.Sections[s.Shndx].Name); ok {
 					newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject, Other: outOther(s), Sec: id,
 						Value: s.Value, Size: s.Size, File: int32(o.ID)}, false)
 					return
@@ -78,7 +78,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			ctx.keySymbol(o.SymMap[i], o, i)
 			sym := ctx.Syms[o.SymMap[i]]
 			var id int32
-			if prev, ok := ctx.secByName[o.F.Sections[s.Shndx].Name]; ok && ctx.Secs[prev].InfoSym >= 0 {
+			if prev, ok := ctx.secNamed(o.F.Sections[s.Shndx].Name); ok && ctx.Secs[prev].InfoSym >= 0 {
 				// Another object's function has a code section of this
 				// name (two local __iAtomicAdd under -G): this one gets
 				// a section of its own, as in nvlink
@@ -298,8 +298,9 @@ func mergeExternSharedDebug(ctx *Context, o *Obj, i int) {
 		o.SymMap[i] = r.sym
 		return
 	}
+	sec, _ := ctx.secNamed(moduleShared)
 	id := newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject, Other: keptSharedOther(ctx, s),
-		Sec: ctx.secByName[moduleShared], File: int32(o.ID)}, !inLocalPart(o, i))
+		Sec: sec, File: int32(o.ID)}, !inLocalPart(o, i))
 	if r != nil {
 		r.sym = id
 	}
@@ -313,7 +314,7 @@ func mergeExternSharedDebug(ctx *Context, o *Obj, i int) {
 // .nv_debug.shared, aligned to 16 and without a section symbol.
 func externShared(ctx *Context) {
 	ctx.hasExtern = true
-	id, ok := ctx.secByName[moduleShared]
+	id, ok := ctx.secNamed(moduleShared)
 	if !ok {
 		s := ctx.newSection(moduleShared, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 16, 0)
 		s.Nobits = true
@@ -363,7 +364,7 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 		n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
 		if i, ok := o.sectionNamed(n); ok && !o.Drop[i] {
 			mapSection(ctx, o, i)
-		} else if _, ok := ctx.secByName[n]; !ok {
+		} else if _, ok := ctx.secNamed(n); !ok {
 			// Created empty; it stays only if layout puts module-scope or
 			// extern shared memory in it.
 			sh := ctx.newSection(n, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)

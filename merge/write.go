@@ -85,7 +85,7 @@ func sectionHeaders(ctx *Context) []shdr {
 		if s.Type == elf.SHTNote && s.Name == cuinfoName {
 			// The note on the CUDA version links the toolkit notes, as in
 			// every input that has both (nvlink 13.0's corpus outputs).
-			if id, ok := ctx.secByName[tkinfoName]; ok && !ctx.Secs[id].Dead {
+			if id, ok := ctx.secNamed(tkinfoName); ok && !ctx.Secs[id].Dead {
 				h.link = uint32(ctx.Secs[id].Index)
 			}
 		}
