@@ -175,6 +175,11 @@ type Obj struct {
 	// and .nv.info sections (eachCallgraph, eachPrototype,
 	// eachInfoSection; set by decodeInfo).
 	cg, proto, infos typedSecs
+	// infoLast is the index of its last .nv.info section (eachInfoSection
+	// stops there) and globalInfos the number of records its global
+	// .nv.info sections hold (startObjectInfo sizes its array by them);
+	// both set by decodeInfo, which decodes every record once.
+	infoLast, globalInfos int32
 	// host is what the host object it came from says of it (nil for
 	// plain cubins, most objects of a large link).
 	host *objHost

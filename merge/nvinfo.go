@@ -340,7 +340,7 @@ func startObjectInfo(ctx *Context) *infoJob {
 	j := &infoJob{per: make([]objInfo, len(ctx.Objs)), done: make(chan struct{})}
 	at := make([]int, len(ctx.Objs)+1)
 	for i, o := range ctx.Objs {
-		at[i+1] = at[i] + o.globalInfoCount()
+		at[i+1] = at[i] + int(o.globalInfos)
 	}
 	ntext := 0
 	for _, s := range ctx.Secs {
@@ -362,17 +362,6 @@ func startObjectInfo(ctx *Context) *infoJob {
 		go translate()
 	}
 	return j
-}
-
-// globalInfoCount is how many records o's global .nv.info sections hold.
-func (o *Obj) globalInfoCount() int {
-	n := 0
-	o.eachInfoSection(func(_ int, s *elf.Section) {
-		if s.Name == ".nv.info" {
-			n += elf.NvInfoCount(s.Data)
-		}
-	})
-	return n
 }
 
 func (j *infoJob) wait() { <-j.done }
