@@ -80,8 +80,8 @@ func ownExterns(ctx *Context, perFunc [][]infoRec) map[int32][]int32 {
 		}
 		f := ctx.Secs[t].InfoSym
 		for _, r := range recs {
-			if r.externs != nil && f >= 0 {
-				own[f] = append(own[f], *r.externs...)
+			if r.externs && f >= 0 {
+				own[f] = r.externIDs(own[f])
 			}
 		}
 	}
@@ -117,7 +117,7 @@ type externClosure struct {
 
 // externsRec is a new EXTERNS record listing list.
 func externsRec(list []int32) infoRec {
-	return infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns}, externs: &list, sym: -1}
+	return infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns, Payload: idPayload(list)}, externs: true, sym: -1}
 }
 
 // closeFunction closes the EXTERNS records recs of code section t (in
@@ -132,7 +132,7 @@ func (ec *externClosure) closeFunction(t int32, recs []infoRec) (infoRec, bool) 
 	if f >= 0 && f == ctx.rootKernel {
 		if all := ec.rootList(f); all != nil {
 			for k := range recs {
-				if recs[k].externs != nil {
+				if recs[k].externs {
 					recs[k].dropped = true
 				}
 			}
@@ -141,7 +141,7 @@ func (ec *externClosure) closeFunction(t int32, recs []infoRec) (infoRec, bool) 
 	}
 	had := false // an EXTERNS record keeps entries of its own
 	for k := range recs {
-		if recs[k].externs == nil {
+		if !recs[k].externs {
 			continue
 		}
 		ec.gen++
@@ -159,7 +159,7 @@ func (ec *externClosure) closeFunction(t int32, recs []infoRec) (infoRec, bool) 
 			// Only entries gather their callees'.
 			list = append(list, ec.gather(f)...)
 		}
-		*recs[k].externs = list
+		recs[k].a.Payload = idPayload(list)
 		if len(list) == 0 {
 			recs[k].dropped = true
 		}

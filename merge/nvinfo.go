@@ -46,12 +46,32 @@ func (ctx *Context) liveSym(o *Obj, idx uint32) int32 {
 }
 
 // infoRec is one .nv.info record of the output; sym is the output symbol
-// ID that the payload's first word names (-1 when it names none).
+// ID that the payload's first word names (-1 when it names none). An
+// EIATTR_EXTERNS record (externs) holds output symbol IDs in its payload,
+// a little-endian word each (externIDs), which outAttr makes symbol
+// indices. (40 bytes: at 100,000 objects finalize makes a million.)
 type infoRec struct {
 	a       elf.Attr
-	externs *[]int32 // EIATTR_EXTERNS: output symbol IDs (nil: another record; behind a pointer, as few records have one)
 	sym     int32
+	externs bool // EIATTR_EXTERNS: the payload lists output symbol IDs
 	dropped bool // removed from the output
+}
+
+// externIDs appends the output symbol IDs an EXTERNS record lists to dst.
+func (r *infoRec) externIDs(dst []int32) []int32 {
+	for k := 0; k+4 <= len(r.a.Payload); k += 4 {
+		dst = append(dst, int32(binary.LittleEndian.Uint32(r.a.Payload[k:])))
+	}
+	return dst
+}
+
+// idPayload is the payload of an EXTERNS record listing output symbol IDs.
+func idPayload(ids []int32) []byte {
+	p := make([]byte, 0, 4*len(ids))
+	for _, m := range ids {
+		p = binary.LittleEndian.AppendUint32(p, uint32(m))
+	}
+	return p
 }
 
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
@@ -185,7 +205,7 @@ func externsBeforeCtaidz(ctx *Context, t int32, order []int32, perFunc [][]infoR
 			return false
 		}
 		for _, r := range perFunc[c] {
-			if r.externs != nil && len(*r.externs) > 0 && !r.dropped {
+			if r.externs && len(r.a.Payload) > 0 && !r.dropped {
 				return true
 			}
 		}
@@ -275,21 +295,17 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 }
 
 // size is the record's size as written (an EXTERNS list takes 4 bytes an
-// entry), without encoding it.
-func (r *infoRec) size() int {
-	if r.externs != nil && r.a.Format == elf.EIFmtSVal {
-		return 4 + 4*len(*r.externs)
-	}
-	return r.a.Size()
-}
+// entry, as its IDs do), without encoding it.
+func (r *infoRec) size() int { return r.a.Size() }
 
 // outAttr is the record as written: an EXTERNS list gets its payload of
 // final symbol indices, encoded into scratch (returned for reuse).
 func (r *infoRec) outAttr(ctx *Context, scratch []byte) (elf.Attr, []byte) {
 	a := r.a
-	if r.externs != nil {
+	if r.externs {
 		scratch = scratch[:0]
-		for _, m := range *r.externs {
+		for k := 0; k+4 <= len(a.Payload); k += 4 {
+			m := binary.LittleEndian.Uint32(a.Payload[k:])
 			scratch = binary.LittleEndian.AppendUint32(scratch, uint32(ctx.Syms[m].Index))
 		}
 		a.Payload = scratch
@@ -402,13 +418,13 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 			r := infoRec{a: a, sym: -1}
 			if a.Code == elf.EIAttrExterns {
 				// What stays is decided later, over the call graph.
-				list := []int32{}
+				ids := make([]byte, 0, len(a.Payload))
 				for k := 0; k+4 <= len(a.Payload); k += 4 {
 					if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
-						list = append(list, m)
+						ids = binary.LittleEndian.AppendUint32(ids, uint32(m))
 					}
 				}
-				r.externs = &list
+				r.a.Payload, r.externs = ids, true
 			}
 			if p, ok := o.placeholderSym(); ok && a.Code == elf.EIAttrKparamInfo && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
 				r.sym = p // see mergeGlobal
