@@ -143,9 +143,10 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 }
 
 // calleesByCaller groups call edges by caller (nsyms symbols), callees in
-// edge order, and lists the callers in order of their first edge.
-func calleesByCaller(edges []cgEdge, nsyms int) (lists[int32], []int32) {
-	l := newLists[int32](nsyms)
+// edge order, and lists the callers in order of their first edge; the
+// lists' memory comes from alloc (nil: make).
+func calleesByCaller(edges []cgEdge, nsyms int, alloc elf.Alloc) (lists[int32], []int32) {
+	l := newListsIn[int32](nsyms, alloc)
 	var callers []int32
 	for _, e := range edges {
 		if !l.counted(e.caller) {
@@ -290,7 +291,7 @@ func encodeCallgraph(ctx *Context) {
 			// testdata/crafted/virtual-cross-object.)
 			calls, callers := ctx.calls, slices.Clone(ctx.callers)
 			if !ctx.Rel.IndirectEdges {
-				calls, callers = calleesByCaller(ctx.cgEdges[:ctx.directEdges], len(ctx.Syms))
+				calls, callers = calleesByCaller(ctx.cgEdges[:ctx.directEdges], len(ctx.Syms), nil)
 			}
 			slices.Sort(callers)
 			out := le.AppendUint32(nil, 0)

@@ -46,45 +46,44 @@ func externKept(s *OutSym) bool {
 // than its own, its record goes and a new one, last of its records, lists
 // them all, reversed (nvlink prepends): what functions it does not reach
 // name too (testdata/crafted/externs-root, kernels-used-launched).
-func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (made map[int32]infoRec) {
+func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (made map[int32]infoRec) {
 	own := ownExterns(ctx, perFunc)
 	if len(own) == 0 {
 		return nil // (no record to close, none to make)
 	}
 	ec := &externClosure{
 		ctx: ctx, calls: ctx.calls, own: own, rank: externRanks(ctx, own, order), inOrder: inOrder,
-		seen: make([]uint32, len(ctx.Syms)), visited: make([]uint32, len(ctx.Syms)),
+		seen: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch), visited: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch),
 	}
-	for t, recs := range perFunc {
-		if recs == nil || ctx.Secs[t].Dead {
-			continue
+	perFunc.each(func(t int32, recs []infoRec) {
+		if ctx.Secs[t].Dead {
+			return
 		}
-		if rec, ok := ec.closeFunction(int32(t), recs); ok {
+		if rec, ok := ec.closeFunction(t, recs); ok {
 			if made == nil {
 				made = map[int32]infoRec{}
 			}
-			made[int32(t)] = rec
+			made[t] = rec
 		}
-	}
+	})
 	return made
 }
 
 // ownExterns maps each function symbol to the surviving entries of its
 // own EXTERNS records, in order (few functions have any: a map, not a
 // slot per symbol).
-func ownExterns(ctx *Context, perFunc [][]infoRec) map[int32][]int32 {
+func ownExterns(ctx *Context, perFunc *funcInfos) map[int32][]int32 {
 	own := map[int32][]int32{}
-	for t, recs := range perFunc {
-		if recs == nil {
-			continue
-		}
-		f := ctx.Secs[t].InfoSym
+	perFunc.each(func(t int32, recs []infoRec) {
 		for _, r := range recs {
-			if r.externs && f >= 0 {
+			if !r.externs {
+				continue // (most records: the function's section is not read)
+			}
+			if f := ctx.Secs[t].InfoSym; f >= 0 {
 				own[f] = r.externIDs(own[f])
 			}
 		}
-	}
+	})
 	return own
 }
 

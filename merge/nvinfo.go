@@ -90,16 +90,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		global = append(global, per[i].global...) // (moves within the array, to the left)
 	}
 	texts := ctx.textSections()
-	perFunc := make([][]infoRec, len(ctx.Secs)) // by output text section; nil: none
-	for i := range per {
-		for _, f := range per[i].perFunc {
-			if l := perFunc[f.text]; l != nil {
-				perFunc[f.text] = append(l[:len(l):len(l)], f.recs...)
-			} else {
-				perFunc[f.text] = f.recs // usually the only contributor
-			}
-		}
-	}
+	perFunc := gatherFuncInfos(len(ctx.Secs), per, ctx.lateScratch)
 	order := ctx.infoOrder
 	for _, t := range texts {
 		if !ctx.infoNoted(t) {
@@ -138,7 +129,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	made := make([]funcInfo, len(live))
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
 		t := live[k]
-		recs := perFunc[t]
+		recs := perFunc.of(t)
 		if !hasAttr(recs, elf.EIAttrCudaApiVersion) {
 			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
 				Payload: le32(ctx.Header.Version)}, sym: -1})
@@ -177,6 +168,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		made[k] = funcInfo{".nv.info" + strings.TrimPrefix(ctx.Secs[t].Name, ".text"), recs}
 		return nil
 	})
+	ctx.Secs = slices.Grow(ctx.Secs, len(live)) // (grown once)
 	for k, t := range live {
 		s := ctx.newSection(made[k].name, elf.SHTCudaInfo, 0, 4, 0)
 		s.LinkSymtab = true
@@ -192,7 +184,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 // printf before h reading blockIdx.z: EXTERNS, then CTAIDZ_USED; crafted
 // externs-ctaidz-order). The root kernel gets CTAIDZ_USED first (crafted
 // ctaidz-propagation).
-func externsBeforeCtaidz(ctx *Context, t int32, order []int32, perFunc [][]infoRec) bool {
+func externsBeforeCtaidz(ctx *Context, t int32, order []int32, perFunc *funcInfos) bool {
 	if ctx.Secs[t].InfoSym == ctx.rootKernel {
 		return false
 	}
@@ -201,10 +193,10 @@ func externsBeforeCtaidz(ctx *Context, t int32, order []int32, perFunc [][]infoR
 		if c == t || !code[c] {
 			continue
 		}
-		if hasAttr(perFunc[c], elf.EIAttrCtaidzUsed) {
+		if hasAttr(perFunc.of(c), elf.EIAttrCtaidzUsed) {
 			return false
 		}
-		for _, r := range perFunc[c] {
+		for _, r := range perFunc.of(c) {
 			if r.externs && len(r.a.Payload) > 0 && !r.dropped {
 				return true
 			}
@@ -387,6 +379,56 @@ func (j *infoJob) wait() { <-j.done }
 type funcRecs struct {
 	text int32
 	recs []infoRec
+}
+
+// funcInfos is the translated records of every code section that had an
+// input .nv.info.<f>, by output section ID (of). (An index of 4 bytes a
+// section and a slice a code section with records, rather than a slice
+// for every output section: at 100,000 objects 9.5 MB of fresh memory,
+// read over again by each step that looks for code sections' records.)
+type funcInfos struct {
+	at   []int32     // by output section ID: 1 + its index in recs (0: none)
+	recs [][]infoRec // the records, non-nil, in the order of their sections' first contribution
+}
+
+// gatherFuncInfos collects the objects' per-function records (nsecs: the
+// output section count): a section's contributions are joined in file
+// order; the index's memory comes from alloc (nil: make).
+func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
+	n := 0
+	for i := range per {
+		n += len(per[i].perFunc)
+	}
+	p := &funcInfos{at: elf.SliceOf[int32](nsecs, alloc), recs: make([][]infoRec, 0, n)}
+	for i := range per {
+		for _, f := range per[i].perFunc {
+			if k := p.at[f.text]; k > 0 {
+				l := p.recs[k-1]
+				p.recs[k-1] = append(l[:len(l):len(l)], f.recs...)
+			} else {
+				p.recs = append(p.recs, f.recs) // usually the only contributor
+				p.at[f.text] = int32(len(p.recs))
+			}
+		}
+	}
+	return p
+}
+
+// of is the records of code section t (nil: it had no .nv.info.<f>).
+func (p *funcInfos) of(t int32) []infoRec {
+	if k := p.at[t]; k > 0 {
+		return p.recs[k-1]
+	}
+	return nil
+}
+
+// each calls fn for every section with records, in section ID order.
+func (p *funcInfos) each(fn func(t int32, recs []infoRec)) {
+	for t, k := range p.at {
+		if k > 0 {
+			fn(int32(t), p.recs[k-1])
+		}
+	}
 }
 
 // objectInfo translates the .nv.info records of one object to the output:

@@ -21,7 +21,7 @@ import (
 func propagateRegCount(ctx *Context, global []infoRec) {
 	// By output symbol ID: the function's own REGCOUNT record (+1; 0:
 	// none), its callers (in call edge order), its best count so far.
-	own := make([]int32, len(ctx.Syms))
+	own := elf.SliceOf[int32](len(ctx.Syms), ctx.lateScratch)
 	for i, r := range global {
 		if r.a.Code == elf.EIAttrRegcount && r.sym >= 0 && int(r.sym) < len(own) {
 			own[r.sym] = int32(i) + 1
@@ -34,7 +34,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 		v   uint32
 		src int32 // the function whose own count v is
 	}
-	val := make([]best, len(ctx.Syms))
+	val := elf.SliceOf[best](len(ctx.Syms), ctx.lateScratch)
 	var queue []int32
 	for f := range own {
 		if own[f] == 0 {
@@ -89,11 +89,11 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 // callers of each function are grouped once per link (ctx.callersOf).
 func raiseCallers(ctx *Context, queue []int32, raise func(f, c int32) bool) {
 	if ctx.callersOf.start == nil {
-		reversed := make([]cgEdge, len(ctx.cgEdges))
+		reversed := elf.SliceOf[cgEdge](len(ctx.cgEdges), ctx.lateScratch)
 		for i, e := range ctx.cgEdges {
 			reversed[i] = cgEdge{caller: e.callee, callee: e.caller}
 		}
-		ctx.callersOf, _ = calleesByCaller(reversed, len(ctx.Syms))
+		ctx.callersOf, _ = calleesByCaller(reversed, len(ctx.Syms), ctx.lateScratch)
 	}
 	for len(queue) > 0 {
 		f := queue[0]
@@ -162,7 +162,7 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 	calls := ctx.calls
 	unknownAt := map[int32]bool{}
 	// By output symbol ID.
-	frame := make([]uint32, len(ctx.Syms))
+	frame := elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch)
 	for _, r := range global {
 		if r.a.Code == elf.EIAttrFrameSize && r.sym >= 0 {
 			frame[r.sym] = r.a.U32(4)
@@ -175,8 +175,8 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 		walking = 1 + iota
 		done
 	)
-	memo := make([]uint64, len(ctx.Syms))
-	state := make([]uint8, len(ctx.Syms))
+	memo := elf.SliceOf[uint64](len(ctx.Syms), ctx.lateScratch)
+	state := elf.SliceOf[uint8](len(ctx.Syms), ctx.lateScratch)
 	var depth func(f int32) uint64
 	depth = func(f int32) uint64 {
 		if f < 0 || int(f) >= len(state) {
@@ -207,7 +207,7 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 		return best
 	}
 	out := make([]infoRec, 0, len(texts))
-	payloads := make([]byte, 8*len(texts))
+	payloads := elf.SliceOf[byte](8*len(texts), ctx.lateScratch)
 	for _, t := range texts {
 		f := ctx.Secs[t].InfoSym
 		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 || ctx.dceRoot != nil && !ctx.dceRoot[f] {
@@ -236,10 +236,10 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 // crafted ctaidz-propagation). The root kernel gets it when any live
 // function has it, reached or not (as its EXTERNS: sweep launch-other-tu
 // with --kernels-used, libcudadevrt's 3D kernels).
-func ctaidzEntries(ctx *Context, perFunc [][]infoRec, live []int32) map[int32]bool {
+func ctaidzEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]bool {
 	has := map[int32]bool{}
 	for _, t := range live {
-		if f := ctx.Secs[t].InfoSym; f >= 0 && hasAttr(perFunc[t], elf.EIAttrCtaidzUsed) {
+		if f := ctx.Secs[t].InfoSym; f >= 0 && hasAttr(perFunc.of(t), elf.EIAttrCtaidzUsed) {
 			has[f] = true
 		}
 	}
@@ -279,10 +279,11 @@ func ctaidzEntries(ctx *Context, perFunc [][]infoRec, live []int32) map[int32]bo
 // calling one twice 1, reaching only records of 0 gets 0; -G code,
 // whose barrier functions are not inlined, gets the record only so;
 // crafted mbarrier-propagation). Other functions keep theirs.
-func mbarrierEntries(ctx *Context, perFunc [][]infoRec, live []int32) map[int32]uint16 {
+func mbarrierEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]uint16 {
 	count := func(t int32) (uint16, bool) {
-		if k := findAttr(perFunc[t], elf.EIAttrNumMbarriers); k >= 0 {
-			return perFunc[t][k].a.Value, true
+		recs := perFunc.of(t)
+		if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
+			return recs[k].a.Value, true
 		}
 		return 0, false
 	}
