@@ -298,13 +298,12 @@ type OutSec struct {
 	Align   uint64
 	Entsize uint64
 	Size    uint64
-	Index   int      // final section index
-	Pieces  []Piece  // (a single piece in one: no allocation of its own)
-	Data    []byte   // generated contents (nv.info, callgraph, rela, ...)
-	Relocs  []OutRel // for .rela sections: entries in output order
+	Index   int     // final section index
+	Pieces  []Piece // (a single piece in one: no allocation of its own)
+	Data    []byte  // generated contents (nv.info, callgraph, rela, ...)
 
 	info []infoRec // generated .nv.info records, in output order
-	gen  *genSec   // what only a few generated sections have
+	gen  *genSec   // what only a few generated sections have (relocations too)
 	// one holds Pieces while there is one (most merged sections: a
 	// function's code, its constant bank), sparing each an allocation of
 	// its own (at 10,000 generated objects some 30,000 of the heap's
@@ -312,12 +311,24 @@ type OutSec struct {
 	one [1]Piece
 }
 
-// genSec is what one or two generated sections carry (apart, to keep every
-// other output section smaller).
+// genSec is what a few generated sections carry (apart, to keep every
+// other output section smaller: a link makes some 4 output sections an
+// object, and the first touch of their fresh memory costs more than
+// filling them).
 type genSec struct {
 	callgraph *callgraph // .nv.callgraph
 	prototype []cgEdge   // .nv.prototype (symbol, string offset)
+	relocs    []OutRel   // relocation sections: entries in output order (non-empty)
 	minStack  int        // .nv.info: info[minStack:] are MIN_STACK_SIZE records, ordered by symbol index
+}
+
+// relocs is the entries of a relocation section the link made (nil for
+// any other section).
+func (s *OutSec) relocs() []OutRel {
+	if s.gen == nil {
+		return nil
+	}
+	return s.gen.relocs
 }
 
 // contents reports whether g brings contents of its own (a call graph or
