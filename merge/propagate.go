@@ -30,11 +30,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 	// Each function's count becomes the largest over what it can reach
 	// (raiseCallers: the source named in --dump-callgraph's report is
 	// independent of scheduling too).
-	type best struct {
-		v   uint32
-		src int32 // the function whose own count v is
-	}
-	val := elf.SliceOf[best](len(ctx.Syms), ctx.lateScratch)
+	val := elf.SliceOf[regBest](len(ctx.Syms), ctx.lateScratch)
 	var queue []int32
 	for f := range own {
 		if own[f] == 0 {
@@ -47,7 +43,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			}
 			ctx.cg.ownRegs[int32(f)] = n // the report shows the counts before propagation
 		}
-		val[f] = best{n, int32(f)}
+		val[f] = regBest{n, int32(f)}
 		queue = append(queue, int32(f))
 	}
 	raiseCallers(ctx, queue, func(f, c int32) bool {
@@ -78,6 +74,12 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			}
 		}
 	}
+}
+
+// regBest is the largest register count a function reaches so far.
+type regBest struct {
+	v   uint32
+	src int32 // the function whose own count v is
 }
 
 // raiseCallers makes values flow from callees to callers over the call
