@@ -47,39 +47,40 @@ func externKept(s *OutSym) bool {
 // them all, reversed (nvlink prepends): what functions it does not reach
 // name too (testdata/crafted/externs-root, kernels-used-launched).
 func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (made map[int32]infoRec) {
-	own := ownExterns(ctx, perFunc)
+	own := ownExterns(perFunc)
 	if len(own) == 0 {
 		return nil // (no record to close, none to make)
 	}
 	ec := &externClosure{
-		ctx: ctx, calls: ctx.calls, own: own, rank: externRanks(ctx, own, order), inOrder: inOrder,
+		ctx: ctx, calls: ctx.calls, own: own, rank: externRanks(ctx, perFunc, own, order), inOrder: inOrder,
 		seen: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch), visited: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch),
 	}
-	perFunc.each(func(t int32, recs []infoRec) {
-		if ctx.Secs[t].Dead {
-			return
+	for k, t := range perFunc.sec {
+		if !perFunc.live[k] {
+			continue
 		}
-		if rec, ok := ec.closeFunction(t, recs); ok {
+		var recs []infoRec // (none to close: its records are not read)
+		if perFunc.externs[k] {
+			recs = perFunc.recs[k]
+		}
+		if rec, ok := ec.closeFunction(perFunc.sym[k], perFunc.entry[k], recs); ok {
 			if made == nil {
 				made = map[int32]infoRec{}
 			}
 			made[t] = rec
 		}
-	})
+	}
 	return made
 }
 
 // ownExterns maps each function symbol to the surviving entries of its
 // own EXTERNS records, in order (few functions have any: a map, not a
 // slot per symbol).
-func ownExterns(ctx *Context, perFunc *funcInfos) map[int32][]int32 {
+func ownExterns(perFunc *funcInfos) map[int32][]int32 {
 	own := map[int32][]int32{}
-	perFunc.each(func(t int32, recs []infoRec) {
+	perFunc.eachExterns(func(f int32, recs []infoRec) {
 		for _, r := range recs {
-			if !r.externs {
-				continue // (most records: the function's section is not read)
-			}
-			if f := ctx.Secs[t].InfoSym; f >= 0 {
+			if r.externs && f >= 0 {
 				own[f] = r.externIDs(own[f])
 			}
 		}
@@ -89,10 +90,10 @@ func ownExterns(ctx *Context, perFunc *funcInfos) map[int32][]int32 {
 
 // externRanks is where each function with a list of its own has its
 // .nv.info section in the output (order): the order its list is taken in.
-func externRanks(ctx *Context, own map[int32][]int32, order []int32) map[int32]int {
+func externRanks(ctx *Context, perFunc *funcInfos, own map[int32][]int32, order []int32) map[int32]int {
 	rank := make(map[int32]int, len(own))
 	for k, t := range order {
-		if f := ctx.Secs[t].InfoSym; f >= 0 && own[f] != nil {
+		if f, _ := perFunc.function(ctx, t); f >= 0 && own[f] != nil {
 			if _, ok := rank[f]; !ok {
 				rank[f] = k
 			}
@@ -119,15 +120,12 @@ func externsRec(list []int32) infoRec {
 	return infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns, Payload: idPayload(list)}, externs: true, sym: -1}
 }
 
-// closeFunction closes the EXTERNS records recs of code section t (in
-// place: their lists, dropped when empty) and returns the record to make
+// closeFunction closes the EXTERNS records recs of a code section, whose
+// function is f (-1: none; entry: it gathers, funcInfos.noteSections), in
+// place (their lists, dropped when empty), and returns the record to make
 // for it, if any: the root kernel's new list, or an entry's first.
-func (ec *externClosure) closeFunction(t int32, recs []infoRec) (infoRec, bool) {
+func (ec *externClosure) closeFunction(f int32, entry bool, recs []infoRec) (infoRec, bool) {
 	ctx := ec.ctx
-	f := ctx.Secs[t].InfoSym
-	// (Under --kernels-used, only the roots of dead code elimination: a
-	// kernel only --preserve-relocs keeps gathers nothing.)
-	entry := f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 && (ctx.dceRoot == nil || ctx.dceRoot[f])
 	if f >= 0 && f == ctx.rootKernel {
 		if all := ec.rootList(f); all != nil {
 			for k := range recs {

@@ -91,6 +91,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	}
 	texts := ctx.textSections()
 	perFunc := gatherFuncInfos(len(ctx.Secs), per, ctx.lateScratch)
+	perFunc.noteSections(ctx, ctx.lateScratch)
 	order := ctx.infoOrder
 	for _, t := range texts {
 		if !ctx.infoNoted(t) {
@@ -108,7 +109,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
 	propagateRegCount(ctx, global)
-	stacks, unknown := stackSizes(ctx, global, texts)
+	stacks, unknown := stackSizes(ctx, global, texts, perFunc)
 	slices.Reverse(global)
 	gs.info = append(global, stacks...)
 	gs.gen = &genSec{minStack: len(global)}
@@ -377,8 +378,9 @@ func (j *infoJob) wait() { <-j.done }
 // funcRecs are the records of one input .nv.info.<f> section, for output
 // code section text.
 type funcRecs struct {
-	text int32
-	recs []infoRec
+	text    int32
+	recs    []infoRec
+	externs bool // an EIATTR_EXTERNS record among them
 }
 
 // funcInfos is the translated records of every code section that had an
@@ -389,6 +391,17 @@ type funcRecs struct {
 type funcInfos struct {
 	at   []int32     // by output section ID: 1 + its index in recs (0: none)
 	recs [][]infoRec // the records, non-nil, in the order of their sections' first contribution
+	// externs marks (by index in recs) the records with an EXTERNS one:
+	// few functions have any, and the steps that look for them need not
+	// read the others' records.
+	externs []bool
+	// By index in recs: the code section, its function symbol (InfoSym),
+	// whether it is live and whether it is an entry that gathers (see
+	// noteSections). The steps over the functions read these rather than
+	// each output section and symbol again (at 100,000 objects each such
+	// pass took some 10 ms, most of it cache misses).
+	sec, sym    []int32
+	live, entry []bool
 }
 
 // gatherFuncInfos collects the objects' per-function records (nsecs: the
@@ -399,19 +412,55 @@ func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
 	for i := range per {
 		n += len(per[i].perFunc)
 	}
-	p := &funcInfos{at: elf.SliceOf[int32](nsecs, alloc), recs: make([][]infoRec, 0, n)}
+	p := &funcInfos{at: elf.SliceOf[int32](nsecs, alloc), recs: make([][]infoRec, 0, n), externs: elf.SliceOf[bool](n, alloc),
+		sec: elf.SliceOf[int32](n, alloc)[:0]}
 	for i := range per {
 		for _, f := range per[i].perFunc {
-			if k := p.at[f.text]; k > 0 {
+			k := p.at[f.text]
+			if k > 0 {
 				l := p.recs[k-1]
 				p.recs[k-1] = append(l[:len(l):len(l)], f.recs...)
 			} else {
 				p.recs = append(p.recs, f.recs) // usually the only contributor
-				p.at[f.text] = int32(len(p.recs))
+				p.sec = append(p.sec, f.text)
+				k = int32(len(p.recs))
+				p.at[f.text] = k
 			}
+			p.externs[k-1] = p.externs[k-1] || f.externs
 		}
 	}
 	return p
+}
+
+// noteSections fills in what the steps over the functions read of their
+// sections and symbols (alloc: as gatherFuncInfos'). An entry gathers
+// its callees' EXTERNS and gets a MIN_STACK_SIZE: under --kernels-used
+// only the roots of dead code elimination (a kernel only
+// --preserve-relocs keeps does not).
+func (p *funcInfos) noteSections(ctx *Context, alloc elf.Alloc) {
+	n := len(p.sec)
+	p.sym, p.live, p.entry = elf.SliceOf[int32](n, alloc), elf.SliceOf[bool](n, alloc), elf.SliceOf[bool](n, alloc)
+	for k, t := range p.sec {
+		s := ctx.Secs[t]
+		p.sym[k], p.live[k] = s.InfoSym, !s.Dead
+		p.entry[k] = ctx.gathers(s.InfoSym)
+	}
+}
+
+// gathers reports whether function symbol f (-1: none) is an entry that
+// gathers (noteSections).
+func (ctx *Context) gathers(f int32) bool {
+	return f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 && (ctx.dceRoot == nil || ctx.dceRoot[f])
+}
+
+// function is code section t's function symbol and whether it is an
+// entry that gathers (noteSections).
+func (p *funcInfos) function(ctx *Context, t int32) (f int32, entry bool) {
+	if k := p.at[t]; k > 0 {
+		return p.sym[k-1], p.entry[k-1]
+	}
+	f = ctx.Secs[t].InfoSym // (a code section without .nv.info.<f>)
+	return f, ctx.gathers(f)
 }
 
 // of is the records of code section t (nil: it had no .nv.info.<f>).
@@ -422,11 +471,12 @@ func (p *funcInfos) of(t int32) []infoRec {
 	return nil
 }
 
-// each calls fn for every section with records, in section ID order.
-func (p *funcInfos) each(fn func(t int32, recs []infoRec)) {
-	for t, k := range p.at {
-		if k > 0 {
-			fn(int32(t), p.recs[k-1])
+// eachExterns calls fn for every section whose records hold an EXTERNS
+// one, in section ID order, with its function symbol.
+func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
+	for _, k := range p.at {
+		if k > 0 && p.externs[k-1] {
+			fn(p.sym[k-1], p.recs[k-1])
 		}
 	}
 }
@@ -482,7 +532,7 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 		if textSec < 0 {
 			global = recs
 		} else {
-			perFunc = append(perFunc, funcRecs{textSec, recs})
+			perFunc = append(perFunc, funcRecs{textSec, recs, slices.ContainsFunc(recs, func(r infoRec) bool { return r.externs })})
 		}
 	})
 	return global, perFunc

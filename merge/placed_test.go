@@ -32,6 +32,7 @@ var placedTypes = []struct {
 	{reflect.TypeFor[int32](), nil},
 	{reflect.TypeFor[uint64](), nil},
 	{reflect.TypeFor[uint8](), nil},
+	{reflect.TypeFor[bool](), nil},
 	{reflect.TypeFor[regBest](), nil},
 	{reflect.TypeFor[cgEdge](), nil},
 }

@@ -160,7 +160,7 @@ func propagateBarriers(ctx *Context) {
 // stackSizes computes EIATTR_MIN_STACK_SIZE for every entry function: the
 // deepest sum of frame sizes along the call graph from the entry, or
 // 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
-func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[int32]bool) {
+func stackSizes(ctx *Context, global []infoRec, texts []int32, perFunc *funcInfos) ([]infoRec, map[int32]bool) {
 	calls := ctx.calls
 	unknownAt := map[int32]bool{}
 	// By output symbol ID.
@@ -211,8 +211,8 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 	out := make([]infoRec, 0, len(texts))
 	payloads := elf.SliceOf[byte](8*len(texts), ctx.lateScratch)
 	for _, t := range texts {
-		f := ctx.Secs[t].InfoSym
-		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 || ctx.dceRoot != nil && !ctx.dceRoot[f] {
+		f, entry := perFunc.function(ctx, t)
+		if !entry {
 			continue
 		}
 		d := depth(f)
