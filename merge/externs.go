@@ -56,7 +56,7 @@ func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (mad
 		seen: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch), visited: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch),
 	}
 	for k, t := range perFunc.sec {
-		if !perFunc.live[k] {
+		if !perFunc.alive[k] {
 			continue
 		}
 		var recs []infoRec // (none to close: its records are not read)

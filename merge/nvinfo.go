@@ -113,21 +113,19 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	slices.Reverse(global)
 	gs.info = append(global, stacks...)
 	gs.gen = &genSec{minStack: len(global)}
-	// Each function's section: its records prepared in parallel, the
-	// sections made in order.
+	// Each function's section: its records and its section record
+	// prepared in parallel (the first touch of the records' fresh memory
+	// too, which cost more than filling them), the sections added in
+	// order.
 	live := make([]int32, 0, len(order))
 	for _, t := range order {
-		if !ctx.Secs[t].Dead {
+		if perFunc.live(ctx, t) {
 			live = append(live, t)
 		}
 	}
-	type funcInfo struct {
-		name string
-		recs []infoRec
-	}
 	ctaidz := ctaidzEntries(ctx, perFunc, live)
 	mbarriers := mbarrierEntries(ctx, perFunc, live)
-	made := make([]funcInfo, len(live))
+	made := make([]OutSec, len(live))
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
 		t := live[k]
 		recs := perFunc.of(t)
@@ -166,15 +164,16 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		if extNew {
 			recs = append(recs, ext) // (after that one: testdata/crafted/externs-moved)
 		}
-		made[k] = funcInfo{".nv.info" + strings.TrimPrefix(ctx.Secs[t].Name, ".text"), recs}
+		s := &made[k]
+		*s = genSection(".nv.info"+strings.TrimPrefix(ctx.Secs[t].Name, ".text"), elf.SHTCudaInfo, 0, 4, 0)
+		s.LinkSymtab = true
+		s.InfoSec = t
+		s.info = recs
 		return nil
 	})
 	ctx.Secs = slices.Grow(ctx.Secs, len(live)) // (grown once)
-	for k, t := range live {
-		s := ctx.newSection(made[k].name, elf.SHTCudaInfo, 0, 4, 0)
-		s.LinkSymtab = true
-		s.InfoSec = t
-		s.info = made[k].recs
+	for k := range made {
+		ctx.addSection(&made[k])
 	}
 }
 
@@ -378,9 +377,34 @@ func (j *infoJob) wait() { <-j.done }
 // funcRecs are the records of one input .nv.info.<f> section, for output
 // code section text.
 type funcRecs struct {
-	text    int32
-	recs    []infoRec
-	externs bool // an EIATTR_EXTERNS record among them
+	text  int32
+	recs  []infoRec
+	kinds recKinds // which records of interest are among them
+}
+
+// recKinds marks the records of interest among a function's records.
+type recKinds uint8
+
+const (
+	kindExterns   recKinds = 1 << iota // EIATTR_EXTERNS
+	kindCtaidz                         // EIATTR_CTAIDZ_USED
+	kindMbarriers                      // EIATTR_NUM_MBARRIERS
+)
+
+// kindsOf is what recs hold of interest.
+func kindsOf(recs []infoRec) recKinds {
+	var k recKinds
+	for i := range recs {
+		switch r := &recs[i]; {
+		case r.externs:
+			k |= kindExterns
+		case r.a.Code == elf.EIAttrCtaidzUsed:
+			k |= kindCtaidz
+		case r.a.Code == elf.EIAttrNumMbarriers:
+			k |= kindMbarriers
+		}
+	}
+	return k
 }
 
 // funcInfos is the translated records of every code section that had an
@@ -395,13 +419,14 @@ type funcInfos struct {
 	// few functions have any, and the steps that look for them need not
 	// read the others' records.
 	externs []bool
+	any     recKinds // what any function's records hold
 	// By index in recs: the code section, its function symbol (InfoSym),
 	// whether it is live and whether it is an entry that gathers (see
 	// noteSections). The steps over the functions read these rather than
 	// each output section and symbol again (at 100,000 objects each such
 	// pass took some 10 ms, most of it cache misses).
-	sec, sym    []int32
-	live, entry []bool
+	sec, sym     []int32
+	alive, entry []bool
 }
 
 // gatherFuncInfos collects the objects' per-function records (nsecs: the
@@ -426,7 +451,8 @@ func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
 				k = int32(len(p.recs))
 				p.at[f.text] = k
 			}
-			p.externs[k-1] = p.externs[k-1] || f.externs
+			p.externs[k-1] = p.externs[k-1] || f.kinds&kindExterns != 0
+			p.any |= f.kinds
 		}
 	}
 	return p
@@ -439,12 +465,20 @@ func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
 // --preserve-relocs keeps does not).
 func (p *funcInfos) noteSections(ctx *Context, alloc elf.Alloc) {
 	n := len(p.sec)
-	p.sym, p.live, p.entry = elf.SliceOf[int32](n, alloc), elf.SliceOf[bool](n, alloc), elf.SliceOf[bool](n, alloc)
+	p.sym, p.alive, p.entry = elf.SliceOf[int32](n, alloc), elf.SliceOf[bool](n, alloc), elf.SliceOf[bool](n, alloc)
 	for k, t := range p.sec {
 		s := ctx.Secs[t]
-		p.sym[k], p.live[k] = s.InfoSym, !s.Dead
+		p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
 		p.entry[k] = ctx.gathers(s.InfoSym)
 	}
+}
+
+// live reports whether code section t is live (noteSections).
+func (p *funcInfos) live(ctx *Context, t int32) bool {
+	if k := p.at[t]; k > 0 {
+		return p.alive[k-1]
+	}
+	return !ctx.Secs[t].Dead
 }
 
 // gathers reports whether function symbol f (-1: none) is an entry that
@@ -532,7 +566,7 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 		if textSec < 0 {
 			global = recs
 		} else {
-			perFunc = append(perFunc, funcRecs{textSec, recs, slices.ContainsFunc(recs, func(r infoRec) bool { return r.externs })})
+			perFunc = append(perFunc, funcRecs{textSec, recs, kindsOf(recs)})
 		}
 	})
 	return global, perFunc

@@ -239,6 +239,9 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32, perFunc *funcInfo
 // function has it, reached or not (as its EXTERNS: sweep launch-other-tu
 // with --kernels-used, libcudadevrt's 3D kernels).
 func ctaidzEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]bool {
+	if perFunc.any&kindCtaidz == 0 {
+		return nil // (the usual link: sm_90 code has none; no record is read)
+	}
 	has := map[int32]bool{}
 	for _, t := range live {
 		if f := ctx.Secs[t].InfoSym; f >= 0 && hasAttr(perFunc.of(t), elf.EIAttrCtaidzUsed) {
@@ -282,6 +285,9 @@ func ctaidzEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]boo
 // whose barrier functions are not inlined, gets the record only so;
 // crafted mbarrier-propagation). Other functions keep theirs.
 func mbarrierEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]uint16 {
+	if perFunc.any&kindMbarriers == 0 {
+		return nil // (the usual link; no record is read)
+	}
 	count := func(t int32) (uint16, bool) {
 		recs := perFunc.of(t)
 		if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
