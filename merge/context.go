@@ -180,6 +180,9 @@ type Obj struct {
 	// .nv.info sections hold (startObjectInfo sizes its array by them);
 	// both set by decodeInfo, which decodes every record once.
 	infoLast, globalInfos int32
+	// cgRecords is the number of records its .nv.callgraph sections hold
+	// (decodeInfo; buildCallgraph sizes its edge list by them).
+	cgRecords int32
 	// host is what the host object it came from says of it (nil for
 	// plain cubins, most objects of a large link).
 	host *objHost

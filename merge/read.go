@@ -396,7 +396,7 @@ func defaultHeader(sm int) elf.Header {
 func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	nrel := 0
 	o.cg, o.proto, o.infos = 0, 0, 0
-	o.infoLast, o.globalInfos = 0, 0
+	o.infoLast, o.globalInfos, o.cgRecords = 0, 0, 0
 	for si := range o.F.Sections {
 		switch o.F.Sections[si].Type {
 		case elf.SHTRela, elf.SHTRel:
@@ -406,6 +406,7 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 			o.infoLast = int32(si)
 		case elf.SHTCudaCallgraph:
 			o.cg.note(si)
+			o.cgRecords += int32(len(o.F.Sections[si].Data) / 8)
 		case elf.SHTCudaPrototype:
 			o.proto.note(si)
 		}
