@@ -310,16 +310,18 @@ const stoCudaEntry = 0x10
 
 // lostDefinition reports whether input symbol i of o is a definition that
 // lost resolution (a weak copy replaced by another file's).
+// (The resolution first: a symbol that won its own, as most do, needs
+// no read of its input record.)
 func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
 	if int(i) >= len(o.F.Symbols) {
 		return false
 	}
-	s := &o.F.Symbols[i]
-	if s.Bind() == elf.STBLocal || s.Shndx == elf.SHNUndef {
+	r := ctx.res(o, int(i))
+	if r == nil || r.File == int32(o.ID) && r.Index == int32(i) {
 		return false
 	}
-	r := ctx.res(o, int(i))
-	return r != nil && (r.File != int32(o.ID) || r.Index != int32(i))
+	s := &o.F.Symbols[i]
+	return s.Bind() != elf.STBLocal && s.Shndx != elf.SHNUndef
 }
 
 // objInfo is one object's .nv.info records, translated (objectInfo).
