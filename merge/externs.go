@@ -80,7 +80,7 @@ func ownExterns(perFunc *funcInfos) map[int32][]int32 {
 	own := map[int32][]int32{}
 	perFunc.eachExterns(func(f int32, recs []infoRec) {
 		for _, r := range recs {
-			if r.externs && f >= 0 {
+			if r.isExterns() && f >= 0 {
 				own[f] = r.externIDs(own[f])
 			}
 		}
@@ -117,7 +117,7 @@ type externClosure struct {
 
 // externsRec is a new EXTERNS record listing list.
 func externsRec(list []int32) infoRec {
-	return infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns, Payload: idPayload(list)}, externs: true, sym: -1}
+	return infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns, Payload: idPayload(list), sym: -1}
 }
 
 // closeFunction closes the EXTERNS records recs of a code section, whose
@@ -129,8 +129,8 @@ func (ec *externClosure) closeFunction(f int32, entry bool, recs []infoRec) (inf
 	if f >= 0 && f == ctx.rootKernel {
 		if all := ec.rootList(f); all != nil {
 			for k := range recs {
-				if recs[k].externs {
-					recs[k].dropped = true
+				if recs[k].isExterns() {
+					recs[k].sym = symDropped
 				}
 			}
 			return externsRec(all), true
@@ -138,7 +138,7 @@ func (ec *externClosure) closeFunction(f int32, entry bool, recs []infoRec) (inf
 	}
 	had := false // an EXTERNS record keeps entries of its own
 	for k := range recs {
-		if !recs[k].externs {
+		if !recs[k].isExterns() {
 			continue
 		}
 		ec.gen++
@@ -156,9 +156,9 @@ func (ec *externClosure) closeFunction(f int32, entry bool, recs []infoRec) (inf
 			// Only entries gather their callees'.
 			list = append(list, ec.gather(f)...)
 		}
-		recs[k].a.Payload = idPayload(list)
+		recs[k].Payload = idPayload(list)
 		if len(list) == 0 {
-			recs[k].dropped = true
+			recs[k].sym = symDropped
 		}
 	}
 	if entry && !had {

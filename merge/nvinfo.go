@@ -45,22 +45,47 @@ func (ctx *Context) liveSym(o *Obj, idx uint32) int32 {
 	return m
 }
 
-// infoRec is one .nv.info record of the output; sym is the output symbol
-// ID that the payload's first word names (-1 when it names none). An
-// EIATTR_EXTERNS record (externs) holds output symbol IDs in its payload,
-// a little-endian word each (externIDs), which outAttr makes symbol
-// indices. (40 bytes: at 100,000 objects finalize makes a million.)
+// infoRec is one .nv.info record of the output: an elf.Attr's fields,
+// and sym, the output symbol ID that the payload's first word names (-1
+// when it names none; symDropped: the record is removed from the
+// output, which only EXTERNS records are). An EIATTR_EXTERNS record
+// holds output symbol IDs in its payload, a little-endian word each
+// (externIDs), which outAttr makes symbol indices. (32 bytes, elf.Attr's
+// padding put to use: at 100,000 objects finalize makes a million, each
+// in fresh memory.)
 type infoRec struct {
-	a       elf.Attr
+	Format  uint8
+	Code    uint8
+	Value   uint16
 	sym     int32
-	externs bool // EIATTR_EXTERNS: the payload lists output symbol IDs
-	dropped bool // removed from the output
+	Payload []byte
 }
+
+// symDropped is infoRec.sym of a record removed from the output.
+const symDropped = -2
+
+// recOf is record a naming output symbol sym (-1: none).
+func recOf(a elf.Attr, sym int32) infoRec {
+	return infoRec{Format: a.Format, Code: a.Code, Value: a.Value, Payload: a.Payload, sym: sym}
+}
+
+// attr is the record as elf encodes it (an EXTERNS payload still of IDs).
+func (r *infoRec) attr() elf.Attr {
+	return elf.Attr{Format: r.Format, Code: r.Code, Value: r.Value, Payload: r.Payload}
+}
+
+// U32 is elf.Attr.U32: the payload's little-endian word at off (0 if short).
+func (r *infoRec) U32(off int) uint32 { a := r.attr(); return a.U32(off) }
+
+// isExterns reports an EIATTR_EXTERNS record (its payload lists output
+// symbol IDs); isDropped a record removed from the output.
+func (r *infoRec) isExterns() bool { return r.Code == elf.EIAttrExterns }
+func (r *infoRec) isDropped() bool { return r.sym == symDropped }
 
 // externIDs appends the output symbol IDs an EXTERNS record lists to dst.
 func (r *infoRec) externIDs(dst []int32) []int32 {
-	for k := 0; k+4 <= len(r.a.Payload); k += 4 {
-		dst = append(dst, int32(binary.LittleEndian.Uint32(r.a.Payload[k:])))
+	for k := 0; k+4 <= len(r.Payload); k += 4 {
+		dst = append(dst, int32(binary.LittleEndian.Uint32(r.Payload[k:])))
 	}
 	return dst
 }
@@ -130,8 +155,8 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		t := live[k]
 		recs := perFunc.of(t)
 		if !hasAttr(recs, elf.EIAttrCudaApiVersion) {
-			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
-				Payload: le32(ctx.Header.Version)}, sym: -1})
+			recs = append(recs, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
+				Payload: le32(ctx.Header.Version), sym: -1})
 		}
 		slices.Reverse(recs) // perFunc is not used after this loop
 		if unknown[ctx.Secs[t].InfoSym] {
@@ -139,18 +164,18 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 			// EIATTR_CRS_STACK_SIZE to -1, appending the record when the
 			// input had none.
 			if k := findAttr(recs, elf.EIAttrCrsStackSize); k >= 0 {
-				recs[k].a.Payload = le32(0xFFFFFFFF)
+				recs[k].Payload = le32(0xFFFFFFFF)
 			} else {
-				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
-					Payload: le32(0xFFFFFFFF)}, sym: -1})
+				recs = append(recs, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
+					Payload: le32(0xFFFFFFFF), sym: -1})
 			}
 		}
 		// (Before CTAIDZ_USED: crafted mbarrier-propagation.)
 		if n, ok := mbarriers[t]; ok {
 			if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
-				recs[k].a.Value = n
+				recs[k].Value = n
 			} else {
-				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtHVal, Code: elf.EIAttrNumMbarriers, Value: n}, sym: -1})
+				recs = append(recs, infoRec{Format: elf.EIFmtHVal, Code: elf.EIAttrNumMbarriers, Value: n, sym: -1})
 			}
 		}
 		ext, extNew := newExterns[t]
@@ -159,7 +184,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 			extNew = false
 		}
 		if ctaidz[ctx.Secs[t].InfoSym] {
-			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtNVal, Code: elf.EIAttrCtaidzUsed}, sym: -1})
+			recs = append(recs, infoRec{Format: elf.EIFmtNVal, Code: elf.EIAttrCtaidzUsed, sym: -1})
 		}
 		if extNew {
 			recs = append(recs, ext) // (after that one: testdata/crafted/externs-moved)
@@ -197,7 +222,7 @@ func externsBeforeCtaidz(ctx *Context, t int32, order []int32, perFunc *funcInfo
 			return false
 		}
 		for _, r := range perFunc.of(c) {
-			if r.externs && len(r.a.Payload) > 0 && !r.dropped {
+			if r.isExterns() && len(r.Payload) > 0 && !r.isDropped() {
 				return true
 			}
 		}
@@ -210,7 +235,7 @@ func hasAttr(rs []infoRec, code uint8) bool { return findAttr(rs, code) >= 0 }
 // findAttr is the index of the first record with the code, or -1.
 func findAttr(rs []infoRec, code uint8) int {
 	for k, r := range rs {
-		if r.a.Code == code {
+		if r.Code == code {
 			return k
 		}
 	}
@@ -260,7 +285,7 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 	}
 	size := 0
 	for i := range s.info {
-		if r := &s.info[i]; !r.dropped {
+		if r := &s.info[i]; !r.isDropped() {
 			size += r.size()
 		}
 	}
@@ -268,7 +293,7 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 	out := ctx.lateAlloc(size)[:0]
 	for i := range s.info {
 		r := &s.info[i]
-		if r.dropped {
+		if r.isDropped() {
 			continue
 		}
 		var a elf.Attr
@@ -288,13 +313,13 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 
 // size is the record's size as written (an EXTERNS list takes 4 bytes an
 // entry, as its IDs do), without encoding it.
-func (r *infoRec) size() int { return r.a.Size() }
+func (r *infoRec) size() int { a := r.attr(); return a.Size() }
 
 // outAttr is the record as written: an EXTERNS list gets its payload of
 // final symbol indices, encoded into scratch (returned for reuse).
 func (r *infoRec) outAttr(ctx *Context, scratch []byte) (elf.Attr, []byte) {
-	a := r.a
-	if r.externs {
+	a := r.attr()
+	if r.isExterns() {
 		scratch = scratch[:0]
 		for k := 0; k+4 <= len(a.Payload); k += 4 {
 			m := binary.LittleEndian.Uint32(a.Payload[k:])
@@ -398,11 +423,11 @@ func kindsOf(recs []infoRec) recKinds {
 	var k recKinds
 	for i := range recs {
 		switch r := &recs[i]; {
-		case r.externs:
+		case r.isExterns():
 			k |= kindExterns
-		case r.a.Code == elf.EIAttrCtaidzUsed:
+		case r.Code == elf.EIAttrCtaidzUsed:
 			k |= kindCtaidz
-		case r.a.Code == elf.EIAttrNumMbarriers:
+		case r.Code == elf.EIAttrNumMbarriers:
 			k |= kindMbarriers
 		}
 	}
@@ -543,7 +568,7 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 			if a.Code == elf.EIAttrMaxStackSize {
 				continue
 			}
-			r := infoRec{a: a, sym: -1}
+			r := recOf(a, -1)
 			if a.Code == elf.EIAttrExterns {
 				// What stays is decided later, over the call graph.
 				ids := make([]byte, 0, len(a.Payload))
@@ -552,7 +577,7 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 						ids = binary.LittleEndian.AppendUint32(ids, uint32(m))
 					}
 				}
-				r.a.Payload, r.externs = ids, true
+				r.Payload = ids
 			}
 			if p, ok := o.placeholderSym(); ok && a.Code == elf.EIAttrKparamInfo && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
 				r.sym = p // see mergeGlobal

@@ -23,7 +23,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 	// none), its callers (in call edge order), its best count so far.
 	own := elf.SliceOf[int32](len(ctx.Syms), ctx.lateScratch)
 	for i, r := range global {
-		if r.a.Code == elf.EIAttrRegcount && r.sym >= 0 && int(r.sym) < len(own) {
+		if r.Code == elf.EIAttrRegcount && r.sym >= 0 && int(r.sym) < len(own) {
 			own[r.sym] = int32(i) + 1
 		}
 	}
@@ -36,7 +36,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 		if own[f] == 0 {
 			continue
 		}
-		n := global[own[f]-1].a.U32(4)
+		n := global[own[f]-1].U32(4)
 		if ctx.Opts.DumpCallgraph {
 			if ctx.cg.ownRegs == nil {
 				ctx.cg.ownRegs = map[int32]uint32{}
@@ -62,10 +62,10 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			continue
 		}
 		i, b := own[f]-1, val[f]
-		if b.v > global[i].a.U32(4) {
-			p := append([]byte(nil), global[i].a.Payload...)
+		if b.v > global[i].U32(4) {
+			p := append([]byte(nil), global[i].Payload...)
 			binary.LittleEndian.PutUint32(p[4:], b.v)
-			global[i].a.Payload = p
+			global[i].Payload = p
 			if sec := ctx.Syms[f].Sec; sec >= 0 && ctx.Rel.TextRegcount {
 				ctx.Secs[sec].InfoExtra = b.v << 24
 			}
@@ -166,8 +166,8 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32, perFunc *funcInfo
 	// By output symbol ID.
 	frame := elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch)
 	for _, r := range global {
-		if r.a.Code == elf.EIAttrFrameSize && r.sym >= 0 {
-			frame[r.sym] = r.a.U32(4)
+		if r.Code == elf.EIAttrFrameSize && r.sym >= 0 {
+			frame[r.sym] = r.U32(4)
 		}
 	}
 	const unknown = ^uint64(0)
@@ -226,7 +226,7 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32, perFunc *funcInfo
 		}
 		p := payloads[8*len(out) : 8*len(out)+8 : 8*len(out)+8]
 		binary.LittleEndian.PutUint32(p[4:], v)
-		out = append(out, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrMinStackSize, Payload: p}, sym: f})
+		out = append(out, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrMinStackSize, Payload: p, sym: f})
 	}
 	return out, unknownAt
 }
@@ -291,7 +291,7 @@ func mbarrierEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]u
 	count := func(t int32) (uint16, bool) {
 		recs := perFunc.of(t)
 		if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
-			return recs[k].a.Value, true
+			return recs[k].Value, true
 		}
 		return 0, false
 	}
