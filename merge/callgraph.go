@@ -50,7 +50,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	// (At most one edge a record: the list sized once.)
 	records := 0
 	for _, o := range ctx.Objs {
-		o.eachCallgraph(func(s *elf.Section) { records += len(s.Data) / 8 })
+		records += int(o.cgRecords)
 	}
 	ctx.cgEdges = slices.Grow(ctx.cgEdges, records)
 	for fi, o := range ctx.Objs {
@@ -58,7 +58,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 		fileStart = append(fileStart, first)
 		sites := len(cg.lists[-3])
 		o.eachCallgraph(func(s *elf.Section) {
-			strs := o.strtab()
+			var strs []byte // (read for a prototype record only: most files have none)
 			for list, r := range elf.CallgraphRecords(s.Data) {
 				ca := ctx.liveSym(o, r.Caller)
 				if ca < 0 {
@@ -86,6 +86,9 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 						ctx.cgEdges = append(ctx.cgEdges, e)
 					}
 					continue
+				}
+				if strs == nil {
+					strs = o.strtab()
 				}
 				str, ok := elf.CString(strs, uint32(r.Callee))
 				if !ok {
@@ -143,9 +146,10 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 }
 
 // calleesByCaller groups call edges by caller (nsyms symbols), callees in
-// edge order, and lists the callers in order of their first edge.
-func calleesByCaller(edges []cgEdge, nsyms int) (lists[int32], []int32) {
-	l := newLists[int32](nsyms)
+// edge order, and lists the callers in order of their first edge; the
+// lists' memory comes from alloc (nil: make).
+func calleesByCaller(edges []cgEdge, nsyms int, alloc elf.Alloc) (lists[int32], []int32) {
+	l := newListsIn[int32](nsyms, alloc)
 	var callers []int32
 	for _, e := range edges {
 		if !l.counted(e.caller) {
@@ -243,7 +247,7 @@ func buildPrototype(ctx *Context) {
 	seen := make([]bool, len(ctx.Syms))
 	for _, o := range ctx.Objs {
 		o.eachPrototype(func(s *elf.Section) {
-			strs := o.strtab()
+			var strs []byte // (read for a record kept only: most are not)
 			for off := 0; off+8 <= len(s.Data); off += 8 {
 				r := elf.CallgraphEntryAt(s.Data, off) // (a .nv.prototype record has the same layout)
 				sym := ctx.liveSym(o, r.Caller)
@@ -253,7 +257,10 @@ func buildPrototype(ctx *Context) {
 				if sym < 0 || seen[sym] || !callee[sym] && (taken == nil || taken[sym]) {
 					continue
 				}
-				str, ok := elf.CString(strs, uint32(r.Callee)) // (only for a record kept: most are not)
+				if strs == nil {
+					strs = o.strtab()
+				}
+				str, ok := elf.CString(strs, uint32(r.Callee))
 				if !ok {
 					continue
 				}
@@ -290,7 +297,7 @@ func encodeCallgraph(ctx *Context) {
 			// testdata/crafted/virtual-cross-object.)
 			calls, callers := ctx.calls, slices.Clone(ctx.callers)
 			if !ctx.Rel.IndirectEdges {
-				calls, callers = calleesByCaller(ctx.cgEdges[:ctx.directEdges], len(ctx.Syms))
+				calls, callers = calleesByCaller(ctx.cgEdges[:ctx.directEdges], len(ctx.Syms), nil)
 			}
 			slices.Sort(callers)
 			out := le.AppendUint32(nil, 0)

@@ -175,6 +175,14 @@ type Obj struct {
 	// and .nv.info sections (eachCallgraph, eachPrototype,
 	// eachInfoSection; set by decodeInfo).
 	cg, proto, infos typedSecs
+	// infoLast is the index of its last .nv.info section (eachInfoSection
+	// stops there) and globalInfos the number of records its global
+	// .nv.info sections hold (startObjectInfo sizes its array by them);
+	// both set by decodeInfo, which decodes every record once.
+	infoLast, globalInfos int32
+	// cgRecords is the number of records its .nv.callgraph sections hold
+	// (decodeInfo; buildCallgraph sizes its edge list by them).
+	cgRecords int32
 	// host is what the host object it came from says of it (nil for
 	// plain cubins, most objects of a large link).
 	host *objHost
@@ -293,13 +301,12 @@ type OutSec struct {
 	Align   uint64
 	Entsize uint64
 	Size    uint64
-	Index   int      // final section index
-	Pieces  []Piece  // (a single piece in one: no allocation of its own)
-	Data    []byte   // generated contents (nv.info, callgraph, rela, ...)
-	Relocs  []OutRel // for .rela sections: entries in output order
+	Index   int     // final section index
+	Pieces  []Piece // (a single piece in one: no allocation of its own)
+	Data    []byte  // generated contents (nv.info, callgraph, rela, ...)
 
 	info []infoRec // generated .nv.info records, in output order
-	gen  *genSec   // what only a few generated sections have
+	gen  *genSec   // what only a few generated sections have (relocations too)
 	// one holds Pieces while there is one (most merged sections: a
 	// function's code, its constant bank), sparing each an allocation of
 	// its own (at 10,000 generated objects some 30,000 of the heap's
@@ -307,12 +314,24 @@ type OutSec struct {
 	one [1]Piece
 }
 
-// genSec is what one or two generated sections carry (apart, to keep every
-// other output section smaller).
+// genSec is what a few generated sections carry (apart, to keep every
+// other output section smaller: a link makes some 4 output sections an
+// object, and the first touch of their fresh memory costs more than
+// filling them).
 type genSec struct {
 	callgraph *callgraph // .nv.callgraph
 	prototype []cgEdge   // .nv.prototype (symbol, string offset)
+	relocs    []OutRel   // relocation sections: entries in output order (non-empty)
 	minStack  int        // .nv.info: info[minStack:] are MIN_STACK_SIZE records, ordered by symbol index
+}
+
+// relocs is the entries of a relocation section the link made (nil for
+// any other section).
+func (s *OutSec) relocs() []OutRel {
+	if s.gen == nil {
+		return nil
+	}
+	return s.gen.relocs
 }
 
 // contents reports whether g brings contents of its own (a call graph or

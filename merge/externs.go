@@ -46,24 +46,28 @@ func externKept(s *OutSym) bool {
 // than its own, its record goes and a new one, last of its records, lists
 // them all, reversed (nvlink prepends): what functions it does not reach
 // name too (testdata/crafted/externs-root, kernels-used-launched).
-func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (made map[int32]infoRec) {
-	own := ownExterns(ctx, perFunc)
+func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (made map[int32]infoRec) {
+	own := ownExterns(perFunc)
 	if len(own) == 0 {
 		return nil // (no record to close, none to make)
 	}
 	ec := &externClosure{
-		ctx: ctx, calls: ctx.calls, own: own, rank: externRanks(ctx, own, order), inOrder: inOrder,
-		seen: make([]uint32, len(ctx.Syms)), visited: make([]uint32, len(ctx.Syms)),
+		ctx: ctx, calls: ctx.calls, own: own, rank: externRanks(ctx, perFunc, own, order), inOrder: inOrder,
+		seen: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch), visited: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch),
 	}
-	for t, recs := range perFunc {
-		if recs == nil || ctx.Secs[t].Dead {
+	for k, t := range perFunc.sec {
+		if !perFunc.alive[k] {
 			continue
 		}
-		if rec, ok := ec.closeFunction(int32(t), recs); ok {
+		var recs []infoRec // (none to close: its records are not read)
+		if perFunc.externs[k] {
+			recs = perFunc.recs[k]
+		}
+		if rec, ok := ec.closeFunction(perFunc.sym[k], perFunc.entry[k], recs); ok {
 			if made == nil {
 				made = map[int32]infoRec{}
 			}
-			made[int32(t)] = rec
+			made[t] = rec
 		}
 	}
 	return made
@@ -72,28 +76,24 @@ func closeExterns(ctx *Context, perFunc [][]infoRec, order, inOrder []int32) (ma
 // ownExterns maps each function symbol to the surviving entries of its
 // own EXTERNS records, in order (few functions have any: a map, not a
 // slot per symbol).
-func ownExterns(ctx *Context, perFunc [][]infoRec) map[int32][]int32 {
+func ownExterns(perFunc *funcInfos) map[int32][]int32 {
 	own := map[int32][]int32{}
-	for t, recs := range perFunc {
-		if recs == nil {
-			continue
-		}
-		f := ctx.Secs[t].InfoSym
+	perFunc.eachExterns(func(f int32, recs []infoRec) {
 		for _, r := range recs {
-			if r.externs != nil && f >= 0 {
-				own[f] = append(own[f], *r.externs...)
+			if r.isExterns() && f >= 0 {
+				own[f] = r.externIDs(own[f])
 			}
 		}
-	}
+	})
 	return own
 }
 
 // externRanks is where each function with a list of its own has its
 // .nv.info section in the output (order): the order its list is taken in.
-func externRanks(ctx *Context, own map[int32][]int32, order []int32) map[int32]int {
+func externRanks(ctx *Context, perFunc *funcInfos, own map[int32][]int32, order []int32) map[int32]int {
 	rank := make(map[int32]int, len(own))
 	for k, t := range order {
-		if f := ctx.Secs[t].InfoSym; f >= 0 && own[f] != nil {
+		if f, _ := perFunc.function(ctx, t); f >= 0 && own[f] != nil {
 			if _, ok := rank[f]; !ok {
 				rank[f] = k
 			}
@@ -117,23 +117,20 @@ type externClosure struct {
 
 // externsRec is a new EXTERNS record listing list.
 func externsRec(list []int32) infoRec {
-	return infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns}, externs: &list, sym: -1}
+	return infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrExterns, Payload: idPayload(list), sym: -1}
 }
 
-// closeFunction closes the EXTERNS records recs of code section t (in
-// place: their lists, dropped when empty) and returns the record to make
+// closeFunction closes the EXTERNS records recs of a code section, whose
+// function is f (-1: none; entry: it gathers, funcInfos.noteSections), in
+// place (their lists, dropped when empty), and returns the record to make
 // for it, if any: the root kernel's new list, or an entry's first.
-func (ec *externClosure) closeFunction(t int32, recs []infoRec) (infoRec, bool) {
+func (ec *externClosure) closeFunction(f int32, entry bool, recs []infoRec) (infoRec, bool) {
 	ctx := ec.ctx
-	f := ctx.Secs[t].InfoSym
-	// (Under --kernels-used, only the roots of dead code elimination: a
-	// kernel only --preserve-relocs keeps gathers nothing.)
-	entry := f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 && (ctx.dceRoot == nil || ctx.dceRoot[f])
 	if f >= 0 && f == ctx.rootKernel {
 		if all := ec.rootList(f); all != nil {
 			for k := range recs {
-				if recs[k].externs != nil {
-					recs[k].dropped = true
+				if recs[k].isExterns() {
+					recs[k].sym = symDropped
 				}
 			}
 			return externsRec(all), true
@@ -141,7 +138,7 @@ func (ec *externClosure) closeFunction(t int32, recs []infoRec) (infoRec, bool) 
 	}
 	had := false // an EXTERNS record keeps entries of its own
 	for k := range recs {
-		if recs[k].externs == nil {
+		if !recs[k].isExterns() {
 			continue
 		}
 		ec.gen++
@@ -159,9 +156,9 @@ func (ec *externClosure) closeFunction(t int32, recs []infoRec) (infoRec, bool) 
 			// Only entries gather their callees'.
 			list = append(list, ec.gather(f)...)
 		}
-		*recs[k].externs = list
+		recs[k].Payload = idPayload(list)
 		if len(list) == 0 {
-			recs[k].dropped = true
+			recs[k].sym = symDropped
 		}
 	}
 	if entry && !had {

@@ -1,5 +1,7 @@
 package merge
 
+import "github.com/warplink/warplink/elf"
+
 // lists are values grouped by key 0..n-1 in one array: key k's are
 // all[start[k]:start[k+1]], in the order they were put (call lists by
 // caller, the inputs' call edges by caller). One array and one of starts, where a slice per key would cost 24
@@ -9,10 +11,17 @@ package merge
 type lists[T any] struct {
 	start []int32 // n+1
 	all   []T
+	alloc elf.Alloc // where all comes from (nil: make)
 }
 
 // newLists returns empty lists for n keys, ready to count.
-func newLists[T any](n int) lists[T] { return lists[T]{start: make([]int32, n+1)} }
+func newLists[T any](n int) lists[T] { return newListsIn[T](n, nil) }
+
+// newListsIn is newLists with its memory from alloc (nil: make); T must
+// hold no pointers.
+func newListsIn[T any](n int, alloc elf.Alloc) lists[T] {
+	return lists[T]{start: elf.SliceOf[int32](n+1, alloc), alloc: alloc}
+}
 
 // count notes one more value for key k (first pass).
 func (l *lists[T]) count(k int32) { l.start[k+1]++ }
@@ -25,7 +34,7 @@ func (l *lists[T]) place() {
 	for i := 1; i < len(l.start); i++ {
 		l.start[i] += l.start[i-1]
 	}
-	l.all = make([]T, l.start[len(l.start)-1])
+	l.all = elf.SliceOf[T](int(l.start[len(l.start)-1]), l.alloc)
 }
 
 // put appends v to key k's list (second pass: each key's start moves to

@@ -45,13 +45,58 @@ func (ctx *Context) liveSym(o *Obj, idx uint32) int32 {
 	return m
 }
 
-// infoRec is one .nv.info record of the output; sym is the output symbol
-// ID that the payload's first word names (-1 when it names none).
+// infoRec is one .nv.info record of the output: an elf.Attr's fields,
+// and sym, the output symbol ID that the payload's first word names (-1
+// when it names none; symDropped: the record is removed from the
+// output, which only EXTERNS records are). An EIATTR_EXTERNS record
+// holds output symbol IDs in its payload, a little-endian word each
+// (externIDs), which outAttr makes symbol indices. (32 bytes, elf.Attr's
+// padding put to use: at 100,000 objects finalize makes a million, each
+// in fresh memory.)
 type infoRec struct {
-	a       elf.Attr
-	externs *[]int32 // EIATTR_EXTERNS: output symbol IDs (nil: another record; behind a pointer, as few records have one)
+	Format  uint8
+	Code    uint8
+	Value   uint16
 	sym     int32
-	dropped bool // removed from the output
+	Payload []byte
+}
+
+// symDropped is infoRec.sym of a record removed from the output.
+const symDropped = -2
+
+// recOf is record a naming output symbol sym (-1: none).
+func recOf(a elf.Attr, sym int32) infoRec {
+	return infoRec{Format: a.Format, Code: a.Code, Value: a.Value, Payload: a.Payload, sym: sym}
+}
+
+// attr is the record as elf encodes it (an EXTERNS payload still of IDs).
+func (r *infoRec) attr() elf.Attr {
+	return elf.Attr{Format: r.Format, Code: r.Code, Value: r.Value, Payload: r.Payload}
+}
+
+// U32 is elf.Attr.U32: the payload's little-endian word at off (0 if short).
+func (r *infoRec) U32(off int) uint32 { a := r.attr(); return a.U32(off) }
+
+// isExterns reports an EIATTR_EXTERNS record (its payload lists output
+// symbol IDs); isDropped a record removed from the output.
+func (r *infoRec) isExterns() bool { return r.Code == elf.EIAttrExterns }
+func (r *infoRec) isDropped() bool { return r.sym == symDropped }
+
+// externIDs appends the output symbol IDs an EXTERNS record lists to dst.
+func (r *infoRec) externIDs(dst []int32) []int32 {
+	for k := 0; k+4 <= len(r.Payload); k += 4 {
+		dst = append(dst, int32(binary.LittleEndian.Uint32(r.Payload[k:])))
+	}
+	return dst
+}
+
+// idPayload is the payload of an EXTERNS record listing output symbol IDs.
+func idPayload(ids []int32) []byte {
+	p := make([]byte, 0, 4*len(ids))
+	for _, m := range ids {
+		p = binary.LittleEndian.AppendUint32(p, uint32(m))
+	}
+	return p
 }
 
 // buildNvInfo builds .nv.info and the per-function .nv.info.<f> sections.
@@ -70,16 +115,8 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		global = append(global, per[i].global...) // (moves within the array, to the left)
 	}
 	texts := ctx.textSections()
-	perFunc := make([][]infoRec, len(ctx.Secs)) // by output text section; nil: none
-	for i := range per {
-		for _, f := range per[i].perFunc {
-			if l := perFunc[f.text]; l != nil {
-				perFunc[f.text] = append(l[:len(l):len(l)], f.recs...)
-			} else {
-				perFunc[f.text] = f.recs // usually the only contributor
-			}
-		}
-	}
+	perFunc := gatherFuncInfos(len(ctx.Secs), per, ctx.lateScratch)
+	perFunc.noteSections(ctx, ctx.lateScratch)
 	order := ctx.infoOrder
 	for _, t := range texts {
 		if !ctx.infoNoted(t) {
@@ -97,31 +134,29 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
 	propagateRegCount(ctx, global)
-	stacks, unknown := stackSizes(ctx, global, texts)
+	stacks, unknown := stackSizes(ctx, global, texts, perFunc)
 	slices.Reverse(global)
 	gs.info = append(global, stacks...)
 	gs.gen = &genSec{minStack: len(global)}
-	// Each function's section: its records prepared in parallel, the
-	// sections made in order.
+	// Each function's section: its records and its section record
+	// prepared in parallel (the first touch of the records' fresh memory
+	// too, which cost more than filling them), the sections added in
+	// order.
 	live := make([]int32, 0, len(order))
 	for _, t := range order {
-		if !ctx.Secs[t].Dead {
+		if perFunc.live(ctx, t) {
 			live = append(live, t)
 		}
 	}
-	type funcInfo struct {
-		name string
-		recs []infoRec
-	}
 	ctaidz := ctaidzEntries(ctx, perFunc, live)
 	mbarriers := mbarrierEntries(ctx, perFunc, live)
-	made := make([]funcInfo, len(live))
+	made := make([]OutSec, len(live))
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
 		t := live[k]
-		recs := perFunc[t]
+		recs := perFunc.of(t)
 		if !hasAttr(recs, elf.EIAttrCudaApiVersion) {
-			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
-				Payload: le32(ctx.Header.Version)}, sym: -1})
+			recs = append(recs, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
+				Payload: le32(ctx.Header.Version), sym: -1})
 		}
 		slices.Reverse(recs) // perFunc is not used after this loop
 		if unknown[ctx.Secs[t].InfoSym] {
@@ -129,18 +164,18 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 			// EIATTR_CRS_STACK_SIZE to -1, appending the record when the
 			// input had none.
 			if k := findAttr(recs, elf.EIAttrCrsStackSize); k >= 0 {
-				recs[k].a.Payload = le32(0xFFFFFFFF)
+				recs[k].Payload = le32(0xFFFFFFFF)
 			} else {
-				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
-					Payload: le32(0xFFFFFFFF)}, sym: -1})
+				recs = append(recs, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
+					Payload: le32(0xFFFFFFFF), sym: -1})
 			}
 		}
 		// (Before CTAIDZ_USED: crafted mbarrier-propagation.)
 		if n, ok := mbarriers[t]; ok {
 			if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
-				recs[k].a.Value = n
+				recs[k].Value = n
 			} else {
-				recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtHVal, Code: elf.EIAttrNumMbarriers, Value: n}, sym: -1})
+				recs = append(recs, infoRec{Format: elf.EIFmtHVal, Code: elf.EIAttrNumMbarriers, Value: n, sym: -1})
 			}
 		}
 		ext, extNew := newExterns[t]
@@ -149,19 +184,21 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 			extNew = false
 		}
 		if ctaidz[ctx.Secs[t].InfoSym] {
-			recs = append(recs, infoRec{a: elf.Attr{Format: elf.EIFmtNVal, Code: elf.EIAttrCtaidzUsed}, sym: -1})
+			recs = append(recs, infoRec{Format: elf.EIFmtNVal, Code: elf.EIAttrCtaidzUsed, sym: -1})
 		}
 		if extNew {
 			recs = append(recs, ext) // (after that one: testdata/crafted/externs-moved)
 		}
-		made[k] = funcInfo{".nv.info" + strings.TrimPrefix(ctx.Secs[t].Name, ".text"), recs}
-		return nil
-	})
-	for k, t := range live {
-		s := ctx.newSection(made[k].name, elf.SHTCudaInfo, 0, 4, 0)
+		s := &made[k]
+		*s = genSection(".nv.info"+strings.TrimPrefix(ctx.Secs[t].Name, ".text"), elf.SHTCudaInfo, 0, 4, 0)
 		s.LinkSymtab = true
 		s.InfoSec = t
-		s.info = made[k].recs
+		s.info = recs
+		return nil
+	})
+	ctx.Secs = slices.Grow(ctx.Secs, len(live)) // (grown once)
+	for k := range made {
+		ctx.addSection(&made[k])
 	}
 }
 
@@ -172,7 +209,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 // printf before h reading blockIdx.z: EXTERNS, then CTAIDZ_USED; crafted
 // externs-ctaidz-order). The root kernel gets CTAIDZ_USED first (crafted
 // ctaidz-propagation).
-func externsBeforeCtaidz(ctx *Context, t int32, order []int32, perFunc [][]infoRec) bool {
+func externsBeforeCtaidz(ctx *Context, t int32, order []int32, perFunc *funcInfos) bool {
 	if ctx.Secs[t].InfoSym == ctx.rootKernel {
 		return false
 	}
@@ -181,11 +218,11 @@ func externsBeforeCtaidz(ctx *Context, t int32, order []int32, perFunc [][]infoR
 		if c == t || !code[c] {
 			continue
 		}
-		if hasAttr(perFunc[c], elf.EIAttrCtaidzUsed) {
+		if hasAttr(perFunc.of(c), elf.EIAttrCtaidzUsed) {
 			return false
 		}
-		for _, r := range perFunc[c] {
-			if r.externs != nil && len(*r.externs) > 0 && !r.dropped {
+		for _, r := range perFunc.of(c) {
+			if r.isExterns() && len(r.Payload) > 0 && !r.isDropped() {
 				return true
 			}
 		}
@@ -198,7 +235,7 @@ func hasAttr(rs []infoRec, code uint8) bool { return findAttr(rs, code) >= 0 }
 // findAttr is the index of the first record with the code, or -1.
 func findAttr(rs []infoRec, code uint8) int {
 	for k, r := range rs {
-		if r.a.Code == code {
+		if r.Code == code {
 			return k
 		}
 	}
@@ -248,7 +285,7 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 	}
 	size := 0
 	for i := range s.info {
-		if r := &s.info[i]; !r.dropped {
+		if r := &s.info[i]; !r.isDropped() {
 			size += r.size()
 		}
 	}
@@ -256,7 +293,7 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 	out := ctx.lateAlloc(size)[:0]
 	for i := range s.info {
 		r := &s.info[i]
-		if r.dropped {
+		if r.isDropped() {
 			continue
 		}
 		var a elf.Attr
@@ -275,21 +312,17 @@ func encodeInfoSection(ctx *Context, s *OutSec) {
 }
 
 // size is the record's size as written (an EXTERNS list takes 4 bytes an
-// entry), without encoding it.
-func (r *infoRec) size() int {
-	if r.externs != nil && r.a.Format == elf.EIFmtSVal {
-		return 4 + 4*len(*r.externs)
-	}
-	return r.a.Size()
-}
+// entry, as its IDs do), without encoding it.
+func (r *infoRec) size() int { a := r.attr(); return a.Size() }
 
 // outAttr is the record as written: an EXTERNS list gets its payload of
 // final symbol indices, encoded into scratch (returned for reuse).
 func (r *infoRec) outAttr(ctx *Context, scratch []byte) (elf.Attr, []byte) {
-	a := r.a
-	if r.externs != nil {
+	a := r.attr()
+	if r.isExterns() {
 		scratch = scratch[:0]
-		for _, m := range *r.externs {
+		for k := 0; k+4 <= len(a.Payload); k += 4 {
+			m := binary.LittleEndian.Uint32(a.Payload[k:])
 			scratch = binary.LittleEndian.AppendUint32(scratch, uint32(ctx.Syms[m].Index))
 		}
 		a.Payload = scratch
@@ -302,16 +335,18 @@ const stoCudaEntry = 0x10
 
 // lostDefinition reports whether input symbol i of o is a definition that
 // lost resolution (a weak copy replaced by another file's).
+// (The resolution first: a symbol that won its own, as most do, needs
+// no read of its input record.)
 func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
 	if int(i) >= len(o.F.Symbols) {
 		return false
 	}
-	s := &o.F.Symbols[i]
-	if s.Bind() == elf.STBLocal || s.Shndx == elf.SHNUndef {
+	r := ctx.res(o, int(i))
+	if r == nil || r.File == int32(o.ID) && r.Index == int32(i) {
 		return false
 	}
-	r := ctx.res(o, int(i))
-	return r != nil && (r.File != int32(o.ID) || r.Index != int32(i))
+	s := &o.F.Symbols[i]
+	return s.Bind() != elf.STBLocal && s.Shndx != elf.SHNUndef
 }
 
 // objInfo is one object's .nv.info records, translated (objectInfo).
@@ -340,7 +375,7 @@ func startObjectInfo(ctx *Context) *infoJob {
 	j := &infoJob{per: make([]objInfo, len(ctx.Objs)), done: make(chan struct{})}
 	at := make([]int, len(ctx.Objs)+1)
 	for i, o := range ctx.Objs {
-		at[i+1] = at[i] + o.globalInfoCount()
+		at[i+1] = at[i] + int(o.globalInfos)
 	}
 	ntext := 0
 	for _, s := range ctx.Secs {
@@ -364,24 +399,147 @@ func startObjectInfo(ctx *Context) *infoJob {
 	return j
 }
 
-// globalInfoCount is how many records o's global .nv.info sections hold.
-func (o *Obj) globalInfoCount() int {
-	n := 0
-	o.eachInfoSection(func(_ int, s *elf.Section) {
-		if s.Name == ".nv.info" {
-			n += elf.NvInfoCount(s.Data)
-		}
-	})
-	return n
-}
-
 func (j *infoJob) wait() { <-j.done }
 
 // funcRecs are the records of one input .nv.info.<f> section, for output
 // code section text.
 type funcRecs struct {
-	text int32
-	recs []infoRec
+	text  int32
+	recs  []infoRec
+	kinds recKinds // which records of interest are among them
+}
+
+// recKinds marks the records of interest among a function's records.
+type recKinds uint8
+
+const (
+	kindExterns   recKinds = 1 << iota // EIATTR_EXTERNS
+	kindCtaidz                         // EIATTR_CTAIDZ_USED
+	kindMbarriers                      // EIATTR_NUM_MBARRIERS
+)
+
+// kindsOf is what recs hold of interest.
+func kindsOf(recs []infoRec) recKinds {
+	var k recKinds
+	for i := range recs {
+		switch r := &recs[i]; {
+		case r.isExterns():
+			k |= kindExterns
+		case r.Code == elf.EIAttrCtaidzUsed:
+			k |= kindCtaidz
+		case r.Code == elf.EIAttrNumMbarriers:
+			k |= kindMbarriers
+		}
+	}
+	return k
+}
+
+// funcInfos is the translated records of every code section that had an
+// input .nv.info.<f>, by output section ID (of). (An index of 4 bytes a
+// section and a slice a code section with records, rather than a slice
+// for every output section: at 100,000 objects 9.5 MB of fresh memory,
+// read over again by each step that looks for code sections' records.)
+type funcInfos struct {
+	at   []int32     // by output section ID: 1 + its index in recs (0: none)
+	recs [][]infoRec // the records, non-nil, in the order of their sections' first contribution
+	// externs marks (by index in recs) the records with an EXTERNS one:
+	// few functions have any, and the steps that look for them need not
+	// read the others' records.
+	externs []bool
+	any     recKinds // what any function's records hold
+	// By index in recs: the code section, its function symbol (InfoSym),
+	// whether it is live and whether it is an entry that gathers (see
+	// noteSections). The steps over the functions read these rather than
+	// each output section and symbol again (at 100,000 objects each such
+	// pass took some 10 ms, most of it cache misses).
+	sec, sym     []int32
+	alive, entry []bool
+}
+
+// gatherFuncInfos collects the objects' per-function records (nsecs: the
+// output section count): a section's contributions are joined in file
+// order; the index's memory comes from alloc (nil: make).
+func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
+	n := 0
+	for i := range per {
+		n += len(per[i].perFunc)
+	}
+	p := &funcInfos{at: elf.SliceOf[int32](nsecs, alloc), recs: make([][]infoRec, 0, n), externs: elf.SliceOf[bool](n, alloc),
+		sec: elf.SliceOf[int32](n, alloc)[:0]}
+	for i := range per {
+		for _, f := range per[i].perFunc {
+			k := p.at[f.text]
+			if k > 0 {
+				l := p.recs[k-1]
+				p.recs[k-1] = append(l[:len(l):len(l)], f.recs...)
+			} else {
+				p.recs = append(p.recs, f.recs) // usually the only contributor
+				p.sec = append(p.sec, f.text)
+				k = int32(len(p.recs))
+				p.at[f.text] = k
+			}
+			p.externs[k-1] = p.externs[k-1] || f.kinds&kindExterns != 0
+			p.any |= f.kinds
+		}
+	}
+	return p
+}
+
+// noteSections fills in what the steps over the functions read of their
+// sections and symbols (alloc: as gatherFuncInfos'). An entry gathers
+// its callees' EXTERNS and gets a MIN_STACK_SIZE: under --kernels-used
+// only the roots of dead code elimination (a kernel only
+// --preserve-relocs keeps does not).
+func (p *funcInfos) noteSections(ctx *Context, alloc elf.Alloc) {
+	n := len(p.sec)
+	p.sym, p.alive, p.entry = elf.SliceOf[int32](n, alloc), elf.SliceOf[bool](n, alloc), elf.SliceOf[bool](n, alloc)
+	for k, t := range p.sec {
+		s := ctx.Secs[t]
+		p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
+		p.entry[k] = ctx.gathers(s.InfoSym)
+	}
+}
+
+// live reports whether code section t is live (noteSections).
+func (p *funcInfos) live(ctx *Context, t int32) bool {
+	if k := p.at[t]; k > 0 {
+		return p.alive[k-1]
+	}
+	return !ctx.Secs[t].Dead
+}
+
+// gathers reports whether function symbol f (-1: none) is an entry that
+// gathers (noteSections).
+func (ctx *Context) gathers(f int32) bool {
+	return f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 && (ctx.dceRoot == nil || ctx.dceRoot[f])
+}
+
+// function is code section t's function symbol and whether it is an
+// entry that gathers (noteSections).
+func (p *funcInfos) function(ctx *Context, t int32) (f int32, entry bool) {
+	if k := p.at[t]; k > 0 {
+		return p.sym[k-1], p.entry[k-1]
+	}
+	f = ctx.Secs[t].InfoSym // (a code section without .nv.info.<f>)
+	return f, ctx.gathers(f)
+}
+
+// of is the records of code section t (nil: it had no .nv.info.<f>).
+func (p *funcInfos) of(t int32) []infoRec {
+	if k := p.at[t]; k > 0 {
+		return p.recs[k-1]
+	}
+	return nil
+}
+
+// eachExterns calls fn for every section whose records hold an EXTERNS
+// one, in section ID order, with its function symbol.
+func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
+	for _, k := range p.at {
+		if k > 0 && p.externs[k-1] {
+			fn(p.sym[k-1], p.recs[k-1])
+		}
+	}
 }
 
 // objectInfo translates the .nv.info records of one object to the output:
@@ -410,16 +568,16 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 			if a.Code == elf.EIAttrMaxStackSize {
 				continue
 			}
-			r := infoRec{a: a, sym: -1}
+			r := recOf(a, -1)
 			if a.Code == elf.EIAttrExterns {
 				// What stays is decided later, over the call graph.
-				list := []int32{}
+				ids := make([]byte, 0, len(a.Payload))
 				for k := 0; k+4 <= len(a.Payload); k += 4 {
 					if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
-						list = append(list, m)
+						ids = binary.LittleEndian.AppendUint32(ids, uint32(m))
 					}
 				}
-				r.externs = &list
+				r.Payload = ids
 			}
 			if p, ok := o.placeholderSym(); ok && a.Code == elf.EIAttrKparamInfo && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
 				r.sym = p // see mergeGlobal
@@ -435,7 +593,7 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 		if textSec < 0 {
 			global = recs
 		} else {
-			perFunc = append(perFunc, funcRecs{textSec, recs})
+			perFunc = append(perFunc, funcRecs{textSec, recs, kindsOf(recs)})
 		}
 	})
 	return global, perFunc

@@ -28,6 +28,13 @@ var placedTypes = []struct {
 	// []byte: no pointers at all).
 	{reflect.TypeFor[strSlot](), nil},
 	{reflect.TypeFor[uint32](), nil},
+	// finalize's tables past releaseTables (Context.lateScratch).
+	{reflect.TypeFor[int32](), nil},
+	{reflect.TypeFor[uint64](), nil},
+	{reflect.TypeFor[uint8](), nil},
+	{reflect.TypeFor[bool](), nil},
+	{reflect.TypeFor[regBest](), nil},
+	{reflect.TypeFor[cgEdge](), nil},
 }
 
 // TestPlacedTypesHoldNoNewPointers fails when a field that holds a pointer

@@ -21,33 +21,29 @@ import (
 func propagateRegCount(ctx *Context, global []infoRec) {
 	// By output symbol ID: the function's own REGCOUNT record (+1; 0:
 	// none), its callers (in call edge order), its best count so far.
-	own := make([]int32, len(ctx.Syms))
+	own := elf.SliceOf[int32](len(ctx.Syms), ctx.lateScratch)
 	for i, r := range global {
-		if r.a.Code == elf.EIAttrRegcount && r.sym >= 0 && int(r.sym) < len(own) {
+		if r.Code == elf.EIAttrRegcount && r.sym >= 0 && int(r.sym) < len(own) {
 			own[r.sym] = int32(i) + 1
 		}
 	}
 	// Each function's count becomes the largest over what it can reach
 	// (raiseCallers: the source named in --dump-callgraph's report is
 	// independent of scheduling too).
-	type best struct {
-		v   uint32
-		src int32 // the function whose own count v is
-	}
-	val := make([]best, len(ctx.Syms))
+	val := elf.SliceOf[regBest](len(ctx.Syms), ctx.lateScratch)
 	var queue []int32
 	for f := range own {
 		if own[f] == 0 {
 			continue
 		}
-		n := global[own[f]-1].a.U32(4)
+		n := global[own[f]-1].U32(4)
 		if ctx.Opts.DumpCallgraph {
 			if ctx.cg.ownRegs == nil {
 				ctx.cg.ownRegs = map[int32]uint32{}
 			}
 			ctx.cg.ownRegs[int32(f)] = n // the report shows the counts before propagation
 		}
-		val[f] = best{n, int32(f)}
+		val[f] = regBest{n, int32(f)}
 		queue = append(queue, int32(f))
 	}
 	raiseCallers(ctx, queue, func(f, c int32) bool {
@@ -66,10 +62,10 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			continue
 		}
 		i, b := own[f]-1, val[f]
-		if b.v > global[i].a.U32(4) {
-			p := append([]byte(nil), global[i].a.Payload...)
+		if b.v > global[i].U32(4) {
+			p := append([]byte(nil), global[i].Payload...)
 			binary.LittleEndian.PutUint32(p[4:], b.v)
-			global[i].a.Payload = p
+			global[i].Payload = p
 			if sec := ctx.Syms[f].Sec; sec >= 0 && ctx.Rel.TextRegcount {
 				ctx.Secs[sec].InfoExtra = b.v << 24
 			}
@@ -78,6 +74,12 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 			}
 		}
 	}
+}
+
+// regBest is the largest register count a function reaches so far.
+type regBest struct {
+	v   uint32
+	src int32 // the function whose own count v is
 }
 
 // raiseCallers makes values flow from callees to callers over the call
@@ -89,11 +91,11 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 // callers of each function are grouped once per link (ctx.callersOf).
 func raiseCallers(ctx *Context, queue []int32, raise func(f, c int32) bool) {
 	if ctx.callersOf.start == nil {
-		reversed := make([]cgEdge, len(ctx.cgEdges))
+		reversed := elf.SliceOf[cgEdge](len(ctx.cgEdges), ctx.lateScratch)
 		for i, e := range ctx.cgEdges {
 			reversed[i] = cgEdge{caller: e.callee, callee: e.caller}
 		}
-		ctx.callersOf, _ = calleesByCaller(reversed, len(ctx.Syms))
+		ctx.callersOf, _ = calleesByCaller(reversed, len(ctx.Syms), ctx.lateScratch)
 	}
 	for len(queue) > 0 {
 		f := queue[0]
@@ -158,14 +160,14 @@ func propagateBarriers(ctx *Context) {
 // stackSizes computes EIATTR_MIN_STACK_SIZE for every entry function: the
 // deepest sum of frame sizes along the call graph from the entry, or
 // 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
-func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[int32]bool) {
+func stackSizes(ctx *Context, global []infoRec, texts []int32, perFunc *funcInfos) ([]infoRec, map[int32]bool) {
 	calls := ctx.calls
 	unknownAt := map[int32]bool{}
 	// By output symbol ID.
-	frame := make([]uint32, len(ctx.Syms))
+	frame := elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch)
 	for _, r := range global {
-		if r.a.Code == elf.EIAttrFrameSize && r.sym >= 0 {
-			frame[r.sym] = r.a.U32(4)
+		if r.Code == elf.EIAttrFrameSize && r.sym >= 0 {
+			frame[r.sym] = r.U32(4)
 		}
 	}
 	const unknown = ^uint64(0)
@@ -175,8 +177,8 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 		walking = 1 + iota
 		done
 	)
-	memo := make([]uint64, len(ctx.Syms))
-	state := make([]uint8, len(ctx.Syms))
+	memo := elf.SliceOf[uint64](len(ctx.Syms), ctx.lateScratch)
+	state := elf.SliceOf[uint8](len(ctx.Syms), ctx.lateScratch)
 	var depth func(f int32) uint64
 	depth = func(f int32) uint64 {
 		if f < 0 || int(f) >= len(state) {
@@ -207,10 +209,10 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 		return best
 	}
 	out := make([]infoRec, 0, len(texts))
-	payloads := make([]byte, 8*len(texts))
+	payloads := elf.SliceOf[byte](8*len(texts), ctx.lateScratch)
 	for _, t := range texts {
-		f := ctx.Secs[t].InfoSym
-		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 || ctx.dceRoot != nil && !ctx.dceRoot[f] {
+		f, entry := perFunc.function(ctx, t)
+		if !entry {
 			continue
 		}
 		d := depth(f)
@@ -224,7 +226,7 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 		}
 		p := payloads[8*len(out) : 8*len(out)+8 : 8*len(out)+8]
 		binary.LittleEndian.PutUint32(p[4:], v)
-		out = append(out, infoRec{a: elf.Attr{Format: elf.EIFmtSVal, Code: elf.EIAttrMinStackSize, Payload: p}, sym: f})
+		out = append(out, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrMinStackSize, Payload: p, sym: f})
 	}
 	return out, unknownAt
 }
@@ -236,10 +238,13 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32) ([]infoRec, map[i
 // crafted ctaidz-propagation). The root kernel gets it when any live
 // function has it, reached or not (as its EXTERNS: sweep launch-other-tu
 // with --kernels-used, libcudadevrt's 3D kernels).
-func ctaidzEntries(ctx *Context, perFunc [][]infoRec, live []int32) map[int32]bool {
+func ctaidzEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]bool {
+	if perFunc.any&kindCtaidz == 0 {
+		return nil // (the usual link: sm_90 code has none; no record is read)
+	}
 	has := map[int32]bool{}
 	for _, t := range live {
-		if f := ctx.Secs[t].InfoSym; f >= 0 && hasAttr(perFunc[t], elf.EIAttrCtaidzUsed) {
+		if f := ctx.Secs[t].InfoSym; f >= 0 && hasAttr(perFunc.of(t), elf.EIAttrCtaidzUsed) {
 			has[f] = true
 		}
 	}
@@ -279,10 +284,14 @@ func ctaidzEntries(ctx *Context, perFunc [][]infoRec, live []int32) map[int32]bo
 // calling one twice 1, reaching only records of 0 gets 0; -G code,
 // whose barrier functions are not inlined, gets the record only so;
 // crafted mbarrier-propagation). Other functions keep theirs.
-func mbarrierEntries(ctx *Context, perFunc [][]infoRec, live []int32) map[int32]uint16 {
+func mbarrierEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]uint16 {
+	if perFunc.any&kindMbarriers == 0 {
+		return nil // (the usual link; no record is read)
+	}
 	count := func(t int32) (uint16, bool) {
-		if k := findAttr(perFunc[t], elf.EIAttrNumMbarriers); k >= 0 {
-			return perFunc[t][k].a.Value, true
+		recs := perFunc.of(t)
+		if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
+			return recs[k].Value, true
 		}
 		return 0, false
 	}

@@ -396,14 +396,17 @@ func defaultHeader(sm int) elf.Header {
 func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	nrel := 0
 	o.cg, o.proto, o.infos = 0, 0, 0
+	o.infoLast, o.globalInfos, o.cgRecords = 0, 0, 0
 	for si := range o.F.Sections {
 		switch o.F.Sections[si].Type {
 		case elf.SHTRela, elf.SHTRel:
 			nrel++
 		case elf.SHTCudaInfo:
 			o.infos.note(si)
+			o.infoLast = int32(si)
 		case elf.SHTCudaCallgraph:
 			o.cg.note(si)
+			o.cgRecords += int32(len(o.F.Sections[si].Data) / 8)
 		case elf.SHTCudaPrototype:
 			o.proto.note(si)
 		}
@@ -429,6 +432,9 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		}
 		if err := checkRegcounts(attrs); err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
+		}
+		if s.Name == ".nv.info" {
+			o.globalInfos += int32(len(attrs))
 		}
 	}
 	return nil
@@ -528,12 +534,10 @@ func (o *Obj) eachInfoSection(fn func(si int, s *elf.Section)) {
 	if o.infos == 0 {
 		return
 	}
-	for si := o.infos.first(); si < len(o.F.Sections); si++ {
+	last := min(int(o.infoLast), len(o.F.Sections)-1)
+	for si := o.infos.first(); si <= last; si++ {
 		if s := &o.F.Sections[si]; s.Type == elf.SHTCudaInfo {
 			fn(si, s)
-			if !o.infos.more() {
-				return
-			}
 		}
 	}
 }

@@ -7,7 +7,7 @@ package merge
 // (function addresses, global memory) are kept in .rela<target> for the
 // driver, with output symbol indices.
 //
-// Inputs: merge results (SymMap, SecMap, SecOff). Outputs: OutSec.Relocs
+// Inputs: merge results (SymMap, SecMap, SecOff). Outputs: the relocs of OutSec.gen
 // for kept relocations, patched input section bytes.
 // Invariants: nvlink builds each output relocation list by prepending, so a
 // list is the reverse of the inputs' relocations concatenated in file order.
@@ -154,7 +154,7 @@ func relocate(ctx *Context) error {
 		sec := ctx.newSection(kind.prefix+ctx.Secs[k.tgt].Name, kind.typ, 0, 8, kind.ent)
 		sec.LinkSymtab = true
 		sec.InfoSec = k.tgt
-		sec.Relocs = l
+		sec.gen = &genSec{relocs: l}
 		sec.Size = uint64(len(l)) * kind.ent
 	}
 	return nil

@@ -39,17 +39,17 @@ func reportProperties(ctx *Context) {
 			continue
 		}
 		for _, r := range id.info {
-			switch r.a.Code {
+			switch r.Code {
 			case elf.EIAttrRegcount:
-				regs[r.sym] = r.a.U32(4)
+				regs[r.sym] = r.U32(4)
 			case elf.EIAttrFrameSize:
 				if _, ok := frame[r.sym]; !ok {
-					frame[r.sym] = r.a.U32(4)
+					frame[r.sym] = r.U32(4)
 				}
 			case elf.EIAttrMinStackSize:
 				// The whole stack an entry needs; its own frame when
 				// recursion leaves that unknown.
-				if v := r.a.U32(4); v != 0xFFFFFFFF {
+				if v := r.U32(4); v != 0xFFFFFFFF {
 					frame[r.sym] = v
 				}
 			}

@@ -1,8 +1,8 @@
 package merge
 
 // Generated output sections: storage for them (allocSec, from a slab)
-// and their creation (newSection), shared by merge, layout, relocate and
-// finalize.
+// and their creation (newSection, or genSection then addSection), shared
+// by merge, layout, relocate and finalize.
 // Invariant: a section's creation order is its order inside its bucket
 // (orderSections sorts stably), so callers create sections in nvlink's
 // order.
@@ -27,13 +27,27 @@ func slabCap(last, most int) int { return min(max(2*last, 16), most) }
 // newSection creates a generated output section.
 func (ctx *Context) newSection(name string, typ uint32, flags, align, entsize uint64) *OutSec {
 	s := ctx.allocSec()
-	*s = OutSec{ID: int32(len(ctx.Secs)), Name: name, Type: typ, Flags: flags, Align: align, Entsize: entsize,
+	*s = genSection(name, typ, flags, align, entsize)
+	ctx.addSection(s)
+	return s
+}
+
+// genSection is a generated output section's record before addSection
+// makes it a section of the output (newSection does both; buildNvInfo
+// prepares its many records in parallel, then adds them in order).
+func genSection(name string, typ uint32, flags, align, entsize uint64) OutSec {
+	return OutSec{Name: name, Type: typ, Flags: flags, Align: align, Entsize: entsize,
 		InfoSym: -1, InfoSec: -1, SymID: -1}
+}
+
+// addSection makes s (from genSection) the next output section: its ID,
+// and its name entered in the section name tables.
+func (ctx *Context) addSection(s *OutSec) {
+	s.ID = int32(len(ctx.Secs))
 	ctx.Secs = append(ctx.Secs, s)
 	if !ctx.secNamesDone {
 		ctx.setSecName(s.ID)
-		ctx.noteSecName(s.ID, name)
+		ctx.noteSecName(s.ID, s.Name)
 	}
-	ctx.addStr(ctx.ShStr, name, &s.nameOff)
-	return s
+	ctx.addStr(ctx.ShStr, s.Name, &s.nameOff)
 }

@@ -240,12 +240,13 @@ func (h *shdr) filled() bool { return !h.sec.Nobits && h.size > 0 }
 // len(b) are whole entries (entrySize).
 func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 	switch s := h.sec; {
-	case s.Relocs != nil:
+	case s.relocs() != nil:
+		rels := s.relocs()
 		isRel := s.Type == elf.SHTRel
 		es := h.entrySize()
-		first := min(int(lo/es), len(s.Relocs))
-		n := min(len(b)/int(es), len(s.Relocs)-first)
-		for k, r := range s.Relocs[first : first+n] {
+		first := min(int(lo/es), len(rels))
+		n := min(len(b)/int(es), len(rels)-first)
+		for k, r := range rels[first : first+n] {
 			e := elf.Rela{Offset: r.Offset, Type: r.Type, Addend: r.Addend}
 			if r.Sym != symNull {
 				e.Sym = uint32(ctx.Syms[r.Sym].Index)
@@ -266,7 +267,7 @@ func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 // entry for relocation sections, else a byte.
 func (h *shdr) entrySize() uint64 {
 	switch s := h.sec; {
-	case s.Relocs == nil:
+	case s.relocs() == nil:
 		return 1
 	case s.Type == elf.SHTRel:
 		return elf.RelSize
