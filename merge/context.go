@@ -178,7 +178,7 @@ type Obj struct {
 
 	SymMap  []int32    // input symbol index -> output symbol ID, none or local data (symmap.go)
 	SecMap  []int32    // input section index -> output section ID (-1: none)
-	SecOff  []uint64   // input section index -> offset of its contribution in the output section
+	SecOff  []uint64   // input section index -> offset of its contribution in the output section (until relocate)
 	Drop    []bool     // input section dropped (weak loser, regenerated section)
 	relSecs []relocSec // decoded relocation sections, in input section order
 	resID   []int32    // input symbol index -> Context.Res index (-1: local)

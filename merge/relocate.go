@@ -140,6 +140,13 @@ func relocate(ctx *Context) error {
 			return done[i].err
 		}
 	}
+	// Nothing reads where the inputs' sections lie in their output
+	// sections past this point: the offsets (merge's one array, 8 bytes an
+	// input section: 11 MB at 100,000 objects) go with the collection
+	// that follows relocate, before finalize allocates.
+	for _, o := range ctx.Objs {
+		o.SecOff = nil
+	}
 	for _, k := range relSecOrder {
 		var l []OutRel
 		var kind relKind
