@@ -69,6 +69,10 @@ type Context struct {
 	Order  []int32 // output section IDs in final index order (index 0 = null is implicit)
 	Header elf.Header
 	Out    []byte
+	// secIndex: by output section ID, its final index in the section
+	// header table (0: not written); set by order (orderSections), kept
+	// apart from OutSec, as nothing before order reads it.
+	secIndex []int32
 
 	Timer *Timer
 
@@ -337,7 +341,6 @@ type OutSec struct {
 	Align   uint64
 	Entsize uint64
 	Size    uint64
-	Index   int      // final section index
 	Pieces  []Piece  // (a single piece in one: no allocation of its own)
 	Data    []byte   // generated contents (nv.info, callgraph, rela, ...)
 	Relocs  []OutRel // for .rela sections: entries in output order
