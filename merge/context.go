@@ -217,9 +217,11 @@ type objRare struct {
 	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
 }
 
-// more is o's objRare, made on first use. (Not concurrently for one
-// object: each pass that sets a field of it works on an object from one
-// goroutine.)
+// more is o's objRare, made on first use: only where no other goroutine
+// may read it (read, for the object it makes; merge; dce's end; the
+// order of finalize's keys). relocate, which works on objects in
+// parallel and reads others' objRare, finds one made when read for what
+// it adds (relocTargetData).
 func (o *Obj) more() *objRare {
 	if o.rare == nil {
 		o.rare = &objRare{}

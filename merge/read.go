@@ -189,6 +189,9 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 		o := &Obj{Name: u.Name, F: f, System: u.System,
 			overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
 		o.setHost(u.ModuleID, u.HostKernels)
+		if o.overlaps {
+			o.more() // (relocate adds private copies to it: relocTargetData)
+		}
 		if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(ctx.tables.AllocMapped) }); err != nil {
 			return badUnit{k, err}
 		}

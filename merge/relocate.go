@@ -404,10 +404,11 @@ func relocTargetData(ctx *Context, o *Obj, tgt int, privatized *map[int]bool) []
 	}
 	(*privatized)[tgt] = true
 	// (Kept in objRare.private too: the section table holding the slice
-	// may live where the collector does not look; see elf.ParseInto.)
+	// may live where the collector does not look; see elf.ParseInto. An
+	// object with overlaps got its objRare when read: here objects are
+	// relocated in parallel, and read other objects' objRare.)
 	data = append(ctx.mem.Alloc(len(data))[:0], data...)
-	r := o.more()
-	r.private = append(r.private, data)
+	o.rare.private = append(o.rare.private, data)
 	o.F.Sections[tgt].Data = data
 	return data
 }
