@@ -221,13 +221,16 @@ type Prog struct {
 
 // File is a decoded ELF64 file. Section data and names alias the input.
 type File struct {
-	Raw         []byte
-	Header      Header
-	Sections    []Section
-	Progs       []Prog
-	Symbols     []Symbol // index 0 is the null symbol; empty when there is no .symtab
-	SymtabIndex int      // section index of .symtab, 0 if none
-	StrtabIndex int
+	Raw      []byte
+	Header   Header
+	Sections []Section
+	Progs    []Prog
+	Symbols  []Symbol // index 0 is the null symbol; empty when there is no .symtab
+	// SymtabIndex is the section index of .symtab, 0 if none;
+	// StrtabIndex, of the string table it links. (32 bits: a link holds a
+	// File per input, and int32 indices spare it a size class.)
+	SymtabIndex int32
+	StrtabIndex int32
 	// compact: Raw holds only the kept sections' contents (ParseCompact),
 	// not the section header table Shdr reads.
 	compact bool
@@ -589,7 +592,7 @@ func (f *File) parseSymbols(alloc Alloc) error {
 	for i := range f.Sections {
 		if f.Sections[i].Type == SHTSymtab {
 			symtab = &f.Sections[i]
-			f.SymtabIndex = i
+			f.SymtabIndex = int32(i)
 			break
 		}
 	}
@@ -602,11 +605,11 @@ func (f *File) parseSymbols(alloc Alloc) error {
 	if int(symtab.Link) >= len(f.Sections) || f.Sections[symtab.Link].Type != SHTStrtab {
 		return errorf("symbol table links to section %d, which is not a string table", symtab.Link)
 	}
-	f.StrtabIndex = int(symtab.Link)
+	f.StrtabIndex = int32(symtab.Link)
 	strs := f.Sections[symtab.Link].Data
 	var xindex []byte
 	for i := range f.Sections {
-		if f.Sections[i].Type == SHTSymtabShndx && int(f.Sections[i].Link) == f.SymtabIndex {
+		if f.Sections[i].Type == SHTSymtabShndx && int(f.Sections[i].Link) == int(f.SymtabIndex) {
 			xindex = f.Sections[i].Data
 		}
 	}

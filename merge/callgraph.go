@@ -168,9 +168,9 @@ func calleesByCaller(edges []cgEdge, nsyms int, alloc elf.Alloc) (lists[int32], 
 // addLaunchedKernels lists in the address-taken block (-2, with no
 // prototype) every entry whose address another function's code takes: a
 // kernel launched from the device (corpus program cdp). dce found them
-// (Obj.launched), in the order of o's relocations.
+// (objRare.launched), in the order of o's relocations.
 func addLaunchedKernels(ctx *Context, o *Obj, cg *callgraph, taken []bool) {
-	for _, m := range o.launched {
+	for _, m := range o.launchedKernels() {
 		if !taken[m] && !ctx.Syms[m].dead {
 			taken[m] = true
 			cg.lists[-2] = append(cg.lists[-2], cgEdge{m, 0})

@@ -69,6 +69,10 @@ type Context struct {
 	Order  []int32 // output section IDs in final index order (index 0 = null is implicit)
 	Header elf.Header
 	Out    []byte
+	// secIndex: by output section ID, its final index in the section
+	// header table (0: not written); set by order (orderSections), kept
+	// apart from OutSec, as nothing before order reads it.
+	secIndex []int32
 
 	Timer *Timer
 
@@ -154,8 +158,8 @@ type Context struct {
 }
 
 // Obj is one relocatable cubin taking part in the link. (A link holds one
-// per object: its small fields share words, and what only host objects
-// have is behind a pointer: 320 bytes in all.)
+// per object: its small fields share words, and what few objects have is
+// behind a pointer, rare: 208 bytes in all.)
 type Obj struct {
 	ID     int
 	Name   string    // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")
@@ -183,18 +187,30 @@ type Obj struct {
 	// cgRecords is the number of records its .nv.callgraph sections hold
 	// (decodeInfo; buildCallgraph sizes its edge list by them).
 	cgRecords int32
-	// host is what the host object it came from says of it (nil for
-	// plain cubins, most objects of a large link).
-	host *objHost
+
+	SymMap  []int32    // input symbol index -> output symbol ID, none or local data (symmap.go)
+	SecMap  []int32    // input section index -> output section ID (-1: none)
+	SecOff  []uint64   // input section index -> offset of its contribution in the output section (until relocate)
+	Drop    []bool     // input section dropped (weak loser, regenerated section)
+	relSecs []relocSec // decoded relocation sections, in input section order
+	resID   []int32    // input symbol index -> Context.Res index (-1: local)
+
+	// rare is what few objects have (nil for most objects of a large link;
+	// more makes it).
+	rare *objRare
+}
+
+// objRare is what few objects have, apart from Obj to keep every object
+// smaller (a link holds one Obj per input; in the generated links of
+// 100,000 objects none has any of these).
+type objRare struct {
+	// host is what the host object it came from says of it (empty for
+	// plain cubins).
+	host objHost
 	// launched: the kernels this object's code names by a relocation
 	// (device-side launches, a kernel's of itself too), in relocation order
 	// (dce's findCalls; finalize lists them as address-taken).
 	launched []int32
-
-	SymMap []int32  // input symbol index -> output symbol ID, none or local data (symmap.go)
-	SecMap []int32  // input section index -> output section ID (-1: none)
-	SecOff []uint64 // input section index -> offset of its contribution in the output section
-	Drop   []bool   // input section dropped (weak loser, regenerated section)
 	// sharedSyms are the symbols --preserve-relocs keeps for shared data,
 	// by input symbol index (their values are set after layout).
 	sharedSyms map[int32]int32
@@ -202,14 +218,23 @@ type Obj struct {
 	// replaces (nil when none; see standIn).
 	laterWinner []bool
 	lostData    []lostRange // replaced copies of weak data (markWeakLosers)
-	relSecs     []relocSec  // decoded relocation sections, in input section order
-	resID       []int32     // input symbol index -> Context.Res index (-1: local)
-
 	// private holds the copies relocate patches instead of shared bytes
 	// (see relocateObject): the section table naming them may live where
 	// the collector does not look.
 	private   [][]byte
 	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
+}
+
+// more is o's objRare, made on first use: only where no other goroutine
+// may read it (read, for the object it makes; merge; dce's end; the
+// order of finalize's keys). relocate, which works on objects in
+// parallel and reads others' objRare, finds one made when read for what
+// it adds (relocTargetData).
+func (o *Obj) more() *objRare {
+	if o.rare == nil {
+		o.rare = &objRare{}
+	}
+	return o.rare
 }
 
 // objHost is what an object's host object says of it.
@@ -221,31 +246,56 @@ type objHost struct {
 	kernels []string
 }
 
-// newObjHost is the objHost of an object with this module ID and these
-// host kernels (nil when it has neither).
-func newObjHost(moduleID string, kernels []string) *objHost {
-	if moduleID == "" && kernels == nil {
-		return nil
+// setHost records what the host object o came from says of it (nothing
+// when it has neither a module ID nor host kernels).
+func (o *Obj) setHost(moduleID string, kernels []string) {
+	if moduleID != "" || kernels != nil {
+		o.more().host = objHost{moduleID, kernels}
 	}
-	return &objHost{moduleID, kernels}
 }
 
 // ModuleID is the __nv_module_id of the host object o came from ("" for
 // plain cubins).
 func (o *Obj) ModuleID() string {
-	if o.host == nil {
+	if o.rare == nil {
 		return ""
 	}
-	return o.host.moduleID
+	return o.rare.host.moduleID
 }
 
 // hostKernels are the kernels the host code of the host object o came
 // from references (name patterns; see hostKernelSet).
 func (o *Obj) hostKernels() []string {
-	if o.host == nil {
+	if o.rare == nil {
 		return nil
 	}
-	return o.host.kernels
+	return o.rare.host.kernels
+}
+
+// launchedKernels is objRare.launched: the kernels o's code launches.
+func (o *Obj) launchedKernels() []int32 {
+	if o.rare == nil {
+		return nil
+	}
+	return o.rare.launched
+}
+
+// lostRanges is objRare.lostData: the replaced copies of weak data in o.
+func (o *Obj) lostRanges() []lostRange {
+	if o.rare == nil {
+		return nil
+	}
+	return o.rare.lostData
+}
+
+// sharedSym is the symbol --preserve-relocs or -g keeps for shared data
+// i of o (objRare.sharedSyms), if any.
+func (o *Obj) sharedSym(i int32) (int32, bool) {
+	if o.rare == nil {
+		return 0, false
+	}
+	id, ok := o.rare.sharedSyms[i]
+	return id, ok
 }
 
 // OutSym is an output symbol. (Fields are ordered by size, to leave no
@@ -301,7 +351,6 @@ type OutSec struct {
 	Align   uint64
 	Entsize uint64
 	Size    uint64
-	Index   int     // final section index
 	Pieces  []Piece // (a single piece in one: no allocation of its own)
 	Data    []byte  // generated contents (nv.info, callgraph, rela, ...)
 

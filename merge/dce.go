@@ -44,14 +44,16 @@ func dce(ctx *Context) error {
 	r := eliminateDeadCode(ctx)
 	// What later passes read of it (Context.callees for layout and
 	// bound references, rootKernel and dceRoot for EXTERNS and .nv.info,
-	// liveRefs for reportUndefined, Obj.launched for finalize's
+	// liveRefs for reportUndefined, objRare.launched for finalize's
 	// addLaunchedKernels): set here, in one place.
 	ctx.callees = r.callees
 	ctx.rootKernel = r.rootKernel
 	ctx.dceRoot = r.dceRoot
 	ctx.liveRefs = r.liveRefs
 	for i, o := range ctx.Objs {
-		o.launched = r.launched[i]
+		if l := r.launched[i]; l != nil || o.rare != nil {
+			o.more().launched = l
+		}
 	}
 	return nil
 }

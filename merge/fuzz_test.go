@@ -65,7 +65,7 @@ func FuzzHostKernelMatch(f *testing.F) {
 		if len(patterns) == 0 {
 			return
 		}
-		ctx := &Context{Opts: &Options{}, Objs: []*Obj{{host: newObjHost("", patterns[:len(patterns)/2])}, {host: newObjHost("", patterns[len(patterns)/2:])}}}
+		ctx := &Context{Opts: &Options{}, Objs: []*Obj{{rare: &objRare{host: objHost{kernels: patterns[:len(patterns)/2]}}}, {rare: &objRare{host: objHost{kernels: patterns[len(patterns)/2:]}}}}}
 		set := hostKernels(ctx)
 		if set == nil {
 			t.Fatal("no host kernel set for objects naming kernels")

@@ -34,9 +34,9 @@ func TestGlobMatch(t *testing.T) {
 
 func TestHostKernelSet(t *testing.T) {
 	objs := []*Obj{
-		{host: newObjHost("", []string{"_Z2tk*", "_Z7via_api*"})},
+		{rare: &objRare{host: objHost{kernels: []string{"_Z2tk*", "_Z7via_api*"}}}},
 		{},
-		{System: true, host: newObjHost("", []string{"__nv_static_44__x_*16memcpy_3d_device*"})},
+		{System: true, rare: &objRare{host: objHost{kernels: []string{"__nv_static_44__x_*16memcpy_3d_device*"}}}},
 	}
 	ctx := &Context{Opts: &Options{}, Objs: objs}
 	set := hostKernels(ctx)

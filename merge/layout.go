@@ -43,7 +43,10 @@ func layout(ctx *Context) error {
 	// the window the driver reserves (as nvlink writes them; the code's
 	// own offsets do not include it).
 	for _, o := range ctx.Objs {
-		for in, id := range o.sharedSyms {
+		if o.rare == nil {
+			continue
+		}
+		for in, id := range o.rare.sharedSyms {
 			ctx.Syms[id].Value = ctx.dataVal[dataKey{int32(o.ID), in}] + reservedShared(ctx.Header.SM())
 		}
 	}

@@ -368,7 +368,7 @@ func keepModuleSharedSyms(ctx *Context, sv sharedVars, su sharedUsers, placed []
 		if v.extern {
 			continue
 		}
-		id, ok := ctx.Objs[v.key.obj].sharedSyms[v.key.sym]
+		id, ok := ctx.Objs[v.key.obj].sharedSym(v.key.sym)
 		switch u := su.users[v.key]; {
 		case !ok || len(u) != 1:
 		case ctx.keep.EntrySharedSym:

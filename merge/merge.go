@@ -350,7 +350,7 @@ func (ctx *Context) strName(name string, text int32) string {
 
 // markWeakLosers drops the code sections of weak functions whose
 // definition another file wins, and the per-kernel data of losing entries,
-// and notes where replaced weak data lies (Obj.lostData).
+// and notes where replaced weak data lies (objRare.lostData).
 func markWeakLosers(ctx *Context, o *Obj) {
 	for i := 1; i < len(o.F.Symbols); i++ {
 		s := &o.F.Symbols[i]
@@ -365,15 +365,17 @@ func markWeakLosers(ctx *Context, o *Obj) {
 		case s.Type() == elf.STTFunc:
 			o.Drop[s.Shndx] = true
 			if r.File > int32(o.ID) && s.Bind() == elf.STBWeak {
-				if o.laterWinner == nil {
-					o.laterWinner = make([]bool, len(o.F.Sections))
+				r := o.more()
+				if r.laterWinner == nil {
+					r.laterWinner = make([]bool, len(o.F.Sections))
 				}
-				o.laterWinner[s.Shndx] = true
+				r.laterWinner[s.Shndx] = true
 			}
 		case s.Bind() == elf.STBWeak && isDataSym(s):
 			// A replaced weak copy of data keeps its bytes but not its
 			// relocations (relocate; testdata/crafted/weak-vtables).
-			o.lostData = append(o.lostData, lostRange{sec: s.Shndx, lo: s.Value, hi: s.Value + s.Size})
+			r := o.more()
+			r.lostData = append(r.lostData, lostRange{sec: s.Shndx, lo: s.Value, hi: s.Value + s.Size})
 		}
 	}
 	dropReplacedGlobal(o)
@@ -396,7 +398,8 @@ func markWeakLosers(ctx *Context, o *Obj) {
 // as initialized data (.nv.global.init) always does (crafted
 // weak-global-nobits, weak-vtables).
 func dropReplacedGlobal(o *Obj) {
-	if len(o.lostData) == 0 {
+	lost := o.lostRanges()
+	if len(lost) == 0 {
 		return
 	}
 	var other []bool // by section index: holds data not replaced
@@ -410,7 +413,7 @@ func dropReplacedGlobal(o *Obj) {
 		}
 		other[s.Shndx] = true
 	}
-	for _, r := range o.lostData {
+	for _, r := range lost {
 		if sec := &o.F.Sections[r.sec]; sec.Type == elf.SHTCudaGlobal && (other == nil || !other[r.sec]) {
 			o.Drop[r.sec] = true
 		}
@@ -434,7 +437,7 @@ func (o *Obj) replacedCopy(idx uint32) bool {
 // replacedLater reports a code section of a weak function that a later
 // file's definition replaces (see markWeakLosers).
 func (o *Obj) replacedLater(sec uint32) bool {
-	return int(sec) < len(o.laterWinner) && o.laterWinner[sec]
+	return o.rare != nil && int(sec) < len(o.rare.laterWinner) && o.rare.laterWinner[sec]
 }
 
 // standInData reports per-kernel data (a section whose sh_info names

@@ -110,13 +110,25 @@ func orderSections(ctx *Context) {
 		ctx.fixed = 5
 	}
 	ctx.Order = slices.Grow(ctx.Order[:0], live)[:live]
-	for i, s := range ctx.Secs {
-		if j := keyOf[i]; j >= 0 {
-			s.Index = ctx.fixed + next[j]
-			ctx.Order[next[j]] = s.ID
-			next[j]++
+	for i, j := range keyOf {
+		if j < 0 {
+			keyOf[i] = 0 // (not written)
+			continue
 		}
+		keyOf[i] = int32(ctx.fixed + next[j])
+		ctx.Order[next[j]] = int32(i)
+		next[j]++
 	}
+	ctx.secIndex = keyOf // (each key replaced by the index it gives)
+}
+
+// sectionIndex is output section id's index in the section header table
+// (0 when it is not written, or before order).
+func (ctx *Context) sectionIndex(id int32) int {
+	if int(id) < len(ctx.secIndex) {
+		return int(ctx.secIndex[id])
+	}
+	return 0
 }
 
 // indexSymbols assigns .symtab indices: null, live locals, then globals.

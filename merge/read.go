@@ -186,8 +186,12 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 	err = parallelFor(len(units), w, func(k int) error {
 		u := &units[k]
 		f := u.ELF // (u.Data may be cut or compacted: not parsed again)
-		o := &Obj{Name: u.Name, F: f, System: u.System, host: newObjHost(u.ModuleID, u.HostKernels),
+		o := &Obj{Name: u.Name, F: f, System: u.System,
 			overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
+		o.setHost(u.ModuleID, u.HostKernels)
+		if o.overlaps {
+			o.more() // (relocate adds private copies to it: relocTargetData)
+		}
 		if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(ctx.tables.AllocMapped) }); err != nil {
 			return badUnit{k, err}
 		}

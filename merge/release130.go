@@ -332,7 +332,7 @@ func reorderByInput(ctx *Context) {
 		lo = hi
 	}
 	for i, id := range ctx.Order {
-		ctx.Secs[id].Index = ctx.fixed + i
+		ctx.secIndex[id] = int32(ctx.fixed + i)
 	}
 	slices.SortFunc(ctx.Locals, func(a, b int32) int {
 		if c := cmp.Compare(key(ctx.inOrder.sym, a), key(ctx.inOrder.sym, b)); c != 0 {

@@ -270,10 +270,11 @@ func sectionSymbol(ctx *Context, id int32, o *Obj) int32 {
 // keepShared records id as the symbol --preserve-relocs or -g keeps for
 // shared data i of o (its value is set after layout).
 func (o *Obj) keepShared(i int, id int32) {
-	if o.sharedSyms == nil {
-		o.sharedSyms = map[int32]int32{}
+	r := o.more()
+	if r.sharedSyms == nil {
+		r.sharedSyms = map[int32]int32{}
 	}
-	o.sharedSyms[int32(i)] = id
+	r.sharedSyms[int32(i)] = id
 }
 
 // keptSharedOther is the st_other of a shared-data symbol kept for s:
@@ -388,13 +389,14 @@ func (o *Obj) sectionNamed(name string) (int, bool) {
 		}
 		return 0, false
 	}
-	if o.secByName == nil {
-		o.secByName = make(map[string]int, len(o.F.Sections))
+	r := o.more()
+	if r.secByName == nil {
+		r.secByName = make(map[string]int, len(o.F.Sections))
 		for i := range o.F.Sections {
-			o.secByName[o.F.Sections[i].Name] = i
+			r.secByName[o.F.Sections[i].Name] = i
 		}
 	}
-	i, ok := o.secByName[name]
+	i, ok := r.secByName[name]
 	return i, ok
 }
 

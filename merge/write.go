@@ -86,14 +86,14 @@ func sectionHeaders(ctx *Context) []shdr {
 			// The note on the CUDA version links the toolkit notes, as in
 			// every input that has both (nvlink 13.0's corpus outputs).
 			if id, ok := ctx.secNamed(tkinfoName); ok && !ctx.Secs[id].Dead {
-				h.link = uint32(ctx.Secs[id].Index)
+				h.link = uint32(ctx.sectionIndex(id))
 			}
 		}
 		switch {
 		case s.InfoSym >= 0 && ctx.Syms[s.InfoSym].Index > 0:
 			h.info = uint32(ctx.Syms[s.InfoSym].Index) | s.InfoExtra
 		case s.InfoSec >= 0:
-			h.info = uint32(ctx.Secs[s.InfoSec].Index)
+			h.info = uint32(ctx.sectionIndex(s.InfoSec))
 		}
 		hdrs[ctx.fixed+i] = h
 	}
@@ -371,7 +371,7 @@ func buildSymtab(ctx *Context) ([]byte, []byte) {
 	put := func(s *OutSym) {
 		shndx := s.Shndx
 		if s.Sec >= 0 {
-			idx := ctx.Secs[s.Sec].Index
+			idx := ctx.sectionIndex(s.Sec)
 			// nvlink writes index 0xFFF2 directly (it reads as SHN_COMMON);
 			// every other index past SHN_LORESERVE goes through XINDEX.
 			if idx >= elf.SHNLoReserve && idx != elf.SHNCommon {

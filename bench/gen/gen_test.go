@@ -107,7 +107,7 @@ func TestRename(t *testing.T) {
 			t.Errorf("section %d at 0x%x is not %d-aligned", i, h.Offset, nu.Addralign)
 		}
 		switch {
-		case i == g.StrtabIndex || i == int(g.Header.Shstrndx) || i == g.SymtabIndex || nu.Type == elf.SHTCudaPrototype:
+		case i == int(g.StrtabIndex) || i == int(g.Header.Shstrndx) || i == int(g.SymtabIndex) || nu.Type == elf.SHTCudaPrototype:
 		case !bytes.Equal(nu.Data, old.Data):
 			t.Errorf("contents of %s changed", nu.Name)
 		}

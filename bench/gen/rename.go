@@ -56,7 +56,7 @@ func Rename(f *elf.File, idents map[string]string) ([]byte, error) {
 	shTab, shMap := r.table(f.Sections[shstrndx].Data)
 	data[shstrndx] = shTab
 	strMap := shMap
-	if f.StrtabIndex != 0 && f.StrtabIndex != shstrndx {
+	if f.StrtabIndex != 0 && int(f.StrtabIndex) != shstrndx {
 		var tab []byte
 		tab, strMap = r.table(f.Sections[f.StrtabIndex].Data)
 		data[f.StrtabIndex] = tab

@@ -607,5 +607,5 @@ func (s *side) coverage(p *elf.Prog) []string {
 // isSymtab reports whether s is f's symbol table (the one its symbols come
 // from).
 func isSymtab(f *elf.File, s *elf.Section) bool {
-	return f.SymtabIndex > 0 && f.SymtabIndex < len(f.Sections) && s == &f.Sections[f.SymtabIndex]
+	return f.SymtabIndex > 0 && int(f.SymtabIndex) < len(f.Sections) && s == &f.Sections[f.SymtabIndex]
 }

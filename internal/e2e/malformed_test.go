@@ -434,7 +434,7 @@ func TestSamplerReferenceRefused(t *testing.T) {
 	t.Parallel()
 	dir, _ := filepath.Abs("../../testdata/crafted/bound-references")
 	b, f := readCubin(t, filepath.Join(dir, "a.cubin"))
-	st, _ := f.Shdr(f.SymtabIndex)
+	st, _ := f.Shdr(int(f.SymtabIndex))
 	patched := false
 	for i := range f.Symbols {
 		if f.Symbols[i].Name == "tA" {

@@ -224,7 +224,7 @@ func inSection(name string, fn func(d []byte)) func([]byte) []byte {
 
 // symbol returns the offset in the file of symbol i's entry.
 func symbol(f *elf.File, i int) int {
-	h, _ := f.Shdr(f.SymtabIndex)
+	h, _ := f.Shdr(int(f.SymtabIndex))
 	return int(h.Offset) + i*elf.SymSize
 }
 
@@ -417,7 +417,7 @@ func cases() []Case {
 		{"symtab-size-ragged.cubin", ".symtab sh_size not a multiple of 24", cubin, resizeSection(".symtab", -5)},
 		{"symtab-link-out-of-range.cubin", ".symtab sh_link names section 99", cubin, setShdr32(".symtab", shLink, 99)},
 		{"symtab-link-not-strtab.cubin", ".symtab sh_link names .text", cubin, withFile(func(f *elf.File, b []byte) []byte {
-			le.PutUint32(b[shdr(f, f.SymtabIndex)+shLink:], uint32(sectionIndex(f, text)))
+			le.PutUint32(b[shdr(f, int(f.SymtabIndex))+shLink:], uint32(sectionIndex(f, text)))
 			return b
 		})},
 		{"symtab-info-out-of-range.cubin", ".symtab sh_info (first global) 1000", cubin, setShdr32(".symtab", shInfo, 1000)},
