@@ -16,8 +16,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/hugemem"
 )
 
 // R_CUDA relocation types (catalog numbering = raw r_type).
@@ -140,6 +142,7 @@ func relocate(ctx *Context) error {
 			return done[i].err
 		}
 	}
+	ctx.reserveSecs(len(relSecOrder))
 	for _, m := range relSecOrder {
 		k := m.relSec
 		var l []OutRel
@@ -165,6 +168,28 @@ func relocate(ctx *Context) error {
 		sec.Size = uint64(len(l)) * kind.ent
 	}
 	return nil
+}
+
+// reserveSecsFrom is the least count of sections reserveSecs makes room
+// for: below it the goroutines cost more than the faults they share.
+const reserveSecsFrom = 4096
+
+// reserveSecs makes room for n more output sections in the slab allocSec
+// takes them from, in memory faulted in by all the link's threads: the
+// first write to fresh memory (the kernel clearing its pages) was most
+// of the serial cost of making relocate's sections.
+func (ctx *Context) reserveSecs(n int) {
+	if n < reserveSecsFrom || cap(ctx.secSlab)-len(ctx.secSlab) >= n {
+		return
+	}
+	slab := make([]OutSec, 0, n)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(slab))), n*int(unsafe.Sizeof(OutSec{})))
+	const parts = 16
+	parallelFor(parts, ctx.Opts.Threads, func(i int) error {
+		hugemem.Touch(b[len(b)*i/parts : len(b)*(i+1)/parts])
+		return nil
+	})
+	ctx.secSlab = slab
 }
 
 // relRun is a run of kept relocations of one output section (and kind):
