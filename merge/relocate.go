@@ -176,8 +176,9 @@ const reserveSecsFrom = 4096
 
 // reserveSecs makes room for n more output sections in the slab allocSec
 // takes them from, in memory faulted in by all the link's threads: the
-// first write to fresh memory (the kernel clearing its pages) was most
-// of the serial cost of making relocate's sections.
+// first write to fresh memory (the kernel clearing its pages) is
+// otherwise most of the serial cost of making relocate's sections. (A
+// few of the n may stay unused: lists that came out empty.)
 func (ctx *Context) reserveSecs(n int) {
 	if n < reserveSecsFrom || cap(ctx.secSlab)-len(ctx.secSlab) >= n {
 		return
