@@ -109,6 +109,7 @@ func merge(ctx *Context) error {
 	// for 141,000 input ones, 42,500 output symbols for 95,000 input ones,
 	// about three in five of them local).
 	ctx.Secs = slices.Grow(ctx.Secs, nsec/3+64)
+	ctx.infoSeen = slices.Grow(ctx.infoSeen, nsec/3+64)
 	ctx.Syms = slices.Grow(ctx.Syms, nsym/2+64)
 	ctx.Locals = slices.Grow(ctx.Locals, nsym*3/10+64)
 	ctx.Globals = slices.Grow(ctx.Globals, nsym/5+64)
@@ -269,23 +270,42 @@ func noteFunctionInfo(ctx *Context, o *Obj, si int) {
 		if m < 0 || ctx.Syms[m].Sec < 0 {
 			continue
 		}
-		ctx.noteInfoSection(ctx.Syms[m].Sec)
+		ctx.noteInfoSection(ctx.Syms[m].Sec, "")
 	}
 }
 
 // noteInfoSection records that nvlink creates the .nv.info.<f> of code
 // section text now (first time only): its name enters the string tables and
-// its position among the .nv.info sections is fixed.
-func (ctx *Context) noteInfoSection(text int32) {
+// its position among the .nv.info sections is fixed. have is an input's
+// name for it, if known ("" otherwise), which spares the concatenation.
+func (ctx *Context) noteInfoSection(text int32, have string) {
 	if ctx.infoNoted(text) {
 		return
 	}
 	if int(text) >= len(ctx.infoSeen) {
-		ctx.infoSeen = append(ctx.infoSeen, make([]bool, max(int(text)+1, len(ctx.Secs))-len(ctx.infoSeen))...)
+		// (Extended to every section so far, in the room merge reserved:
+		// no copy, no allocation as the sections grow.)
+		n, old := max(int(text)+1, len(ctx.Secs)), len(ctx.infoSeen)
+		ctx.infoSeen = slices.Grow(ctx.infoSeen, n-old)[:n]
+		clear(ctx.infoSeen[old:])
 	}
 	ctx.infoSeen[text] = true
 	ctx.infoOrder = append(ctx.infoOrder, text)
-	ctx.addSecName(".nv.info"+strings.TrimPrefix(ctx.Secs[text].Name, ".text"), text)
+	ctx.addSecName(joined(have, ".nv.info", strings.TrimPrefix(ctx.Secs[text].Name, ".text")), text)
+}
+
+// infoName is the name of o's .nv.info section for its code section
+// code ("" when it has none).
+func (o *Obj) infoName(code int) string {
+	if o.infos == 0 {
+		return ""
+	}
+	for si := o.infos.first(); si < len(o.F.Sections); si++ {
+		if s := &o.F.Sections[si]; s.Type == elf.SHTCudaInfo && int(s.Info) == code {
+			return s.Name
+		}
+	}
+	return ""
 }
 
 // infoNoted reports whether noteInfoSection has noted code section text.

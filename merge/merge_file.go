@@ -244,7 +244,7 @@ func mergeSectionRecords(ctx *Context, o *Obj) {
 			noteFunctionInfo(ctx, o, i)
 		case s.Type == elf.SHTCudaInfo:
 			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && o.SecMap[t] >= 0 && !o.Drop[t] {
-				ctx.noteInfoSection(o.SecMap[t])
+				ctx.noteInfoSection(o.SecMap[t], s.Name)
 			}
 		case s.Type == elf.SHTCudaCallgraph:
 			noteCallgraphProtos(ctx, o, s)
