@@ -159,7 +159,7 @@ type Context struct {
 
 // Obj is one relocatable cubin taking part in the link. (A link holds one
 // per object: its small fields share words, and what few objects have is
-// behind a pointer, rare: 208 bytes in all.)
+// behind a pointer, rare: 216 bytes in all.)
 type Obj struct {
 	ID     int
 	Name   string    // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")

@@ -294,20 +294,6 @@ func (ctx *Context) noteInfoSection(text int32, have string) {
 	ctx.addSecName(joined(have, ".nv.info", strings.TrimPrefix(ctx.Secs[text].Name, ".text")), text)
 }
 
-// infoName is the name of o's .nv.info section for its code section
-// code ("" when it has none).
-func (o *Obj) infoName(code int) string {
-	if o.infos == 0 {
-		return ""
-	}
-	for si := o.infos.first(); si < len(o.F.Sections); si++ {
-		if s := &o.F.Sections[si]; s.Type == elf.SHTCudaInfo && int(s.Info) == code {
-			return s.Name
-		}
-	}
-	return ""
-}
-
 // infoNoted reports whether noteInfoSection has noted code section text.
 func (ctx *Context) infoNoted(text int32) bool {
 	return int(text) < len(ctx.infoSeen) && ctx.infoSeen[text]

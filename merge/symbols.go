@@ -361,7 +361,7 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 		// (Kernels left out by --kernels-used are handled as plain
 		// functions; the host objects' information is not used yet:
 		// crafted host-info.)
-		ctx.noteInfoSection(sec, o.infoName(int(s.Shndx)))
+		ctx.noteInfoSection(sec, "")
 		n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
 		if i, ok := o.sectionNamed(n); ok && !o.Drop[i] {
 			mapSection(ctx, o, i)
