@@ -154,23 +154,48 @@ func SMCompatible(input, target int) bool {
 	return input/10 == target/10 && input < target && !tegra(input) && !tegra(target)
 }
 
-// Section is a decoded section header plus its name and contents: what a
-// link uses of it. (A link holds one per input section, 80 bytes: fields
-// are ordered to leave no padding, sh_addr and sh_offset are left to Shdr
-// (nothing links by them: contents are Data), and the alignment and entry
-// size, 64-bit in the file, are kept in 32 bits: a cubin with wider ones
-// is refused, another ELF's saturate.)
+// Section is a decoded section header plus its contents: what a link
+// uses of it. (A link holds one per input section, 48 bytes: fields are
+// ordered to leave no padding; the name is not kept (File.SecName decodes
+// it from NameOff); the contents are a pointer with Size as their length,
+// not a slice header, since a section with contents has exactly Size bytes
+// of them; sh_addr and sh_offset are left to Shdr (nothing links by them:
+// contents are Data); and the alignment and entry size, 64-bit in the
+// file, are kept in 32 bits: a cubin with wider ones is refused, another
+// ELF's saturate.)
 type Section struct {
-	Name      string
-	Data      []byte // aliases the file (nil for NOBITS and empty sections)
-	Flags     uint64
+	data      *byte // the first of Size bytes of contents; nil: none
 	Size      uint64
+	Flags     uint64
 	Type      uint32
 	NameOff   uint32
 	Link      uint32
 	Info      uint32
 	Addralign uint32
 	Entsize   uint32
+}
+
+// Data returns the section's contents: Size bytes that alias the file or
+// the memory File.Raw keeps (nil for NOBITS and empty sections, and for
+// sections whose contents were dropped).
+func (s *Section) Data() []byte {
+	if s.data == nil {
+		return nil
+	}
+	return unsafe.Slice(s.data, s.Size)
+}
+
+// SetData makes b the section's contents: b holds Size bytes (a copy of
+// them, or the memory they move to), or is empty to drop them.
+func (s *Section) SetData(b []byte) {
+	if len(b) == 0 {
+		s.data = nil
+		return
+	}
+	if uint64(len(b)) != s.Size {
+		panic("elf: SetData with contents of another size than the section's")
+	}
+	s.data = unsafe.SliceData(b)
 }
 
 // Shdr is a section header with every field of the file's (Elf64_Shdr),
@@ -231,9 +256,23 @@ type File struct {
 	// File per input, and int32 indices spare it a size class.)
 	SymtabIndex int32
 	StrtabIndex int32
+	// shstrndx is the section index of the section name table SecName
+	// reads (checked to be a string table when parsed).
+	shstrndx int32
 	// compact: Raw holds only the kept sections' contents (ParseCompact),
 	// not the section header table Shdr reads.
 	compact bool
+}
+
+// SecName returns section i's name, decoded from the section name table
+// (every name was checked when f was parsed): "" for section 0, for an i
+// f has no section for, and in a File that was not parsed.
+func (f *File) SecName(i int) string {
+	if i <= 0 || i >= len(f.Sections) || f.shstrndx <= 0 || int(f.shstrndx) >= len(f.Sections) {
+		return ""
+	}
+	n, _ := CString(f.Sections[f.shstrndx].Data(), f.Sections[i].NameOff)
+	return n
 }
 
 // Shdr returns section i's header as the file's section header table
@@ -302,7 +341,7 @@ var ErrNotCompact error = &Error{"sections out of order or overlapping"}
 // alloc), as ParseInto's alloc does: a caller done with the symbols before
 // the sections may free them apart.
 func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, alloc, symAlloc Alloc, zeros func(int) []byte) (*File, error) {
-	kept := func(s *Section) bool { return len(s.Data) > 0 && (drop == nil || !drop(s)) }
+	kept := func(s *Section) bool { return s.data != nil && (drop == nil || !drop(s)) }
 	if symAlloc == nil {
 		symAlloc = alloc
 	}
@@ -325,35 +364,35 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, all
 			if len(flags) > 0 && (s.Type == SHTRel || s.Type == SHTRela) && s.Info < uint32(len(secs)) {
 				flags[s.Info] |= patched
 			}
-			if len(s.Data) == 0 {
+			if s.data == nil {
 				continue
 			}
 			off := offset(i)
 			if off < end {
 				return nil, ErrNotCompact
 			}
-			end = off + uint64(len(s.Data))
+			end = off + s.Size
 		}
 		for i := range secs {
 			s := &secs[i]
 			if !kept(s) {
 				continue
 			}
-			if len(flags) > 0 && flags[i]&patched == 0 && allZero(s.Data) {
-				if z := zeros(len(s.Data)); z != nil {
-					s.Data = z
+			if len(flags) > 0 && flags[i]&patched == 0 && allZero(s.Data()) {
+				if z := zeros(int(s.Size)); z != nil {
+					s.SetData(z)
 					flags[i] |= zeroed
 					continue
 				}
 			}
-			total += (uint64(len(s.Data)) + 7) &^ 7
+			total += (s.Size + 7) &^ 7
 		}
 		body := keep(int(total))
 		pos := 0
 		for i := range secs {
 			if s := &secs[i]; kept(s) && (len(flags) == 0 || flags[i]&zeroed == 0) {
-				n := copy(body[pos:], s.Data)
-				s.Data = body[pos : pos+n : pos+n]
+				n := copy(body[pos:], s.Data())
+				s.SetData(body[pos : pos+n : pos+n])
 				pos += (n + 7) &^ 7
 			}
 		}
@@ -514,7 +553,7 @@ func (f *File) parseSection(i uint64, p []byte) error {
 		if off > size || s.Size > size-off {
 			return errorf("section %d (offset 0x%x, size 0x%x) goes past the end of the file (0x%x bytes)", i, off, s.Size, size)
 		}
-		s.Data = b[off : off+s.Size : off+s.Size]
+		s.data = &b[off]
 	}
 	return nil
 }
@@ -532,7 +571,8 @@ func (f *File) nameSections(shnum uint64, shstrndx uint32) error {
 	if f.Sections[shstrndx].Type != SHTStrtab {
 		return errorf("section name string table %d is not a string table", shstrndx)
 	}
-	strs := f.Sections[shstrndx].Data
+	f.shstrndx = int32(shstrndx)
+	strs := f.Sections[shstrndx].Data()
 	for i := range f.Sections {
 		if i == 0 {
 			continue
@@ -541,7 +581,6 @@ func (f *File) nameSections(shnum uint64, shstrndx uint32) error {
 		if !ok {
 			return errorf("section %d has a bad name offset 0x%x", i, f.Sections[i].NameOff)
 		}
-		f.Sections[i].Name = n
 		if t := f.Sections[i].Type; (t == SHTRel || t == SHTRela || t == SHTCudaInfo) && uint64(f.Sections[i].Info) >= shnum {
 			return errorf("section %d (%s) applies to section %d of %d", i, n, f.Sections[i].Info, shnum)
 		}
@@ -606,17 +645,18 @@ func (f *File) parseSymbols(alloc Alloc) error {
 		return errorf("symbol table links to section %d, which is not a string table", symtab.Link)
 	}
 	f.StrtabIndex = int32(symtab.Link)
-	strs := f.Sections[symtab.Link].Data
+	strs := f.Sections[symtab.Link].Data()
 	var xindex []byte
 	for i := range f.Sections {
 		if f.Sections[i].Type == SHTSymtabShndx && int(f.Sections[i].Link) == int(f.SymtabIndex) {
-			xindex = f.Sections[i].Data
+			xindex = f.Sections[i].Data()
 		}
 	}
-	n := len(symtab.Data) / SymSize
+	symdata := symtab.Data()
+	n := len(symdata) / SymSize
 	f.Symbols = SliceOf[Symbol](n, alloc)
 	for i := 0; i < n; i++ {
-		p := symtab.Data[i*SymSize:]
+		p := symdata[i*SymSize:]
 		s := &f.Symbols[i]
 		nameOff := le.Uint32(p[0:])
 		s.Info = p[4]
@@ -683,33 +723,35 @@ type Rela struct {
 	Addend int64
 }
 
-// Relocs decodes a SHT_RELA or SHT_REL section, checking symbol indices
-// against nsyms.
-func Relocs(s *Section, nsyms int) ([]Rela, error) { return RelocsInto(s, nsyms, nil) }
+// Relocs decodes f's SHT_RELA or SHT_REL section i, checking symbol
+// indices against nsyms.
+func Relocs(f *File, i int, nsyms int) ([]Rela, error) { return RelocsInto(f, i, nsyms, nil) }
 
 // RelocsInto is Relocs with the entries in memory from alloc (see
 // ParseInto).
-func RelocsInto(s *Section, nsyms int, alloc Alloc) ([]Rela, error) {
+func RelocsInto(f *File, i int, nsyms int, alloc Alloc) ([]Rela, error) {
+	s := &f.Sections[i]
+	data := s.Data()
 	ent := uint64(RelaSize)
 	if s.Type == SHTRel {
 		ent = RelSize
 	}
-	if uint64(len(s.Data))%ent != 0 {
-		return nil, errorf("relocation section %s size 0x%x is not a multiple of %d", s.Name, len(s.Data), ent)
+	if uint64(len(data))%ent != 0 {
+		return nil, errorf("relocation section %s size 0x%x is not a multiple of %d", f.SecName(i), len(data), ent)
 	}
-	n := uint64(len(s.Data)) / ent
+	n := uint64(len(data)) / ent
 	out := SliceOf[Rela](int(n), alloc)
-	for i := uint64(0); i < n; i++ {
-		p := s.Data[i*ent:]
+	for k := uint64(0); k < n; k++ {
+		p := data[k*ent:]
 		info := le.Uint64(p[8:])
 		r := Rela{Offset: le.Uint64(p[0:]), Sym: uint32(info >> 32), Type: uint32(info)}
 		if ent == RelaSize {
 			r.Addend = int64(le.Uint64(p[16:]))
 		}
 		if int(r.Sym) >= nsyms {
-			return nil, errorf("relocation %d in %s refers to symbol %d of %d", i, s.Name, r.Sym, nsyms)
+			return nil, errorf("relocation %d in %s refers to symbol %d of %d", k, f.SecName(i), r.Sym, nsyms)
 		}
-		out[i] = r
+		out[k] = r
 	}
 	return out, nil
 }

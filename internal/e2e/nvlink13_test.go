@@ -180,8 +180,8 @@ func sectionsByName13(f *elf.File) (map[string]*elf.Section, []string) {
 	m := map[string]*elf.Section{}
 	var names []string
 	for i := range f.Sections {
-		m[f.Sections[i].Name] = &f.Sections[i]
-		names = append(names, f.Sections[i].Name)
+		m[f.SecName(i)] = &f.Sections[i]
+		names = append(names, f.SecName(i))
 	}
 	slices.Sort(names)
 	return m, names
@@ -190,7 +190,7 @@ func sectionsByName13(f *elf.File) (map[string]*elf.Section, []string) {
 // secName13 is the name of f's section i, or "[i]" when there is none.
 func secName13(f *elf.File, i uint32) string {
 	if int(i) < len(f.Sections) {
-		return f.Sections[i].Name
+		return f.SecName(int(i))
 	}
 	return fmt.Sprint("[", i, "]")
 }
@@ -256,7 +256,7 @@ func sectionDiffs13(t *testing.T, name string, a *elf.File, y *elf.Section, b *e
 		}
 		return diffs
 	}
-	if x.Size != y.Size || !bytes.Equal(x.Data, y.Data) {
+	if x.Size != y.Size || !bytes.Equal(x.Data(), y.Data()) {
 		diffs = append(diffs, "section "+name+": size or bytes differ")
 	}
 	return diffs
@@ -283,9 +283,9 @@ func definedFuncs13(f *elf.File) []string {
 // its block and two names: symbols, or a symbol and its prototype string
 // (from .strtab) in the blocks that pair them (elf.CallgraphProtoBlock).
 func callgraphEntries(t *testing.T, f *elf.File, s *elf.Section) []string {
-	es, err := elf.ParseCallgraph(s.Data)
+	es, err := elf.ParseCallgraph(s.Data())
 	if err != nil {
-		t.Fatalf("%s: %v", s.Name, err)
+		t.Fatalf("call graph: %v", err)
 	}
 	var l []string
 	block := int32(-1)
@@ -307,9 +307,9 @@ func callgraphEntries(t *testing.T, f *elf.File, s *elf.Section) []string {
 // infoRecords is a .nv.info section's records, one string each, with the
 // symbols they name by index (elf.Attr.SymbolRefs) written as names.
 func infoRecords(t *testing.T, f *elf.File, s *elf.Section) []string {
-	attrs, err := elf.ParseNvInfo(s.Data)
+	attrs, err := elf.ParseNvInfo(s.Data())
 	if err != nil {
-		t.Fatalf("%s: %v", s.Name, err)
+		t.Fatalf(".nv.info section: %v", err)
 	}
 	l := make([]string, len(attrs))
 	for i, a := range attrs {
