@@ -80,8 +80,8 @@ func (d *dumper) sections() {
 		s := &d.f.Sections[i]
 		h, _ := d.f.Shdr(i)
 		d.printf("  [%3d] %-20s %#10x %#10x %#10x %#10x %5d %5d %5d %4d %s\n",
-			i, SectionTypeName(s.Type), s.Flags, h.Addr, h.Offset, s.Size,
-			s.Link, s.Info, s.Addralign, s.Entsize, d.f.SecName(i))
+			i, SectionTypeName(s.Type), d.f.SecFlags(i), h.Addr, h.Offset, s.Size,
+			h.Link, s.Info, s.Addralign, s.Entsize, d.f.SecName(i))
 	}
 }
 

@@ -155,21 +155,24 @@ func SMCompatible(input, target int) bool {
 }
 
 // Section is a decoded section header plus its contents: what a link
-// uses of it. (A link holds one per input section, 48 bytes: fields are
+// uses of it. (A link holds one per input section, 40 bytes: fields are
 // ordered to leave no padding; the name is not kept (File.SecName decodes
 // it from NameOff); the contents are a pointer with Size as their length,
 // not a slice header, since a section with contents has exactly Size bytes
-// of them; sh_addr and sh_offset are left to Shdr (nothing links by them:
-// contents are Data); and the alignment and entry size, 64-bit in the
-// file, are kept in 32 bits: a cubin with wider ones is refused, another
-// ELF's saturate.)
+// of them; sh_addr, sh_offset and sh_link are left to Shdr (nothing links
+// by them: contents are Data, and the link reads no section's sh_link
+// but the symbol table's, which parsing follows); the flags keep their
+// low 32 bits, where every SHF_ flag the ELF specification defines lies
+// (SHF_MASKOS and SHF_MASKPROC included): File.SecFlags gives all 64,
+// which only a file ParseCompact declines can have; and the alignment and
+// entry size, 64-bit in the file, are kept in 32 bits: a cubin with wider
+// ones is refused, another ELF's saturate.)
 type Section struct {
 	data      *byte // the first of Size bytes of contents; nil: none
 	Size      uint64
-	Flags     uint64
+	Flags     uint32
 	Type      uint32
 	NameOff   uint32
-	Link      uint32
 	Info      uint32
 	Addralign uint32
 	Entsize   uint32
@@ -285,8 +288,19 @@ func (f *File) Shdr(i int) (h Shdr, ok bool) {
 	}
 	p := f.Raw[at:]
 	s := &f.Sections[i]
-	return Shdr{NameOff: s.NameOff, Type: s.Type, Flags: s.Flags, Addr: le.Uint64(p[16:]), Offset: le.Uint64(p[24:]),
-		Size: s.Size, Link: s.Link, Info: s.Info, Addralign: s.Addralign, Entsize: s.Entsize}, true
+	return Shdr{NameOff: s.NameOff, Type: s.Type, Flags: le.Uint64(p[8:]), Addr: le.Uint64(p[16:]), Offset: le.Uint64(p[24:]),
+		Size: s.Size, Link: le.Uint32(p[40:]), Info: s.Info, Addralign: s.Addralign, Entsize: s.Entsize}, true
+}
+
+// SecFlags returns section i's sh_flags, all 64 bits: from the section
+// header table when f holds it, else Section.Flags (ParseCompact keeps no
+// file whose flags have higher bits; a File built by hand has the ones its
+// Sections give).
+func (f *File) SecFlags(i int) uint64 {
+	if h, ok := f.Shdr(i); ok {
+		return h.Flags
+	}
+	return uint64(f.Sections[i].Flags)
 }
 
 // IsELF reports whether b starts with the ELF magic.
@@ -325,7 +339,9 @@ var ErrNotCompact error = &Error{"sections out of order or overlapping"}
 // left out. The sections drop reports keep Data pointing into b, for the
 // caller to decode and then clear before b is used again. A file whose
 // sections are not laid out in index order without overlaps (none that
-// ptxas or nvlink write) gets ErrNotCompact before anything is kept;
+// ptxas or nvlink write), or one with a section whose flags have bits
+// above the low 32 (which File.SecFlags reads from the section header
+// table), gets ErrNotCompact before anything is kept;
 // callers parse it whole. drop is asked before names are decoded: it sees
 // each section's header and contents, with Name still empty.
 //
@@ -345,7 +361,7 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, all
 	if symAlloc == nil {
 		symAlloc = alloc
 	}
-	return parseWith(b, alloc, symAlloc, func(secs []Section, offset func(i int) uint64) ([]byte, error) {
+	return parseWith(b, alloc, symAlloc, func(secs []Section, shtab []byte) ([]byte, error) {
 		// Per section: patched (a relocation section applies to it) and
 		// zeroed (its Data is zeros'); on the stack for the usual cubin.
 		const patched, zeroed = 1, 2
@@ -364,10 +380,13 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, all
 			if len(flags) > 0 && (s.Type == SHTRel || s.Type == SHTRela) && s.Info < uint32(len(secs)) {
 				flags[s.Info] |= patched
 			}
+			if le.Uint32(shtab[i*ShdrSize+12:]) != 0 {
+				return nil, ErrNotCompact // (flags above the low 32 bits)
+			}
 			if s.data == nil {
 				continue
 			}
-			off := offset(i)
+			off := le.Uint64(shtab[i*ShdrSize+24:])
 			if off < end {
 				return nil, ErrNotCompact
 			}
@@ -418,9 +437,10 @@ func allZero(b []byte) bool {
 
 // parseWith is ParseInto with the symbol table from symAlloc; place, when
 // not nil, may move the sections' contents once their headers are read
-// (before any name is decoded from them; offset is section i's sh_offset)
+// (before any name is decoded from them; shtab is the section header
+// table)
 // and returns what becomes File.Raw (see ParseCompact).
-func parseWith(b []byte, alloc, symAlloc Alloc, place func(secs []Section, offset func(i int) uint64) ([]byte, error)) (*File, error) {
+func parseWith(b []byte, alloc, symAlloc Alloc, place func(secs []Section, shtab []byte) ([]byte, error)) (*File, error) {
 	f, err := parseHeader(b)
 	if err != nil {
 		return nil, err
@@ -436,7 +456,7 @@ func parseWith(b []byte, alloc, symAlloc Alloc, place func(secs []Section, offse
 		}
 	}
 	if place != nil {
-		raw, err := place(f.Sections, func(i int) uint64 { return le.Uint64(shtab[i*ShdrSize+24:]) })
+		raw, err := place(f.Sections, shtab)
 		if err != nil {
 			return nil, err
 		}
@@ -448,7 +468,7 @@ func parseWith(b []byte, alloc, symAlloc Alloc, place func(secs []Section, offse
 	if err := f.parseProgs(b); err != nil {
 		return nil, err
 	}
-	if err := f.parseSymbols(symAlloc); err != nil {
+	if err := f.parseSymbols(shtab, symAlloc); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -526,10 +546,9 @@ func (f *File) parseSection(i uint64, p []byte) error {
 	s := &f.Sections[i]
 	s.NameOff = le.Uint32(p[0:])
 	s.Type = le.Uint32(p[4:])
-	s.Flags = le.Uint64(p[8:])
+	s.Flags = le.Uint32(p[8:])
 	off := le.Uint64(p[24:])
 	s.Size = le.Uint64(p[32:])
-	s.Link = le.Uint32(p[40:])
 	s.Info = le.Uint32(p[44:])
 	align, entsize := le.Uint64(p[48:]), le.Uint64(p[56:])
 	// A cubin's must fit 32 bits; another ELF's (host objects, read
@@ -626,7 +645,8 @@ func cudaNoData(t uint32) bool {
 // IsNobits reports whether a section of this type has no file contents.
 func IsNobits(t uint32) bool { return t == SHTNobits || cudaNoData(t) }
 
-func (f *File) parseSymbols(alloc Alloc) error {
+func (f *File) parseSymbols(shtab []byte, alloc Alloc) error {
+	link := func(i int) uint32 { return le.Uint32(shtab[i*ShdrSize+40:]) }
 	var symtab *Section
 	for i := range f.Sections {
 		if f.Sections[i].Type == SHTSymtab {
@@ -641,14 +661,15 @@ func (f *File) parseSymbols(alloc Alloc) error {
 	if symtab.Entsize != SymSize {
 		return errorf("symbol table entry size %d is not %d", symtab.Entsize, SymSize)
 	}
-	if int(symtab.Link) >= len(f.Sections) || f.Sections[symtab.Link].Type != SHTStrtab {
-		return errorf("symbol table links to section %d, which is not a string table", symtab.Link)
+	strtab := link(int(f.SymtabIndex))
+	if int(strtab) >= len(f.Sections) || f.Sections[strtab].Type != SHTStrtab {
+		return errorf("symbol table links to section %d, which is not a string table", strtab)
 	}
-	f.StrtabIndex = int32(symtab.Link)
-	strs := f.Sections[symtab.Link].Data()
+	f.StrtabIndex = int32(strtab)
+	strs := f.Sections[strtab].Data()
 	var xindex []byte
 	for i := range f.Sections {
-		if f.Sections[i].Type == SHTSymtabShndx && int(f.Sections[i].Link) == int(f.SymtabIndex) {
+		if f.Sections[i].Type == SHTSymtabShndx && int(link(i)) == int(f.SymtabIndex) {
 			xindex = f.Sections[i].Data()
 		}
 	}

@@ -163,7 +163,7 @@ func makeKernelBanks(ctx *Context) {
 		flags := uint64(elf.SHFAlloc)
 		if len(nb.pieces) > 0 {
 			p := nb.pieces[0]
-			flags |= ctx.Objs[p.Obj].F.Sections[p.Sec].Flags & elf.SHFInfoLink
+			flags |= uint64(ctx.Objs[p.Obj].F.Sections[p.Sec].Flags & elf.SHFInfoLink)
 		}
 		s := ctx.newSection(name, elf.SHTProgbits, flags, nb.align, 0)
 		s.InfoSec = nb.text

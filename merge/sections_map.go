@@ -128,7 +128,7 @@ func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, h uint32, file b
 	typ, nobits := outType(in)
 	sec := ctx.allocSec()
 	*sec = OutSec{
-		ID: int32(len(ctx.Secs)), Name: name, Type: typ, Flags: in.Flags,
+		ID: int32(len(ctx.Secs)), Name: name, Type: typ, Flags: o.F.SecFlags(i),
 		Align: uint64(in.Addralign), Entsize: uint64(in.Entsize), Nobits: nobits,
 		InfoSym: -1, InfoSec: -1, SymID: -1,
 	}

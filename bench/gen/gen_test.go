@@ -96,11 +96,13 @@ func TestRename(t *testing.T) {
 	}
 	for i := range f.Sections {
 		old, nu := &f.Sections[i], &g.Sections[i]
+		oldH, _ := f.Shdr(i)
+		newH, _ := g.Shdr(i)
 		wantName := strings.ReplaceAll(f.SecName(i), "10xcall_main", "1k")
 		if g.SecName(i) != wantName {
 			t.Errorf("section %d named %q, want %q", i, g.SecName(i), wantName)
 		}
-		if nu.Type != old.Type || nu.Flags != old.Flags || nu.Link != old.Link || nu.Info != old.Info || nu.Addralign != old.Addralign {
+		if nu.Type != old.Type || nu.Flags != old.Flags || g.SecFlags(i) != f.SecFlags(i) || newH.Link != oldH.Link || nu.Info != old.Info || nu.Addralign != old.Addralign {
 			t.Errorf("section %d header changed", i)
 		}
 		if h, _ := g.Shdr(i); nu.Addralign > 1 && h.Offset%uint64(nu.Addralign) != 0 {

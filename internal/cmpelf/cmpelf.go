@@ -277,7 +277,7 @@ func (c *comparer) sections() {
 		os, rs := &o.f.Sections[i], &r.f.Sections[j]
 		oh, _ := o.f.Shdr(i)
 		rh, _ := r.f.Shdr(j)
-		c.sectionHeader(k, os, rs, oh.Addr, rh.Addr)
+		c.sectionHeader(k, os, rs, &oh, &rh)
 		if oh.Offset != rh.Offset && !elf.IsNobits(os.Type) && os.Size > 0 {
 			if moved == 0 {
 				firstMoved = fmt.Sprintf("%s ours %#x, ref %#x", k, oh.Offset, rh.Offset)
@@ -293,7 +293,7 @@ func (c *comparer) sections() {
 	}
 }
 
-func (c *comparer) sectionHeader(k string, os, rs *elf.Section, oaddr, raddr uint64) {
+func (c *comparer) sectionHeader(k string, os, rs *elf.Section, oh, rh *elf.Shdr) {
 	num := func(field string, ov, rv uint64) {
 		if ov != rv {
 			// A string table's size follows from the strings it holds.
@@ -304,16 +304,16 @@ func (c *comparer) sectionHeader(k string, os, rs *elf.Section, oaddr, raddr uin
 	if os.Type != rs.Type {
 		c.add("section header", true, "section %s: type ours %s, ref %s", k, elf.SectionTypeName(os.Type), elf.SectionTypeName(rs.Type))
 	}
-	num("flags", os.Flags, rs.Flags)
-	num("addr", oaddr, raddr)
+	num("flags", oh.Flags, rh.Flags)
+	num("addr", oh.Addr, rh.Addr)
 	num("size", os.Size, rs.Size)
 	num("align", uint64(os.Addralign), uint64(rs.Addralign))
 	num("entsize", uint64(os.Entsize), uint64(rs.Entsize))
-	ol, rl := c.o.link(os), c.r.link(rs)
+	ol, rl := c.o.link(oh.Link), c.r.link(rh.Link)
 	if ol != rl {
 		c.add("section header", true, "section %s: link ours %s, ref %s", k, ol, rl)
-	} else if os.Link != rs.Link {
-		c.add("section index", false, "section %s: link ours %d, ref %d (both %s)", k, os.Link, rs.Link, ol)
+	} else if oh.Link != rh.Link {
+		c.add("section index", false, "section %s: link ours %d, ref %d (both %s)", k, oh.Link, rh.Link, ol)
 	}
 	oi, ri := c.o.info(os), c.r.info(rs)
 	if oi != ri {
@@ -324,11 +324,11 @@ func (c *comparer) sectionHeader(k string, os, rs *elf.Section, oaddr, raddr uin
 }
 
 // link renders sh_link by the section it names.
-func (s *side) link(sec *elf.Section) string {
-	if sec.Link == 0 {
+func (s *side) link(link uint32) string {
+	if link == 0 {
 		return "0"
 	}
-	return "section " + s.secName(sec.Link)
+	return "section " + s.secName(link)
 }
 
 // info renders sh_info by what it refers to: the count of local symbols for

@@ -167,7 +167,7 @@ func swapSections(t testing.TB, b []byte, i, j int) []byte {
 	for k := range f.Sections {
 		s := &f.Sections[k]
 		h := b[shoff+64*int(remap(uint32(k))):]
-		le.PutUint32(h[40:], remap(s.Link))
+		le.PutUint32(h[40:], remap(le.Uint32(h[40:])))
 		if s.Type != elf.SHTSymtab && s.Flags&elf.SHFExecInstr == 0 {
 			le.PutUint32(h[44:], remap(s.Info))
 		}

@@ -161,12 +161,12 @@ func equivalent13(t *testing.T, ours, ref []byte) []string {
 	if !slices.Equal(na, nb) {
 		diffs = append(diffs, "section names differ:\n ours "+strings.Join(na, " ")+"\n  ref "+strings.Join(nb, " "))
 	}
-	for name, x := range sb {
-		y, ok := sa[name]
+	for name, xi := range sb {
+		yi, ok := sa[name]
 		if !ok || metadata13(name) {
 			continue
 		}
-		diffs = append(diffs, sectionDiffs13(t, name, a, y, b, x)...)
+		diffs = append(diffs, sectionDiffs13(t, name, a, yi, b, xi)...)
 	}
 	if fa, fb := definedFuncs13(a), definedFuncs13(b); !slices.Equal(fa, fb) {
 		diffs = append(diffs, "functions differ:\n ours "+strings.Join(fa, ", ")+"\n  ref "+strings.Join(fb, ", "))
@@ -174,13 +174,13 @@ func equivalent13(t *testing.T, ours, ref []byte) []string {
 	return diffs
 }
 
-// sectionsByName13 maps f's section names to their sections and lists the
-// names (repeats included), sorted.
-func sectionsByName13(f *elf.File) (map[string]*elf.Section, []string) {
-	m := map[string]*elf.Section{}
+// sectionsByName13 maps f's section names to their sections' indices and
+// lists the names (repeats included), sorted.
+func sectionsByName13(f *elf.File) (map[string]int, []string) {
+	m := map[string]int{}
 	var names []string
 	for i := range f.Sections {
-		m[f.SecName(i)] = &f.Sections[i]
+		m[f.SecName(i)] = i
 		names = append(names, f.SecName(i))
 	}
 	slices.Sort(names)
@@ -195,18 +195,21 @@ func secName13(f *elf.File, i uint32) string {
 	return fmt.Sprint("[", i, "]")
 }
 
-// sectionDiffs13 compares our section y of a with nvlink 13.0's section x
-// of b, both named name, as equivalent13 does.
-func sectionDiffs13(t *testing.T, name string, a *elf.File, y *elf.Section, b *elf.File, x *elf.Section) []string {
+// sectionDiffs13 compares our section yi of a with nvlink 13.0's section
+// xi of b, both named name, as equivalent13 does.
+func sectionDiffs13(t *testing.T, name string, a *elf.File, yi int, b *elf.File, xi int) []string {
+	y, x := &a.Sections[yi], &b.Sections[xi]
+	yh, _ := a.Shdr(yi)
+	xh, _ := b.Shdr(xi)
 	var diffs []string
 	if x.Type != y.Type || x.Addralign != y.Addralign || x.Entsize != y.Entsize {
 		return []string{"section " + name + ": type, alignment or entry size differs"}
 	}
 	// nvlink 13.0 sets SHF_INFO_LINK on the .nv.info.<f> sections.
-	if x.Flags != y.Flags && !(x.Flags == y.Flags|elf.SHFInfoLink && strings.HasPrefix(name, ".nv.info.")) {
-		diffs = append(diffs, fmt.Sprintf("section %s: flags %#x, nvlink 13.0 %#x", name, y.Flags, x.Flags))
+	if xh.Flags != yh.Flags && !(xh.Flags == yh.Flags|elf.SHFInfoLink && strings.HasPrefix(name, ".nv.info.")) {
+		diffs = append(diffs, fmt.Sprintf("section %s: flags %#x, nvlink 13.0 %#x", name, yh.Flags, xh.Flags))
 	}
-	if secName13(a, y.Link) != secName13(b, x.Link) {
+	if secName13(a, yh.Link) != secName13(b, xh.Link) {
 		diffs = append(diffs, "section "+name+": sh_link names another section")
 	}
 	if strings.HasPrefix(name, ".text.") {
