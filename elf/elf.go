@@ -592,16 +592,18 @@ func (f *File) nameSections(shnum uint64, shstrndx uint32) error {
 	}
 	f.shstrndx = int32(shstrndx)
 	strs := f.Sections[shstrndx].Data()
-	for i := range f.Sections {
-		if i == 0 {
-			continue
+	// (In a table that ends with a NUL, as every one does, each offset
+	// inside it names a string: no scan needed.)
+	terminated := len(strs) > 0 && strs[len(strs)-1] == 0
+	for i := 1; i < len(f.Sections); i++ {
+		s := &f.Sections[i]
+		if !terminated || uint64(s.NameOff) >= uint64(len(strs)) {
+			if _, ok := CString(strs, s.NameOff); !ok {
+				return errorf("section %d has a bad name offset 0x%x", i, s.NameOff)
+			}
 		}
-		n, ok := CString(strs, f.Sections[i].NameOff)
-		if !ok {
-			return errorf("section %d has a bad name offset 0x%x", i, f.Sections[i].NameOff)
-		}
-		if t := f.Sections[i].Type; (t == SHTRel || t == SHTRela || t == SHTCudaInfo) && uint64(f.Sections[i].Info) >= shnum {
-			return errorf("section %d (%s) applies to section %d of %d", i, n, f.Sections[i].Info, shnum)
+		if t := s.Type; (t == SHTRel || t == SHTRela || t == SHTCudaInfo) && uint64(s.Info) >= shnum {
+			return errorf("section %d (%s) applies to section %d of %d", i, f.SecName(i), s.Info, shnum)
 		}
 	}
 	return nil
