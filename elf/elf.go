@@ -278,6 +278,17 @@ func (f *File) SecName(i int) string {
 	return n
 }
 
+// SecNameIs reports whether section i is named name, as SecName(i) ==
+// name, without scanning the name for its end.
+func (f *File) SecNameIs(i int, name string) bool {
+	if i <= 0 || i >= len(f.Sections) || f.shstrndx <= 0 || int(f.shstrndx) >= len(f.Sections) || name == "" {
+		return f.SecName(i) == name
+	}
+	tab, off := f.Sections[f.shstrndx].Data(), uint64(f.Sections[i].NameOff)
+	return off < uint64(len(tab)) && uint64(len(tab))-off > uint64(len(name)) &&
+		tab[off+uint64(len(name))] == 0 && string(tab[off:off+uint64(len(name))]) == name
+}
+
 // Shdr returns section i's header as the file's section header table
 // holds it, with ok false when f does not hold that table (ParseCompact
 // left it out, a File not parsed has none) or has no section i.

@@ -69,6 +69,9 @@ func FuzzParse(f *testing.F) {
 			if s.Data() != nil && (h.Offset+uint64(len(s.Data())) > uint64(len(b)) || !bytes.Equal(s.Data(), b[h.Offset:h.Offset+s.Size])) {
 				t.Fatalf("section %d data is not the file bytes at 0x%x+0x%x", i, h.Offset, s.Size)
 			}
+			if n := ef.SecName(i); !ef.SecNameIs(i, n) || ef.SecNameIs(i, n+"x") || n != "" && ef.SecNameIs(i, n[:len(n)-1]) {
+				t.Fatalf("section %d: SecNameIs disagrees with SecName %q", i, n)
+			}
 			switch {
 			case s.Type == SHTRel || s.Type == SHTRela:
 				rs, _ := Relocs(ef, i, len(ef.Symbols))

@@ -244,7 +244,7 @@ func mergeSectionRecords(ctx *Context, o *Obj) {
 				// No section symbol named it: nvlink makes none either.
 				mapSectionFrom(ctx, o, i, viaNoSym)
 			}
-		case s.Type == elf.SHTCudaInfo && o.F.SecName(i) == ".nv.info":
+		case s.Type == elf.SHTCudaInfo && o.F.SecNameIs(i, ".nv.info"):
 			noteFunctionInfo(ctx, o, i)
 		case s.Type == elf.SHTCudaInfo:
 			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && o.SecMap[t] >= 0 && !o.Drop[t] {

@@ -437,7 +437,7 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		if err := checkRegcounts(attrs); err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
 		}
-		if o.F.SecName(si) == ".nv.info" {
+		if o.F.SecNameIs(si, ".nv.info") {
 			o.globalInfos += int32(len(attrs))
 		}
 	}

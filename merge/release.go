@@ -306,7 +306,7 @@ func toolkitOf(f *elf.File) int {
 		return int(f.Header.Version)
 	}
 	for i := range f.Sections {
-		if s := &f.Sections[i]; f.SecName(i) == ".note.nv.tkinfo" {
+		if s := &f.Sections[i]; f.SecNameIs(i, ".note.nv.tkinfo") {
 			if _, rest, ok := strings.Cut(string(s.Data()), "release "); ok {
 				if v, _, ok := strings.Cut(rest, ","); ok {
 					if n, ok := linkflags.ParseVersion(v); ok && n >= 130 {

@@ -172,7 +172,7 @@ func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, h uint32, file b
 // refuses a section of several ("Invalid note section"), as warplink wrote
 // when it concatenated them. Objects of CUDA 11.8 have none.
 func isCUInfoNote(f *elf.File, i int) bool {
-	return f.Sections[i].Type == elf.SHTNote && f.SecName(i) == cuinfoName
+	return f.Sections[i].Type == elf.SHTNote && f.SecNameIs(i, cuinfoName)
 }
 
 func alignUp(v, a uint64) uint64 {

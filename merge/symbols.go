@@ -383,7 +383,7 @@ func (o *Obj) sectionNamed(name string) (int, bool) {
 	if len(o.F.Sections) <= 64 {
 		// The last of a repeated name, as the map below keeps it.
 		for i := len(o.F.Sections) - 1; i >= 0; i-- {
-			if o.F.SecName(int(i)) == name {
+			if o.F.SecNameIs(i, name) {
 				return i, true
 			}
 		}
@@ -393,7 +393,7 @@ func (o *Obj) sectionNamed(name string) (int, bool) {
 	if r.secByName == nil {
 		r.secByName = make(map[string]int, len(o.F.Sections))
 		for i := range o.F.Sections {
-			r.secByName[o.F.SecName(int(i))] = i
+			r.secByName[o.F.SecName(i)] = i
 		}
 	}
 	i, ok := r.secByName[name]
