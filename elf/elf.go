@@ -338,9 +338,10 @@ func ParseInto(b []byte, alloc Alloc) (*File, error) {
 }
 
 // ErrNotCompact is ParseCompact declining a file whose sections are not
-// laid out in index order without overlaps. (No errorf: fmt's first use
-// at package initialization cost every run its pools and pages.)
-var ErrNotCompact error = &Error{"sections out of order or overlapping"}
+// laid out in index order without overlaps, or whose flags need 64 bits.
+// (No errorf: fmt's first use at package initialization cost every run
+// its pools and pages.)
+var ErrNotCompact error = &Error{"sections out of order, overlapping or with 64-bit flags"}
 
 // ParseCompact is ParseInto for a file b that is only read while parsing:
 // the contents of the sections for which drop (nil: none) reports false
@@ -353,8 +354,8 @@ var ErrNotCompact error = &Error{"sections out of order or overlapping"}
 // ptxas or nvlink write), or one with a section whose flags have bits
 // above the low 32 (which File.SecFlags reads from the section header
 // table), gets ErrNotCompact before anything is kept;
-// callers parse it whole. drop is asked before names are decoded: it sees
-// each section's header and contents, with Name still empty.
+// callers parse it whole. drop is asked before names are checked: it sees
+// each section's header and contents (SecName gives "" then).
 //
 // zeros, when not nil, may stand in for the copy of a section to keep whose
 // contents are all zeros and that no relocation section of the file
