@@ -80,8 +80,8 @@ func (d *dumper) sections() {
 		s := &d.f.Sections[i]
 		h, _ := d.f.Shdr(i)
 		d.printf("  [%3d] %-20s %#10x %#10x %#10x %#10x %5d %5d %5d %4d %s\n",
-			i, SectionTypeName(s.Type), s.Flags, h.Addr, h.Offset, s.Size,
-			s.Link, s.Info, s.Addralign, s.Entsize, s.Name)
+			i, SectionTypeName(s.Type), d.f.SecFlags(i), h.Addr, h.Offset, s.Size,
+			h.Link, s.Info, s.Addralign, s.Entsize, d.f.SecName(i))
 	}
 }
 
@@ -93,7 +93,7 @@ func (d *dumper) progs() {
 			i, progTypeName(p.Type), p.Flags, p.Off, p.Vaddr, p.Paddr, p.Filesz, p.Memsz, p.Align)
 		var names []string
 		for _, j := range d.f.SegmentSections(p) {
-			names = append(names, d.f.Sections[j].Name)
+			names = append(names, d.f.SecName(j))
 		}
 		d.printf("      sections: %s\n", strings.Join(names, " "))
 	}
@@ -207,7 +207,7 @@ func (f *File) StrtabString(off uint32) (string, bool) {
 	if f.StrtabIndex == 0 {
 		return "", false
 	}
-	return CString(f.Sections[f.StrtabIndex].Data, off)
+	return CString(f.Sections[f.StrtabIndex].Data(), off)
 }
 
 func (d *dumper) contents(index int, s *Section) {
@@ -215,13 +215,13 @@ func (d *dumper) contents(index int, s *Section) {
 	case s.Type == SHTNull || s.Type == SHTSymtab:
 		return
 	case IsNobits(s.Type):
-		d.printf("\nSection [%d] %s: %s, no file data (size 0x%x)\n", index, s.Name, SectionTypeName(s.Type), s.Size)
+		d.printf("\nSection [%d] %s: %s, no file data (size 0x%x)\n", index, d.f.SecName(index), SectionTypeName(s.Type), s.Size)
 		return
 	}
-	d.printf("\nSection [%d] %s: %s, size 0x%x", index, s.Name, SectionTypeName(s.Type), s.Size)
+	d.printf("\nSection [%d] %s: %s, size 0x%x", index, d.f.SecName(index), SectionTypeName(s.Type), s.Size)
 	switch s.Type {
 	case SHTRel, SHTRela:
-		d.relocs(s)
+		d.relocs(index)
 	case SHTCudaInfo:
 		d.nvinfo(s)
 	case SHTCudaCallgraph:
@@ -230,12 +230,12 @@ func (d *dumper) contents(index int, s *Section) {
 		d.prototype(s)
 	case SHTCudaRelAction:
 		d.printf("\n")
-		d.hex(s.Data)
+		d.hex(s.Data())
 	default:
-		sum := sha256Sum(s.Data)
+		sum := sha256Sum(s.Data())
 		d.printf(", sha256 %s\n", hex.EncodeToString(sum[:8]))
 		if d.opt.Hex {
-			d.hex(s.Data)
+			d.hex(s.Data())
 		}
 	}
 }
@@ -250,17 +250,18 @@ func (d *dumper) hex(b []byte) {
 // decodeError notes why a section could not be decoded and shows its bytes.
 func (d *dumper) decodeError(s *Section, err error) {
 	d.printf("  cannot decode: %v\n", err)
-	d.hex(s.Data)
+	d.hex(s.Data())
 }
 
-func (d *dumper) relocs(s *Section) {
+func (d *dumper) relocs(index int) {
 	f := d.f
+	s := &f.Sections[index]
 	target := "?"
 	if int(s.Info) < len(f.Sections) {
-		target = f.Sections[s.Info].Name
+		target = f.SecName(int(s.Info))
 	}
 	d.printf(", applies to [%d] %s\n", s.Info, target)
-	rs, err := Relocs(s, len(f.Symbols))
+	rs, err := Relocs(f, index, len(f.Symbols))
 	if err != nil {
 		d.decodeError(s, err)
 		return
@@ -272,7 +273,7 @@ func (d *dumper) relocs(s *Section) {
 
 func (d *dumper) nvinfo(s *Section) {
 	f := d.f
-	attrs, err := ParseNvInfo(s.Data)
+	attrs, err := ParseNvInfo(s.Data())
 	if err != nil {
 		d.printf("\n")
 		d.decodeError(s, err)
@@ -373,7 +374,7 @@ func ParseCallgraph(b []byte) ([]CallgraphEntry, error) {
 
 func (d *dumper) callgraph(s *Section) {
 	f := d.f
-	es, err := ParseCallgraph(s.Data)
+	es, err := ParseCallgraph(s.Data())
 	if err != nil {
 		d.printf("\n")
 		d.decodeError(s, err)
@@ -404,7 +405,7 @@ func (f *File) protoRef(off uint32) string {
 
 func (d *dumper) prototype(s *Section) {
 	f := d.f
-	es, err := ParseCallgraph(s.Data)
+	es, err := ParseCallgraph(s.Data())
 	if err != nil {
 		d.printf("\n")
 		d.decodeError(s, err)

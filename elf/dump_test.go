@@ -66,8 +66,8 @@ func TestDumpCorpus(t *testing.T) {
 			t.Errorf("%s: dump is not deterministic", path)
 		}
 		for i := range f.Sections {
-			if !strings.Contains(out, "] "+f.Sections[i].Name+":") && f.Sections[i].Type != SHTNull && f.Sections[i].Type != SHTSymtab {
-				t.Errorf("%s: dump has no contents entry for section %d %q", path, i, f.Sections[i].Name)
+			if !strings.Contains(out, "] "+f.SecName(i)+":") && f.Sections[i].Type != SHTNull && f.Sections[i].Type != SHTSymtab {
+				t.Errorf("%s: dump has no contents entry for section %d %q", path, i, f.SecName(i))
 			}
 		}
 		if strings.Contains(out, "cannot decode") {
@@ -103,20 +103,20 @@ func TestSymbolRefsCorpus(t *testing.T) {
 	for _, path := range corpusCubins(t) {
 		f := parseFile(t, path)
 		for i := range f.Sections {
-			s := &f.Sections[i]
+			s, name := &f.Sections[i], f.SecName(i)
 			if s.Type != SHTCudaInfo {
 				continue
 			}
-			attrs, err := ParseNvInfo(s.Data)
+			attrs, err := ParseNvInfo(s.Data())
 			if err != nil {
-				t.Fatalf("%s: %s: %v", path, s.Name, err)
+				t.Fatalf("%s: %s: %v", path, name, err)
 			}
 			for j := range attrs {
 				a := &attrs[j]
 				for _, off := range a.SymbolRefs() {
 					idx := a.U32(off)
 					if idx == 0 || int(idx) >= len(f.Symbols) {
-						t.Errorf("%s: %s: %s refers to symbol %d of %d", path, s.Name, AttrName(a.Code), idx, len(f.Symbols))
+						t.Errorf("%s: %s: %s refers to symbol %d of %d", path, name, AttrName(a.Code), idx, len(f.Symbols))
 						continue
 					}
 					want := uint8(STTFunc)
@@ -124,7 +124,7 @@ func TestSymbolRefsCorpus(t *testing.T) {
 						want = STTSection
 					}
 					if got := f.Symbols[idx].Type(); got != want {
-						t.Errorf("%s: %s: %s refers to %s, a %s symbol", path, s.Name, AttrName(a.Code), f.SymbolName(idx), SymTypeName(got))
+						t.Errorf("%s: %s: %s refers to %s, a %s symbol", path, name, AttrName(a.Code), f.SymbolName(idx), SymTypeName(got))
 					}
 				}
 			}
@@ -236,18 +236,18 @@ func TestNamesAgainstCuobjdump(t *testing.T) {
 		cu := parseCuobjdump(out)
 		f := parseFile(t, path)
 		for i := range f.Sections {
-			s := &f.Sections[i]
+			s, name := &f.Sections[i], f.SecName(i)
 			if i == 0 {
 				continue
 			}
-			if got, want := SectionTypeName(s.Type), cu.sectionTypes[s.Name]; got != want {
-				t.Errorf("%s: section %s: type %s, cuobjdump %s", path, s.Name, got, want)
+			if got, want := SectionTypeName(s.Type), cu.sectionTypes[name]; got != want {
+				t.Errorf("%s: section %s: type %s, cuobjdump %s", path, name, got, want)
 			}
 			switch s.Type {
 			case SHTCudaInfo:
-				checkInfoNames(t, path, f, s, cu, &n)
+				checkInfoNames(t, path, f, i, cu, &n)
 			case SHTRela, SHTRel:
-				checkRelocNames(t, path, f, s, cu, &n)
+				checkRelocNames(t, path, f, i, cu, &n)
 			}
 		}
 	}
@@ -261,47 +261,49 @@ func TestNamesAgainstCuobjdump(t *testing.T) {
 // vacuously.
 type checked struct{ attrs, syms, relocs int }
 
-func checkInfoNames(t *testing.T, path string, f *File, s *Section, cu *cuobjdumpFacts, n *checked) {
+func checkInfoNames(t *testing.T, path string, f *File, i int, cu *cuobjdumpFacts, n *checked) {
 	t.Helper()
-	attrs, err := ParseNvInfo(s.Data)
+	s, name := &f.Sections[i], f.SecName(i)
+	attrs, err := ParseNvInfo(s.Data())
 	if err != nil {
-		t.Fatalf("%s: %s: %v", path, s.Name, err)
+		t.Fatalf("%s: %s: %v", path, name, err)
 	}
-	want := cu.attrs[s.Name]
+	want := cu.attrs[name]
 	if len(attrs) != len(want) {
-		t.Errorf("%s: %s: %d records, cuobjdump %d", path, s.Name, len(attrs), len(want))
+		t.Errorf("%s: %s: %d records, cuobjdump %d", path, name, len(attrs), len(want))
 		return
 	}
 	for j := range attrs {
 		a := &attrs[j]
 		n.attrs++
 		if got := FormatName(a.Format) + " " + AttrName(a.Code); got != want[j] {
-			t.Errorf("%s: %s record %d: %s, cuobjdump %s", path, s.Name, j, got, want[j])
+			t.Errorf("%s: %s record %d: %s, cuobjdump %s", path, name, j, got, want[j])
 		}
 		refs := a.SymbolRefs()
-		for k, ref := range cu.attrSyms[s.Name][j] {
+		for k, ref := range cu.attrSyms[name][j] {
 			if k >= len(refs) {
-				t.Errorf("%s: %s record %d (%s): cuobjdump names symbol %s, we see no symbol there", path, s.Name, j, want[j], ref.name)
+				t.Errorf("%s: %s record %d (%s): cuobjdump names symbol %s, we see no symbol there", path, name, j, want[j], ref.name)
 				break
 			}
 			n.syms++
 			idx := a.U32(refs[k])
 			if idx != ref.idx || f.SymbolName(idx) != ref.name {
-				t.Errorf("%s: %s record %d: symbol %d %s, cuobjdump %d %s", path, s.Name, j, idx, f.SymbolName(idx), ref.idx, ref.name)
+				t.Errorf("%s: %s record %d: symbol %d %s, cuobjdump %d %s", path, name, j, idx, f.SymbolName(idx), ref.idx, ref.name)
 			}
 		}
 	}
 }
 
-func checkRelocNames(t *testing.T, path string, f *File, s *Section, cu *cuobjdumpFacts, n *checked) {
+func checkRelocNames(t *testing.T, path string, f *File, i int, cu *cuobjdumpFacts, n *checked) {
 	t.Helper()
-	rs, err := Relocs(s, len(f.Symbols))
+	name := f.SecName(i)
+	rs, err := Relocs(f, i, len(f.Symbols))
 	if err != nil {
-		t.Fatalf("%s: %s: %v", path, s.Name, err)
+		t.Fatalf("%s: %s: %v", path, name, err)
 	}
-	want := cu.relocs[s.Name]
+	want := cu.relocs[name]
 	if len(rs) != len(want) {
-		t.Errorf("%s: %s: %d relocations, cuobjdump %d", path, s.Name, len(rs), len(want))
+		t.Errorf("%s: %s: %d relocations, cuobjdump %d", path, name, len(rs), len(want))
 		return
 	}
 	for j, r := range rs {
@@ -309,7 +311,7 @@ func checkRelocNames(t *testing.T, path string, f *File, s *Section, cu *cuobjdu
 		got := "0x" + strconv.FormatUint(r.Offset, 16) + " " + f.SymbolName(r.Sym) + " " +
 			RelocTypeName(r.Type) + " 0x" + strconv.FormatUint(uint64(r.Addend), 16)
 		if got != want[j] {
-			t.Errorf("%s: %s relocation %d: %s, cuobjdump %s", path, s.Name, j, got, want[j])
+			t.Errorf("%s: %s relocation %d: %s, cuobjdump %s", path, name, j, got, want[j])
 		}
 	}
 }

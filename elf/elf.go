@@ -154,23 +154,51 @@ func SMCompatible(input, target int) bool {
 	return input/10 == target/10 && input < target && !tegra(input) && !tegra(target)
 }
 
-// Section is a decoded section header plus its name and contents: what a
-// link uses of it. (A link holds one per input section, 80 bytes: fields
-// are ordered to leave no padding, sh_addr and sh_offset are left to Shdr
-// (nothing links by them: contents are Data), and the alignment and entry
-// size, 64-bit in the file, are kept in 32 bits: a cubin with wider ones
-// is refused, another ELF's saturate.)
+// Section is a decoded section header plus its contents: what a link
+// uses of it. (A link holds one per input section, 40 bytes: fields are
+// ordered to leave no padding; the name is not kept (File.SecName decodes
+// it from NameOff); the contents are a pointer with Size as their length,
+// not a slice header, since a section with contents has exactly Size bytes
+// of them; sh_addr, sh_offset and sh_link are left to Shdr (nothing links
+// by them: contents are Data, and the link reads no section's sh_link
+// but the symbol table's, which parsing follows); the flags keep their
+// low 32 bits, where every SHF_ flag the ELF specification defines lies
+// (SHF_MASKOS and SHF_MASKPROC included): File.SecFlags gives all 64,
+// which only a file ParseCompact declines can have; and the alignment and
+// entry size, 64-bit in the file, are kept in 32 bits: a cubin with wider
+// ones is refused, another ELF's saturate.)
 type Section struct {
-	Name      string
-	Data      []byte // aliases the file (nil for NOBITS and empty sections)
-	Flags     uint64
+	data      *byte // the first of Size bytes of contents; nil: none
 	Size      uint64
+	Flags     uint32
 	Type      uint32
 	NameOff   uint32
-	Link      uint32
 	Info      uint32
 	Addralign uint32
 	Entsize   uint32
+}
+
+// Data returns the section's contents: Size bytes that alias the file or
+// the memory File.Raw keeps (nil for NOBITS and empty sections, and for
+// sections whose contents were dropped).
+func (s *Section) Data() []byte {
+	if s.data == nil {
+		return nil
+	}
+	return unsafe.Slice(s.data, s.Size)
+}
+
+// SetData makes b the section's contents: b holds Size bytes (a copy of
+// them, or the memory they move to), or is empty to drop them.
+func (s *Section) SetData(b []byte) {
+	if len(b) == 0 {
+		s.data = nil
+		return
+	}
+	if uint64(len(b)) != s.Size {
+		panic("elf: SetData with contents of another size than the section's")
+	}
+	s.data = unsafe.SliceData(b)
 }
 
 // Shdr is a section header with every field of the file's (Elf64_Shdr),
@@ -231,9 +259,34 @@ type File struct {
 	// File per input, and int32 indices spare it a size class.)
 	SymtabIndex int32
 	StrtabIndex int32
+	// shstrndx is the section index of the section name table SecName
+	// reads (checked to be a string table when parsed).
+	shstrndx int32
 	// compact: Raw holds only the kept sections' contents (ParseCompact),
 	// not the section header table Shdr reads.
 	compact bool
+}
+
+// SecName returns section i's name, decoded from the section name table
+// (every name was checked when f was parsed): "" for section 0, for an i
+// f has no section for, and in a File that was not parsed.
+func (f *File) SecName(i int) string {
+	if i <= 0 || i >= len(f.Sections) || f.shstrndx <= 0 || int(f.shstrndx) >= len(f.Sections) {
+		return ""
+	}
+	n, _ := CString(f.Sections[f.shstrndx].Data(), f.Sections[i].NameOff)
+	return n
+}
+
+// SecNameIs reports whether section i is named name, as SecName(i) ==
+// name, without scanning the name for its end.
+func (f *File) SecNameIs(i int, name string) bool {
+	if i <= 0 || i >= len(f.Sections) || f.shstrndx <= 0 || int(f.shstrndx) >= len(f.Sections) || name == "" {
+		return f.SecName(i) == name
+	}
+	tab, off := f.Sections[f.shstrndx].Data(), uint64(f.Sections[i].NameOff)
+	return off < uint64(len(tab)) && uint64(len(tab))-off > uint64(len(name)) &&
+		tab[off+uint64(len(name))] == 0 && string(tab[off:off+uint64(len(name))]) == name
 }
 
 // Shdr returns section i's header as the file's section header table
@@ -246,8 +299,19 @@ func (f *File) Shdr(i int) (h Shdr, ok bool) {
 	}
 	p := f.Raw[at:]
 	s := &f.Sections[i]
-	return Shdr{NameOff: s.NameOff, Type: s.Type, Flags: s.Flags, Addr: le.Uint64(p[16:]), Offset: le.Uint64(p[24:]),
-		Size: s.Size, Link: s.Link, Info: s.Info, Addralign: s.Addralign, Entsize: s.Entsize}, true
+	return Shdr{NameOff: s.NameOff, Type: s.Type, Flags: le.Uint64(p[8:]), Addr: le.Uint64(p[16:]), Offset: le.Uint64(p[24:]),
+		Size: s.Size, Link: le.Uint32(p[40:]), Info: s.Info, Addralign: s.Addralign, Entsize: s.Entsize}, true
+}
+
+// SecFlags returns section i's sh_flags, all 64 bits: from the section
+// header table when f holds it, else Section.Flags (ParseCompact keeps no
+// file whose flags have higher bits; a File built by hand has the ones its
+// Sections give).
+func (f *File) SecFlags(i int) uint64 {
+	if h, ok := f.Shdr(i); ok {
+		return h.Flags
+	}
+	return uint64(f.Sections[i].Flags)
 }
 
 // IsELF reports whether b starts with the ELF magic.
@@ -274,9 +338,10 @@ func ParseInto(b []byte, alloc Alloc) (*File, error) {
 }
 
 // ErrNotCompact is ParseCompact declining a file whose sections are not
-// laid out in index order without overlaps. (No errorf: fmt's first use
-// at package initialization cost every run its pools and pages.)
-var ErrNotCompact error = &Error{"sections out of order or overlapping"}
+// laid out in index order without overlaps, or whose flags need 64 bits.
+// (No errorf: fmt's first use at package initialization cost every run
+// its pools and pages.)
+var ErrNotCompact error = &Error{"sections out of order, overlapping or with 64-bit flags"}
 
 // ParseCompact is ParseInto for a file b that is only read while parsing:
 // the contents of the sections for which drop (nil: none) reports false
@@ -286,9 +351,11 @@ var ErrNotCompact error = &Error{"sections out of order or overlapping"}
 // left out. The sections drop reports keep Data pointing into b, for the
 // caller to decode and then clear before b is used again. A file whose
 // sections are not laid out in index order without overlaps (none that
-// ptxas or nvlink write) gets ErrNotCompact before anything is kept;
-// callers parse it whole. drop is asked before names are decoded: it sees
-// each section's header and contents, with Name still empty.
+// ptxas or nvlink write), or one with a section whose flags have bits
+// above the low 32 (which File.SecFlags reads from the section header
+// table), gets ErrNotCompact before anything is kept;
+// callers parse it whole. drop is asked before names are checked: it sees
+// each section's header and contents (SecName gives "" then).
 //
 // zeros, when not nil, may stand in for the copy of a section to keep whose
 // contents are all zeros and that no relocation section of the file
@@ -302,11 +369,11 @@ var ErrNotCompact error = &Error{"sections out of order or overlapping"}
 // alloc), as ParseInto's alloc does: a caller done with the symbols before
 // the sections may free them apart.
 func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, alloc, symAlloc Alloc, zeros func(int) []byte) (*File, error) {
-	kept := func(s *Section) bool { return len(s.Data) > 0 && (drop == nil || !drop(s)) }
+	kept := func(s *Section) bool { return s.data != nil && (drop == nil || !drop(s)) }
 	if symAlloc == nil {
 		symAlloc = alloc
 	}
-	return parseWith(b, alloc, symAlloc, func(secs []Section, offset func(i int) uint64) ([]byte, error) {
+	return parseWith(b, alloc, symAlloc, func(secs []Section, shtab []byte) ([]byte, error) {
 		// Per section: patched (a relocation section applies to it) and
 		// zeroed (its Data is zeros'); on the stack for the usual cubin.
 		const patched, zeroed = 1, 2
@@ -325,35 +392,38 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, all
 			if len(flags) > 0 && (s.Type == SHTRel || s.Type == SHTRela) && s.Info < uint32(len(secs)) {
 				flags[s.Info] |= patched
 			}
-			if len(s.Data) == 0 {
+			if le.Uint32(shtab[i*ShdrSize+12:]) != 0 {
+				return nil, ErrNotCompact // (flags above the low 32 bits)
+			}
+			if s.data == nil {
 				continue
 			}
-			off := offset(i)
+			off := le.Uint64(shtab[i*ShdrSize+24:])
 			if off < end {
 				return nil, ErrNotCompact
 			}
-			end = off + uint64(len(s.Data))
+			end = off + s.Size
 		}
 		for i := range secs {
 			s := &secs[i]
 			if !kept(s) {
 				continue
 			}
-			if len(flags) > 0 && flags[i]&patched == 0 && allZero(s.Data) {
-				if z := zeros(len(s.Data)); z != nil {
-					s.Data = z
+			if len(flags) > 0 && flags[i]&patched == 0 && allZero(s.Data()) {
+				if z := zeros(int(s.Size)); z != nil {
+					s.SetData(z)
 					flags[i] |= zeroed
 					continue
 				}
 			}
-			total += (uint64(len(s.Data)) + 7) &^ 7
+			total += (s.Size + 7) &^ 7
 		}
 		body := keep(int(total))
 		pos := 0
 		for i := range secs {
 			if s := &secs[i]; kept(s) && (len(flags) == 0 || flags[i]&zeroed == 0) {
-				n := copy(body[pos:], s.Data)
-				s.Data = body[pos : pos+n : pos+n]
+				n := copy(body[pos:], s.Data())
+				s.SetData(body[pos : pos+n : pos+n])
 				pos += (n + 7) &^ 7
 			}
 		}
@@ -379,9 +449,10 @@ func allZero(b []byte) bool {
 
 // parseWith is ParseInto with the symbol table from symAlloc; place, when
 // not nil, may move the sections' contents once their headers are read
-// (before any name is decoded from them; offset is section i's sh_offset)
+// (before any name is decoded from them; shtab is the section header
+// table)
 // and returns what becomes File.Raw (see ParseCompact).
-func parseWith(b []byte, alloc, symAlloc Alloc, place func(secs []Section, offset func(i int) uint64) ([]byte, error)) (*File, error) {
+func parseWith(b []byte, alloc, symAlloc Alloc, place func(secs []Section, shtab []byte) ([]byte, error)) (*File, error) {
 	f, err := parseHeader(b)
 	if err != nil {
 		return nil, err
@@ -397,7 +468,7 @@ func parseWith(b []byte, alloc, symAlloc Alloc, place func(secs []Section, offse
 		}
 	}
 	if place != nil {
-		raw, err := place(f.Sections, func(i int) uint64 { return le.Uint64(shtab[i*ShdrSize+24:]) })
+		raw, err := place(f.Sections, shtab)
 		if err != nil {
 			return nil, err
 		}
@@ -409,7 +480,7 @@ func parseWith(b []byte, alloc, symAlloc Alloc, place func(secs []Section, offse
 	if err := f.parseProgs(b); err != nil {
 		return nil, err
 	}
-	if err := f.parseSymbols(symAlloc); err != nil {
+	if err := f.parseSymbols(shtab, symAlloc); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -487,10 +558,9 @@ func (f *File) parseSection(i uint64, p []byte) error {
 	s := &f.Sections[i]
 	s.NameOff = le.Uint32(p[0:])
 	s.Type = le.Uint32(p[4:])
-	s.Flags = le.Uint64(p[8:])
+	s.Flags = le.Uint32(p[8:])
 	off := le.Uint64(p[24:])
 	s.Size = le.Uint64(p[32:])
-	s.Link = le.Uint32(p[40:])
 	s.Info = le.Uint32(p[44:])
 	align, entsize := le.Uint64(p[48:]), le.Uint64(p[56:])
 	// A cubin's must fit 32 bits; another ELF's (host objects, read
@@ -514,7 +584,7 @@ func (f *File) parseSection(i uint64, p []byte) error {
 		if off > size || s.Size > size-off {
 			return errorf("section %d (offset 0x%x, size 0x%x) goes past the end of the file (0x%x bytes)", i, off, s.Size, size)
 		}
-		s.Data = b[off : off+s.Size : off+s.Size]
+		s.data = &b[off]
 	}
 	return nil
 }
@@ -532,18 +602,20 @@ func (f *File) nameSections(shnum uint64, shstrndx uint32) error {
 	if f.Sections[shstrndx].Type != SHTStrtab {
 		return errorf("section name string table %d is not a string table", shstrndx)
 	}
-	strs := f.Sections[shstrndx].Data
-	for i := range f.Sections {
-		if i == 0 {
-			continue
+	f.shstrndx = int32(shstrndx)
+	strs := f.Sections[shstrndx].Data()
+	// (In a table that ends with a NUL, as every one does, each offset
+	// inside it names a string: no scan needed.)
+	terminated := len(strs) > 0 && strs[len(strs)-1] == 0
+	for i := 1; i < len(f.Sections); i++ {
+		s := &f.Sections[i]
+		if !terminated || uint64(s.NameOff) >= uint64(len(strs)) {
+			if _, ok := CString(strs, s.NameOff); !ok {
+				return errorf("section %d has a bad name offset 0x%x", i, s.NameOff)
+			}
 		}
-		n, ok := CString(strs, f.Sections[i].NameOff)
-		if !ok {
-			return errorf("section %d has a bad name offset 0x%x", i, f.Sections[i].NameOff)
-		}
-		f.Sections[i].Name = n
-		if t := f.Sections[i].Type; (t == SHTRel || t == SHTRela || t == SHTCudaInfo) && uint64(f.Sections[i].Info) >= shnum {
-			return errorf("section %d (%s) applies to section %d of %d", i, n, f.Sections[i].Info, shnum)
+		if t := s.Type; (t == SHTRel || t == SHTRela || t == SHTCudaInfo) && uint64(s.Info) >= shnum {
+			return errorf("section %d (%s) applies to section %d of %d", i, f.SecName(i), s.Info, shnum)
 		}
 	}
 	return nil
@@ -587,7 +659,8 @@ func cudaNoData(t uint32) bool {
 // IsNobits reports whether a section of this type has no file contents.
 func IsNobits(t uint32) bool { return t == SHTNobits || cudaNoData(t) }
 
-func (f *File) parseSymbols(alloc Alloc) error {
+func (f *File) parseSymbols(shtab []byte, alloc Alloc) error {
+	link := func(i int) uint32 { return le.Uint32(shtab[i*ShdrSize+40:]) }
 	var symtab *Section
 	for i := range f.Sections {
 		if f.Sections[i].Type == SHTSymtab {
@@ -602,21 +675,23 @@ func (f *File) parseSymbols(alloc Alloc) error {
 	if symtab.Entsize != SymSize {
 		return errorf("symbol table entry size %d is not %d", symtab.Entsize, SymSize)
 	}
-	if int(symtab.Link) >= len(f.Sections) || f.Sections[symtab.Link].Type != SHTStrtab {
-		return errorf("symbol table links to section %d, which is not a string table", symtab.Link)
+	strtab := link(int(f.SymtabIndex))
+	if int(strtab) >= len(f.Sections) || f.Sections[strtab].Type != SHTStrtab {
+		return errorf("symbol table links to section %d, which is not a string table", strtab)
 	}
-	f.StrtabIndex = int32(symtab.Link)
-	strs := f.Sections[symtab.Link].Data
+	f.StrtabIndex = int32(strtab)
+	strs := f.Sections[strtab].Data()
 	var xindex []byte
 	for i := range f.Sections {
-		if f.Sections[i].Type == SHTSymtabShndx && int(f.Sections[i].Link) == int(f.SymtabIndex) {
-			xindex = f.Sections[i].Data
+		if f.Sections[i].Type == SHTSymtabShndx && int(link(i)) == int(f.SymtabIndex) {
+			xindex = f.Sections[i].Data()
 		}
 	}
-	n := len(symtab.Data) / SymSize
+	symdata := symtab.Data()
+	n := len(symdata) / SymSize
 	f.Symbols = SliceOf[Symbol](n, alloc)
 	for i := 0; i < n; i++ {
-		p := symtab.Data[i*SymSize:]
+		p := symdata[i*SymSize:]
 		s := &f.Symbols[i]
 		nameOff := le.Uint32(p[0:])
 		s.Info = p[4]
@@ -683,33 +758,35 @@ type Rela struct {
 	Addend int64
 }
 
-// Relocs decodes a SHT_RELA or SHT_REL section, checking symbol indices
-// against nsyms.
-func Relocs(s *Section, nsyms int) ([]Rela, error) { return RelocsInto(s, nsyms, nil) }
+// Relocs decodes f's SHT_RELA or SHT_REL section i, checking symbol
+// indices against nsyms.
+func Relocs(f *File, i int, nsyms int) ([]Rela, error) { return RelocsInto(f, i, nsyms, nil) }
 
 // RelocsInto is Relocs with the entries in memory from alloc (see
 // ParseInto).
-func RelocsInto(s *Section, nsyms int, alloc Alloc) ([]Rela, error) {
+func RelocsInto(f *File, i int, nsyms int, alloc Alloc) ([]Rela, error) {
+	s := &f.Sections[i]
+	data := s.Data()
 	ent := uint64(RelaSize)
 	if s.Type == SHTRel {
 		ent = RelSize
 	}
-	if uint64(len(s.Data))%ent != 0 {
-		return nil, errorf("relocation section %s size 0x%x is not a multiple of %d", s.Name, len(s.Data), ent)
+	if uint64(len(data))%ent != 0 {
+		return nil, errorf("relocation section %s size 0x%x is not a multiple of %d", f.SecName(i), len(data), ent)
 	}
-	n := uint64(len(s.Data)) / ent
+	n := uint64(len(data)) / ent
 	out := SliceOf[Rela](int(n), alloc)
-	for i := uint64(0); i < n; i++ {
-		p := s.Data[i*ent:]
+	for k := uint64(0); k < n; k++ {
+		p := data[k*ent:]
 		info := le.Uint64(p[8:])
 		r := Rela{Offset: le.Uint64(p[0:]), Sym: uint32(info >> 32), Type: uint32(info)}
 		if ent == RelaSize {
 			r.Addend = int64(le.Uint64(p[16:]))
 		}
 		if int(r.Sym) >= nsyms {
-			return nil, errorf("relocation %d in %s refers to symbol %d of %d", i, s.Name, r.Sym, nsyms)
+			return nil, errorf("relocation %d in %s refers to symbol %d of %d", k, f.SecName(i), r.Sym, nsyms)
 		}
-		out[i] = r
+		out[k] = r
 	}
 	return out, nil
 }

@@ -1,6 +1,10 @@
 package elf
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+	"unsafe"
+)
 
 // TestSMCompatible checks the table nvlink 11.8 gave for one-kernel
 // cubins of every SM nvcc 11.8 writes, each linked alone for every higher
@@ -36,5 +40,42 @@ func TestSetSM(t *testing.T) {
 		if h.Flags&^mask != before&^mask {
 			t.Errorf("flags %#x -> %#x: other bits changed", before, h.Flags)
 		}
+	}
+}
+
+// TestSectionSize keeps the decoded section record at its size: a link
+// holds one per input section for its whole run.
+func TestSectionSize(t *testing.T) {
+	if n := unsafe.Sizeof(Section{}); unsafe.Sizeof(uintptr(0)) == 8 && n != 40 {
+		t.Errorf("Section is %d bytes, want 40", n)
+	}
+}
+
+// TestWideFlags checks a section whose sh_flags has bits above the low 32
+// (no flag the ELF specification defines; a malformed input, whose flags
+// nvlink 11.8 copies to a data section's output): ParseCompact declines
+// the file, and a File parsed whole gives all 64 bits through SecFlags
+// and Shdr, the low 32 through Section.Flags.
+func TestWideFlags(t *testing.T) {
+	b, f := readAndParse(t, corpusCubins(t)[0])
+	b = bytes.Clone(b)
+	i := len(f.Sections) - 1
+	at := f.Header.Shoff + uint64(i)*ShdrSize + 8
+	want := le.Uint64(b[at:]) | 1<<40
+	le.PutUint64(b[at:], want)
+	keep := func(n int) []byte { return make([]byte, n) }
+	if _, err := ParseCompact(bytes.Clone(b), nil, keep, nil, nil, nil); err != ErrNotCompact {
+		t.Fatalf("ParseCompact: %v, want ErrNotCompact", err)
+	}
+	w, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := w.Shdr(i)
+	if w.SecFlags(i) != want || h.Flags != want || uint64(w.Sections[i].Flags) != want&0xFFFFFFFF {
+		t.Errorf("flags %#x (header %#x, Section %#x), want %#x", w.SecFlags(i), h.Flags, w.Sections[i].Flags, want)
+	}
+	if c, err := ParseCompact(bytes.Clone(f.Raw), nil, keep, nil, nil, nil); err != nil || c.SecFlags(i) != uint64(f.Sections[i].Flags) {
+		t.Fatalf("ParseCompact of the unchanged file: %v", err)
 	}
 }

@@ -66,13 +66,16 @@ func FuzzParse(f *testing.F) {
 			if !ok || h.Size != s.Size || h.Type != s.Type {
 				t.Fatalf("section %d: Shdr gives %+v (%v) for %+v", i, h, ok, s)
 			}
-			if s.Data != nil && (h.Offset+uint64(len(s.Data)) > uint64(len(b)) || !bytes.Equal(s.Data, b[h.Offset:h.Offset+s.Size])) {
+			if s.Data() != nil && (h.Offset+uint64(len(s.Data())) > uint64(len(b)) || !bytes.Equal(s.Data(), b[h.Offset:h.Offset+s.Size])) {
 				t.Fatalf("section %d data is not the file bytes at 0x%x+0x%x", i, h.Offset, s.Size)
+			}
+			if n := ef.SecName(i); !ef.SecNameIs(i, n) || ef.SecNameIs(i, n+"x") || n != "" && ef.SecNameIs(i, n[:len(n)-1]) {
+				t.Fatalf("section %d: SecNameIs disagrees with SecName %q", i, n)
 			}
 			switch {
 			case s.Type == SHTRel || s.Type == SHTRela:
-				rs, _ := Relocs(s, len(ef.Symbols))
-				if ra, _ := RelocsInto(s, len(ef.Symbols), alloc); !reflect.DeepEqual(rs, ra) {
+				rs, _ := Relocs(ef, i, len(ef.Symbols))
+				if ra, _ := RelocsInto(ef, i, len(ef.Symbols), alloc); !reflect.DeepEqual(rs, ra) {
 					t.Fatalf("RelocsInto differs from Relocs")
 				}
 				for _, r := range rs {
@@ -81,8 +84,8 @@ func FuzzParse(f *testing.F) {
 					}
 				}
 			case s.Type == SHTCudaInfo:
-				as, err := ParseNvInfo(s.Data)
-				if aa, aerr := ParseNvInfoInto(s.Data, alloc); (err == nil) != (aerr == nil) || !reflect.DeepEqual(as, aa) && len(as)+len(aa) > 0 {
+				as, err := ParseNvInfo(s.Data())
+				if aa, aerr := ParseNvInfoInto(s.Data(), alloc); (err == nil) != (aerr == nil) || !reflect.DeepEqual(as, aa) && len(as)+len(aa) > 0 {
 					t.Fatalf("ParseNvInfoInto differs from ParseNvInfo")
 				}
 			}
@@ -103,9 +106,9 @@ func FuzzNvInfo(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		for _, s := range ef.Sections {
-			if s.Type == SHTCudaInfo {
-				f.Add(s.Data)
+		for i := range ef.Sections {
+			if s := &ef.Sections[i]; s.Type == SHTCudaInfo {
+				f.Add(s.Data())
 			}
 		}
 	})
@@ -140,19 +143,21 @@ func FuzzRelocs(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		for _, s := range ef.Sections {
-			if s.Type == SHTRela || s.Type == SHTRel {
-				f.Add(s.Data, s.Type == SHTRela, len(ef.Symbols))
+		for i := range ef.Sections {
+			if s := &ef.Sections[i]; s.Type == SHTRela || s.Type == SHTRel {
+				f.Add(s.Data(), s.Type == SHTRela, len(ef.Symbols))
 			}
 		}
 	})
 	f.Fuzz(func(t *testing.T, data []byte, rela bool, nsyms int) {
-		s := &Section{Name: ".rel.fuzz", Type: SHTRel, Data: data}
+		rf := &File{Sections: []Section{{}, {Type: SHTRel, Size: uint64(len(data))}}}
+		s := &rf.Sections[1]
+		s.SetData(data)
 		ent := RelSize
 		if rela {
 			s.Type, ent = SHTRela, RelaSize
 		}
-		rs, err := Relocs(s, nsyms)
+		rs, err := Relocs(rf, 1, nsyms)
 		if err != nil {
 			return
 		}
@@ -186,7 +191,7 @@ func TestParseCompactCorpus(t *testing.T) {
 		m := bytes.Clone(b)
 		first, last := -1, -1
 		for i := range ef.Sections {
-			if len(ef.Sections[i].Data) > 0 {
+			if len(ef.Sections[i].Data()) > 0 {
 				if first < 0 {
 					first = i
 				}
@@ -302,19 +307,19 @@ func TestParseCompactZeros(t *testing.T) {
 		saved := 0
 		for i := range cf.Sections {
 			s := &cf.Sections[i]
-			zero := len(s.Data) > 0 && !droppedInTest(s) && allZero(s.Data)
-			isShared := len(s.Data) > 0 && &s.Data[0] == &sharedZeros[0]
+			zero := len(s.Data()) > 0 && !droppedInTest(s) && allZero(s.Data())
+			isShared := len(s.Data()) > 0 && &s.Data()[0] == &sharedZeros[0]
 			switch {
 			case isShared && (!zero || patched[uint32(i)]):
-				t.Errorf("%s: section %d (%s) shares the zeros: all zeros %v, patched %v", p, i, s.Name, zero, patched[uint32(i)])
+				t.Errorf("%s: section %d (%s) shares the zeros: all zeros %v, patched %v", p, i, cf.SecName(i), zero, patched[uint32(i)])
 			case zero && !patched[uint32(i)] && !isShared:
-				t.Errorf("%s: section %d (%s) is all zeros, unpatched, and was copied", p, i, s.Name)
+				t.Errorf("%s: section %d (%s) is all zeros, unpatched, and was copied", p, i, cf.SecName(i))
 			case zero && patched[uint32(i)]:
 				patchedZero++
 			}
 			if isShared {
 				shared++
-				saved += (len(s.Data) + 7) &^ 7
+				saved += (len(s.Data()) + 7) &^ 7
 			}
 		}
 		if len(cf.Raw) != len(plain.Raw)-saved {
@@ -350,7 +355,7 @@ func parseCompactClobbered(b []byte, drop func(*Section) bool, alloc, zeros func
 	if err == nil && drop != nil {
 		for i := range f.Sections {
 			if drop(&f.Sections[i]) {
-				f.Sections[i].Data = nil
+				f.Sections[i].SetData(nil)
 			}
 		}
 	}
@@ -368,9 +373,13 @@ func sameTables(f, c *File, drop func(*Section) bool) bool {
 	for i := range f.Sections {
 		a, b := f.Sections[i], c.Sections[i]
 		if drop != nil && drop(&a) {
-			a.Data = nil
+			a.SetData(nil)
 		}
-		if !reflect.DeepEqual(a, b) {
+		if !bytes.Equal(a.Data(), b.Data()) || (a.Data() == nil) != (b.Data() == nil) || f.SecName(i) != c.SecName(i) {
+			return false
+		}
+		a.data, b.data = nil, nil
+		if a != b {
 			return false
 		}
 	}
@@ -389,9 +398,9 @@ func FuzzCallgraph(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		for _, s := range ef.Sections {
-			if s.Name == ".nv.callgraph" || s.Name == ".nv.prototype" {
-				f.Add(s.Data)
+		for i := range ef.Sections {
+			if n := ef.SecName(i); n == ".nv.callgraph" || n == ".nv.prototype" {
+				f.Add(ef.Sections[i].Data())
 			}
 		}
 	})

@@ -236,7 +236,7 @@ func (f *File) SymbolName(i uint32) string {
 	}
 	s := &f.Symbols[i]
 	if s.Name == "" && s.Type() == STTSection && (s.RawShndx < SHNLoReserve || s.RawShndx == SHNXindex) && int(s.Shndx) < len(f.Sections) {
-		return f.Sections[s.Shndx].Name
+		return f.SecName(int(s.Shndx))
 	}
 	return s.Name
 }

@@ -36,7 +36,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 			t.Fatalf("program header %d differs", i)
 		}
 	}
-	symtab := f.Sections[f.SymtabIndex].Data
+	symtab := f.Sections[f.SymtabIndex].Data()
 	for i := range f.Symbols {
 		var s [SymSize]byte
 		PutSymbol(s[:], &f.Symbols[i], le.Uint32(symtab[i*SymSize:]))
@@ -49,15 +49,15 @@ func TestEncodeRoundTrip(t *testing.T) {
 		if sec.Type != SHTRela {
 			continue
 		}
-		rels, err := Relocs(sec, len(f.Symbols))
+		rels, err := Relocs(f, i, len(f.Symbols))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for k := range rels {
 			var r [RelaSize]byte
 			PutRela(r[:], &rels[k])
-			if !bytes.Equal(r[:], sec.Data[k*RelaSize:(k+1)*RelaSize]) {
-				t.Fatalf("%s entry %d differs", sec.Name, k)
+			if !bytes.Equal(r[:], sec.Data()[k*RelaSize:(k+1)*RelaSize]) {
+				t.Fatalf("%s entry %d differs", f.SecName(i), k)
 			}
 		}
 	}

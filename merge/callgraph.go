@@ -59,7 +59,7 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 		sites := len(cg.lists[-3])
 		o.eachCallgraph(func(s *elf.Section) {
 			var strs []byte // (read for a prototype record only: most files have none)
-			for list, r := range elf.CallgraphRecords(s.Data) {
+			for list, r := range elf.CallgraphRecords(s.Data()) {
 				ca := ctx.liveSym(o, r.Caller)
 				if ca < 0 {
 					continue
@@ -220,7 +220,7 @@ func (o *Obj) strtab() []byte {
 	if o.F.StrtabIndex <= 0 {
 		return nil
 	}
-	return o.F.Sections[o.F.StrtabIndex].Data
+	return o.F.Sections[o.F.StrtabIndex].Data()
 }
 
 // buildPrototype merges .nv.prototype: (function, prototype string) pairs
@@ -248,8 +248,8 @@ func buildPrototype(ctx *Context) {
 	for _, o := range ctx.Objs {
 		o.eachPrototype(func(s *elf.Section) {
 			var strs []byte // (read for a record kept only: most are not)
-			for off := 0; off+8 <= len(s.Data); off += 8 {
-				r := elf.CallgraphEntryAt(s.Data, off) // (a .nv.prototype record has the same layout)
+			for off := 0; off+8 <= len(s.Data()); off += 8 {
+				r := elf.CallgraphEntryAt(s.Data(), off) // (a .nv.prototype record has the same layout)
 				sym := ctx.liveSym(o, r.Caller)
 				// (A function called directly keeps its record; under -g
 				// or --preserve-relocs any other too, but for the

@@ -359,7 +359,7 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 	var c objCalls
 	o.eachCallgraph(func(s *elf.Section) {
 		strs := o.strtab()
-		for block, e := range elf.CallgraphRecords(s.Data) {
+		for block, e := range elf.CallgraphRecords(s.Data()) {
 			ca := remapSym(o, e.Caller)
 			if ca < 0 || ctx.Syms[ca].Type() != elf.STTFunc {
 				continue

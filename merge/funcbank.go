@@ -163,7 +163,7 @@ func makeKernelBanks(ctx *Context) {
 		flags := uint64(elf.SHFAlloc)
 		if len(nb.pieces) > 0 {
 			p := nb.pieces[0]
-			flags |= ctx.Objs[p.Obj].F.Sections[p.Sec].Flags & elf.SHFInfoLink
+			flags |= uint64(ctx.Objs[p.Obj].F.Sections[p.Sec].Flags & elf.SHFInfoLink)
 		}
 		s := ctx.newSection(name, elf.SHTProgbits, flags, nb.align, 0)
 		s.InfoSec = nb.text
@@ -192,8 +192,9 @@ func (ctx *Context) funcBankValue(o *Obj, in *elf.Symbol, sec int32) (uint64, bo
 
 // isFuncBank reports an input function bank: .nv.constant2.<f> of a
 // function that is no kernel (sh_info names its code).
-func (o *Obj) isFuncBank(sec *elf.Section) bool {
-	if !strings.HasPrefix(sec.Name, funcBankPrefix) {
+func (o *Obj) isFuncBank(i int) bool {
+	sec := &o.F.Sections[i]
+	if !strings.HasPrefix(o.F.SecName(i), funcBankPrefix) {
 		return false
 	}
 	for i := 1; i < len(o.F.Symbols); i++ {

@@ -3,6 +3,7 @@ package merge
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,8 @@ func FuzzToolkitOf(f *testing.F) {
 	if len(cubins) == 0 {
 		f.Fatal("no CUDA 13.0 cubins")
 	}
+	var base *elf.File // a CUDA 13 cubin, its note's contents replaced below
+	noteSec := -1
 	for _, p := range cubins[:4] {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -105,17 +108,23 @@ func FuzzToolkitOf(f *testing.F) {
 		if toolkitOf(ef) != 130 {
 			f.Fatalf("%s: toolkit %d, want 130", p, toolkitOf(ef))
 		}
-		for _, s := range ef.Sections {
-			if s.Name == ".note.nv.tkinfo" {
-				f.Add(s.Data)
+		for i := range ef.Sections {
+			if ef.SecName(i) == ".note.nv.tkinfo" {
+				f.Add(ef.Sections[i].Data())
+				base, noteSec = ef, i
 			}
 		}
 	}
+	if base == nil {
+		f.Fatal("no .note.nv.tkinfo in the CUDA 13.0 cubins")
+	}
 	f.Add([]byte("release 14.-3, V14.0.1")) // (read as 13.7 before ParseVersion checked the digits)
 	f.Fuzz(func(t *testing.T, note []byte) {
-		ef := &elf.File{Sections: []elf.Section{{}, {Name: ".note.nv.tkinfo", Data: note}}}
-		ef.Header.Ident[7] = 0x41
-		n := toolkitOf(ef)
+		ef := *base
+		ef.Sections = slices.Clone(base.Sections)
+		ef.Sections[noteSec].Size = uint64(len(note))
+		ef.Sections[noteSec].SetData(note)
+		n := toolkitOf(&ef)
 		if n == 130 {
 			return
 		}

@@ -73,10 +73,10 @@ func merge(ctx *Context) error {
 		nsec += len(o.F.Sections)
 		nsym += len(o.F.Symbols)
 		if i := o.F.StrtabIndex; i > 0 {
-			strBytes += len(o.F.Sections[i].Data)
+			strBytes += len(o.F.Sections[i].Data())
 		}
 		if i := o.F.Header.Shstrndx; int(i) < len(o.F.Sections) {
-			shstrBytes += len(o.F.Sections[i].Data)
+			shstrBytes += len(o.F.Sections[i].Data())
 		}
 	}
 	reserve := func() {
@@ -220,8 +220,7 @@ func (o *Obj) definingSection(s *elf.Symbol) *elf.Section {
 // inSectionNamed reports whether input symbol s is defined in a section
 // whose name satisfies match.
 func (o *Obj) inSectionNamed(s *elf.Symbol, match func(string) bool) bool {
-	sec := o.definingSection(s)
-	return sec != nil && match(sec.Name)
+	return o.definingSection(s) != nil && match(o.F.SecName(int(s.Shndx)))
 }
 
 // isSharedName reports the sections of shared memory.
@@ -391,7 +390,7 @@ func markWeakLosers(ctx *Context, o *Obj) {
 	// winner's (funcbank.go).
 	for i := range o.F.Sections {
 		if sec := &o.F.Sections[i]; !regenerated(sec) && sec.Flags&elf.SHFExecInstr == 0 &&
-			sec.Info > 0 && int(sec.Info) < len(o.Drop) && o.Drop[sec.Info] && !o.isFuncBank(sec) {
+			sec.Info > 0 && int(sec.Info) < len(o.Drop) && o.Drop[sec.Info] && !o.isFuncBank(i) {
 			o.Drop[i] = true
 		}
 	}

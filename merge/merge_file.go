@@ -90,7 +90,7 @@ func (so symbolOrder) early(i int) bool {
 	// shared-removed-name.)
 	return !o.System && s.Bind() == elf.STBLocal && s.Type() != elf.STTFunc && inLocalPart(o, i) &&
 		sec != nil && sec.Flags&elf.SHFAlloc != 0 && (so.holdsData == nil || !so.holdsData[s.Shndx] || s.Type() != elf.STTSection) &&
-		!(s.Type() == elf.STTSection && strings.HasPrefix(sec.Name, ".nv.shared."))
+		!(s.Type() == elf.STTSection && strings.HasPrefix(o.F.SecName(int(s.Shndx)), ".nv.shared."))
 }
 
 func isLocalFunc(s *elf.Symbol) bool { return s.Bind() == elf.STBLocal && s.Type() == elf.STTFunc }
@@ -182,7 +182,11 @@ func mergeDataOnlyDebug(ctx *Context, o *Obj) {
 	var own []bool // by section index: o has a section symbol for it
 	for i := 1; i < len(o.F.Sections); i++ {
 		sec := &o.F.Sections[i]
-		if sec.Flags&elf.SHFAlloc != 0 || regenerated(sec) || o.Drop[i] || o.SecMap[i] >= 0 || !strings.HasPrefix(sec.Name, ".debug_") && !strings.HasPrefix(sec.Name, ".nv_debug_") {
+		if sec.Flags&elf.SHFAlloc != 0 || regenerated(sec) || o.Drop[i] || o.SecMap[i] >= 0 {
+			continue
+		}
+		name := o.F.SecName(i)
+		if !strings.HasPrefix(name, ".debug_") && !strings.HasPrefix(name, ".nv_debug_") {
 			continue
 		}
 		if own == nil {
@@ -193,7 +197,7 @@ func mergeDataOnlyDebug(ctx *Context, o *Obj) {
 				}
 			}
 		}
-		prev, ok := ctx.secNamed(sec.Name)
+		prev, ok := ctx.secNamed(name)
 		made := !ok || ctx.Secs[prev].SymID < 0 // (the symbol made here)
 		sym := sectionSymbol(ctx, mapSection(ctx, o, i), o)
 		if made && !own[i] {
@@ -240,18 +244,18 @@ func mergeSectionRecords(ctx *Context, o *Obj) {
 				// No section symbol named it: nvlink makes none either.
 				mapSectionFrom(ctx, o, i, viaNoSym)
 			}
-		case s.Type == elf.SHTCudaInfo && s.Name == ".nv.info":
+		case s.Type == elf.SHTCudaInfo && o.F.SecNameIs(i, ".nv.info"):
 			noteFunctionInfo(ctx, o, i)
 		case s.Type == elf.SHTCudaInfo:
 			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && o.SecMap[t] >= 0 && !o.Drop[t] {
-				ctx.noteInfoSection(o.SecMap[t], s.Name)
+				ctx.noteInfoSection(o.SecMap[t], o.F.SecName(i))
 			}
 		case s.Type == elf.SHTCudaCallgraph:
 			noteCallgraphProtos(ctx, o, s)
 		case s.Type == elf.SHTCudaPrototype:
 			strs := o.strtab()
-			for off := 0; off+8 <= len(s.Data); off += 8 {
-				if str, ok := elf.CString(strs, uint32(elf.CallgraphEntryAt(s.Data, off).Callee)); ok {
+			for off := 0; off+8 <= len(s.Data()); off += 8 {
+				if str, ok := elf.CString(strs, uint32(elf.CallgraphEntryAt(s.Data(), off).Callee)); ok {
 					ctx.addStr(ctx.Str, str, nil)
 					ctx.noteProto(str)
 				}
@@ -266,7 +270,7 @@ func mergeSectionRecords(ctx *Context, o *Obj) {
 // address-taken (-2) and indirect-call (-3) lists.
 func noteCallgraphProtos(ctx *Context, o *Obj, s *elf.Section) {
 	strs := o.strtab()
-	for list, e := range elf.CallgraphRecords(s.Data) {
+	for list, e := range elf.CallgraphRecords(s.Data()) {
 		if !elf.CallgraphProtoBlock(list) {
 			continue
 		}
@@ -296,14 +300,14 @@ func nameRelocSections(ctx *Context, o *Obj, i int) {
 	if t <= 0 || t >= len(o.F.Sections) || o.Drop[t] && !o.replacedLater(uint32(t)) || s.Size == 0 {
 		return
 	}
-	target := o.F.Sections[t].Name
+	target := o.F.SecName(t)
 	own, other := ".rela", ".rel"
 	if s.Type == elf.SHTRel {
 		own, other = other, own // sm_80 and older write REL
 	}
 	// (The relocation section's own name, as a rule: no concatenation
 	// then.)
-	ctx.addSecName(joined(s.Name, own, target), o.SecMap[t])
+	ctx.addSecName(joined(o.F.SecName(i), own, target), o.SecMap[t])
 	if ctx.keep.ResolvedRelocs {
 		// --preserve-relocs: nvlink names the section of the relocations
 		// it applies right after the kept ones.

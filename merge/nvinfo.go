@@ -551,7 +551,7 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 	var buf [infoBuf]elf.Attr
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
-		if s.Name != ".nv.info" {
+		if !o.F.SecNameIs(si, ".nv.info") {
 			if int(s.Info) >= len(o.F.Sections) || o.Drop[s.Info] || o.SecMap[s.Info] < 0 {
 				return
 			}

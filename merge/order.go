@@ -190,7 +190,7 @@ func lastSingleConstant(ctx *Context) int32 {
 		only, n := int32(-1), 0
 		for i := range o.F.Symbols {
 			s := &o.F.Symbols[i]
-			if !isDataSym(s) || s.Shndx == elf.SHNUndef || int(s.Shndx) >= len(o.F.Sections) || o.F.Sections[s.Shndx].Name != moduleConstants {
+			if !isDataSym(s) || s.Shndx == elf.SHNUndef || int(s.Shndx) >= len(o.F.Sections) || !o.F.SecNameIs(int(s.Shndx), moduleConstants) {
 				continue
 			}
 			n++

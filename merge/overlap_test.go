@@ -9,7 +9,11 @@ import (
 // TestSectionsOverlap covers the in-order fast path and the sorted one.
 func TestSectionsOverlap(t *testing.T) {
 	d := make([]byte, 256) // (the file: a section's place in it is where its Data starts)
-	sec := func(off, n uint64) elf.Section { return elf.Section{Size: n, Data: d[off : off+n]} }
+	sec := func(off, n uint64) elf.Section {
+		s := elf.Section{Size: n}
+		s.SetData(d[off : off+n])
+		return s
+	}
 	for _, c := range []struct {
 		secs []elf.Section
 		want bool

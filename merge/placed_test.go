@@ -19,7 +19,7 @@ var placedTypes = []struct {
 	pointers []string
 }{
 	// elf.ParseInto and ParseCompact (input.Memory's Tables and Symbols).
-	{reflect.TypeFor[elf.Section](), []string{"Name", "Data"}},
+	{reflect.TypeFor[elf.Section](), []string{"data"}},
 	{reflect.TypeFor[elf.Symbol](), []string{"Name"}},
 	// read's decodeInfo (elf.RelocsInto, elf.ParseNvInfoInto).
 	{reflect.TypeFor[elf.Rela](), nil},

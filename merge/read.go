@@ -330,19 +330,19 @@ func decodedOnly(s *elf.Section) bool {
 // sections out in index order, so one pass without allocating settles the
 // usual case; only an input out of that order is sorted.
 func sectionsOverlap(f *elf.File) bool {
-	at := func(s *elf.Section) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s.Data))) }
+	at := func(s *elf.Section) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s.Data()))) }
 	var end uintptr
 	inOrder := true
 	for i := range f.Sections {
 		s := &f.Sections[i]
-		if len(s.Data) == 0 {
+		if len(s.Data()) == 0 {
 			continue
 		}
 		if at(s) < end {
 			inOrder = false
 			break
 		}
-		end = at(s) + uintptr(len(s.Data))
+		end = at(s) + uintptr(len(s.Data()))
 	}
 	if inOrder {
 		return false
@@ -350,8 +350,8 @@ func sectionsOverlap(f *elf.File) bool {
 	type span struct{ lo, hi uintptr }
 	var spans []span
 	for i := range f.Sections {
-		if s := &f.Sections[i]; len(s.Data) > 0 {
-			spans = append(spans, span{at(s), at(s) + uintptr(len(s.Data))})
+		if s := &f.Sections[i]; len(s.Data()) > 0 {
+			spans = append(spans, span{at(s), at(s) + uintptr(len(s.Data()))})
 		}
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
@@ -410,7 +410,7 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 			o.infoLast = int32(si)
 		case elf.SHTCudaCallgraph:
 			o.cg.note(si)
-			o.cgRecords += int32(len(o.F.Sections[si].Data) / 8)
+			o.cgRecords += int32(len(o.F.Sections[si].Data()) / 8)
 		case elf.SHTCudaPrototype:
 			o.proto.note(si)
 		}
@@ -420,7 +420,7 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
 		if s.Type == elf.SHTRela || s.Type == elf.SHTRel {
-			rels, err := elf.RelocsInto(s, len(o.F.Symbols), alloc)
+			rels, err := elf.RelocsInto(o.F, si, len(o.F.Symbols), alloc)
 			if err != nil {
 				return fmt.Errorf("%v in '%s'", err, o.Name)
 			}
@@ -430,14 +430,14 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		if s.Type != elf.SHTCudaInfo {
 			continue
 		}
-		attrs, err := elf.AppendNvInfoRecords(buf[:0], s.Data)
+		attrs, err := elf.AppendNvInfoRecords(buf[:0], s.Data())
 		if err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
 		}
 		if err := checkRegcounts(attrs); err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
 		}
-		if s.Name == ".nv.info" {
+		if o.F.SecNameIs(si, ".nv.info") {
 			o.globalInfos += int32(len(attrs))
 		}
 	}
@@ -528,7 +528,7 @@ func (o *Obj) info(si int, buf []elf.Attr) []elf.Attr {
 	if si <= 0 || si >= len(o.F.Sections) || o.F.Sections[si].Type != elf.SHTCudaInfo {
 		return nil
 	}
-	attrs, _ := elf.AppendNvInfoRecords(buf, o.F.Sections[si].Data)
+	attrs, _ := elf.AppendNvInfoRecords(buf, o.F.Sections[si].Data())
 	return attrs
 }
 

@@ -306,8 +306,8 @@ func toolkitOf(f *elf.File) int {
 		return int(f.Header.Version)
 	}
 	for i := range f.Sections {
-		if s := &f.Sections[i]; s.Name == ".note.nv.tkinfo" {
-			if _, rest, ok := strings.Cut(string(s.Data), "release "); ok {
+		if s := &f.Sections[i]; f.SecNameIs(i, ".note.nv.tkinfo") {
+			if _, rest, ok := strings.Cut(string(s.Data()), "release "); ok {
 				if v, _, ok := strings.Cut(rest, ","); ok {
 					if n, ok := linkflags.ParseVersion(v); ok && n >= 130 {
 						return n

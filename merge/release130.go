@@ -90,7 +90,7 @@ func compatOnce(ctx *Context) {
 	}
 	s := ctx.Secs[id]
 	p := s.Pieces[0]
-	recs, err := elf.ParseNvInfo(ctx.Objs[p.Obj].F.Sections[p.Sec].Data)
+	recs, err := elf.ParseNvInfo(ctx.Objs[p.Obj].F.Sections[p.Sec].Data())
 	if err != nil {
 		return // (kept as merged: nvlink's handling of a malformed table is unknown)
 	}
@@ -494,7 +494,7 @@ func localCodePlaces(f *elf.File, m []int32) {
 	}
 	for i := range f.Sections {
 		in := &f.Sections[i]
-		if t := int(in.Info); strings.HasPrefix(in.Name, ".nv.shared.") && t > 0 && t < len(m) &&
+		if t := int(in.Info); strings.HasPrefix(f.SecName(i), ".nv.shared.") && t > 0 && t < len(m) &&
 			f.Sections[t].Flags&elf.SHFExecInstr != 0 && m[t] > 0 && m[t] < m[i] {
 			m[i] = m[t]
 		}
@@ -520,7 +520,7 @@ func (ctx *Context) namePlaces(n int) map[string]uint64 {
 			return cmp.Compare(o.F.Sections[a].NameOff, o.F.Sections[b].NameOff)
 		})
 		prev, j := 0, 0
-		eachString(o.F.Sections[o.F.Header.Shstrndx].Data, func(off uint32, s string) {
+		eachString(o.F.Sections[o.F.Header.Shstrndx].Data(), func(off uint32, s string) {
 			place := prev + 1 // (after the name before it, as .nv.info.<f> after .text.<f>)
 			if f, ok := strings.CutPrefix(s, ".nv.info."); ok {
 				// After its function's code's name, wherever that goes
@@ -536,7 +536,7 @@ func (ctx *Context) namePlaces(n int) map[string]uint64 {
 			}
 			if j < len(bySec) && o.F.Sections[bySec[j]].NameOff == off && places[bySec[j]] > 0 {
 				place = int(places[bySec[j]]) * 4
-				if in := &o.F.Sections[bySec[j]]; strings.HasPrefix(in.Name, ".nv.shared.") && int(in.Info) < len(places) && places[in.Info] == places[bySec[j]] {
+				if in := &o.F.Sections[bySec[j]]; strings.HasPrefix(o.F.SecName(int(bySec[j])), ".nv.shared.") && int(in.Info) < len(places) && places[in.Info] == places[bySec[j]] {
 					place += 2 // (with its code, after its .nv.info.<f>: localCodePlaces)
 				}
 			}

@@ -166,7 +166,7 @@ func relocate(ctx *Context) error {
 		// concatenation then, 20 ms a link at 100,000 objects.)
 		have := ""
 		if m.obj >= 0 {
-			have = ctx.Objs[m.obj].F.Sections[m.in].Name
+			have = ctx.Objs[m.obj].F.SecName(int(m.in))
 		}
 		sec := ctx.newSection(joined(have, kind.prefix, ctx.Secs[k.tgt].Name), kind.typ, 0, 8, kind.ent)
 		sec.LinkSymtab = true
@@ -384,7 +384,7 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, or *objRelocs, privatized
 			continue
 		}
 		if r.Offset >= o.F.Sections[tgt].Size {
-			return fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.Sections[tgt].Name)
+			return fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.SecName(int(tgt)))
 		}
 		v := resolveReloc(ctx, o, r, alloc, out)
 		if !v.ok {
@@ -407,7 +407,7 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, or *objRelocs, privatized
 		}
 		f, known := relocField(r.Type)
 		if !known {
-			return fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, rs.Name)
+			return fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, o.F.SecName(int(d.si)))
 		}
 		if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
 			patchReloc(ctx, o, data[r.Offset:], r, f, v)
@@ -438,7 +438,7 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, or *objRelocs, privatized
 // patching one cannot change another (or the names read from its string
 // table).
 func relocTargetData(ctx *Context, o *Obj, tgt int, privatized *map[int]bool) []byte {
-	data := o.F.Sections[tgt].Data
+	data := o.F.Sections[tgt].Data()
 	if !o.overlaps || (*privatized)[tgt] {
 		return data
 	}
@@ -452,7 +452,7 @@ func relocTargetData(ctx *Context, o *Obj, tgt int, privatized *map[int]bool) []
 	// relocated in parallel, and read other objects' objRare.)
 	data = append(ctx.mem.Alloc(len(data))[:0], data...)
 	o.rare.private = append(o.rare.private, data)
-	o.F.Sections[tgt].Data = data
+	o.F.Sections[tgt].SetData(data)
 	return data
 }
 
@@ -697,7 +697,7 @@ func (ctx *Context) fillSection(s *OutSec, b []byte, lo uint64) {
 	}
 	cur := lo // b holds the section's bytes up to cur
 	for _, p := range s.Pieces {
-		data := ctx.Objs[p.Obj].F.Sections[p.Sec].Data
+		data := ctx.Objs[p.Obj].F.Sections[p.Sec].Data()
 		from, to := max(p.Offset, lo), min(p.Offset+uint64(len(data)), hi)
 		if from >= to {
 			continue
@@ -794,8 +794,8 @@ func (ctx *Context) constBank(o *Obj, sym uint32) int {
 	name := ""
 	if m := o.SymMap[sym]; m >= 0 && ctx.Syms[m].Sec >= 0 {
 		name = ctx.Secs[ctx.Syms[m].Sec].Name
-	} else if sec := o.definingSection(&o.F.Symbols[sym]); sec != nil {
-		name = sec.Name
+	} else if s := &o.F.Symbols[sym]; o.definingSection(s) != nil {
+		name = o.F.SecName(int(s.Shndx))
 	}
 	rest, ok := strings.CutPrefix(name, ".nv.constant")
 	if !ok {

@@ -95,7 +95,7 @@ func regCount(o *Obj, i int) int32 {
 	r := int32(-1)
 	var buf [infoBuf]elf.Attr
 	o.eachInfoSection(func(j int, sec *elf.Section) {
-		if r >= 0 || sec.Name != ".nv.info" {
+		if r >= 0 || !o.F.SecNameIs(j, ".nv.info") {
 			return
 		}
 		attrs := o.info(j, buf[:0])

@@ -45,7 +45,7 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, via secVia) int32 {
 func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 	in := &o.F.Sections[i]
 	sec := ctx.Secs[id]
-	if len(sec.Pieces) > 0 && isCUInfoNote(in) {
+	if len(sec.Pieces) > 0 && isCUInfoNote(o.F, i) {
 		// One note stands for all (see isCUInfoNote).
 		o.SecMap[i] = id
 		o.SecOff[i] = 0
@@ -62,7 +62,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 		if nobits {
 			this, earlier = "has no", "has"
 		}
-		ctx.Diags.Fatalf(diag.At(diag.PhaseMerge, o.ID, i), "Section '%s' in '%s' %s file contents, but an earlier section of that name %s", in.Name, o.Name, this, earlier)
+		ctx.Diags.Fatalf(diag.At(diag.PhaseMerge, o.ID, i), "Section '%s' in '%s' %s file contents, but an earlier section of that name %s", o.F.SecName(i), o.Name, this, earlier)
 		o.SecMap[i] = id
 		return id
 	}
@@ -102,7 +102,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 // constant bank, nvlink's ".rel" companion name) when it is the first of
 // its name.
 func newOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
-	name := o.F.Sections[i].Name
+	name := o.F.SecName(i)
 	h := secNameHash(name)
 	if id, ok := ctx.secNames.find(ctx.Secs, h, name); ok {
 		return id
@@ -114,7 +114,7 @@ func newOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 // (newOutSection), even when one of its name exists: the name then keeps
 // naming the first.
 func makeOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
-	name := o.F.Sections[i].Name
+	name := o.F.SecName(i)
 	h := secNameHash(name)
 	_, filed := ctx.secNames.find(ctx.Secs, h, name)
 	return makeOutSectionNew(ctx, o, i, via, h, !filed)
@@ -124,11 +124,11 @@ func makeOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 // name; file: no section has that name yet, and the new one is filed
 // under it.
 func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, h uint32, file bool) int32 {
-	in := &o.F.Sections[i]
+	in, name := &o.F.Sections[i], o.F.SecName(i)
 	typ, nobits := outType(in)
 	sec := ctx.allocSec()
 	*sec = OutSec{
-		ID: int32(len(ctx.Secs)), Name: in.Name, Type: typ, Flags: in.Flags,
+		ID: int32(len(ctx.Secs)), Name: name, Type: typ, Flags: o.F.SecFlags(i),
 		Align: uint64(in.Addralign), Entsize: uint64(in.Entsize), Nobits: nobits,
 		InfoSym: -1, InfoSec: -1, SymID: -1,
 	}
@@ -145,22 +145,22 @@ func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, h uint32, file b
 	if file {
 		ctx.secNames.set(ctx.Secs, h, id)
 	}
-	ctx.noteSecName(id, in.Name)
-	ctx.addStr(ctx.ShStr, in.Name, &sec.nameOff)
+	ctx.noteSecName(id, name)
+	ctx.addStr(ctx.ShStr, name, &sec.nameOff)
 	// nvlink creates a .rel section beside each constant bank it makes.
 	// (Only the per-kernel bank 0: no nvlink 11.8 output of the corpus or
 	// the crafted cases names ".rel.nv.constant<n>" for another bank,
 	// weak-loser-cleanup's bank 3 brought by its section symbol included.)
-	if via != viaDataSym && strings.HasPrefix(in.Name, ".nv.constant0") {
-		ctx.addSecName(relCompanion+in.Name, -1)
+	if via != viaDataSym && strings.HasPrefix(name, ".nv.constant0") {
+		ctx.addSecName(relCompanion+name, -1)
 	}
 	// A section brought in by a symbol gets a local section symbol.
 	ctx.keySection(id, o, i)
 	if via != viaNoSym {
-		sec.SymID = newSym(ctx, OutSym{Name: in.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
+		sec.SymID = newSym(ctx, OutSym{Name: name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
 		ctx.keySectionSymbol(sec.SymID, id)
 	} else {
-		ctx.addStr(ctx.Str, in.Name, nil)
+		ctx.addStr(ctx.Str, name, nil)
 	}
 	return id
 }
@@ -171,8 +171,8 @@ func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, h uint32, file b
 // for all its inputs (the corpus built with CUDA 13.0), and nvdisasm 13.0
 // refuses a section of several ("Invalid note section"), as warplink wrote
 // when it concatenated them. Objects of CUDA 11.8 have none.
-func isCUInfoNote(s *elf.Section) bool {
-	return s.Type == elf.SHTNote && s.Name == cuinfoName
+func isCUInfoNote(f *elf.File, i int) bool {
+	return f.Sections[i].Type == elf.SHTNote && f.SecNameIs(i, cuinfoName)
 }
 
 func alignUp(v, a uint64) uint64 {

@@ -58,7 +58,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 				// that name the kept copy fills (the sweep's weak-kernels,
 				// weak-later-wins and the like, sm_80; crafted
 				// preserve-relocs-weak-param).
-				if id, ok := ctx.secNamed(o.F.Sections[s.Shndx].Name); ok {
+				if id, ok := ctx.secNamed(o.F.SecName(int(s.Shndx))); ok {
 					newSym(ctx, OutSym{Name: s.Name, Info: s.Info&0xF0 | elf.STTObject, Other: outOther(s), Sec: id,
 						Value: s.Value, Size: s.Size, File: int32(o.ID)}, false)
 					return
@@ -78,7 +78,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			ctx.keySymbol(o.SymMap[i], o, i)
 			sym := ctx.Syms[o.SymMap[i]]
 			var id int32
-			if prev, ok := ctx.secNamed(o.F.Sections[s.Shndx].Name); ok && ctx.Secs[prev].InfoSym >= 0 {
+			if prev, ok := ctx.secNamed(o.F.SecName(int(s.Shndx))); ok && ctx.Secs[prev].InfoSym >= 0 {
 				// Another object's function has a code section of this
 				// name (two local __iAtomicAdd under -G): this one gets
 				// a section of its own, as in nvlink
@@ -383,7 +383,7 @@ func (o *Obj) sectionNamed(name string) (int, bool) {
 	if len(o.F.Sections) <= 64 {
 		// The last of a repeated name, as the map below keeps it.
 		for i := len(o.F.Sections) - 1; i >= 0; i-- {
-			if o.F.Sections[i].Name == name {
+			if o.F.SecNameIs(i, name) {
 				return i, true
 			}
 		}
@@ -393,7 +393,7 @@ func (o *Obj) sectionNamed(name string) (int, bool) {
 	if r.secByName == nil {
 		r.secByName = make(map[string]int, len(o.F.Sections))
 		for i := range o.F.Sections {
-			r.secByName[o.F.Sections[i].Name] = i
+			r.secByName[o.F.SecName(i)] = i
 		}
 	}
 	i, ok := r.secByName[name]

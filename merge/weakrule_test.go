@@ -71,10 +71,10 @@ func regcountRecord(t *testing.T, b []byte, fn string) []byte {
 	}
 	for i := range f.Sections {
 		s := &f.Sections[i]
-		if s.Type != elf.SHTCudaInfo || s.Name != ".nv.info" {
+		if s.Type != elf.SHTCudaInfo || f.SecName(i) != ".nv.info" {
 			continue
 		}
-		attrs, err := elf.ParseNvInfo(s.Data)
+		attrs, err := elf.ParseNvInfo(s.Data())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -59,7 +59,7 @@ func TestRenameIdentity(t *testing.T) {
 		for i := range f.Sections {
 			o, n := f.Sections[i], g.Sections[i]
 			o.NameOff, n.NameOff = 0, 0
-			if o.Name != n.Name || o.Size != n.Size || !bytes.Equal(o.Data, n.Data) {
+			if f.SecName(i) != g.SecName(i) || o.Size != n.Size || !bytes.Equal(o.Data(), n.Data()) {
 				t.Errorf("%s: section %d changed", name, i)
 			}
 		}
@@ -96,11 +96,13 @@ func TestRename(t *testing.T) {
 	}
 	for i := range f.Sections {
 		old, nu := &f.Sections[i], &g.Sections[i]
-		wantName := strings.ReplaceAll(old.Name, "10xcall_main", "1k")
-		if nu.Name != wantName {
-			t.Errorf("section %d named %q, want %q", i, nu.Name, wantName)
+		oldH, _ := f.Shdr(i)
+		newH, _ := g.Shdr(i)
+		wantName := strings.ReplaceAll(f.SecName(i), "10xcall_main", "1k")
+		if g.SecName(i) != wantName {
+			t.Errorf("section %d named %q, want %q", i, g.SecName(i), wantName)
 		}
-		if nu.Type != old.Type || nu.Flags != old.Flags || nu.Link != old.Link || nu.Info != old.Info || nu.Addralign != old.Addralign {
+		if nu.Type != old.Type || nu.Flags != old.Flags || g.SecFlags(i) != f.SecFlags(i) || newH.Link != oldH.Link || nu.Info != old.Info || nu.Addralign != old.Addralign {
 			t.Errorf("section %d header changed", i)
 		}
 		if h, _ := g.Shdr(i); nu.Addralign > 1 && h.Offset%uint64(nu.Addralign) != 0 {
@@ -108,8 +110,8 @@ func TestRename(t *testing.T) {
 		}
 		switch {
 		case i == int(g.StrtabIndex) || i == int(g.Header.Shstrndx) || i == int(g.SymtabIndex) || nu.Type == elf.SHTCudaPrototype:
-		case !bytes.Equal(nu.Data, old.Data):
-			t.Errorf("contents of %s changed", nu.Name)
+		case !bytes.Equal(nu.Data(), old.Data()):
+			t.Errorf("contents of %s changed", g.SecName(i))
 		}
 	}
 	for i := range f.Symbols {
@@ -123,8 +125,8 @@ func TestRename(t *testing.T) {
 		var out []string
 		for _, s := range f.Sections {
 			if s.Type == elf.SHTCudaPrototype {
-				for j := 0; j+8 <= len(s.Data); j += 8 {
-					str, _ := elf.CString(f.Sections[f.StrtabIndex].Data, le.Uint32(s.Data[j+4:]))
+				for j := 0; j+8 <= len(s.Data()); j += 8 {
+					str, _ := elf.CString(f.Sections[f.StrtabIndex].Data(), le.Uint32(s.Data()[j+4:]))
 					out = append(out, str)
 				}
 			}
@@ -167,15 +169,15 @@ func TestWorkload(t *testing.T) {
 			}
 			if s.Type() == elf.STTFunc && s.Shndx != elf.SHNUndef {
 				funcs[s.Name] = true
-				if got := f.Sections[s.Shndx].Name; got != ".text."+s.Name {
+				if got := f.SecName(int(s.Shndx)); got != ".text."+s.Name {
 					t.Errorf("%s: function %s lives in %s", o.Name, s.Name, got)
 				}
 			}
 		}
-		for _, s := range f.Sections {
+		for si := range f.Sections {
 			for _, p := range []string{".text.", ".nv.info.", ".rela.text.", ".nv.constant0.", ".nv.shared."} {
-				if fn, ok := strings.CutPrefix(s.Name, p); ok && !funcs[fn] {
-					t.Errorf("%s: section %s names no function of the object", o.Name, s.Name)
+				if fn, ok := strings.CutPrefix(f.SecName(si), p); ok && !funcs[fn] {
+					t.Errorf("%s: section %s names no function of the object", o.Name, f.SecName(si))
 				}
 			}
 		}

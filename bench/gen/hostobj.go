@@ -51,17 +51,18 @@ func HostObject(cubin []byte, moduleID string, sm int) []byte {
 	// order (a File without a section header table), the header table last.
 	secs := []elf.Section{
 		{},
-		{Name: hostobj.ModuleIDSection, Type: elf.SHTProgbits, Flags: elf.SHFAlloc, Addralign: 16},
-		{Name: hostobj.RelFatbinSection, Type: elf.SHTProgbits, Flags: elf.SHFAlloc, Addralign: 8},
-		{Name: hostobj.SegmentSection, Type: elf.SHTProgbits, Flags: elf.SHFAlloc | elf.SHFWrite, Addralign: 8},
-		{Name: ".shstrtab", Type: elf.SHTStrtab, Addralign: 1},
+		{Type: elf.SHTProgbits, Flags: elf.SHFAlloc, Addralign: 16},
+		{Type: elf.SHTProgbits, Flags: elf.SHFAlloc, Addralign: 8},
+		{Type: elf.SHTProgbits, Flags: elf.SHFAlloc | elf.SHFWrite, Addralign: 8},
+		{Type: elf.SHTStrtab, Addralign: 1},
 	}
+	secNames := []string{"", hostobj.ModuleIDSection, hostobj.RelFatbinSection, hostobj.SegmentSection, ".shstrtab"}
 	data := [][]byte{nil, append([]byte(moduleID), 0), fb, seg, nil}
 	shstr := []byte{0}
 	names := make([]uint32, len(secs))
 	for i := 1; i < len(secs); i++ {
 		names[i] = uint32(len(shstr))
-		shstr = append(append(shstr, secs[i].Name...), 0)
+		shstr = append(append(shstr, secNames[i]...), 0)
 	}
 	data[len(data)-1] = shstr
 	f := &elf.File{Sections: secs, Header: elf.Header{Type: elf.ETRel, Machine: emX8664, Version: 1, Shstrndx: uint16(len(secs) - 1)}}

@@ -50,15 +50,15 @@ func Rename(f *elf.File, idents map[string]string) ([]byte, error) {
 	}
 	data := make([][]byte, len(f.Sections))
 	for i := range f.Sections {
-		data[i] = f.Sections[i].Data
+		data[i] = f.Sections[i].Data()
 	}
 
-	shTab, shMap := r.table(f.Sections[shstrndx].Data)
+	shTab, shMap := r.table(f.Sections[shstrndx].Data())
 	data[shstrndx] = shTab
 	strMap := shMap
 	if f.StrtabIndex != 0 && int(f.StrtabIndex) != shstrndx {
 		var tab []byte
-		tab, strMap = r.table(f.Sections[f.StrtabIndex].Data)
+		tab, strMap = r.table(f.Sections[f.StrtabIndex].Data())
 		data[f.StrtabIndex] = tab
 	}
 
@@ -71,7 +71,7 @@ func Rename(f *elf.File, idents map[string]string) ([]byte, error) {
 		nameOff[i] = off
 	}
 	if f.SymtabIndex != 0 {
-		sym := append([]byte(nil), f.Sections[f.SymtabIndex].Data...)
+		sym := append([]byte(nil), f.Sections[f.SymtabIndex].Data()...)
 		for i := 0; i+elf.SymSize <= len(sym); i += elf.SymSize {
 			off, err := strMap.remap(le.Uint32(sym[i:]))
 			if err != nil {
@@ -85,17 +85,17 @@ func Rename(f *elf.File, idents map[string]string) ([]byte, error) {
 	// prototype string) pairs.
 	for i := range f.Sections {
 		s := &f.Sections[i]
-		if s.Type != elf.SHTCudaPrototype || len(s.Data) == 0 {
+		if s.Type != elf.SHTCudaPrototype || len(s.Data()) == 0 {
 			continue
 		}
-		if len(s.Data)%8 != 0 {
-			return nil, fmt.Errorf("%s: size %d is not a multiple of 8", s.Name, len(s.Data))
+		if len(s.Data())%8 != 0 {
+			return nil, fmt.Errorf("%s: size %d is not a multiple of 8", f.SecName(i), len(s.Data()))
 		}
-		p := append([]byte(nil), s.Data...)
+		p := append([]byte(nil), s.Data()...)
 		for j := 0; j < len(p); j += 8 {
 			off, err := strMap.remap(le.Uint32(p[j+4:]))
 			if err != nil {
-				return nil, fmt.Errorf("%s entry %d: %v", s.Name, j/8, err)
+				return nil, fmt.Errorf("%s entry %d: %v", f.SecName(i), j/8, err)
 			}
 			le.PutUint32(p[j+4:], off)
 		}
@@ -248,12 +248,12 @@ func layout(f *elf.File, data [][]byte, nameOff []uint32) []byte {
 			}
 			le.PutUint32(h[0:], nameOff[i])
 			le.PutUint32(h[4:], s.Type)
-			le.PutUint64(h[8:], s.Flags)
+			le.PutUint64(h[8:], f.SecFlags(i))
 			sh, _ := f.Shdr(i)
 			le.PutUint64(h[16:], sh.Addr)
 			le.PutUint64(h[24:], offs[i])
 			le.PutUint64(h[32:], sz)
-			le.PutUint32(h[40:], s.Link)
+			le.PutUint32(h[40:], sh.Link)
 			le.PutUint32(h[44:], s.Info)
 			le.PutUint64(h[48:], uint64(s.Addralign))
 			le.PutUint64(h[56:], uint64(s.Entsize))

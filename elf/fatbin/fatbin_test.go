@@ -26,9 +26,9 @@ func relfatbin(t testing.TB, obj []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range f.Sections {
-		if s.Name == "__nv_relfatbin" {
-			return s.Data
+	for i := range f.Sections {
+		if f.SecName(i) == "__nv_relfatbin" {
+			return f.Sections[i].Data()
 		}
 	}
 	t.Fatal("no __nv_relfatbin")

@@ -67,24 +67,24 @@ func FromFile(f *elf.File) *Object {
 	var rel, kext, kint []byte
 	hasSeg, hasRel := false, false
 	for i := range f.Sections {
-		s := &f.Sections[i]
+		s, name := &f.Sections[i], f.SecName(i)
 		if s.Type == elf.SHTNobits {
 			continue
 		}
-		if len(s.Name) == len(hostRefPrefix)+2 && s.Name[:len(hostRefPrefix)] == hostRefPrefix {
+		if len(name) == len(hostRefPrefix)+2 && name[:len(hostRefPrefix)] == hostRefPrefix {
 			o.HostInfo = true
 		}
-		switch s.Name {
+		switch name {
 		case HostKernelsExternal:
-			kext = s.Data
+			kext = s.Data()
 		case HostKernelsInternal:
-			kint = s.Data
+			kint = s.Data()
 		case RelFatbinSection:
-			rel, hasRel = s.Data, true
+			rel, hasRel = s.Data(), true
 		case SegmentSection:
 			hasSeg = true
 		case ModuleIDSection:
-			id := s.Data
+			id := s.Data()
 			if i := bytes.IndexByte(id, 0); i >= 0 {
 				id = id[:i]
 			}

@@ -118,7 +118,7 @@ func newSide(f *elf.File) *side {
 	s := &side{f: f}
 	names := make([]string, len(f.Sections))
 	for i := range f.Sections {
-		names[i] = f.Sections[i].Name
+		names[i] = f.SecName(i)
 	}
 	s.secKeys, s.secIdx = uniqueKeys(names)
 	// Symbols are keyed by name; section symbols without one by their
@@ -277,7 +277,7 @@ func (c *comparer) sections() {
 		os, rs := &o.f.Sections[i], &r.f.Sections[j]
 		oh, _ := o.f.Shdr(i)
 		rh, _ := r.f.Shdr(j)
-		c.sectionHeader(k, os, rs, oh.Addr, rh.Addr)
+		c.sectionHeader(k, os, rs, &oh, &rh)
 		if oh.Offset != rh.Offset && !elf.IsNobits(os.Type) && os.Size > 0 {
 			if moved == 0 {
 				firstMoved = fmt.Sprintf("%s ours %#x, ref %#x", k, oh.Offset, rh.Offset)
@@ -285,7 +285,7 @@ func (c *comparer) sections() {
 			moved++
 		}
 		if os.Type == rs.Type && os.Size == rs.Size {
-			c.sectionData(k, os, rs)
+			c.sectionData(k, i, j)
 		}
 	}
 	if moved > 0 {
@@ -293,7 +293,7 @@ func (c *comparer) sections() {
 	}
 }
 
-func (c *comparer) sectionHeader(k string, os, rs *elf.Section, oaddr, raddr uint64) {
+func (c *comparer) sectionHeader(k string, os, rs *elf.Section, oh, rh *elf.Shdr) {
 	num := func(field string, ov, rv uint64) {
 		if ov != rv {
 			// A string table's size follows from the strings it holds.
@@ -304,16 +304,16 @@ func (c *comparer) sectionHeader(k string, os, rs *elf.Section, oaddr, raddr uin
 	if os.Type != rs.Type {
 		c.add("section header", true, "section %s: type ours %s, ref %s", k, elf.SectionTypeName(os.Type), elf.SectionTypeName(rs.Type))
 	}
-	num("flags", os.Flags, rs.Flags)
-	num("addr", oaddr, raddr)
+	num("flags", oh.Flags, rh.Flags)
+	num("addr", oh.Addr, rh.Addr)
 	num("size", os.Size, rs.Size)
 	num("align", uint64(os.Addralign), uint64(rs.Addralign))
 	num("entsize", uint64(os.Entsize), uint64(rs.Entsize))
-	ol, rl := c.o.link(os), c.r.link(rs)
+	ol, rl := c.o.link(oh.Link), c.r.link(rh.Link)
 	if ol != rl {
 		c.add("section header", true, "section %s: link ours %s, ref %s", k, ol, rl)
-	} else if os.Link != rs.Link {
-		c.add("section index", false, "section %s: link ours %d, ref %d (both %s)", k, os.Link, rs.Link, ol)
+	} else if oh.Link != rh.Link {
+		c.add("section index", false, "section %s: link ours %d, ref %d (both %s)", k, oh.Link, rh.Link, ol)
 	}
 	oi, ri := c.o.info(os), c.r.info(rs)
 	if oi != ri {
@@ -324,11 +324,11 @@ func (c *comparer) sectionHeader(k string, os, rs *elf.Section, oaddr, raddr uin
 }
 
 // link renders sh_link by the section it names.
-func (s *side) link(sec *elf.Section) string {
-	if sec.Link == 0 {
+func (s *side) link(link uint32) string {
+	if link == 0 {
 		return "0"
 	}
-	return "section " + s.secName(sec.Link)
+	return "section " + s.secName(link)
 }
 
 // info renders sh_info by what it refers to: the count of local symbols for
@@ -347,7 +347,8 @@ func (s *side) info(sec *elf.Section) string {
 }
 
 // sectionData compares the contents of two sections of equal type and size.
-func (c *comparer) sectionData(k string, os, rs *elf.Section) {
+func (c *comparer) sectionData(k string, oi, ri int) {
+	os, rs := &c.o.f.Sections[oi], &c.r.f.Sections[ri]
 	var ol, rl []string
 	var oerr, rerr error
 	switch {
@@ -355,7 +356,7 @@ func (c *comparer) sectionData(k string, os, rs *elf.Section) {
 		os.Type == elf.SHTSymtabShndx:
 		return // compared symbol by symbol
 	case os.Type == elf.SHTStrtab:
-		ol, rl = strtabStrings(os.Data), strtabStrings(rs.Data)
+		ol, rl = strtabStrings(os.Data()), strtabStrings(rs.Data())
 		slices.Sort(ol)
 		slices.Sort(rl)
 		if !slices.Equal(ol, rl) {
@@ -365,8 +366,8 @@ func (c *comparer) sectionData(k string, os, rs *elf.Section) {
 		}
 		return
 	case os.Type == elf.SHTRel || os.Type == elf.SHTRela:
-		ol, oerr = c.o.relocs(os)
-		rl, rerr = c.r.relocs(rs)
+		ol, oerr = c.o.relocs(oi)
+		rl, rerr = c.r.relocs(ri)
 	case os.Type == elf.SHTCudaInfo:
 		ol, oerr = c.o.nvinfo(os)
 		rl, rerr = c.r.nvinfo(rs)
@@ -377,11 +378,11 @@ func (c *comparer) sectionData(k string, os, rs *elf.Section) {
 		ol, oerr = c.o.callgraph(os, false)
 		rl, rerr = c.r.callgraph(rs, false)
 	default:
-		c.rawData(k, os.Data, rs.Data)
+		c.rawData(k, os.Data(), rs.Data())
 		return
 	}
 	if oerr != nil || rerr != nil {
-		c.rawData(k, os.Data, rs.Data)
+		c.rawData(k, os.Data(), rs.Data())
 		return
 	}
 	for i := range min(len(ol), len(rl)) {
@@ -435,8 +436,8 @@ func firstStringDiff(a, b []string) string {
 	return fmt.Sprintf("ours lacks %q", b[len(a)])
 }
 
-func (s *side) relocs(sec *elf.Section) ([]string, error) {
-	rs, err := elf.Relocs(sec, len(s.f.Symbols))
+func (s *side) relocs(i int) ([]string, error) {
+	rs, err := elf.Relocs(s.f, i, len(s.f.Symbols))
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +449,7 @@ func (s *side) relocs(sec *elf.Section) ([]string, error) {
 }
 
 func (s *side) nvinfo(sec *elf.Section) ([]string, error) {
-	attrs, err := elf.ParseNvInfo(sec.Data)
+	attrs, err := elf.ParseNvInfo(sec.Data())
 	if err != nil {
 		return nil, err
 	}
@@ -482,7 +483,7 @@ func (s *side) nvinfo(sec *elf.Section) ([]string, error) {
 // callgraph renders .nv.callgraph (blocks true) or .nv.prototype records by
 // symbol names and prototype strings.
 func (s *side) callgraph(sec *elf.Section, blocks bool) ([]string, error) {
-	es, err := elf.ParseCallgraph(sec.Data)
+	es, err := elf.ParseCallgraph(sec.Data())
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func xcall(t testing.TB) []byte { return readFile(t, filepath.Join(corpusDir, "x
 func sectionIndex(t testing.TB, f *elf.File, name string) int {
 	t.Helper()
 	for i := range f.Sections {
-		if f.Sections[i].Name == name {
+		if f.SecName(i) == name {
 			return i
 		}
 	}
@@ -126,7 +126,7 @@ func TestCompareNvInfoValue(t *testing.T) {
 	ours := bytes.Clone(ref)
 	f := mustParse(t, ours)
 	s := &f.Sections[sectionIndex(t, f, ".nv.info")]
-	attrs, err := elf.ParseNvInfo(s.Data)
+	attrs, err := elf.ParseNvInfo(s.Data())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestCompareNvInfoValue(t *testing.T) {
 		}
 		off += a.Size()
 	}
-	le.PutUint32(s.Data[off+8:], 200) // the register count
+	le.PutUint32(s.Data()[off+8:], 200) // the register count
 	rep := compare(t, ours, ref)
 	if rep.Equivalent || len(rep.Diffs) != 1 || !strings.Contains(rep.Diffs[0], "section .nv.info: entry") {
 		t.Errorf("changed REGCOUNT: %+v", rep)
@@ -167,7 +167,7 @@ func swapSections(t testing.TB, b []byte, i, j int) []byte {
 	for k := range f.Sections {
 		s := &f.Sections[k]
 		h := b[shoff+64*int(remap(uint32(k))):]
-		le.PutUint32(h[40:], remap(s.Link))
+		le.PutUint32(h[40:], remap(le.Uint32(h[40:])))
 		if s.Type != elf.SHTSymtab && s.Flags&elf.SHFExecInstr == 0 {
 			le.PutUint32(h[44:], remap(s.Info))
 		}
@@ -175,7 +175,7 @@ func swapSections(t testing.TB, b []byte, i, j int) []byte {
 	if sh := uint32(f.Header.Shstrndx); remap(sh) != sh {
 		le.PutUint16(b[62:], uint16(remap(sh)))
 	}
-	symtab := f.Sections[f.SymtabIndex].Data
+	symtab := f.Sections[f.SymtabIndex].Data()
 	for k := range f.Symbols {
 		if s := &f.Symbols[k]; s.RawShndx != elf.SHNUndef && s.RawShndx < elf.SHNLoReserve {
 			le.PutUint16(symtab[24*k+6:], uint16(remap(uint32(s.RawShndx))))
@@ -200,7 +200,7 @@ func swapSymbols(t testing.TB, b []byte, i, j uint32) []byte {
 		}
 		return x
 	}
-	symtab := f.Sections[f.SymtabIndex].Data
+	symtab := f.Sections[f.SymtabIndex].Data()
 	si, sj := symtab[24*i:24*i+24], symtab[24*j:24*j+24]
 	tmp := bytes.Clone(si)
 	copy(si, sj)
@@ -211,33 +211,33 @@ func swapSymbols(t testing.TB, b []byte, i, j uint32) []byte {
 		case s.Flags&elf.SHFExecInstr != 0:
 			le.PutUint32(b[int(f.Header.Shoff)+64*k+44:], remap(s.Info))
 		case s.Type == elf.SHTRela:
-			for off := 0; off+24 <= len(s.Data); off += 24 {
-				le.PutUint32(s.Data[off+12:], remap(le.Uint32(s.Data[off+12:])))
+			for off := 0; off+24 <= len(s.Data()); off += 24 {
+				le.PutUint32(s.Data()[off+12:], remap(le.Uint32(s.Data()[off+12:])))
 			}
 		case s.Type == elf.SHTCudaInfo:
-			attrs, err := elf.ParseNvInfo(s.Data)
+			attrs, err := elf.ParseNvInfo(s.Data())
 			if err != nil {
 				t.Fatal(err)
 			}
 			off := 0
 			for _, a := range attrs {
 				for _, r := range a.SymbolRefs() {
-					p := s.Data[off+4+r:]
+					p := s.Data()[off+4+r:]
 					le.PutUint32(p, remap(le.Uint32(p)))
 				}
 				off += a.Size()
 			}
 		case s.Type == elf.SHTCudaCallgraph || s.Type == elf.SHTCudaPrototype:
 			block := int32(-1)
-			for off := 0; off+8 <= len(s.Data); off += 8 {
-				caller, callee := le.Uint32(s.Data[off:]), int32(le.Uint32(s.Data[off+4:]))
+			for off := 0; off+8 <= len(s.Data()); off += 8 {
+				caller, callee := le.Uint32(s.Data()[off:]), int32(le.Uint32(s.Data()[off+4:]))
 				if caller == 0 && callee < 0 {
 					block = callee
 					continue
 				}
-				le.PutUint32(s.Data[off:], remap(caller))
+				le.PutUint32(s.Data()[off:], remap(caller))
 				if s.Type == elf.SHTCudaCallgraph && block == -1 {
-					le.PutUint32(s.Data[off+4:], remap(uint32(callee)))
+					le.PutUint32(s.Data()[off+4:], remap(uint32(callee)))
 				}
 			}
 		}
@@ -300,7 +300,7 @@ func TestCompareSwappedSymbols(t *testing.T) {
 	// Swapping only the symbol entries makes relocations, nv.info and the
 	// callgraph name the wrong functions.
 	bad := bytes.Clone(ref)
-	symtab := mustParse(t, bad).Sections[f.SymtabIndex].Data
+	symtab := mustParse(t, bad).Sections[f.SymtabIndex].Data()
 	tmp := bytes.Clone(symtab[24*i : 24*i+24])
 	copy(symtab[24*i:24*i+24], symtab[24*j:24*j+24])
 	copy(symtab[24*j:24*j+24], tmp)
@@ -330,7 +330,7 @@ func TestComparePadding(t *testing.T) {
 	mark(f.Header.Shoff, uint64(len(f.Sections))*elf.ShdrSize)
 	mark(f.Header.Phoff, uint64(len(f.Progs))*elf.PhdrSize)
 	for i, s := range f.Sections {
-		if h, _ := f.Shdr(i); s.Data != nil {
+		if h, _ := f.Shdr(i); s.Data() != nil {
 			mark(h.Offset, s.Size)
 		}
 	}
@@ -359,7 +359,7 @@ func TestCompareMissingSection(t *testing.T) {
 	// Rename .nv.prototype to .nv.prototypf by changing its name's last byte.
 	s := &f.Sections[sectionIndex(t, f, ".nv.prototype")]
 	end := int(s.NameOff) + len(".nv.prototype") - 1
-	mustParse(t, ours).Sections[f.Header.Shstrndx].Data[end] = 'f'
+	mustParse(t, ours).Sections[f.Header.Shstrndx].Data()[end] = 'f'
 	rep := compare(t, ours, ref)
 	all := strings.Join(rep.Diffs, "\n")
 	if rep.Equivalent || !strings.Contains(all, "section .nv.prototype (ref [10], CUDA_PROTOTYPE, size 0x10) missing from ours") ||

@@ -355,8 +355,8 @@ func linkPatchedGlobals(t *testing.T, patch func(b []byte, f *elf.File, init, gl
 	dir, _ := filepath.Abs(filepath.Join(corpusDir, "globals"))
 	b, f := readCubin(t, filepath.Join(dir, "b.cubin"))
 	init, global := -1, -1
-	for i, s := range f.Sections {
-		switch s.Name {
+	for i := range f.Sections {
+		switch f.SecName(i) {
 		case ".nv.global.init":
 			init = i
 		case ".nv.global":

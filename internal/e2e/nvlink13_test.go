@@ -161,12 +161,12 @@ func equivalent13(t *testing.T, ours, ref []byte) []string {
 	if !slices.Equal(na, nb) {
 		diffs = append(diffs, "section names differ:\n ours "+strings.Join(na, " ")+"\n  ref "+strings.Join(nb, " "))
 	}
-	for name, x := range sb {
-		y, ok := sa[name]
+	for name, xi := range sb {
+		yi, ok := sa[name]
 		if !ok || metadata13(name) {
 			continue
 		}
-		diffs = append(diffs, sectionDiffs13(t, name, a, y, b, x)...)
+		diffs = append(diffs, sectionDiffs13(t, name, a, yi, b, xi)...)
 	}
 	if fa, fb := definedFuncs13(a), definedFuncs13(b); !slices.Equal(fa, fb) {
 		diffs = append(diffs, "functions differ:\n ours "+strings.Join(fa, ", ")+"\n  ref "+strings.Join(fb, ", "))
@@ -174,14 +174,14 @@ func equivalent13(t *testing.T, ours, ref []byte) []string {
 	return diffs
 }
 
-// sectionsByName13 maps f's section names to their sections and lists the
-// names (repeats included), sorted.
-func sectionsByName13(f *elf.File) (map[string]*elf.Section, []string) {
-	m := map[string]*elf.Section{}
+// sectionsByName13 maps f's section names to their sections' indices and
+// lists the names (repeats included), sorted.
+func sectionsByName13(f *elf.File) (map[string]int, []string) {
+	m := map[string]int{}
 	var names []string
 	for i := range f.Sections {
-		m[f.Sections[i].Name] = &f.Sections[i]
-		names = append(names, f.Sections[i].Name)
+		m[f.SecName(i)] = i
+		names = append(names, f.SecName(i))
 	}
 	slices.Sort(names)
 	return m, names
@@ -190,23 +190,26 @@ func sectionsByName13(f *elf.File) (map[string]*elf.Section, []string) {
 // secName13 is the name of f's section i, or "[i]" when there is none.
 func secName13(f *elf.File, i uint32) string {
 	if int(i) < len(f.Sections) {
-		return f.Sections[i].Name
+		return f.SecName(int(i))
 	}
 	return fmt.Sprint("[", i, "]")
 }
 
-// sectionDiffs13 compares our section y of a with nvlink 13.0's section x
-// of b, both named name, as equivalent13 does.
-func sectionDiffs13(t *testing.T, name string, a *elf.File, y *elf.Section, b *elf.File, x *elf.Section) []string {
+// sectionDiffs13 compares our section yi of a with nvlink 13.0's section
+// xi of b, both named name, as equivalent13 does.
+func sectionDiffs13(t *testing.T, name string, a *elf.File, yi int, b *elf.File, xi int) []string {
+	y, x := &a.Sections[yi], &b.Sections[xi]
+	yh, _ := a.Shdr(yi)
+	xh, _ := b.Shdr(xi)
 	var diffs []string
 	if x.Type != y.Type || x.Addralign != y.Addralign || x.Entsize != y.Entsize {
 		return []string{"section " + name + ": type, alignment or entry size differs"}
 	}
 	// nvlink 13.0 sets SHF_INFO_LINK on the .nv.info.<f> sections.
-	if x.Flags != y.Flags && !(x.Flags == y.Flags|elf.SHFInfoLink && strings.HasPrefix(name, ".nv.info.")) {
-		diffs = append(diffs, fmt.Sprintf("section %s: flags %#x, nvlink 13.0 %#x", name, y.Flags, x.Flags))
+	if xh.Flags != yh.Flags && !(xh.Flags == yh.Flags|elf.SHFInfoLink && strings.HasPrefix(name, ".nv.info.")) {
+		diffs = append(diffs, fmt.Sprintf("section %s: flags %#x, nvlink 13.0 %#x", name, yh.Flags, xh.Flags))
 	}
-	if secName13(a, y.Link) != secName13(b, x.Link) {
+	if secName13(a, yh.Link) != secName13(b, xh.Link) {
 		diffs = append(diffs, "section "+name+": sh_link names another section")
 	}
 	if strings.HasPrefix(name, ".text.") {
@@ -256,7 +259,7 @@ func sectionDiffs13(t *testing.T, name string, a *elf.File, y *elf.Section, b *e
 		}
 		return diffs
 	}
-	if x.Size != y.Size || !bytes.Equal(x.Data, y.Data) {
+	if x.Size != y.Size || !bytes.Equal(x.Data(), y.Data()) {
 		diffs = append(diffs, "section "+name+": size or bytes differ")
 	}
 	return diffs
@@ -283,9 +286,9 @@ func definedFuncs13(f *elf.File) []string {
 // its block and two names: symbols, or a symbol and its prototype string
 // (from .strtab) in the blocks that pair them (elf.CallgraphProtoBlock).
 func callgraphEntries(t *testing.T, f *elf.File, s *elf.Section) []string {
-	es, err := elf.ParseCallgraph(s.Data)
+	es, err := elf.ParseCallgraph(s.Data())
 	if err != nil {
-		t.Fatalf("%s: %v", s.Name, err)
+		t.Fatalf("call graph: %v", err)
 	}
 	var l []string
 	block := int32(-1)
@@ -307,9 +310,9 @@ func callgraphEntries(t *testing.T, f *elf.File, s *elf.Section) []string {
 // infoRecords is a .nv.info section's records, one string each, with the
 // symbols they name by index (elf.Attr.SymbolRefs) written as names.
 func infoRecords(t *testing.T, f *elf.File, s *elf.Section) []string {
-	attrs, err := elf.ParseNvInfo(s.Data)
+	attrs, err := elf.ParseNvInfo(s.Data())
 	if err != nil {
-		t.Fatalf("%s: %v", s.Name, err)
+		t.Fatalf(".nv.info section: %v", err)
 	}
 	l := make([]string, len(attrs))
 	for i, a := range attrs {

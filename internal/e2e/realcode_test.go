@@ -468,10 +468,10 @@ func embeddedCubins(obj []byte) ([][]byte, error) {
 	var cubins [][]byte
 	for i := range f.Sections {
 		s := &f.Sections[i]
-		if (s.Name != hostobj.RelFatbinSection && s.Name != hostobj.FatbinSection) || s.Type == elf.SHTNobits {
+		if name := f.SecName(i); (name != hostobj.RelFatbinSection && name != hostobj.FatbinSection) || s.Type == elf.SHTNobits {
 			continue
 		}
-		cs, err := fatbin.Parse(s.Data)
+		cs, err := fatbin.Parse(s.Data())
 		if err != nil {
 			return nil, err
 		}

@@ -214,7 +214,7 @@ func (mem *Memory) Release(units []Unit) {
 		if u.ELF != nil {
 			for i := range u.ELF.Sections {
 				if s := &u.ELF.Sections[i]; mem.Drop(s) {
-					s.Data = nil
+					s.SetData(nil)
 				}
 			}
 		}

@@ -138,8 +138,8 @@ func hostItem(name string, data []byte, arch int, mode scanMode) (item, bool) {
 	o := hostobj.FromFile(f)
 	it := item{name: name, isHost: true, hasHost: o.HostInfo, host: map[string][]byte{}, module: o.ModuleID}
 	for i := range f.Sections {
-		if s := &f.Sections[i]; strings.HasPrefix(s.Name, ".nvHR") && s.Type != elf.SHTNobits {
-			it.host[s.Name] = s.Data
+		if s, name := &f.Sections[i], f.SecName(i); strings.HasPrefix(name, ".nvHR") && s.Type != elf.SHTNobits {
+			it.host[name] = s.Data()
 		}
 	}
 	if !o.HasDeviceCode() {

@@ -147,7 +147,7 @@ func section(f *elf.File, name string) elf.Shdr {
 // sectionIndex returns the index of the named section of f.
 func sectionIndex(f *elf.File, name string) int {
 	for i := range f.Sections {
-		if f.Sections[i].Name == name {
+		if f.SecName(i) == name {
 			return i
 		}
 	}
