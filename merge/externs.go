@@ -60,8 +60,8 @@ func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (mad
 			continue
 		}
 		var recs []infoRec // (none to close: its records are not read)
-		if perFunc.externs[k] {
-			recs = perFunc.recs[k]
+		if perFunc.kinds[k]&kindExterns != 0 {
+			recs = perFunc.dec[int32(k)]
 		}
 		if rec, ok := ec.closeFunction(perFunc.sym[k], perFunc.entry[k], recs); ok {
 			if made == nil {

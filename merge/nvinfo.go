@@ -150,15 +150,16 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	}
 	ctaidz := ctaidzEntries(ctx, perFunc, live)
 	mbarriers := mbarrierEntries(ctx, perFunc, live)
-	made := make([]OutSec, len(live))
+	made := newSecChunks(len(live))
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
 		t := live[k]
-		recs := perFunc.of(t)
+		var buf [24]infoRec // (most functions' records fit: no allocation)
+		recs := perFunc.records(t, buf[:0])
 		if !hasAttr(recs, elf.EIAttrCudaApiVersion) {
 			recs = append(recs, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
 				Payload: le32(ctx.Header.Version), sym: -1})
 		}
-		slices.Reverse(recs) // perFunc is not used after this loop
+		slices.Reverse(recs)
 		if unknown[ctx.Secs[t].InfoSym] {
 			// The entry's call stack size is unknown too: nvlink sets
 			// EIATTR_CRS_STACK_SIZE to -1, appending the record when the
@@ -189,16 +190,24 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		if extNew {
 			recs = append(recs, ext) // (after that one: testdata/crafted/externs-moved)
 		}
-		s := &made[k]
+		s := made.at(k)
 		*s = genSection(".nv.info"+strings.TrimPrefix(ctx.Secs[t].Name, ".text"), elf.SHTCudaInfo, 0, 4, 0)
 		s.LinkSymtab = true
 		s.InfoSec = t
-		s.info = recs
+		size := 0
+		for i := range recs {
+			size += compactSize(&recs[i])
+		}
+		out := ctx.lateAlloc(size)[:0]
+		for i := range recs {
+			out = appendCompact(out, &recs[i])
+		}
+		s.Data, s.Size = out, uint64(len(out))
 		return nil
 	})
 	ctx.Secs = slices.Grow(ctx.Secs, len(live)) // (grown once)
-	for k := range made {
-		ctx.addSection(&made[k])
+	for k := range len(live) {
+		ctx.addSection(made.at(k))
 	}
 }
 
@@ -260,7 +269,8 @@ func (ctx *Context) textSections() []int32 {
 }
 
 // encodeInfo writes the records of generated .nv.info sections, now that
-// symbol indices are final.
+// symbol indices are final: .nv.info's from its records, each
+// .nv.info.<f>'s in place from its compact form.
 func encodeInfo(ctx *Context) {
 	var secs []*OutSec
 	for _, s := range ctx.Secs {
@@ -277,6 +287,10 @@ func encodeInfo(ctx *Context) {
 }
 
 func encodeInfoSection(ctx *Context, s *OutSec) {
+	if s.info == nil {
+		patchCompact(ctx, s.Data)
+		return
+	}
 	if s.gen != nil && s.gen.minStack > 0 {
 		tail := s.info[s.gen.minStack:]
 		sort.SliceStable(tail, func(i, j int) bool {
@@ -402,11 +416,11 @@ func startObjectInfo(ctx *Context) *infoJob {
 func (j *infoJob) wait() { <-j.done }
 
 // funcRecs are the records of one input .nv.info.<f> section, for output
-// code section text.
+// code section text, in compact form (nvinfo_compact.go).
 type funcRecs struct {
 	text  int32
-	recs  []infoRec
 	kinds recKinds // which records of interest are among them
+	enc   []byte
 }
 
 // recKinds marks the records of interest among a function's records.
@@ -418,20 +432,17 @@ const (
 	kindMbarriers                      // EIATTR_NUM_MBARRIERS
 )
 
-// kindsOf is what recs hold of interest.
-func kindsOf(recs []infoRec) recKinds {
-	var k recKinds
-	for i := range recs {
-		switch r := &recs[i]; {
-		case r.isExterns():
-			k |= kindExterns
-		case r.Code == elf.EIAttrCtaidzUsed:
-			k |= kindCtaidz
-		case r.Code == elf.EIAttrNumMbarriers:
-			k |= kindMbarriers
-		}
+// kindOf is what kind of interest r is (0: none).
+func kindOf(r *infoRec) recKinds {
+	switch {
+	case r.isExterns():
+		return kindExterns
+	case r.Code == elf.EIAttrCtaidzUsed:
+		return kindCtaidz
+	case r.Code == elf.EIAttrNumMbarriers:
+		return kindMbarriers
 	}
-	return k
+	return 0
 }
 
 // funcInfos is the translated records of every code section that had an
@@ -440,13 +451,15 @@ func kindsOf(recs []infoRec) recKinds {
 // for every output section: at 100,000 objects 9.5 MB of fresh memory,
 // read over again by each step that looks for code sections' records.)
 type funcInfos struct {
-	at   []int32     // by output section ID: 1 + its index in recs (0: none)
-	recs [][]infoRec // the records, non-nil, in the order of their sections' first contribution
-	// externs marks (by index in recs) the records with an EXTERNS one:
-	// few functions have any, and the steps that look for them need not
-	// read the others' records.
-	externs []bool
-	any     recKinds // what any function's records hold
+	at  []int32  // by output section ID: 1 + its index in enc (0: none)
+	enc [][]byte // the records in compact form, in the order of their sections' first contribution
+	// kinds is, by index in enc, what records of interest each holds, and
+	// dec those functions' records, decoded: few functions have any, and
+	// only they are read (and EXTERNS lists rewritten) before the
+	// sections are built.
+	kinds []recKinds
+	dec   map[int32][]infoRec
+	any   recKinds // what any function's records hold
 	// By index in recs: the code section, its function symbol (InfoSym),
 	// whether it is live and whether it is an entry that gathers (see
 	// noteSections). The steps over the functions read these rather than
@@ -464,22 +477,30 @@ func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
 	for i := range per {
 		n += len(per[i].perFunc)
 	}
-	p := &funcInfos{at: elf.SliceOf[int32](nsecs, alloc), recs: make([][]infoRec, 0, n), externs: elf.SliceOf[bool](n, alloc),
+	p := &funcInfos{at: elf.SliceOf[int32](nsecs, alloc), enc: make([][]byte, 0, n), kinds: elf.SliceOf[recKinds](n, alloc),
 		sec: elf.SliceOf[int32](n, alloc)[:0]}
 	for i := range per {
 		for _, f := range per[i].perFunc {
 			k := p.at[f.text]
 			if k > 0 {
-				l := p.recs[k-1]
-				p.recs[k-1] = append(l[:len(l):len(l)], f.recs...)
+				l := p.enc[k-1]
+				p.enc[k-1] = append(l[:len(l):len(l)], f.enc...)
 			} else {
-				p.recs = append(p.recs, f.recs) // usually the only contributor
+				p.enc = append(p.enc, f.enc) // usually the only contributor
 				p.sec = append(p.sec, f.text)
-				k = int32(len(p.recs))
+				k = int32(len(p.enc))
 				p.at[f.text] = k
 			}
-			p.externs[k-1] = p.externs[k-1] || f.kinds&kindExterns != 0
+			p.kinds[k-1] |= f.kinds
 			p.any |= f.kinds
+		}
+	}
+	if p.any != 0 {
+		p.dec = map[int32][]infoRec{}
+		for k, kinds := range p.kinds[:len(p.enc)] {
+			if kinds != 0 {
+				p.dec[int32(k)] = decodeCompact(nil, p.enc[k])
+			}
 		}
 	}
 	return p
@@ -524,20 +545,35 @@ func (p *funcInfos) function(ctx *Context, t int32) (f int32, entry bool) {
 	return f, ctx.gathers(f)
 }
 
-// of is the records of code section t (nil: it had no .nv.info.<f>).
+// of is the records of code section t when they hold any of interest
+// (EXTERNS, CTAIDZ_USED, NUM_MBARRIERS; nil otherwise, or when it had no
+// .nv.info.<f>), decoded: what they hold may be changed in place.
 func (p *funcInfos) of(t int32) []infoRec {
-	if k := p.at[t]; k > 0 {
-		return p.recs[k-1]
+	if k := p.at[t]; k > 0 && p.kinds[k-1] != 0 {
+		return p.dec[k-1]
 	}
 	return nil
+}
+
+// records appends all the records of code section t to dst: a copy of
+// the decoded ones (of), or the compact ones decoded.
+func (p *funcInfos) records(t int32, dst []infoRec) []infoRec {
+	k := p.at[t]
+	switch {
+	case k == 0:
+		return dst
+	case p.kinds[k-1] != 0:
+		return append(dst, p.dec[k-1]...)
+	}
+	return decodeCompact(dst, p.enc[k-1])
 }
 
 // eachExterns calls fn for every section whose records hold an EXTERNS
 // one, in section ID order, with its function symbol.
 func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 	for _, k := range p.at {
-		if k > 0 && p.externs[k-1] {
-			fn(p.sym[k-1], p.recs[k-1])
+		if k > 0 && p.kinds[k-1]&kindExterns != 0 {
+			fn(p.sym[k-1], p.dec[k-1])
 		}
 	}
 }
@@ -549,6 +585,15 @@ func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) {
 	var perFunc []funcRecs
 	var buf [infoBuf]elf.Attr
+	// The functions' records in compact form, in one buffer: a record
+	// takes at most its input size (EXTERNS lists only shrink).
+	n := 0
+	o.eachInfoSection(func(si int, s *elf.Section) {
+		if s.Name != ".nv.info" {
+			n += len(s.Data)
+		}
+	})
+	enc := make([]byte, 0, n)
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
 		if s.Name != ".nv.info" {
@@ -558,12 +603,9 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 			textSec = o.SecMap[s.Info]
 		}
 		attrs := o.info(si, buf[:0])
-		var recs []infoRec
-		if textSec < 0 {
-			recs = global
-		} else {
-			recs = make([]infoRec, 0, len(attrs))
-		}
+		recs := global
+		start := len(enc)
+		var kinds recKinds
 		for _, a := range attrs {
 			if a.Code == elf.EIAttrMaxStackSize {
 				continue
@@ -588,13 +630,39 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 					continue // record of a dropped weak copy
 				}
 			}
-			recs = append(recs, r)
+			if textSec < 0 {
+				recs = append(recs, r)
+			} else {
+				enc = appendCompact(enc, &r)
+				kinds |= kindOf(&r)
+			}
 		}
 		if textSec < 0 {
 			global = recs
 		} else {
-			perFunc = append(perFunc, funcRecs{textSec, recs, kindsOf(recs)})
+			perFunc = append(perFunc, funcRecs{textSec, kinds, enc[start:len(enc):len(enc)]})
 		}
 	})
 	return global, perFunc
 }
+
+// secChunk is the number of sections in each chunk of secChunks: 1024
+// (184 KiB).
+const secChunk = 1024
+
+// secChunks is storage for n output sections in chunks of secChunk:
+// memory the heap can take from the free runs that earlier passes' garbage
+// left, where a single array of them (21 MB for 120,000 functions) would
+// need fresh pages.
+type secChunks [][]OutSec
+
+func newSecChunks(n int) secChunks {
+	c := make(secChunks, (n+secChunk-1)/secChunk)
+	for i := range c {
+		c[i] = make([]OutSec, min(secChunk, n-i*secChunk))
+	}
+	return c
+}
+
+// at is section k's storage.
+func (c secChunks) at(k int) *OutSec { return &c[k/secChunk][k%secChunk] }
