@@ -124,6 +124,7 @@ type Context struct {
 	nullSymValue  uint64
 	cg            cgReport           // what --dump-callgraph prints besides the graph
 	infoOrder     []int32            // code sections in the order nvlink creates their .nv.info.<f>
+	infoReport    []byte             // under -v: .nv.info's records in compact form, for reportProperties
 	infoSeen      []bool             // by code section ID: in infoOrder (see infoNoted)
 	dataVal       map[dataKey]uint64 // laid-out offsets of section-local data
 	callees       lists[int32]       // function symbol ID -> its callees in the inputs' call graphs (dce)
@@ -354,8 +355,7 @@ type OutSec struct {
 	Pieces  []Piece // (a single piece in one: no allocation of its own)
 	Data    []byte  // generated contents (nv.info, callgraph, rela, ...)
 
-	info []infoRec // generated .nv.info records, in output order
-	gen  *genSec   // what only a few generated sections have (relocations too)
+	gen *genSec // what only a few generated sections have (relocations too)
 	// one holds Pieces while there is one (most merged sections: a
 	// function's code, its constant bank), sparing each an allocation of
 	// its own (at 10,000 generated objects some 30,000 of the heap's
@@ -371,7 +371,7 @@ type genSec struct {
 	callgraph *callgraph // .nv.callgraph
 	prototype []cgEdge   // .nv.prototype (symbol, string offset)
 	relocs    []OutRel   // relocation sections: entries in output order (non-empty)
-	minStack  int        // .nv.info: info[minStack:] are MIN_STACK_SIZE records, ordered by symbol index
+	minStack  int        // .nv.info: Data[minStack:] are MIN_STACK_SIZE records, ordered by symbol index in the order pass
 }
 
 // relocs is the entries of a relocation section the link made (nil for

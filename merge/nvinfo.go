@@ -1,9 +1,10 @@
 package merge
 
 // .nv.info records of the output: the inputs' records translated to
-// output symbols in the background (startObjectInfo, objectInfo), then
-// assembled into .nv.info and one .nv.info.<f> per function
-// (buildNvInfo) and encoded (encodeInfo).
+// output symbols in the background (startObjectInfo, objectInfo), kept in
+// compact form (nvinfo_compact.go), then assembled into .nv.info and one
+// .nv.info.<f> per function (buildNvInfo), whose symbol indices the order
+// pass writes (encodeInfo).
 // Invariant: the output's symbols and sections do not change while the
 // translation runs (the records name them); each section's records are in
 // nvlink's order (reverse input order, generated records last).
@@ -50,9 +51,8 @@ func (ctx *Context) liveSym(o *Obj, idx uint32) int32 {
 // when it names none; symDropped: the record is removed from the
 // output, which only EXTERNS records are). An EIATTR_EXTERNS record
 // holds output symbol IDs in its payload, a little-endian word each
-// (externIDs), which outAttr makes symbol indices. (32 bytes, elf.Attr's
-// padding put to use: at 100,000 objects finalize makes a million, each
-// in fresh memory.)
+// (externIDs). Records are kept in compact form (appendCompact); an
+// infoRec is one decoded for the few steps that read or change it.
 type infoRec struct {
 	Format  uint8
 	Code    uint8
@@ -107,13 +107,7 @@ func idPayload(ids []int32) []byte {
 // reaches (closeExterns). Every function gets a .nv.info.<f>, in code
 // order.
 func buildNvInfo(ctx *Context, job *infoJob) {
-	// Gather the objects' translated records in file order: the global
-	// ones, each object's in its part of one array, closed up.
 	per := job.per
-	global := job.global[:0]
-	for i := range per {
-		global = append(global, per[i].global...) // (moves within the array, to the left)
-	}
 	texts := ctx.textSections()
 	perFunc := gatherFuncInfos(len(ctx.Secs), per, ctx.lateScratch)
 	perFunc.noteSections(ctx, ctx.lateScratch)
@@ -133,11 +127,12 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	newExterns := closeExterns(ctx, perFunc, order, inOrder)
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
+	global := globalInfo(ctx, per, len(texts))
 	propagateRegCount(ctx, global)
-	stacks, unknown := stackSizes(ctx, global, texts, perFunc)
-	slices.Reverse(global)
-	gs.info = append(global, stacks...)
-	gs.gen = &genSec{minStack: len(global)}
+	n := len(global)
+	global, unknown := stackSizes(ctx, global, texts, perFunc)
+	gs.Data, gs.Size = global, uint64(len(global))
+	gs.gen = &genSec{minStack: n}
 	// Each function's section: its records and its section record
 	// prepared in parallel (the first touch of the records' fresh memory
 	// too, which cost more than filling them), the sections added in
@@ -287,61 +282,33 @@ func encodeInfo(ctx *Context) {
 }
 
 func encodeInfoSection(ctx *Context, s *OutSec) {
-	if s.info == nil {
-		patchCompact(ctx, s.Data)
-		return
-	}
-	if s.gen != nil && s.gen.minStack > 0 {
-		tail := s.info[s.gen.minStack:]
-		sort.SliceStable(tail, func(i, j int) bool {
-			return ctx.Syms[tail[i].sym].Index < ctx.Syms[tail[j].sym].Index
-		})
-	}
-	size := 0
-	for i := range s.info {
-		if r := &s.info[i]; !r.isDropped() {
-			size += r.size()
+	if s.gen != nil { // (.nv.info)
+		sortMinStack(ctx, s.Data[s.gen.minStack:])
+		if ctx.Opts.Verbose {
+			ctx.infoReport = append([]byte(nil), s.Data...) // (-v reports from its records)
 		}
 	}
-	var scratch []byte // an EXTERNS payload, for one record at a time
-	out := ctx.lateAlloc(size)[:0]
-	for i := range s.info {
-		r := &s.info[i]
-		if r.isDropped() {
-			continue
-		}
-		var a elf.Attr
-		a, scratch = r.outAttr(ctx, scratch)
-		start := len(out)
-		out = elf.AppendNvInfo(out, []elf.Attr{a})
-		if r.sym >= 0 && len(out)-start >= 8 {
-			binary.LittleEndian.PutUint32(out[start+4:], uint32(ctx.Syms[r.sym].Index))
-		}
-	}
-	s.Data = out
-	s.Size = uint64(len(out))
-	if !ctx.Opts.Verbose || s.Name != ".nv.info" { // (-v reports from .nv.info's records)
-		s.info = nil // encoded: write's allocations may take the memory
-	}
+	patchCompact(ctx, s.Data)
 }
 
-// size is the record's size as written (an EXTERNS list takes 4 bytes an
-// entry, as its IDs do), without encoding it.
-func (r *infoRec) size() int { a := r.attr(); return a.Size() }
-
-// outAttr is the record as written: an EXTERNS list gets its payload of
-// final symbol indices, encoded into scratch (returned for reuse).
-func (r *infoRec) outAttr(ctx *Context, scratch []byte) (elf.Attr, []byte) {
-	a := r.attr()
-	if r.isExterns() {
-		scratch = scratch[:0]
-		for k := 0; k+4 <= len(a.Payload); k += 4 {
-			m := binary.LittleEndian.Uint32(a.Payload[k:])
-			scratch = binary.LittleEndian.AppendUint32(scratch, uint32(ctx.Syms[m].Index))
-		}
-		a.Payload = scratch
+// sortMinStack orders .nv.info's MIN_STACK_SIZE records (compact, in b)
+// by their symbols' indices, stably.
+func sortMinStack(ctx *Context, b []byte) {
+	n := len(b) / minStackSize
+	if n < 2 {
+		return
 	}
-	return a, scratch
+	recs := make([][minStackSize]byte, n)
+	for i := range recs {
+		copy(recs[i][:], b[i*minStackSize:])
+	}
+	index := func(r *[minStackSize]byte) int {
+		return ctx.Syms[binary.LittleEndian.Uint32(r[4:])].Index
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return index(&recs[i]) < index(&recs[j]) })
+	for i := range recs {
+		copy(b[i*minStackSize:], recs[i][:])
+	}
 }
 
 // stoCudaEntry marks kernels (entry functions) in st_other.
@@ -363,22 +330,17 @@ func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
 	return s.Bind() != elf.STBLocal && s.Shndx != elf.SHNUndef
 }
 
-// objInfo is one object's .nv.info records, translated (objectInfo).
+// objInfo is one object's .nv.info records, translated (objectInfo), in
+// compact form.
 type objInfo struct {
-	global  []infoRec
+	global  []byte
 	perFunc []funcRecs
 }
 
 // infoJob is objectInfo running over every object in the background.
 type infoJob struct {
-	per []objInfo // by file ID, once wait returned
-	// global holds every object's global records: object i's part starts
-	// where the records of the objects before it could at most end (its
-	// per[i].global), with room after them for the MIN_STACK_SIZE records
-	// (one per code section at most). (One allocation: finalize runs with
-	// the heap at its limit, where each one makes the collector work.)
-	global []infoRec
-	done   chan struct{}
+	per  []objInfo // by file ID, once wait returned
+	done chan struct{}
 }
 
 // startObjectInfo translates every object's records in parallel, while
@@ -387,21 +349,10 @@ type infoJob struct {
 // name them) until wait returns.
 func startObjectInfo(ctx *Context) *infoJob {
 	j := &infoJob{per: make([]objInfo, len(ctx.Objs)), done: make(chan struct{})}
-	at := make([]int, len(ctx.Objs)+1)
-	for i, o := range ctx.Objs {
-		at[i+1] = at[i] + int(o.globalInfos)
-	}
-	ntext := 0
-	for _, s := range ctx.Secs {
-		if s.Flags&elf.SHFExecInstr != 0 {
-			ntext++
-		}
-	}
-	j.global = make([]infoRec, at[len(ctx.Objs)]+ntext)
 	translate := func() {
 		defer close(j.done)
 		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i], j.global[at[i]:at[i]:at[i+1]])
+			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i])
 			return nil
 		})
 	}
@@ -581,19 +532,21 @@ func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 // objectInfo translates the .nv.info records of one object to the output:
 // symbol indices become output symbols, records of dropped weak copies and
 // MAX_STACK_SIZE (recomputed) go, EXTERNS keep what may survive the link.
-// The global records are appended to global, which has room for them all.
-func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) {
-	var perFunc []funcRecs
+// All of them in compact form, the global ones in one buffer, the
+// functions' in another: a record takes at most its input size (EXTERNS
+// lists only shrink).
+func objectInfo(ctx *Context, o *Obj) (global []byte, perFunc []funcRecs) {
 	var buf [infoBuf]elf.Attr
-	// The functions' records in compact form, in one buffer: a record
-	// takes at most its input size (EXTERNS lists only shrink).
-	n := 0
+	ng, nf := 0, 0
 	o.eachInfoSection(func(si int, s *elf.Section) {
-		if s.Name != ".nv.info" {
-			n += len(s.Data)
+		if s.Name == ".nv.info" {
+			ng += len(s.Data)
+		} else {
+			nf += len(s.Data)
 		}
 	})
-	enc := make([]byte, 0, n)
+	global = make([]byte, 0, ng)
+	enc := make([]byte, 0, nf)
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
 		if s.Name != ".nv.info" {
@@ -603,7 +556,9 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 			textSec = o.SecMap[s.Info]
 		}
 		attrs := o.info(si, buf[:0])
-		recs := global
+		if textSec < 0 {
+			enc, global = global, enc // (for this section's records)
+		}
 		start := len(enc)
 		var kinds recKinds
 		for _, a := range attrs {
@@ -630,15 +585,11 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 					continue // record of a dropped weak copy
 				}
 			}
-			if textSec < 0 {
-				recs = append(recs, r)
-			} else {
-				enc = appendCompact(enc, &r)
-				kinds |= kindOf(&r)
-			}
+			enc = appendCompact(enc, &r)
+			kinds |= kindOf(&r)
 		}
 		if textSec < 0 {
-			global = recs
+			enc, global = global, enc
 		} else {
 			perFunc = append(perFunc, funcRecs{textSec, kinds, enc[start:len(enc):len(enc)]})
 		}
@@ -666,3 +617,30 @@ func newSecChunks(n int) secChunks {
 
 // at is section k's storage.
 func (c secChunks) at(k int) *OutSec { return &c[k/secChunk][k%secChunk] }
+
+// globalInfo is .nv.info's contents in compact form: every object's
+// global records, the last object's first, each object's reversed (nvlink
+// prepends), with room after them for n MIN_STACK_SIZE records (in the
+// memory of the inputs' tables: the objects' records go with finalize's
+// collection).
+func globalInfo(ctx *Context, per []objInfo, n int) []byte {
+	size := n * minStackSize
+	for i := range per {
+		size += len(per[i].global)
+	}
+	out := ctx.lateAlloc(size)[:0]
+	var at []int
+	for i := len(per) - 1; i >= 0; i-- {
+		b := per[i].global
+		at = at[:0]
+		for off := 0; off < len(b); off = compactNext(b, off) {
+			at = append(at, off)
+		}
+		end := len(b)
+		for k := len(at) - 1; k >= 0; k-- {
+			out = append(out, b[at[k]:end]...)
+			end = at[k]
+		}
+	}
+	return out
+}

@@ -104,3 +104,33 @@ func patchCompact(ctx *Context, b []byte) {
 		}
 	}
 }
+
+// compactNext is the offset of the record after the one at off of b.
+func compactNext(b []byte, off int) int {
+	if b[off]&^compactSym == elf.EIFmtSVal {
+		return off + 4 + int(binary.LittleEndian.Uint16(b[off+2:]))
+	}
+	return off + 4
+}
+
+// compactSymAt is the output symbol the record at off of b names, if any.
+func compactSymAt(b []byte, off int) (int32, bool) {
+	if b[off]&compactSym == 0 {
+		return -1, false
+	}
+	return int32(binary.LittleEndian.Uint32(b[off+4:])), true
+}
+
+// compactU32 is the payload word at p of the record at off of b (0 when
+// the payload is shorter), and where it is in b (-1 then).
+func compactU32(b []byte, off, p int) (uint32, int) {
+	if b[off]&^compactSym != elf.EIFmtSVal || p+4 > int(binary.LittleEndian.Uint16(b[off+2:])) {
+		return 0, -1
+	}
+	at := off + 4 + p
+	return binary.LittleEndian.Uint32(b[at:]), at
+}
+
+// minStackSize is the compact (and encoded) size of a MIN_STACK_SIZE
+// record: its header, the symbol and the size.
+const minStackSize = 12
