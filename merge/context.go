@@ -144,6 +144,7 @@ type Context struct {
 	liveRefs      []bool             // by symbol ID: named by relocations of live code (dce)
 	symSlab       []OutSym           // backing store of Syms
 	secSlab       []OutSec           // backing store of Secs
+	secSlabs      [][]OutSec         // slabs reserved for it (reserveSecs), taken in turn
 	firstGlobal   int
 	nsyms         int
 

@@ -187,23 +187,29 @@ func relocate(ctx *Context) error {
 // for: below it the goroutines cost more than the faults they share.
 const reserveSecsFrom = 4096
 
-// reserveSecs makes room for n more output sections in the slab allocSec
-// takes them from, in memory faulted in by all the link's threads: the
-// first write to fresh memory (the kernel clearing its pages) is
-// otherwise most of the serial cost of making relocate's sections. (A
-// few of the n may stay unused: lists that came out empty.)
+// reserveSecs makes room for n more output sections in slabs that
+// allocSec takes in turn, in memory faulted in by all the link's threads:
+// the first write to fresh memory (the kernel clearing its pages) is
+// otherwise most of the serial cost of making relocate's sections. The
+// slabs are allocSec's usual size, which the heap can place in the free
+// runs of pages earlier passes' garbage left, where one array (15 MB at
+// 100,000 objects) would need fresh memory. (A few of the n may stay
+// unused: lists that came out empty.)
 func (ctx *Context) reserveSecs(n int) {
 	if n < reserveSecsFrom || cap(ctx.secSlab)-len(ctx.secSlab) >= n {
 		return
 	}
-	slab := make([]OutSec, 0, n)
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(slab))), n*int(unsafe.Sizeof(OutSec{})))
-	const parts = 16
-	parallelFor(parts, ctx.Opts.Threads, func(i int) error {
-		hugemem.Touch(b[len(b)*i/parts : len(b)*(i+1)/parts])
+	const per = 1024
+	slabs := make([][]OutSec, (n+per-1)/per)
+	for i := range slabs {
+		slabs[i] = make([]OutSec, 0, per)
+	}
+	parallelFor(len(slabs), ctx.Opts.Threads, func(i int) error {
+		s := slabs[i][:per]
+		hugemem.Touch(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), per*int(unsafe.Sizeof(OutSec{}))))
 		return nil
 	})
-	ctx.secSlab = slab
+	ctx.secSlabs = append(ctx.secSlabs, slabs...)
 }
 
 // relRun is a run of kept relocations of one output section (and kind):
