@@ -177,7 +177,7 @@ func relocate(ctx *Context) error {
 		sec := ctx.newSection(joined(have, kind.prefix, ctx.Secs[k.tgt].Name), kind.typ, 0, 8, kind.ent)
 		sec.LinkSymtab = true
 		sec.InfoSec = k.tgt
-		sec.gen = &genSec{relocs: l}
+		sec.setRelocs(l)
 		sec.Size = uint64(len(l)) * kind.ent
 	}
 	return nil
