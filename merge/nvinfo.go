@@ -90,6 +90,19 @@ func (r *infoRec) externIDs(dst []int32) []int32 {
 	return dst
 }
 
+// idPayloadOver is idPayload written over p when it has room (p is a
+// record's own copy: a compact one's), else new.
+func idPayloadOver(p []byte, ids []int32) []byte {
+	if 4*len(ids) > len(p) {
+		return idPayload(ids)
+	}
+	p = p[:0]
+	for _, m := range ids {
+		p = binary.LittleEndian.AppendUint32(p, uint32(m))
+	}
+	return p
+}
+
 // idPayload is the payload of an EXTERNS record listing output symbol IDs.
 func idPayload(ids []int32) []byte {
 	p := make([]byte, 0, 4*len(ids))
@@ -222,10 +235,10 @@ func externsBeforeCtaidz(ctx *Context, t int32, order []int32, perFunc *funcInfo
 		if c == t || !code[c] {
 			continue
 		}
-		if hasAttr(perFunc.of(c), elf.EIAttrCtaidzUsed) {
+		if perFunc.has(c, kindCtaidz) {
 			return false
 		}
-		for _, r := range perFunc.of(c) {
+		for _, r := range perFunc.externs(c) {
 			if r.isExterns() && len(r.Payload) > 0 && !r.isDropped() {
 				return true
 			}
@@ -404,12 +417,13 @@ func kindOf(r *infoRec) recKinds {
 type funcInfos struct {
 	at  []int32  // by output section ID: 1 + its index in enc (0: none)
 	enc [][]byte // the records in compact form, in the order of their sections' first contribution
-	// kinds is, by index in enc, what records of interest each holds, and
-	// dec those functions' records, decoded: few functions have any, and
-	// only they are read (and EXTERNS lists rewritten) before the
-	// sections are built.
+	// kinds is, by index in enc, what records of interest each holds;
+	// ext[extLo[k]:extLo[k+1]] are its EXTERNS records, decoded, the only
+	// ones read before the sections are built (closeExterns rewrites
+	// their lists in place).
 	kinds []recKinds
-	dec   map[int32][]infoRec
+	extLo []int32
+	ext   []infoRec
 	any   recKinds // what any function's records hold
 	// By index in recs: the code section, its function symbol (InfoSym),
 	// whether it is live and whether it is an entry that gathers (see
@@ -446,15 +460,38 @@ func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
 			p.any |= f.kinds
 		}
 	}
-	if p.any != 0 {
-		p.dec = map[int32][]infoRec{}
-		for k, kinds := range p.kinds[:len(p.enc)] {
-			if kinds != 0 {
-				p.dec[int32(k)] = decodeCompact(nil, p.enc[k])
+	p.gatherExterns(alloc)
+	return p
+}
+
+// gatherExterns decodes the functions' EXTERNS records into ext.
+func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
+	p.extLo = elf.SliceOf[int32](len(p.enc)+1, alloc)
+	if p.any&kindExterns == 0 {
+		return
+	}
+	n := 0
+	for k, b := range p.enc {
+		if p.kinds[k]&kindExterns != 0 {
+			for off := 0; off < len(b); off = compactNext(b, off) {
+				if b[off+1] == elf.EIAttrExterns {
+					n++
+				}
 			}
 		}
 	}
-	return p
+	p.ext = make([]infoRec, 0, n)
+	var buf [24]infoRec
+	for k, b := range p.enc {
+		if p.kinds[k]&kindExterns != 0 {
+			for _, r := range decodeCompact(buf[:0], b) {
+				if r.isExterns() {
+					p.ext = append(p.ext, r)
+				}
+			}
+		}
+		p.extLo[k+1] = int32(len(p.ext))
+	}
 }
 
 // noteSections fills in what the steps over the functions read of their
@@ -496,27 +533,56 @@ func (p *funcInfos) function(ctx *Context, t int32) (f int32, entry bool) {
 	return f, ctx.gathers(f)
 }
 
-// of is the records of code section t when they hold any of interest
-// (EXTERNS, CTAIDZ_USED, NUM_MBARRIERS; nil otherwise, or when it had no
-// .nv.info.<f>), decoded: what they hold may be changed in place.
-func (p *funcInfos) of(t int32) []infoRec {
-	if k := p.at[t]; k > 0 && p.kinds[k-1] != 0 {
-		return p.dec[k-1]
+// externsOf is the EXTERNS records of the k-th function (by index in
+// enc), decoded: their lists may be changed in place.
+func (p *funcInfos) externsOf(k int) []infoRec { return p.ext[p.extLo[k]:p.extLo[k+1]] }
+
+// externs is the EXTERNS records of code section t (externsOf).
+func (p *funcInfos) externs(t int32) []infoRec {
+	if k := p.at[t]; k > 0 {
+		return p.externsOf(int(k - 1))
 	}
 	return nil
 }
 
-// records appends all the records of code section t to dst: a copy of
-// the decoded ones (of), or the compact ones decoded.
-func (p *funcInfos) records(t int32, dst []infoRec) []infoRec {
+// has reports whether code section t's records hold one of kind.
+func (p *funcInfos) has(t int32, kind recKinds) bool {
 	k := p.at[t]
-	switch {
-	case k == 0:
-		return dst
-	case p.kinds[k-1] != 0:
-		return append(dst, p.dec[k-1]...)
+	return k > 0 && p.kinds[k-1]&kind != 0
+}
+
+// mbarriers is the value of code section t's first NUM_MBARRIERS record.
+func (p *funcInfos) mbarriers(t int32) (uint16, bool) {
+	if !p.has(t, kindMbarriers) {
+		return 0, false
 	}
-	return decodeCompact(dst, p.enc[k-1])
+	b := p.enc[p.at[t]-1]
+	for off := 0; off < len(b); off = compactNext(b, off) {
+		if b[off+1] == elf.EIAttrNumMbarriers {
+			return binary.LittleEndian.Uint16(b[off+2:]), true
+		}
+	}
+	return 0, false
+}
+
+// records appends all the records of code section t to dst, decoded,
+// with its EXTERNS records as closeExterns left them.
+func (p *funcInfos) records(t int32, dst []infoRec) []infoRec {
+	k := int(p.at[t]) - 1
+	if k < 0 {
+		return dst
+	}
+	start := len(dst)
+	dst = decodeCompact(dst, p.enc[k])
+	if p.kinds[k]&kindExterns != 0 {
+		ext := p.externsOf(k)
+		for i := start; i < len(dst); i++ {
+			if dst[i].isExterns() {
+				dst[i], ext = ext[0], ext[1:]
+			}
+		}
+	}
+	return dst
 }
 
 // eachExterns calls fn for every section whose records hold an EXTERNS
@@ -524,7 +590,7 @@ func (p *funcInfos) records(t int32, dst []infoRec) []infoRec {
 func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 	for _, k := range p.at {
 		if k > 0 && p.kinds[k-1]&kindExterns != 0 {
-			fn(p.sym[k-1], p.dec[k-1])
+			fn(p.sym[k-1], p.externsOf(int(k-1)))
 		}
 	}
 }

@@ -253,7 +253,7 @@ func ctaidzEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]boo
 	}
 	has := map[int32]bool{}
 	for _, t := range live {
-		if f := ctx.Secs[t].InfoSym; f >= 0 && hasAttr(perFunc.of(t), elf.EIAttrCtaidzUsed) {
+		if f := ctx.Secs[t].InfoSym; f >= 0 && perFunc.has(t, kindCtaidz) {
 			has[f] = true
 		}
 	}
@@ -297,13 +297,7 @@ func mbarrierEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]u
 	if perFunc.any&kindMbarriers == 0 {
 		return nil // (the usual link; no record is read)
 	}
-	count := func(t int32) (uint16, bool) {
-		recs := perFunc.of(t)
-		if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
-			return recs[k].Value, true
-		}
-		return 0, false
-	}
+	count := perFunc.mbarriers
 	if !slices.ContainsFunc(live, func(t int32) bool { _, ok := count(t); return ok }) {
 		return nil // (the usual link)
 	}
