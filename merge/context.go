@@ -183,10 +183,8 @@ type Obj struct {
 	// eachInfoSection; set by decodeInfo).
 	cg, proto, infos typedSecs
 	// infoLast is the index of its last .nv.info section (eachInfoSection
-	// stops there) and globalInfos the number of records its global
-	// .nv.info sections hold (startObjectInfo sizes its array by them);
-	// both set by decodeInfo, which decodes every record once.
-	infoLast, globalInfos int32
+	// stops there), set by decodeInfo, which decodes every record once.
+	infoLast int32
 	// cgRecords is the number of records its .nv.callgraph sections hold
 	// (decodeInfo; buildCallgraph sizes its edge list by them).
 	cgRecords int32

@@ -664,7 +664,7 @@ func objectInfo(ctx *Context, o *Obj) (global []byte, perFunc []funcRecs) {
 }
 
 // secChunk is the number of sections in each chunk of secChunks: 1024
-// (184 KiB).
+// (160 KiB).
 const secChunk = 1024
 
 // secChunks is storage for n output sections in chunks of secChunk:
