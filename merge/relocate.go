@@ -113,15 +113,20 @@ func relocate(ctx *Context) error {
 	// Per output section and kind (every target exists by now), the last
 	// of its runs, each run linked to the one before it (file order, then
 	// the object's order): a list is its runs walked back, each reversed.
-	nruns := 0
+	nruns, nnotes := 0, 0
 	for i := range done {
 		for _, ev := range done[i].evs {
-			if !ev.note {
+			if ev.note {
+				nnotes++
+			} else {
 				nruns++
 			}
 		}
 	}
 	runs := make([]relRun, 0, nruns)
+	// (At most a section a note: sized once, where growing it by appends
+	// allocated twice its size.)
+	relSecOrder = make([]relSecMade, 0, nnotes+boundSecs(ctx))
 	var lastRun lastRuns
 	for i := range done {
 		// An object's kernels get their bound references' relocation
@@ -132,7 +137,7 @@ func relocate(ctx *Context) error {
 			}
 		}
 		for _, ev := range done[i].evs {
-			k := ev.sec
+			k := ev.key()
 			if ev.note {
 				if bit := uint8(1) << k.kind; inOrder[k.tgt]&bit == 0 {
 					inOrder[k.tgt] |= bit
@@ -314,9 +319,24 @@ func (l *lastRuns) of(k relSec) int32 {
 // relocations kept for a section's list (objRelocs.rels[lo:hi]). A note's
 // lo is the input relocation section that asked for it.
 type relEvent struct {
-	sec    relSec
-	lo, hi int32
+	tgt    int32 // the section: relSec's fields (flat: 16 bytes, not 20)
+	kind   uint8
 	note   bool
+	lo, hi int32
+}
+
+// key is the relocation section the event is for.
+func (ev *relEvent) key() relSec { return relSec{ev.tgt, ev.kind} }
+
+// boundSecs is the number of bound references' relocation sections.
+func boundSecs(ctx *Context) int {
+	n := 0
+	if b := ctx.bound; b != nil {
+		for _, banks := range b.banks {
+			n += len(banks)
+		}
+	}
+	return n
 }
 
 // objRelocs is what relocating one object returns: its events, the
@@ -333,19 +353,19 @@ type objRelocs struct {
 func (or *objRelocs) keep(k relSec, rel OutRel, last *int) {
 	or.rels = append(or.rels, rel)
 	n := int32(len(or.rels))
-	if *last >= 0 && or.evs[*last].sec == k && or.evs[*last].hi == n-1 {
+	if *last >= 0 && or.evs[*last].key() == k && or.evs[*last].hi == n-1 {
 		or.evs[*last].hi = n
 		return
 	}
 	*last = len(or.evs)
-	or.evs = append(or.evs, relEvent{sec: k, lo: n - 1, hi: n})
+	or.evs = append(or.evs, relEvent{tgt: k.tgt, kind: k.kind, lo: n - 1, hi: n})
 }
 
 // note appends the notes of sections ks, asked for by input relocation
 // section in.
 func (or *objRelocs) note(in int32, ks ...relSec) {
 	for _, k := range ks {
-		or.evs = append(or.evs, relEvent{note: true, sec: k, lo: in})
+		or.evs = append(or.evs, relEvent{note: true, tgt: k.tgt, kind: k.kind, lo: in})
 	}
 }
 
