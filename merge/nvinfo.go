@@ -425,7 +425,7 @@ type funcInfos struct {
 	extLo []int32
 	ext   []infoRec
 	any   recKinds // what any function's records hold
-	// By index in recs: the code section, its function symbol (InfoSym),
+	// By index in enc: the code section, its function symbol (InfoSym),
 	// whether it is live and whether it is an entry that gathers (see
 	// noteSections). The steps over the functions read these rather than
 	// each output section and symbol again (at 100,000 objects each such
