@@ -464,7 +464,8 @@ func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
 	return p
 }
 
-// gatherExterns decodes the functions' EXTERNS records into ext.
+// gatherExterns decodes the functions' EXTERNS records into ext (their
+// headers alone are read past the others).
 func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
 	p.extLo = elf.SliceOf[int32](len(p.enc)+1, alloc)
 	if p.any&kindExterns == 0 {
@@ -481,13 +482,14 @@ func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
 		}
 	}
 	p.ext = make([]infoRec, 0, n)
-	var buf [24]infoRec
 	for k, b := range p.enc {
 		if p.kinds[k]&kindExterns != 0 {
-			for _, r := range decodeCompact(buf[:0], b) {
-				if r.isExterns() {
-					p.ext = append(p.ext, r)
+			for off := 0; off < len(b); {
+				next := compactNext(b, off)
+				if b[off+1] == elf.EIAttrExterns {
+					p.ext = decodeCompact(p.ext, b[off:next])
 				}
+				off = next
 			}
 		}
 		p.extLo[k+1] = int32(len(p.ext))
