@@ -11,6 +11,7 @@ package merge
 
 import (
 	"io"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
@@ -124,6 +125,7 @@ type Context struct {
 	nullSymValue  uint64
 	cg            cgReport           // what --dump-callgraph prints besides the graph
 	infoOrder     []int32            // code sections in the order nvlink creates their .nv.info.<f>
+	infoReport    []byte             // under -v: .nv.info's records in compact form, for reportProperties
 	infoSeen      []bool             // by code section ID: in infoOrder (see infoNoted)
 	dataVal       map[dataKey]uint64 // laid-out offsets of section-local data
 	callees       lists[int32]       // function symbol ID -> its callees in the inputs' call graphs (dce)
@@ -143,6 +145,7 @@ type Context struct {
 	liveRefs      []bool             // by symbol ID: named by relocations of live code (dce)
 	symSlab       []OutSym           // backing store of Syms
 	secSlab       []OutSec           // backing store of Secs
+	secSlabs      [][]OutSec         // slabs reserved for it (reserveSecs), taken in turn
 	firstGlobal   int
 	nsyms         int
 
@@ -180,10 +183,8 @@ type Obj struct {
 	// eachInfoSection; set by decodeInfo).
 	cg, proto, infos typedSecs
 	// infoLast is the index of its last .nv.info section (eachInfoSection
-	// stops there) and globalInfos the number of records its global
-	// .nv.info sections hold (startObjectInfo sizes its array by them);
-	// both set by decodeInfo, which decodes every record once.
-	infoLast, globalInfos int32
+	// stops there), set by decodeInfo, which decodes every record once.
+	infoLast int32
 	// cgRecords is the number of records its .nv.callgraph sections hold
 	// (decodeInfo; buildCallgraph sizes its edge list by them).
 	cgRecords int32
@@ -354,8 +355,7 @@ type OutSec struct {
 	Pieces  []Piece // (a single piece in one: no allocation of its own)
 	Data    []byte  // generated contents (nv.info, callgraph, rela, ...)
 
-	info []infoRec // generated .nv.info records, in output order
-	gen  *genSec   // what only a few generated sections have (relocations too)
+	gen *genSec // what only a few generated sections have (relocations too)
 	// one holds Pieces while there is one (most merged sections: a
 	// function's code, its constant bank), sparing each an allocation of
 	// its own (at 10,000 generated objects some 30,000 of the heap's
@@ -370,17 +370,29 @@ type OutSec struct {
 type genSec struct {
 	callgraph *callgraph // .nv.callgraph
 	prototype []cgEdge   // .nv.prototype (symbol, string offset)
-	relocs    []OutRel   // relocation sections: entries in output order (non-empty)
-	minStack  int        // .nv.info: info[minStack:] are MIN_STACK_SIZE records, ordered by symbol index
+	minStack  int        // .nv.info: Data[minStack:] are MIN_STACK_SIZE records, ordered by symbol index in the order pass
 }
 
-// relocs is the entries of a relocation section the link made (nil for
-// any other section).
+// relocs is the entries of a relocation section the link made, in output
+// order (nil for any other section). Every output relocation section is
+// relocate's, and not empty; its Data holds the entries' memory (setRelocs),
+// which spares each of them (at 100,000 objects some 75,000) a record of
+// its own.
 func (s *OutSec) relocs() []OutRel {
-	if s.gen == nil {
+	if !isRelocType(s.Type) || len(s.Data) == 0 {
 		return nil
 	}
-	return s.gen.relocs
+	return unsafe.Slice((*OutRel)(unsafe.Pointer(unsafe.SliceData(s.Data))), len(s.Data)/int(unsafe.Sizeof(OutRel{})))
+}
+
+// setRelocs makes l (not empty) the entries of relocation section s.
+func (s *OutSec) setRelocs(l []OutRel) {
+	s.Data = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), len(l)*int(unsafe.Sizeof(OutRel{})))
+}
+
+// isRelocType reports the section types of relocation sections.
+func isRelocType(t uint32) bool {
+	return t == elf.SHTRela || t == elf.SHTRel || t == elf.SHTCudaResolvedRela
 }
 
 // contents reports whether g brings contents of its own (a call graph or

@@ -60,8 +60,8 @@ func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (mad
 			continue
 		}
 		var recs []infoRec // (none to close: its records are not read)
-		if perFunc.externs[k] {
-			recs = perFunc.recs[k]
+		if perFunc.kinds[k]&kindExterns != 0 {
+			recs = perFunc.externsOf(k)
 		}
 		if rec, ok := ec.closeFunction(perFunc.sym[k], perFunc.entry[k], recs); ok {
 			if made == nil {
@@ -113,6 +113,7 @@ type externClosure struct {
 	inOrder       []int32
 	seen, visited []uint32
 	gen           uint32
+	list          []int32 // a list being closed (reused)
 }
 
 // externsRec is a new EXTERNS record listing list.
@@ -142,7 +143,7 @@ func (ec *externClosure) closeFunction(f int32, entry bool, recs []infoRec) (inf
 			continue
 		}
 		ec.gen++
-		list := []int32{}
+		list := ec.list[:0]
 		if f >= 0 {
 			for _, m := range ec.own[f] {
 				if ec.seen[m] != ec.gen {
@@ -156,7 +157,8 @@ func (ec *externClosure) closeFunction(f int32, entry bool, recs []infoRec) (inf
 			// Only entries gather their callees'.
 			list = append(list, ec.gather(f)...)
 		}
-		recs[k].Payload = idPayload(list)
+		recs[k].Payload = idPayloadOver(recs[k].Payload, list)
+		ec.list = list
 		if len(list) == 0 {
 			recs[k].sym = symDropped
 		}

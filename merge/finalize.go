@@ -160,3 +160,12 @@ func (ctx *Context) lateAlloc(n int) []byte {
 	}
 	return ctx.mem.Alloc(n)
 }
+
+// lateMapped is lateScratch for tables that may hold pointers (to what
+// the heap keeps alive otherwise): mapped memory only, else nil (make).
+func (ctx *Context) lateMapped(n int) []byte {
+	if ctx.late != nil {
+		return ctx.late.AllocMapped(n)
+	}
+	return nil
+}

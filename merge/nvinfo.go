@@ -1,9 +1,10 @@
 package merge
 
 // .nv.info records of the output: the inputs' records translated to
-// output symbols in the background (startObjectInfo, objectInfo), then
-// assembled into .nv.info and one .nv.info.<f> per function
-// (buildNvInfo) and encoded (encodeInfo).
+// output symbols in the background (startObjectInfo, objectInfo), kept in
+// compact form (nvinfo_compact.go), then assembled into .nv.info and one
+// .nv.info.<f> per function (buildNvInfo), whose symbol indices the order
+// pass writes (encodeInfo).
 // Invariant: the output's symbols and sections do not change while the
 // translation runs (the records name them); each section's records are in
 // nvlink's order (reverse input order, generated records last).
@@ -50,9 +51,8 @@ func (ctx *Context) liveSym(o *Obj, idx uint32) int32 {
 // when it names none; symDropped: the record is removed from the
 // output, which only EXTERNS records are). An EIATTR_EXTERNS record
 // holds output symbol IDs in its payload, a little-endian word each
-// (externIDs), which outAttr makes symbol indices. (32 bytes, elf.Attr's
-// padding put to use: at 100,000 objects finalize makes a million, each
-// in fresh memory.)
+// (externIDs). Records are kept in compact form (appendCompact); an
+// infoRec is one decoded for the few steps that read or change it.
 type infoRec struct {
 	Format  uint8
 	Code    uint8
@@ -90,6 +90,19 @@ func (r *infoRec) externIDs(dst []int32) []int32 {
 	return dst
 }
 
+// idPayloadOver is idPayload written over p when it has room (p is a
+// record's own copy: a compact one's), else new.
+func idPayloadOver(p []byte, ids []int32) []byte {
+	if 4*len(ids) > len(p) {
+		return idPayload(ids)
+	}
+	p = p[:0]
+	for _, m := range ids {
+		p = binary.LittleEndian.AppendUint32(p, uint32(m))
+	}
+	return p
+}
+
 // idPayload is the payload of an EXTERNS record listing output symbol IDs.
 func idPayload(ids []int32) []byte {
 	p := make([]byte, 0, 4*len(ids))
@@ -107,13 +120,7 @@ func idPayload(ids []int32) []byte {
 // reaches (closeExterns). Every function gets a .nv.info.<f>, in code
 // order.
 func buildNvInfo(ctx *Context, job *infoJob) {
-	// Gather the objects' translated records in file order: the global
-	// ones, each object's in its part of one array, closed up.
 	per := job.per
-	global := job.global[:0]
-	for i := range per {
-		global = append(global, per[i].global...) // (moves within the array, to the left)
-	}
 	texts := ctx.textSections()
 	perFunc := gatherFuncInfos(len(ctx.Secs), per, ctx.lateScratch)
 	perFunc.noteSections(ctx, ctx.lateScratch)
@@ -133,11 +140,12 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	newExterns := closeExterns(ctx, perFunc, order, inOrder)
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
+	global := globalInfo(ctx, per, len(texts))
 	propagateRegCount(ctx, global)
-	stacks, unknown := stackSizes(ctx, global, texts, perFunc)
-	slices.Reverse(global)
-	gs.info = append(global, stacks...)
-	gs.gen = &genSec{minStack: len(global)}
+	n := len(global)
+	global, unknown := stackSizes(ctx, global, texts, perFunc)
+	gs.Data, gs.Size = global, uint64(len(global))
+	gs.gen = &genSec{minStack: n}
 	// Each function's section: its records and its section record
 	// prepared in parallel (the first touch of the records' fresh memory
 	// too, which cost more than filling them), the sections added in
@@ -150,15 +158,16 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	}
 	ctaidz := ctaidzEntries(ctx, perFunc, live)
 	mbarriers := mbarrierEntries(ctx, perFunc, live)
-	made := make([]OutSec, len(live))
+	made := newSecChunks(len(live))
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
 		t := live[k]
-		recs := perFunc.of(t)
+		var buf [24]infoRec // (most functions' records fit: no allocation)
+		recs := perFunc.records(t, buf[:0])
 		if !hasAttr(recs, elf.EIAttrCudaApiVersion) {
 			recs = append(recs, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
 				Payload: le32(ctx.Header.Version), sym: -1})
 		}
-		slices.Reverse(recs) // perFunc is not used after this loop
+		slices.Reverse(recs)
 		if unknown[ctx.Secs[t].InfoSym] {
 			// The entry's call stack size is unknown too: nvlink sets
 			// EIATTR_CRS_STACK_SIZE to -1, appending the record when the
@@ -189,16 +198,24 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		if extNew {
 			recs = append(recs, ext) // (after that one: testdata/crafted/externs-moved)
 		}
-		s := &made[k]
+		s := made.at(k)
 		*s = genSection(".nv.info"+strings.TrimPrefix(ctx.Secs[t].Name, ".text"), elf.SHTCudaInfo, 0, 4, 0)
 		s.LinkSymtab = true
 		s.InfoSec = t
-		s.info = recs
+		size := 0
+		for i := range recs {
+			size += compactSize(&recs[i])
+		}
+		out := ctx.lateAlloc(size)[:0]
+		for i := range recs {
+			out = appendCompact(out, &recs[i])
+		}
+		s.Data, s.Size = out, uint64(len(out))
 		return nil
 	})
 	ctx.Secs = slices.Grow(ctx.Secs, len(live)) // (grown once)
-	for k := range made {
-		ctx.addSection(&made[k])
+	for k := range len(live) {
+		ctx.addSection(made.at(k))
 	}
 }
 
@@ -218,10 +235,10 @@ func externsBeforeCtaidz(ctx *Context, t int32, order []int32, perFunc *funcInfo
 		if c == t || !code[c] {
 			continue
 		}
-		if hasAttr(perFunc.of(c), elf.EIAttrCtaidzUsed) {
+		if perFunc.has(c, kindCtaidz) {
 			return false
 		}
-		for _, r := range perFunc.of(c) {
+		for _, r := range perFunc.externs(c) {
 			if r.isExterns() && len(r.Payload) > 0 && !r.isDropped() {
 				return true
 			}
@@ -260,7 +277,8 @@ func (ctx *Context) textSections() []int32 {
 }
 
 // encodeInfo writes the records of generated .nv.info sections, now that
-// symbol indices are final.
+// symbol indices are final: .nv.info's from its records, each
+// .nv.info.<f>'s in place from its compact form.
 func encodeInfo(ctx *Context) {
 	var secs []*OutSec
 	for _, s := range ctx.Secs {
@@ -277,57 +295,33 @@ func encodeInfo(ctx *Context) {
 }
 
 func encodeInfoSection(ctx *Context, s *OutSec) {
-	if s.gen != nil && s.gen.minStack > 0 {
-		tail := s.info[s.gen.minStack:]
-		sort.SliceStable(tail, func(i, j int) bool {
-			return ctx.Syms[tail[i].sym].Index < ctx.Syms[tail[j].sym].Index
-		})
-	}
-	size := 0
-	for i := range s.info {
-		if r := &s.info[i]; !r.isDropped() {
-			size += r.size()
+	if s.gen != nil { // (.nv.info)
+		sortMinStack(ctx, s.Data[s.gen.minStack:])
+		if ctx.Opts.Verbose {
+			ctx.infoReport = append([]byte(nil), s.Data...) // (-v reports from its records)
 		}
 	}
-	var scratch []byte // an EXTERNS payload, for one record at a time
-	out := ctx.lateAlloc(size)[:0]
-	for i := range s.info {
-		r := &s.info[i]
-		if r.isDropped() {
-			continue
-		}
-		var a elf.Attr
-		a, scratch = r.outAttr(ctx, scratch)
-		start := len(out)
-		out = elf.AppendNvInfo(out, []elf.Attr{a})
-		if r.sym >= 0 && len(out)-start >= 8 {
-			binary.LittleEndian.PutUint32(out[start+4:], uint32(ctx.Syms[r.sym].Index))
-		}
-	}
-	s.Data = out
-	s.Size = uint64(len(out))
-	if !ctx.Opts.Verbose || s.Name != ".nv.info" { // (-v reports from .nv.info's records)
-		s.info = nil // encoded: write's allocations may take the memory
-	}
+	patchCompact(ctx, s.Data)
 }
 
-// size is the record's size as written (an EXTERNS list takes 4 bytes an
-// entry, as its IDs do), without encoding it.
-func (r *infoRec) size() int { a := r.attr(); return a.Size() }
-
-// outAttr is the record as written: an EXTERNS list gets its payload of
-// final symbol indices, encoded into scratch (returned for reuse).
-func (r *infoRec) outAttr(ctx *Context, scratch []byte) (elf.Attr, []byte) {
-	a := r.attr()
-	if r.isExterns() {
-		scratch = scratch[:0]
-		for k := 0; k+4 <= len(a.Payload); k += 4 {
-			m := binary.LittleEndian.Uint32(a.Payload[k:])
-			scratch = binary.LittleEndian.AppendUint32(scratch, uint32(ctx.Syms[m].Index))
-		}
-		a.Payload = scratch
+// sortMinStack orders .nv.info's MIN_STACK_SIZE records (compact, in b)
+// by their symbols' indices, stably.
+func sortMinStack(ctx *Context, b []byte) {
+	n := len(b) / minStackSize
+	if n < 2 {
+		return
 	}
-	return a, scratch
+	recs := make([][minStackSize]byte, n)
+	for i := range recs {
+		copy(recs[i][:], b[i*minStackSize:])
+	}
+	index := func(r *[minStackSize]byte) int {
+		return ctx.Syms[binary.LittleEndian.Uint32(r[4:])].Index
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return index(&recs[i]) < index(&recs[j]) })
+	for i := range recs {
+		copy(b[i*minStackSize:], recs[i][:])
+	}
 }
 
 // stoCudaEntry marks kernels (entry functions) in st_other.
@@ -349,22 +343,17 @@ func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
 	return s.Bind() != elf.STBLocal && s.Shndx != elf.SHNUndef
 }
 
-// objInfo is one object's .nv.info records, translated (objectInfo).
+// objInfo is one object's .nv.info records, translated (objectInfo), in
+// compact form.
 type objInfo struct {
-	global  []infoRec
+	global  []byte
 	perFunc []funcRecs
 }
 
 // infoJob is objectInfo running over every object in the background.
 type infoJob struct {
-	per []objInfo // by file ID, once wait returned
-	// global holds every object's global records: object i's part starts
-	// where the records of the objects before it could at most end (its
-	// per[i].global), with room after them for the MIN_STACK_SIZE records
-	// (one per code section at most). (One allocation: finalize runs with
-	// the heap at its limit, where each one makes the collector work.)
-	global []infoRec
-	done   chan struct{}
+	per  []objInfo // by file ID, once wait returned
+	done chan struct{}
 }
 
 // startObjectInfo translates every object's records in parallel, while
@@ -373,21 +362,10 @@ type infoJob struct {
 // name them) until wait returns.
 func startObjectInfo(ctx *Context) *infoJob {
 	j := &infoJob{per: make([]objInfo, len(ctx.Objs)), done: make(chan struct{})}
-	at := make([]int, len(ctx.Objs)+1)
-	for i, o := range ctx.Objs {
-		at[i+1] = at[i] + int(o.globalInfos)
-	}
-	ntext := 0
-	for _, s := range ctx.Secs {
-		if s.Flags&elf.SHFExecInstr != 0 {
-			ntext++
-		}
-	}
-	j.global = make([]infoRec, at[len(ctx.Objs)]+ntext)
 	translate := func() {
 		defer close(j.done)
 		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i], j.global[at[i]:at[i]:at[i+1]])
+			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i])
 			return nil
 		})
 	}
@@ -402,11 +380,11 @@ func startObjectInfo(ctx *Context) *infoJob {
 func (j *infoJob) wait() { <-j.done }
 
 // funcRecs are the records of one input .nv.info.<f> section, for output
-// code section text.
+// code section text, in compact form (nvinfo_compact.go).
 type funcRecs struct {
 	text  int32
-	recs  []infoRec
 	kinds recKinds // which records of interest are among them
+	enc   []byte
 }
 
 // recKinds marks the records of interest among a function's records.
@@ -418,20 +396,17 @@ const (
 	kindMbarriers                      // EIATTR_NUM_MBARRIERS
 )
 
-// kindsOf is what recs hold of interest.
-func kindsOf(recs []infoRec) recKinds {
-	var k recKinds
-	for i := range recs {
-		switch r := &recs[i]; {
-		case r.isExterns():
-			k |= kindExterns
-		case r.Code == elf.EIAttrCtaidzUsed:
-			k |= kindCtaidz
-		case r.Code == elf.EIAttrNumMbarriers:
-			k |= kindMbarriers
-		}
+// kindOf is what kind of interest r is (0: none).
+func kindOf(r *infoRec) recKinds {
+	switch {
+	case r.isExterns():
+		return kindExterns
+	case r.Code == elf.EIAttrCtaidzUsed:
+		return kindCtaidz
+	case r.Code == elf.EIAttrNumMbarriers:
+		return kindMbarriers
 	}
-	return k
+	return 0
 }
 
 // funcInfos is the translated records of every code section that had an
@@ -440,14 +415,17 @@ func kindsOf(recs []infoRec) recKinds {
 // for every output section: at 100,000 objects 9.5 MB of fresh memory,
 // read over again by each step that looks for code sections' records.)
 type funcInfos struct {
-	at   []int32     // by output section ID: 1 + its index in recs (0: none)
-	recs [][]infoRec // the records, non-nil, in the order of their sections' first contribution
-	// externs marks (by index in recs) the records with an EXTERNS one:
-	// few functions have any, and the steps that look for them need not
-	// read the others' records.
-	externs []bool
-	any     recKinds // what any function's records hold
-	// By index in recs: the code section, its function symbol (InfoSym),
+	at  []int32  // by output section ID: 1 + its index in enc (0: none)
+	enc [][]byte // the records in compact form, in the order of their sections' first contribution
+	// kinds is, by index in enc, what records of interest each holds;
+	// ext[extLo[k]:extLo[k+1]] are its EXTERNS records, decoded, the only
+	// ones read before the sections are built (closeExterns rewrites
+	// their lists in place).
+	kinds []recKinds
+	extLo []int32
+	ext   []infoRec
+	any   recKinds // what any function's records hold
+	// By index in enc: the code section, its function symbol (InfoSym),
 	// whether it is live and whether it is an entry that gathers (see
 	// noteSections). The steps over the functions read these rather than
 	// each output section and symbol again (at 100,000 objects each such
@@ -464,25 +442,58 @@ func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
 	for i := range per {
 		n += len(per[i].perFunc)
 	}
-	p := &funcInfos{at: elf.SliceOf[int32](nsecs, alloc), recs: make([][]infoRec, 0, n), externs: elf.SliceOf[bool](n, alloc),
+	p := &funcInfos{at: elf.SliceOf[int32](nsecs, alloc), enc: make([][]byte, 0, n), kinds: elf.SliceOf[recKinds](n, alloc),
 		sec: elf.SliceOf[int32](n, alloc)[:0]}
 	for i := range per {
 		for _, f := range per[i].perFunc {
 			k := p.at[f.text]
 			if k > 0 {
-				l := p.recs[k-1]
-				p.recs[k-1] = append(l[:len(l):len(l)], f.recs...)
+				l := p.enc[k-1]
+				p.enc[k-1] = append(l[:len(l):len(l)], f.enc...)
 			} else {
-				p.recs = append(p.recs, f.recs) // usually the only contributor
+				p.enc = append(p.enc, f.enc) // usually the only contributor
 				p.sec = append(p.sec, f.text)
-				k = int32(len(p.recs))
+				k = int32(len(p.enc))
 				p.at[f.text] = k
 			}
-			p.externs[k-1] = p.externs[k-1] || f.kinds&kindExterns != 0
+			p.kinds[k-1] |= f.kinds
 			p.any |= f.kinds
 		}
 	}
+	p.gatherExterns(alloc)
 	return p
+}
+
+// gatherExterns decodes the functions' EXTERNS records into ext (their
+// headers alone are read past the others).
+func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
+	p.extLo = elf.SliceOf[int32](len(p.enc)+1, alloc)
+	if p.any&kindExterns == 0 {
+		return
+	}
+	n := 0
+	for k, b := range p.enc {
+		if p.kinds[k]&kindExterns != 0 {
+			for off := 0; off < len(b); off = compactNext(b, off) {
+				if b[off+1] == elf.EIAttrExterns {
+					n++
+				}
+			}
+		}
+	}
+	p.ext = make([]infoRec, 0, n)
+	for k, b := range p.enc {
+		if p.kinds[k]&kindExterns != 0 {
+			for off := 0; off < len(b); {
+				next := compactNext(b, off)
+				if b[off+1] == elf.EIAttrExterns {
+					p.ext = decodeCompact(p.ext, b[off:next])
+				}
+				off = next
+			}
+		}
+		p.extLo[k+1] = int32(len(p.ext))
+	}
 }
 
 // noteSections fills in what the steps over the functions read of their
@@ -524,20 +535,64 @@ func (p *funcInfos) function(ctx *Context, t int32) (f int32, entry bool) {
 	return f, ctx.gathers(f)
 }
 
-// of is the records of code section t (nil: it had no .nv.info.<f>).
-func (p *funcInfos) of(t int32) []infoRec {
+// externsOf is the EXTERNS records of the k-th function (by index in
+// enc), decoded: their lists may be changed in place.
+func (p *funcInfos) externsOf(k int) []infoRec { return p.ext[p.extLo[k]:p.extLo[k+1]] }
+
+// externs is the EXTERNS records of code section t (externsOf).
+func (p *funcInfos) externs(t int32) []infoRec {
 	if k := p.at[t]; k > 0 {
-		return p.recs[k-1]
+		return p.externsOf(int(k - 1))
 	}
 	return nil
+}
+
+// has reports whether code section t's records hold one of kind.
+func (p *funcInfos) has(t int32, kind recKinds) bool {
+	k := p.at[t]
+	return k > 0 && p.kinds[k-1]&kind != 0
+}
+
+// mbarriers is the value of code section t's first NUM_MBARRIERS record.
+func (p *funcInfos) mbarriers(t int32) (uint16, bool) {
+	if !p.has(t, kindMbarriers) {
+		return 0, false
+	}
+	b := p.enc[p.at[t]-1]
+	for off := 0; off < len(b); off = compactNext(b, off) {
+		if b[off+1] == elf.EIAttrNumMbarriers {
+			return binary.LittleEndian.Uint16(b[off+2:]), true
+		}
+	}
+	return 0, false
+}
+
+// records appends all the records of code section t to dst, decoded,
+// with its EXTERNS records as closeExterns left them.
+func (p *funcInfos) records(t int32, dst []infoRec) []infoRec {
+	k := int(p.at[t]) - 1
+	if k < 0 {
+		return dst
+	}
+	start := len(dst)
+	dst = decodeCompact(dst, p.enc[k])
+	if p.kinds[k]&kindExterns != 0 {
+		ext := p.externsOf(k)
+		for i := start; i < len(dst); i++ {
+			if dst[i].isExterns() {
+				dst[i], ext = ext[0], ext[1:]
+			}
+		}
+	}
+	return dst
 }
 
 // eachExterns calls fn for every section whose records hold an EXTERNS
 // one, in section ID order, with its function symbol.
 func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 	for _, k := range p.at {
-		if k > 0 && p.externs[k-1] {
-			fn(p.sym[k-1], p.recs[k-1])
+		if k > 0 && p.kinds[k-1]&kindExterns != 0 {
+			fn(p.sym[k-1], p.externsOf(int(k-1)))
 		}
 	}
 }
@@ -545,10 +600,21 @@ func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 // objectInfo translates the .nv.info records of one object to the output:
 // symbol indices become output symbols, records of dropped weak copies and
 // MAX_STACK_SIZE (recomputed) go, EXTERNS keep what may survive the link.
-// The global records are appended to global, which has room for them all.
-func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) {
-	var perFunc []funcRecs
+// All of them in compact form, the global ones in one buffer, the
+// functions' in another: a record takes at most its input size (EXTERNS
+// lists only shrink).
+func objectInfo(ctx *Context, o *Obj) (global []byte, perFunc []funcRecs) {
 	var buf [infoBuf]elf.Attr
+	ng, nf := 0, 0
+	o.eachInfoSection(func(si int, s *elf.Section) {
+		if o.F.SecNameIs(si, ".nv.info") {
+			ng += len(s.Data())
+		} else {
+			nf += len(s.Data())
+		}
+	})
+	global = make([]byte, 0, ng)
+	enc := make([]byte, 0, nf)
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
 		if !o.F.SecNameIs(si, ".nv.info") {
@@ -558,12 +624,11 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 			textSec = o.SecMap[s.Info]
 		}
 		attrs := o.info(si, buf[:0])
-		var recs []infoRec
 		if textSec < 0 {
-			recs = global
-		} else {
-			recs = make([]infoRec, 0, len(attrs))
+			enc, global = global, enc // (for this section's records)
 		}
+		start := len(enc)
+		var kinds recKinds
 		for _, a := range attrs {
 			if a.Code == elf.EIAttrMaxStackSize {
 				continue
@@ -588,13 +653,62 @@ func objectInfo(ctx *Context, o *Obj, global []infoRec) ([]infoRec, []funcRecs) 
 					continue // record of a dropped weak copy
 				}
 			}
-			recs = append(recs, r)
+			enc = appendCompact(enc, &r)
+			kinds |= kindOf(&r)
 		}
 		if textSec < 0 {
-			global = recs
+			enc, global = global, enc
 		} else {
-			perFunc = append(perFunc, funcRecs{textSec, recs, kindsOf(recs)})
+			perFunc = append(perFunc, funcRecs{textSec, kinds, enc[start:len(enc):len(enc)]})
 		}
 	})
 	return global, perFunc
+}
+
+// secChunk is the number of sections in each chunk of secChunks: 1024
+// (160 KiB).
+const secChunk = 1024
+
+// secChunks is storage for n output sections in chunks of secChunk:
+// memory the heap can take from the free runs that earlier passes' garbage
+// left, where a single array of them (21 MB for 120,000 functions) would
+// need fresh pages.
+type secChunks [][]OutSec
+
+func newSecChunks(n int) secChunks {
+	c := make(secChunks, (n+secChunk-1)/secChunk)
+	for i := range c {
+		c[i] = make([]OutSec, min(secChunk, n-i*secChunk))
+	}
+	return c
+}
+
+// at is section k's storage.
+func (c secChunks) at(k int) *OutSec { return &c[k/secChunk][k%secChunk] }
+
+// globalInfo is .nv.info's contents in compact form: every object's
+// global records, the last object's first, each object's reversed (nvlink
+// prepends), with room after them for n MIN_STACK_SIZE records (in the
+// memory of the inputs' tables: the objects' records go with finalize's
+// collection).
+func globalInfo(ctx *Context, per []objInfo, n int) []byte {
+	size := n * minStackSize
+	for i := range per {
+		size += len(per[i].global)
+	}
+	out := ctx.lateAlloc(size)[:0]
+	var at []int
+	for i := len(per) - 1; i >= 0; i-- {
+		b := per[i].global
+		at = at[:0]
+		for off := 0; off < len(b); off = compactNext(b, off) {
+			at = append(at, off)
+		}
+		end := len(b)
+		for k := len(at) - 1; k >= 0; k-- {
+			out = append(out, b[at[k]:end]...)
+			end = at[k]
+		}
+	}
+	return out
 }

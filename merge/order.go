@@ -51,7 +51,7 @@ func (s *OutSec) empty() bool {
 	// Empty NOBITS sections go (module-scope shared memory laid out per
 	// entry leaves .nv_debug.shared empty) unless marked to stay.
 	return s.Dead || (s.Size == 0 && !s.keep && (len(s.Pieces) == 0 || s.Nobits) &&
-		len(s.relocs()) == 0 && len(s.info) == 0 && !s.gen.contents())
+		len(s.relocs()) == 0 && !s.gen.contents())
 }
 
 // orderSections assigns final section indices: the fixed four first, then

@@ -17,14 +17,19 @@ import (
 // propagateRegCount raises each entry's EIATTR_REGCOUNT to the largest
 // count among the functions it can reach; a raised count is also written
 // to the high byte of its code section's sh_info. Other functions keep
-// their own counts.
-func propagateRegCount(ctx *Context, global []infoRec) {
-	// By output symbol ID: the function's own REGCOUNT record (+1; 0:
-	// none), its callers (in call edge order), its best count so far.
+// their own counts. global is .nv.info's records in compact form, in
+// output order (the inputs' last first: the first of a function's records
+// is the one that counts), the raised counts written in place.
+func propagateRegCount(ctx *Context, global []byte) {
+	// By output symbol ID: the offset in global of the function's own
+	// REGCOUNT record (+1; 0: none), its best count so far.
 	own := elf.SliceOf[int32](len(ctx.Syms), ctx.lateScratch)
-	for i, r := range global {
-		if r.Code == elf.EIAttrRegcount && r.sym >= 0 && int(r.sym) < len(own) {
-			own[r.sym] = int32(i) + 1
+	for off := 0; off < len(global); off = compactNext(global, off) {
+		if global[off+1] != elf.EIAttrRegcount {
+			continue
+		}
+		if f, ok := compactSymAt(global, off); ok && f >= 0 && int(f) < len(own) && own[f] == 0 {
+			own[f] = int32(off) + 1
 		}
 	}
 	// Each function's count becomes the largest over what it can reach
@@ -36,7 +41,7 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 		if own[f] == 0 {
 			continue
 		}
-		n := global[own[f]-1].U32(4)
+		n, _ := compactU32(global, int(own[f]-1), 4)
 		if ctx.Opts.DumpCallgraph {
 			if ctx.cg.ownRegs == nil {
 				ctx.cg.ownRegs = map[int32]uint32{}
@@ -61,11 +66,9 @@ func propagateRegCount(ctx *Context, global []infoRec) {
 		if own[f] == 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
 			continue
 		}
-		i, b := own[f]-1, val[f]
-		if b.v > global[i].U32(4) {
-			p := append([]byte(nil), global[i].Payload...)
-			binary.LittleEndian.PutUint32(p[4:], b.v)
-			global[i].Payload = p
+		b := val[f]
+		if n, at := compactU32(global, int(own[f]-1), 4); b.v > n && at >= 0 {
+			binary.LittleEndian.PutUint32(global[at:], b.v)
 			if sec := ctx.Syms[f].Sec; sec >= 0 && ctx.Rel.TextRegcount {
 				ctx.Secs[sec].InfoExtra = b.v << 24
 			}
@@ -160,14 +163,22 @@ func propagateBarriers(ctx *Context) {
 // stackSizes computes EIATTR_MIN_STACK_SIZE for every entry function: the
 // deepest sum of frame sizes along the call graph from the entry, or
 // 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
-func stackSizes(ctx *Context, global []infoRec, texts []int32, perFunc *funcInfos) ([]infoRec, map[int32]bool) {
+// global is .nv.info's records in compact form, in output order (a
+// function's first FRAME_SIZE counts), with room for the records, which
+// are appended to it.
+func stackSizes(ctx *Context, global []byte, texts []int32, perFunc *funcInfos) ([]byte, map[int32]bool) {
 	calls := ctx.calls
 	unknownAt := map[int32]bool{}
 	// By output symbol ID.
 	frame := elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch)
-	for _, r := range global {
-		if r.Code == elf.EIAttrFrameSize && r.sym >= 0 {
-			frame[r.sym] = r.U32(4)
+	framed := elf.SliceOf[bool](len(ctx.Syms), ctx.lateScratch)
+	for off := 0; off < len(global); off = compactNext(global, off) {
+		if global[off+1] != elf.EIAttrFrameSize {
+			continue
+		}
+		if f, ok := compactSymAt(global, off); ok && f >= 0 && !framed[f] {
+			frame[f], _ = compactU32(global, off, 4)
+			framed[f] = true
 		}
 	}
 	const unknown = ^uint64(0)
@@ -208,8 +219,6 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32, perFunc *funcInfo
 		memo[f], state[f] = best, done
 		return best
 	}
-	out := make([]infoRec, 0, len(texts))
-	payloads := elf.SliceOf[byte](8*len(texts), ctx.lateScratch)
 	for _, t := range texts {
 		f, entry := perFunc.function(ctx, t)
 		if !entry {
@@ -224,11 +233,11 @@ func stackSizes(ctx *Context, global []infoRec, texts []int32, perFunc *funcInfo
 				ctx.Diags.Warnf(diag.At(diag.PhaseReports, 0, int(t)), "Stack size for entry function '%s' cannot be statically determined", ctx.Syms[f].Name)
 			}
 		}
-		p := payloads[8*len(out) : 8*len(out)+8 : 8*len(out)+8]
+		var p [8]byte
 		binary.LittleEndian.PutUint32(p[4:], v)
-		out = append(out, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrMinStackSize, Payload: p, sym: f})
+		global = appendCompact(global, &infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrMinStackSize, Payload: p[:], sym: f})
 	}
-	return out, unknownAt
+	return global, unknownAt
 }
 
 // ctaidzEntries returns the entries (by symbol) that get an
@@ -244,7 +253,7 @@ func ctaidzEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]boo
 	}
 	has := map[int32]bool{}
 	for _, t := range live {
-		if f := ctx.Secs[t].InfoSym; f >= 0 && hasAttr(perFunc.of(t), elf.EIAttrCtaidzUsed) {
+		if f := ctx.Secs[t].InfoSym; f >= 0 && perFunc.has(t, kindCtaidz) {
 			has[f] = true
 		}
 	}
@@ -288,13 +297,7 @@ func mbarrierEntries(ctx *Context, perFunc *funcInfos, live []int32) map[int32]u
 	if perFunc.any&kindMbarriers == 0 {
 		return nil // (the usual link; no record is read)
 	}
-	count := func(t int32) (uint16, bool) {
-		recs := perFunc.of(t)
-		if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
-			return recs[k].Value, true
-		}
-		return 0, false
-	}
+	count := perFunc.mbarriers
 	if !slices.ContainsFunc(live, func(t int32) bool { _, ok := count(t); return ok }) {
 		return nil // (the usual link)
 	}

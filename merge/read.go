@@ -400,7 +400,7 @@ func defaultHeader(sm int) elf.Header {
 func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	nrel := 0
 	o.cg, o.proto, o.infos = 0, 0, 0
-	o.infoLast, o.globalInfos, o.cgRecords = 0, 0, 0
+	o.infoLast, o.cgRecords = 0, 0
 	for si := range o.F.Sections {
 		switch o.F.Sections[si].Type {
 		case elf.SHTRela, elf.SHTRel:
@@ -436,9 +436,6 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		}
 		if err := checkRegcounts(attrs); err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
-		}
-		if o.F.SecNameIs(si, ".nv.info") {
-			o.globalInfos += int32(len(attrs))
 		}
 	}
 	return nil

@@ -16,10 +16,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unsafe"
+	"sync"
 
 	"github.com/warplink/warplink/elf"
-	"github.com/warplink/warplink/internal/hugemem"
 )
 
 // R_CUDA relocation types (catalog numbering = raw r_type).
@@ -99,24 +98,34 @@ func relocate(ctx *Context) error {
 	// sections they go to. Replaying the records in file order builds the
 	// lists a serial pass would.
 	done := make([]objRelocs, len(ctx.Objs))
+	var scratch sync.Pool // of *objRelocs: one per thread, reused
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-		done[i] = relocateObject(ctx, ctx.Objs[i])
+		sc, _ := scratch.Get().(*objRelocs)
+		if sc == nil {
+			sc = &objRelocs{}
+		}
+		done[i] = relocateObject(ctx, ctx.Objs[i], sc)
+		scratch.Put(sc)
 		return nil
 	})
-	// Per output section and kind (slot kind*nsec + target section ID:
-	// every target exists by now), the last of its runs, each run linked
-	// to the one before it (file order, then the object's order): a list
-	// is its runs walked back, each reversed.
-	nruns := 0
+	// Per output section and kind (every target exists by now), the last
+	// of its runs, each run linked to the one before it (file order, then
+	// the object's order): a list is its runs walked back, each reversed.
+	nruns, nnotes := 0, 0
 	for i := range done {
 		for _, ev := range done[i].evs {
-			if !ev.note {
+			if ev.note {
+				nnotes++
+			} else {
 				nruns++
 			}
 		}
 	}
 	runs := make([]relRun, 0, nruns)
-	lastRun := make([]int32, nRelKinds*nsec) // 1 + index in runs (0: none)
+	// (At most a section a note: sized once, where growing it by appends
+	// allocated twice its size.)
+	relSecOrder = make([]relSecMade, 0, nnotes+boundSecs(ctx))
+	var lastRun lastRuns
 	for i := range done {
 		// An object's kernels get their bound references' relocation
 		// sections before the object's own (boundref.go).
@@ -126,7 +135,7 @@ func relocate(ctx *Context) error {
 			}
 		}
 		for _, ev := range done[i].evs {
-			k := ev.sec
+			k := ev.key()
 			if ev.note {
 				if bit := uint8(1) << k.kind; inOrder[k.tgt]&bit == 0 {
 					inOrder[k.tgt] |= bit
@@ -134,9 +143,9 @@ func relocate(ctx *Context) error {
 				}
 				continue
 			}
-			slot := k.slot(nsec)
-			runs = append(runs, relRun{obj: int32(i), lo: ev.lo, hi: ev.hi, prev: lastRun[slot] - 1})
-			lastRun[slot] = int32(len(runs))
+			last := lastRun.at(k, nsec)
+			runs = append(runs, relRun{obj: int32(i), lo: ev.lo, hi: ev.hi, prev: *last - 1})
+			*last = int32(len(runs))
 		}
 		if done[i].err != nil {
 			return done[i].err
@@ -157,7 +166,7 @@ func relocate(ctx *Context) error {
 		if k.kind == kindBound {
 			l, kind = ctx.bound.rels, relKinds[kindRel]
 		} else {
-			l, kind = keptList(runs, lastRun[k.slot(nsec)]-1, done), relKinds[k.kind]
+			l, kind = keptList(runs, lastRun.of(k)-1, done), relKinds[k.kind]
 		}
 		if len(l) == 0 {
 			continue
@@ -171,179 +180,38 @@ func relocate(ctx *Context) error {
 		sec := ctx.newSection(joined(have, kind.prefix, ctx.Secs[k.tgt].Name), kind.typ, 0, 8, kind.ent)
 		sec.LinkSymtab = true
 		sec.InfoSec = k.tgt
-		sec.gen = &genSec{relocs: l}
+		sec.setRelocs(l)
 		sec.Size = uint64(len(l)) * kind.ent
 	}
 	return nil
 }
 
-// reserveSecsFrom is the least count of sections reserveSecs makes room
-// for: below it the goroutines cost more than the faults they share.
-const reserveSecsFrom = 4096
-
-// reserveSecs makes room for n more output sections in the slab allocSec
-// takes them from, in memory faulted in by all the link's threads: the
-// first write to fresh memory (the kernel clearing its pages) is
-// otherwise most of the serial cost of making relocate's sections. (A
-// few of the n may stay unused: lists that came out empty.)
-func (ctx *Context) reserveSecs(n int) {
-	if n < reserveSecsFrom || cap(ctx.secSlab)-len(ctx.secSlab) >= n {
-		return
-	}
-	slab := make([]OutSec, 0, n)
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(slab))), n*int(unsafe.Sizeof(OutSec{})))
-	const parts = 16
-	parallelFor(parts, ctx.Opts.Threads, func(i int) error {
-		hugemem.Touch(b[len(b)*i/parts : len(b)*(i+1)/parts])
-		return nil
-	})
-	ctx.secSlab = slab
-}
-
-// relRun is a run of kept relocations of one output section (and kind):
-// done[obj].rels[lo:hi], after the run prev (-1: none) in the list.
-type relRun struct {
-	obj, lo, hi, prev int32
-}
-
-// keptList is the output list of the section whose last run is last (-1:
-// none): its runs from the last back, each reversed (nvlink prepends). A
-// list of one run (code from one object, the usual case) is that run,
-// reversed where relocateObject put it; one of several is gathered.
-func keptList(runs []relRun, last int32, done []objRelocs) []OutRel {
-	if last < 0 {
-		return nil
-	}
-	if r := runs[last]; r.prev < 0 {
-		l := done[r.obj].rels[r.lo:r.hi:r.hi]
-		slices.Reverse(l)
-		return l
-	}
-	n := 0
-	for i := last; i >= 0; i = runs[i].prev {
-		n += int(runs[i].hi - runs[i].lo)
-	}
-	l := make([]OutRel, 0, n)
-	for i := last; i >= 0; i = runs[i].prev {
-		r := runs[i]
-		rels := done[r.obj].rels
-		for j := r.hi - 1; j >= r.lo; j-- {
-			l = append(l, rels[j])
-		}
-	}
-	return l
-}
-
-// Kinds of output relocation section: kept relocations as RELA, as REL
-// (ptxas writes REL before sm_90), and under --preserve-relocs the ones
-// applied at link time.
-const (
-	kindRela = iota
-	kindRel
-	kindResolved
-	nRelKinds
-	// kindBound is a kernel's .rel.nv.constant0.<k> for its bound
-	// references (REL; its list is boundRefs.rels, not a kept one).
-	kindBound = nRelKinds
-)
-
-// relKind names and types a kind's sections.
-type relKind struct {
-	prefix string
-	typ    uint32
-	ent    uint64
-}
-
-// relKinds names and types each kind's sections.
-var relKinds = [nRelKinds]relKind{
-	kindRela:     {".rela", elf.SHTRela, elf.RelaSize},
-	kindRel:      {".rel", elf.SHTRel, elf.RelSize},
-	kindResolved: {resolvedRela, elf.SHTCudaResolvedRela, elf.RelaSize},
-}
-
-// relSec is a relocation section to create: the one of that kind for
-// target section tgt.
-type relSec struct {
-	tgt  int32
-	kind uint8
-}
-
-// relSecMade is a relocation section to create, with the input
-// relocation section whose note asked for it first (obj -1: none), whose
-// name it usually has.
-type relSecMade struct {
-	relSec
-	obj, in int32
-}
-
-// slot is where the section's list is counted among nsec output sections.
-func (k relSec) slot(nsec int) int32 { return int32(k.kind)*int32(nsec) + k.tgt }
-
-// relEvent is what relocating one object tells the serial replay, in the
-// object's order: a relocation section now needed (note), or a run of
-// relocations kept for a section's list (objRelocs.rels[lo:hi]). A note's
-// lo is the input relocation section that asked for it.
-type relEvent struct {
-	sec    relSec
-	lo, hi int32
-	note   bool
-}
-
-// objRelocs is what relocating one object returns: its events, the
-// relocations it keeps (the runs' backing: the output lists of one run
-// are slices of it), and the error that stopped it.
-type objRelocs struct {
-	evs  []relEvent
-	rels []OutRel
-	err  error
-}
-
-// keep appends rel to the relocations kept for section k: to the run
-// last began, when that is k's and ends here, else in a new run.
-func (or *objRelocs) keep(k relSec, rel OutRel, last *int) {
-	or.rels = append(or.rels, rel)
-	n := int32(len(or.rels))
-	if *last >= 0 && or.evs[*last].sec == k && or.evs[*last].hi == n-1 {
-		or.evs[*last].hi = n
-		return
-	}
-	*last = len(or.evs)
-	or.evs = append(or.evs, relEvent{sec: k, lo: n - 1, hi: n})
-}
-
-// note appends the notes of sections ks, asked for by input relocation
-// section in.
-func (or *objRelocs) note(in int32, ks ...relSec) {
-	for _, k := range ks {
-		or.evs = append(or.evs, relEvent{note: true, sec: k, lo: in})
-	}
-}
-
 // relocateObject applies the link-time relocations of o to its bytes and
 // returns the rest. An error stops at the relocation that raised it, as a
-// serial pass would (what came before it stands).
-func relocateObject(ctx *Context, o *Obj) objRelocs {
-	// Room for a kept relocation each: one allocation in the usual case
-	// (--preserve-relocs keeps applied relocations too; append grows the
-	// list then). The events are a note per section and a run or two.
-	n := 0
-	for _, d := range o.relSecs {
-		n += len(d.rels)
-	}
-	or := objRelocs{evs: make([]relEvent, 0, 3*len(o.relSecs)), rels: make([]OutRel, 0, n)}
+// serial pass would (what came before it stands). The events and kept
+// relocations are gathered in sc's buffers (reused from one object to the
+// next) and returned at their exact size: the output lists of one run
+// alias them to the end of the link, and the heap is near its peak here
+// (generated links keep three relocations in five; room for every one,
+// then a copy at the exact size, was 40 MB allocated at 100,000 objects).
+func relocateObject(ctx *Context, o *Obj, sc *objRelocs) objRelocs {
+	or := objRelocs{evs: sc.evs[:0], rels: sc.rels[:0]}
 	var privatized map[int]bool
 	for _, d := range o.relSecs {
 		if or.err = relocateSection(ctx, o, d, &or, &privatized); or.err != nil {
 			break
 		}
 	}
-	// The output lists of one run alias rels to the end of the link: room
-	// left unused would stay with them (generated links keep three
-	// relocations in five).
-	if len(or.rels) == 0 {
-		or.rels = nil
-	} else if cap(or.rels)-len(or.rels) > len(or.rels)/4 {
+	sc.evs, sc.rels = or.evs[:0], or.rels[:0]
+	if len(or.evs) > 0 {
+		or.evs = slices.Clone(or.evs)
+	} else {
+		or.evs = nil
+	}
+	if len(or.rels) > 0 {
 		or.rels = slices.Clone(or.rels)
+	} else {
+		or.rels = nil
 	}
 	return or
 }

@@ -34,11 +34,8 @@ func reportProperties(ctx *Context) {
 	}
 	info("%d bytes gmem%s", gmem, strings.Join(banks, ""))
 	regs, frame := map[int32]uint32{}, map[int32]uint32{}
-	for _, id := range ctx.Secs {
-		if id.Name != ".nv.info" {
-			continue
-		}
-		for _, r := range id.info {
+	{
+		for _, r := range decodeCompact(nil, ctx.infoReport) {
 			switch r.Code {
 			case elf.EIAttrRegcount:
 				regs[r.sym] = r.U32(4)

@@ -10,7 +10,11 @@ package merge
 // allocSec returns storage for a new output section from a slab.
 func (ctx *Context) allocSec() *OutSec {
 	if len(ctx.secSlab) == cap(ctx.secSlab) {
-		ctx.secSlab = make([]OutSec, 0, slabCap(cap(ctx.secSlab), 1024))
+		if len(ctx.secSlabs) > 0 {
+			ctx.secSlab, ctx.secSlabs = ctx.secSlabs[0], ctx.secSlabs[1:]
+		} else {
+			ctx.secSlab = make([]OutSec, 0, slabCap(cap(ctx.secSlab), 1024))
+		}
 	}
 	ctx.secSlab = ctx.secSlab[:len(ctx.secSlab)+1]
 	return &ctx.secSlab[len(ctx.secSlab)-1]

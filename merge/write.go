@@ -38,7 +38,8 @@ type shdr struct {
 }
 
 func write(ctx *Context) error {
-	hdrs := sectionHeaders(ctx)
+	hdrs, standIns := sectionHeaders(ctx)
+	defer runtime.KeepAlive(standIns) // (hdrs may be memory the collector does not scan)
 	fl, err := layoutFile(ctx, hdrs)
 	if err != nil {
 		return err
@@ -60,21 +61,30 @@ func write(ctx *Context) error {
 // the null section, the fixed sections (.shstrtab, .strtab, .symtab and,
 // past SHN_LORESERVE sections, .symtab_shndx; their contents are known
 // once every symbol has an index, and nvlink adds their names first),
-// then the sections in Context.Order, at index ctx.fixed onwards.
-func sectionHeaders(ctx *Context) []shdr {
+// then the sections in Context.Order, at index ctx.fixed onwards. The
+// table is in the inputs' tables' memory when finalize reset it for reuse
+// (lateMapped: a large link, whose heap has no free run of pages that
+// size left by then); the fixed sections' stand-ins, which only it points
+// to, are returned to be kept alive while it is used.
+func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 	symtab, shndx := buildSymtab(ctx)
 	shstr := ctx.ShStr.Bytes()
 	str := ctx.Str.Bytes()
 
-	hdrs := make([]shdr, ctx.fixed+len(ctx.Order))
-	hdrs[0].sec = &OutSec{}
-	hdrs[1] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1, Data: shstr}, size: uint64(len(shstr))}
-	hdrs[2] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".strtab"), Type: elf.SHTStrtab, Align: 1, Data: str}, size: uint64(len(str))}
-	hdrs[3] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, Entsize: elf.SymSize, Data: symtab}, size: uint64(len(symtab)),
-		link: 2, info: uint32(ctx.firstGlobal)}
+	hdrs := elf.SliceOf[shdr](ctx.fixed+len(ctx.Order), ctx.lateMapped)
+	fixed := &[5]OutSec{
+		{},
+		{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1, Data: shstr},
+		{nameOff: ctx.ShStr.Add(".strtab"), Type: elf.SHTStrtab, Align: 1, Data: str},
+		{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, Entsize: elf.SymSize, Data: symtab},
+	}
+	hdrs[0].sec = &fixed[0]
+	hdrs[1] = shdr{sec: &fixed[1], size: uint64(len(shstr))}
+	hdrs[2] = shdr{sec: &fixed[2], size: uint64(len(str))}
+	hdrs[3] = shdr{sec: &fixed[3], size: uint64(len(symtab)), link: 2, info: uint32(ctx.firstGlobal)}
 	if ctx.fixed == 5 {
-		hdrs[4] = shdr{sec: &OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, Entsize: 4, Data: shndx}, size: uint64(len(shndx)),
-			link: 3}
+		fixed[4] = OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, Entsize: 4, Data: shndx}
+		hdrs[4] = shdr{sec: &fixed[4], size: uint64(len(shndx)), link: 3}
 	}
 	for i, id := range ctx.Order {
 		s := ctx.Secs[id]
@@ -97,7 +107,7 @@ func sectionHeaders(ctx *Context) []shdr {
 		}
 		hdrs[ctx.fixed+i] = h
 	}
-	return hdrs
+	return hdrs, fixed
 }
 
 // outputLayout is where the file's parts go: the section header table at
@@ -287,15 +297,25 @@ func (h *shdr) end() uint64 {
 // code and read-only data, a PT_LOAD over writable data (when any), and a
 // PT_LOAD over the program header table itself.
 func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
-	code, data := make([]int, 0, len(hdrs)), make([]int, 0, len(hdrs)/4)
+	// (Indices of 4 bytes, sized by a count first: at 100,000 objects
+	// this runs with the heap near its peak.)
+	ncode, ndata := 0, 0
+	for i := 4; i < len(hdrs); i++ {
+		if f := hdrs[i].sec.Flags; f&elf.SHFAlloc != 0 && f&elf.SHFWrite != 0 {
+			ndata++
+		} else if f&elf.SHFAlloc != 0 {
+			ncode++
+		}
+	}
+	code, data := make([]int32, 0, ncode), make([]int32, 0, ndata)
 	for i := 4; i < len(hdrs); i++ {
 		if hdrs[i].sec.Flags&elf.SHFAlloc == 0 {
 			continue
 		}
 		if hdrs[i].sec.Flags&elf.SHFWrite != 0 {
-			data = append(data, i)
+			data = append(data, int32(i))
 		} else {
-			code = append(code, i)
+			code = append(code, int32(i))
 		}
 	}
 	n := 2
@@ -307,7 +327,7 @@ func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 	}
 	phsize := uint64(n) * elf.PhdrSize
 	ph := []elf.Prog{{Type: elf.PTPhdr, Flags: 5, Off: phoff, Filesz: phsize, Memsz: phsize, Align: 8}}
-	seg := func(idx []int, flags uint32) elf.Prog {
+	seg := func(idx []int32, flags uint32) elf.Prog {
 		start := hdrs[idx[0]].off
 		pos, filesz := start, uint64(0)
 		sawNobits := false

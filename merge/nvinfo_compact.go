@@ -1,0 +1,136 @@
+package merge
+
+// The compact form of .nv.info records: the bytes elf encodes, but with
+// output symbol IDs where symbol indices will go (those are final only in
+// the order pass). A record whose payload's first word names a symbol
+// (infoRec.sym >= 0) has compactSym set in its format byte, and that word
+// holds the ID; an EXTERNS payload lists IDs. A record takes exactly its
+// encoded size, so a function's records take a third of what infoRecs do
+// (at 100,000 objects about a million records, each 32 bytes in fresh
+// heap memory during finalize, where the heap is at its peak), and a
+// generated .nv.info.<f> is written once, in the order pass's patch
+// (patchCompact), in place.
+// Invariant: input formats are 1 to 4 (elf.AppendNvInfoRecords checks
+// them), so the high bit of the format byte is free.
+
+import (
+	"encoding/binary"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// compactSym marks, in a compact record's format byte, a payload whose
+// first word is an output symbol ID.
+const compactSym = 0x80
+
+// appendCompact appends record r in compact form to dst (a dropped
+// record appends nothing).
+func appendCompact(dst []byte, r *infoRec) []byte {
+	if r.isDropped() {
+		return dst
+	}
+	f, v := r.Format, r.Value
+	if f == elf.EIFmtSVal {
+		v = uint16(len(r.Payload))
+	}
+	named := r.sym >= 0 && r.Format == elf.EIFmtSVal && len(r.Payload) >= 4
+	if named {
+		f |= compactSym
+	}
+	dst = append(dst, f, r.Code, byte(v), byte(v>>8))
+	if r.Format != elf.EIFmtSVal {
+		return dst
+	}
+	start := len(dst)
+	dst = append(dst, r.Payload...)
+	if named {
+		binary.LittleEndian.PutUint32(dst[start:], uint32(r.sym))
+	}
+	return dst
+}
+
+// compactSize is what appendCompact appends for r.
+func compactSize(r *infoRec) int {
+	if r.isDropped() {
+		return 0
+	}
+	if r.Format == elf.EIFmtSVal {
+		return 4 + len(r.Payload)
+	}
+	return 4
+}
+
+// decodeCompact appends the records of compact bytes b to dst; their
+// payloads are slices of b.
+func decodeCompact(dst []infoRec, b []byte) []infoRec {
+	for off := 0; off+4 <= len(b); {
+		f := b[off]
+		r := infoRec{Format: f &^ compactSym, Code: b[off+1], Value: binary.LittleEndian.Uint16(b[off+2:]), sym: -1}
+		off += 4
+		if r.Format == elf.EIFmtSVal {
+			n := int(r.Value)
+			r.Payload = b[off : off+n : off+n]
+			off += n
+			if f&compactSym != 0 && n >= 4 {
+				r.sym = int32(binary.LittleEndian.Uint32(r.Payload))
+			}
+		}
+		dst = append(dst, r)
+	}
+	return dst
+}
+
+// patchCompact makes compact bytes b the section's contents, in place:
+// symbol IDs become final symbol indices, the marks go.
+func patchCompact(ctx *Context, b []byte) {
+	for off := 0; off+4 <= len(b); {
+		f, code := b[off], b[off+1]
+		b[off] = f &^ compactSym
+		n := 0
+		if f&^compactSym == elf.EIFmtSVal {
+			n = int(binary.LittleEndian.Uint16(b[off+2:]))
+		}
+		p := b[off+4 : off+4+n]
+		off += 4 + n
+		switch {
+		case f&compactSym != 0:
+			id := binary.LittleEndian.Uint32(p)
+			binary.LittleEndian.PutUint32(p, uint32(ctx.Syms[id].Index))
+		case code == elf.EIAttrExterns && n > 0:
+			for k := 0; k+4 <= n; k += 4 {
+				id := binary.LittleEndian.Uint32(p[k:])
+				binary.LittleEndian.PutUint32(p[k:], uint32(ctx.Syms[id].Index))
+			}
+		}
+	}
+}
+
+// compactNext is the offset of the record after the one at off of b.
+func compactNext(b []byte, off int) int {
+	if b[off]&^compactSym == elf.EIFmtSVal {
+		return off + 4 + int(binary.LittleEndian.Uint16(b[off+2:]))
+	}
+	return off + 4
+}
+
+// compactSymAt is the output symbol the record at off of b names, if any.
+func compactSymAt(b []byte, off int) (int32, bool) {
+	if b[off]&compactSym == 0 {
+		return -1, false
+	}
+	return int32(binary.LittleEndian.Uint32(b[off+4:])), true
+}
+
+// compactU32 is the payload word at p of the record at off of b (0 when
+// the payload is shorter), and where it is in b (-1 then).
+func compactU32(b []byte, off, p int) (uint32, int) {
+	if b[off]&^compactSym != elf.EIFmtSVal || p+4 > int(binary.LittleEndian.Uint16(b[off+2:])) {
+		return 0, -1
+	}
+	at := off + 4 + p
+	return binary.LittleEndian.Uint32(b[at:]), at
+}
+
+// minStackSize is the compact (and encoded) size of a MIN_STACK_SIZE
+// record: its header, the symbol and the size.
+const minStackSize = 12

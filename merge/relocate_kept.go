@@ -1,0 +1,197 @@
+package merge
+
+// relocate's kept relocations: what relocating one object records (its
+// events and kept entries, objRelocs), the runs they make per output
+// relocation section, the lists walked back from them (keptList), and the
+// room made for the sections that hold them (reserveSecs).
+// Invariant: a list is its runs in reverse file order, each reversed
+// (nvlink prepends).
+
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/hugemem"
+)
+
+// reserveSecsFrom is the least count of sections reserveSecs makes room
+// for: below it the goroutines cost more than the faults they share.
+const reserveSecsFrom = 4096
+
+// reserveSecs makes room for n more output sections in slabs that
+// allocSec takes in turn, in memory faulted in by all the link's threads:
+// the first write to fresh memory (the kernel clearing its pages) is
+// otherwise most of the serial cost of making relocate's sections. The
+// slabs are allocSec's usual size, which the heap can place in the free
+// runs of pages earlier passes' garbage left, where one array (15 MB at
+// 100,000 objects) would need fresh memory. (A few of the n may stay
+// unused: lists that came out empty.)
+func (ctx *Context) reserveSecs(n int) {
+	if n < reserveSecsFrom || cap(ctx.secSlab)-len(ctx.secSlab) >= n {
+		return
+	}
+	const per = 1024
+	slabs := make([][]OutSec, (n+per-1)/per)
+	for i := range slabs {
+		slabs[i] = make([]OutSec, 0, per)
+	}
+	parallelFor(len(slabs), ctx.Opts.Threads, func(i int) error {
+		s := slabs[i][:per]
+		hugemem.Touch(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), per*int(unsafe.Sizeof(OutSec{}))))
+		return nil
+	})
+	ctx.secSlabs = append(ctx.secSlabs, slabs...)
+}
+
+// relRun is a run of kept relocations of one output section (and kind):
+// done[obj].rels[lo:hi], after the run prev (-1: none) in the list.
+type relRun struct {
+	obj, lo, hi, prev int32
+}
+
+// keptList is the output list of the section whose last run is last (-1:
+// none): its runs from the last back, each reversed (nvlink prepends). A
+// list of one run (code from one object, the usual case) is that run,
+// reversed where relocateObject put it; one of several is gathered.
+func keptList(runs []relRun, last int32, done []objRelocs) []OutRel {
+	if last < 0 {
+		return nil
+	}
+	if r := runs[last]; r.prev < 0 {
+		l := done[r.obj].rels[r.lo:r.hi:r.hi]
+		slices.Reverse(l)
+		return l
+	}
+	n := 0
+	for i := last; i >= 0; i = runs[i].prev {
+		n += int(runs[i].hi - runs[i].lo)
+	}
+	l := make([]OutRel, 0, n)
+	for i := last; i >= 0; i = runs[i].prev {
+		r := runs[i]
+		rels := done[r.obj].rels
+		for j := r.hi - 1; j >= r.lo; j-- {
+			l = append(l, rels[j])
+		}
+	}
+	return l
+}
+
+// Kinds of output relocation section: kept relocations as RELA, as REL
+// (ptxas writes REL before sm_90), and under --preserve-relocs the ones
+// applied at link time.
+const (
+	kindRela = iota
+	kindRel
+	kindResolved
+	nRelKinds
+	// kindBound is a kernel's .rel.nv.constant0.<k> for its bound
+	// references (REL; its list is boundRefs.rels, not a kept one).
+	kindBound = nRelKinds
+)
+
+// relKind names and types a kind's sections.
+type relKind struct {
+	prefix string
+	typ    uint32
+	ent    uint64
+}
+
+// relKinds names and types each kind's sections.
+var relKinds = [nRelKinds]relKind{
+	kindRela:     {".rela", elf.SHTRela, elf.RelaSize},
+	kindRel:      {".rel", elf.SHTRel, elf.RelSize},
+	kindResolved: {resolvedRela, elf.SHTCudaResolvedRela, elf.RelaSize},
+}
+
+// relSec is a relocation section to create: the one of that kind for
+// target section tgt.
+type relSec struct {
+	tgt  int32
+	kind uint8
+}
+
+// relSecMade is a relocation section to create, with the input
+// relocation section whose note asked for it first (obj -1: none), whose
+// name it usually has.
+type relSecMade struct {
+	relSec
+	obj, in int32
+}
+
+// lastRuns is, by kind and target section, 1 + the index of the last run
+// of a list (0: none). A kind's table (4 bytes an output section) is made
+// when it first has a run: most links keep relocations of one kind.
+type lastRuns [nRelKinds][]int32
+
+// at is where k's last run is noted, among nsec output sections.
+func (l *lastRuns) at(k relSec, nsec int) *int32 {
+	if l[k.kind] == nil {
+		l[k.kind] = make([]int32, nsec)
+	}
+	return &l[k.kind][k.tgt]
+}
+
+// of is 1 + the index of k's last run (0: none).
+func (l *lastRuns) of(k relSec) int32 {
+	if t := l[k.kind]; t != nil {
+		return t[k.tgt]
+	}
+	return 0
+}
+
+// relEvent is what relocating one object tells the serial replay, in the
+// object's order: a relocation section now needed (note), or a run of
+// relocations kept for a section's list (objRelocs.rels[lo:hi]). A note's
+// lo is the input relocation section that asked for it.
+type relEvent struct {
+	tgt    int32 // the section: relSec's fields (flat: 16 bytes, not 20)
+	kind   uint8
+	note   bool
+	lo, hi int32
+}
+
+// key is the relocation section the event is for.
+func (ev *relEvent) key() relSec { return relSec{ev.tgt, ev.kind} }
+
+// boundSecs is the number of bound references' relocation sections.
+func boundSecs(ctx *Context) int {
+	n := 0
+	if b := ctx.bound; b != nil {
+		for _, banks := range b.banks {
+			n += len(banks)
+		}
+	}
+	return n
+}
+
+// objRelocs is what relocating one object returns: its events, the
+// relocations it keeps (the runs' backing: the output lists of one run
+// are slices of it), and the error that stopped it.
+type objRelocs struct {
+	evs  []relEvent
+	rels []OutRel
+	err  error
+}
+
+// keep appends rel to the relocations kept for section k: to the run
+// last began, when that is k's and ends here, else in a new run.
+func (or *objRelocs) keep(k relSec, rel OutRel, last *int) {
+	or.rels = append(or.rels, rel)
+	n := int32(len(or.rels))
+	if *last >= 0 && or.evs[*last].key() == k && or.evs[*last].hi == n-1 {
+		or.evs[*last].hi = n
+		return
+	}
+	*last = len(or.evs)
+	or.evs = append(or.evs, relEvent{tgt: k.tgt, kind: k.kind, lo: n - 1, hi: n})
+}
+
+// note appends the notes of sections ks, asked for by input relocation
+// section in.
+func (or *objRelocs) note(in int32, ks ...relSec) {
+	for _, k := range ks {
+		or.evs = append(or.evs, relEvent{note: true, tgt: k.tgt, kind: k.kind, lo: in})
+	}
+}
