@@ -138,6 +138,7 @@ type Context struct {
 	emptyProto    uint32             // .strtab offset of nvlink's empty prototype string (0: none)
 	protoNames    map[string]bool    // the inputs' prototype strings, under Release.StrtabSymbolsLast (strtab125.go)
 	protoOrder    []string           // protoNames in the order of their first appearance
+	walk          walkHashes         // while merge runs: the section name hashes of the object it walks
 	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
 	sawEmptyProto bool               // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
 	liveRefs      []bool             // by symbol ID: named by relocations of live code (dce)

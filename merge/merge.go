@@ -119,15 +119,18 @@ func merge(ctx *Context) error {
 	}
 	offs := make([]uint64, nsec)
 	drops := make([]bool, nsec)
-	for _, o := range ctx.Objs {
+	for k, o := range ctx.Objs {
+		prefetchAhead(ctx, ctx.Objs, k)
 		n, m := len(o.F.Sections), len(o.F.Symbols)
 		o.SecMap, maps = maps[:n:n], maps[n:]
 		o.SymMap, maps = maps[:m:m], maps[m:]
 		o.SecOff, offs = offs[:n:n], offs[n:]
 		o.Drop, drops = drops[:n:n], drops[n:]
 		markWeakLosers(ctx, o)
+		ctx.hashObject(o)
 		mergeFile(ctx, o)
 	}
+	ctx.walk = walkHashes{}
 	for id := range ctx.unclaimedSecSyms {
 		ctx.Syms[id].dead = true
 	}

@@ -103,7 +103,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 // its name.
 func newOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 	name := o.F.Sections[i].Name
-	h := secNameHash(name)
+	h := ctx.sectionHash(o, i)
 	if id, ok := ctx.secNames.find(ctx.Secs, h, name); ok {
 		return id
 	}
@@ -115,7 +115,7 @@ func newOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 // naming the first.
 func makeOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 	name := o.F.Sections[i].Name
-	h := secNameHash(name)
+	h := ctx.sectionHash(o, i)
 	_, filed := ctx.secNames.find(ctx.Secs, h, name)
 	return makeOutSectionNew(ctx, o, i, via, h, !filed)
 }
