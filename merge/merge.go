@@ -294,7 +294,7 @@ func (ctx *Context) noteInfoSection(text int32, have string) {
 	}
 	ctx.infoSeen[text] = true
 	ctx.infoOrder = append(ctx.infoOrder, text)
-	ctx.addSecName(joined(have, ".nv.info", strings.TrimPrefix(ctx.Secs[text].Name, ".text")), text)
+	ctx.addJoinedSecName(have, preInfo, strings.TrimPrefix(ctx.Secs[text].Name, ".text"), text)
 }
 
 // infoNoted reports whether noteInfoSection has noted code section text.
@@ -321,6 +321,25 @@ const stoCudaObscure = shard.OtherAddrTaken
 func (ctx *Context) addSecName(name string, text int32) {
 	ctx.addStr(ctx.ShStr, name, nil)
 	ctx.addStr(ctx.Str, ctx.strName(name, text), nil)
+}
+
+// addJoinedSecName is addSecName of strPrefixes[pre]+rest, a name made
+// from the beginning pre and rest: have, when it spells that name already
+// (an input section's own), is entered as it is; otherwise the name is
+// made only where the additions are not queued (addJoined), or for the
+// dots of an obscure function's.
+func (ctx *Context) addJoinedSecName(have string, pre strPrefix, rest string, text int32) {
+	p := strPrefixes[pre]
+	if len(have) == len(p)+len(rest) && strings.HasPrefix(have, p) && strings.HasSuffix(have, rest) {
+		ctx.addSecName(have, text)
+		return
+	}
+	if ctx.obscure(text) {
+		ctx.addSecName(p+rest, text)
+		return
+	}
+	ctx.addJoined(ctx.ShStr, pre, rest)
+	ctx.addJoined(ctx.Str, pre, rest)
 }
 
 // addDroppedName enters the name of an input symbol that gets no output
@@ -351,10 +370,16 @@ func (ctx *Context) noteProto(s string) {
 // strName is the .strtab form of the name of a section made for code
 // section text: the name itself, or dots when its function is obscure.
 func (ctx *Context) strName(name string, text int32) string {
-	if text >= 0 && ctx.Secs[text].InfoSym >= 0 && ctx.Syms[ctx.Secs[text].InfoSym].Other&stoCudaObscure != 0 {
+	if ctx.obscure(text) {
 		return strings.Repeat(".", len(name))
 	}
 	return name
+}
+
+// obscure reports whether the sections made for code section text (-1:
+// none) have their .strtab names written as dots (see strName).
+func (ctx *Context) obscure(text int32) bool {
+	return text >= 0 && ctx.Secs[text].InfoSym >= 0 && ctx.Syms[ctx.Secs[text].InfoSym].Other&stoCudaObscure != 0
 }
 
 // markWeakLosers drops the code sections of weak functions whose

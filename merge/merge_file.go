@@ -297,17 +297,17 @@ func nameRelocSections(ctx *Context, o *Obj, i int) {
 		return
 	}
 	target := o.F.Sections[t].Name
-	own, other := ".rela", ".rel"
+	own, other := preRela, preRel
 	if s.Type == elf.SHTRel {
 		own, other = other, own // sm_80 and older write REL
 	}
 	// (The relocation section's own name, as a rule: no concatenation
 	// then.)
-	ctx.addSecName(joined(s.Name, own, target), o.SecMap[t])
+	ctx.addJoinedSecName(s.Name, own, target, o.SecMap[t])
 	if ctx.keep.ResolvedRelocs {
 		// --preserve-relocs: nvlink names the section of the relocations
 		// it applies right after the kept ones.
-		ctx.addSecName(resolvedRela+target, o.SecMap[t])
+		ctx.addJoinedSecName("", preResolved, target, o.SecMap[t])
 	}
 	// nvlink also names a companion section (created, then dropped):
 	// ".rel<target>" when a relocation of code names data not defined
@@ -318,13 +318,13 @@ func nameRelocSections(ctx *Context, o *Obj, i int) {
 		return
 	}
 	nonAlloc := o.F.Sections[t].Flags&elf.SHFAlloc == 0
-	companion := relCompanion
+	companion := preRel // relCompanion
 	if nonAlloc {
 		companion = other
 	}
 	for k, r := range rels {
 		if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc) {
-			ctx.addSecName(companion+target, o.SecMap[t])
+			ctx.addJoinedSecName("", companion, target, o.SecMap[t])
 			break
 		}
 	}

@@ -152,7 +152,7 @@ func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, h uint32, file b
 	// the crafted cases names ".rel.nv.constant<n>" for another bank,
 	// weak-loser-cleanup's bank 3 brought by its section symbol included.)
 	if via != viaDataSym && strings.HasPrefix(in.Name, ".nv.constant0") {
-		ctx.addSecName(relCompanion+in.Name, -1)
+		ctx.addJoinedSecName("", preRel, in.Name, -1) // relCompanion
 	}
 	// A section brought in by a symbol gets a local section symbol.
 	ctx.keySection(id, o, i)

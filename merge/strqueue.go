@@ -20,15 +20,38 @@ package merge
 // or two in tables of megabytes, while the other core waited for the pass
 // to end. Queued in batches, an addition costs merge an append.
 
+import "unsafe"
+
 // strOp is one queued addition: to q.tabs[tab]. (Two pointers, not
 // three: while the collector marks, each pointer written costs a write
 // barrier, and merge queues some 220,000 of these at 10,000 objects.)
 type strOp struct {
 	s   string
-	dst *uint32 // receives the offset (nil: not wanted)
-	tab uint8   // which table (an index into strQueue.tabs)
-	dup bool    // AddDup, not Add
+	dst *uint32   // receives the offset (nil: not wanted)
+	tab uint8     // which table (an index into strQueue.tabs)
+	pre strPrefix // the string is strPrefixes[pre]+s
+	dup bool      // AddDup, not Add
 }
+
+// strPrefix names one of the fixed beginnings of the names merge makes
+// (strPrefixes): an addition of a made name carries its code and the rest
+// of the name, and the consumer joins them in a buffer of its own, so
+// that merge allocates no string for names nothing else keeps (at 10,000
+// generated objects some 30,000: .nv.info.<f>, .rel.nv.constant0.<k>,
+// .rel<section>).
+type strPrefix uint8
+
+const (
+	preNone strPrefix = iota
+	preInfo
+	preRel
+	preRela
+	preResolved
+)
+
+// strPrefixes spells each strPrefix.
+// (".rel" is relCompanion too.)
+var strPrefixes = [...]string{preNone: "", preInfo: ".nv.info", preRel: ".rel", preRela: ".rela", preResolved: resolvedRela}
 
 // strBatch is how many additions travel together: one channel operation
 // per batch, not per string.
@@ -87,10 +110,18 @@ func (q *strQueue) consume() {
 	for _, t := range q.tabs {
 		t.prefault()
 	}
+	var joined []byte // (strPrefix's names, joined here)
 	for b := range q.full {
 		for i := range b.ops[:b.n] {
 			op := &b.ops[i]
-			off := q.tabs[op.tab].put(op.s, op.dup)
+			s := op.s
+			if op.pre != preNone {
+				// (put keeps no reference to s: a new string's bytes are
+				// copied into the table.)
+				joined = append(append(joined[:0], strPrefixes[op.pre]...), op.s...)
+				s = unsafe.String(unsafe.SliceData(joined), len(joined))
+			}
+			off := q.tabs[op.tab].put(s, op.dup)
 			if op.dst != nil {
 				*op.dst = off
 			}
@@ -104,10 +135,10 @@ func (q *strQueue) consume() {
 	}
 }
 
-// push queues one addition to q.tabs[tab].
-func (q *strQueue) push(tab uint8, s string, dst *uint32, dup bool) {
+// push queues one addition to q.tabs[tab] (of strPrefixes[pre]+s).
+func (q *strQueue) push(tab uint8, pre strPrefix, s string, dst *uint32, dup bool) {
 	b := q.cur
-	b.ops[b.n] = strOp{s: s, dst: dst, tab: tab, dup: dup}
+	b.ops[b.n] = strOp{s: s, dst: dst, tab: tab, pre: pre, dup: dup}
 	if b.n++; b.n == strBatch {
 		q.full <- b
 		select {
@@ -151,11 +182,25 @@ func (ctx *Context) addStrDup(t *StrTab, s string, dst *uint32) { ctx.addStrTo(t
 
 // addStrTo is addStr, or addStrDup with dup.
 func (ctx *Context) addStrTo(t *StrTab, s string, dst *uint32, dup bool) {
+	ctx.addJoinedTo(t, preNone, s, dst, dup)
+}
+
+// addJoined is addStr of strPrefixes[pre]+s, without making that string
+// while merge queues its additions.
+func (ctx *Context) addJoined(t *StrTab, pre strPrefix, s string) {
+	ctx.addJoinedTo(t, pre, s, nil, false)
+}
+
+// addJoinedTo is addStrTo of strPrefixes[pre]+s.
+func (ctx *Context) addJoinedTo(t *StrTab, pre strPrefix, s string, dst *uint32, dup bool) {
 	if q := ctx.strq; q != nil {
-		q.push(q.table(t), s, dst, dup)
+		q.push(q.table(t), pre, s, dst, dup)
 		return
 	}
 	t.mustNotBeQueued()
+	if pre != preNone {
+		s = strPrefixes[pre] + s
+	}
 	off := t.put(s, dup)
 	if dst != nil {
 		*dst = off

@@ -11,10 +11,13 @@ import (
 // repeats, empty strings, offsets wanted or not, both tables) through a
 // strQueue and on the spot, and checks the tables' bytes, every offset
 // handed back and the ordinals are the same: the queue changes when the
-// additions are made, never what they give.
+// additions are made, never what they give. Names made of a strPrefix and
+// a rest (addJoinedTo) are queued as such, and added on the spot as the
+// whole name.
 func TestStrQueueSameAsDirect(t *testing.T) {
 	type op struct {
 		shstr, dup, want bool
+		pre              strPrefix
 		s                string
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -27,7 +30,11 @@ func TestStrQueueSameAsDirect(t *testing.T) {
 		case 1:
 			s = ".rela" + s
 		}
-		ops = append(ops, op{shstr: rng.IntN(2) == 0, dup: rng.IntN(20) == 0, want: rng.IntN(3) > 0, s: s})
+		pre := preNone
+		if rng.IntN(3) == 0 {
+			pre = strPrefix(rng.IntN(len(strPrefixes)))
+		}
+		ops = append(ops, op{shstr: rng.IntN(2) == 0, dup: rng.IntN(20) == 0, want: rng.IntN(3) > 0, pre: pre, s: s})
 	}
 	run := func(queued bool) (str, shstr *StrTab, offs []uint32) {
 		ctx := &Context{Str: NewStrTab(), ShStr: NewStrTab()}
@@ -48,10 +55,10 @@ func TestStrQueueSameAsDirect(t *testing.T) {
 			if o.want {
 				dst = &offs[i]
 			}
-			if o.dup {
-				ctx.addStrDup(tab, o.s, dst)
+			if queued {
+				ctx.addJoinedTo(tab, o.pre, o.s, dst, o.dup)
 			} else {
-				ctx.addStr(tab, o.s, dst)
+				ctx.addStrTo(tab, strPrefixes[o.pre]+o.s, dst, o.dup)
 			}
 		}
 		if queued {
@@ -71,8 +78,9 @@ func TestStrQueueSameAsDirect(t *testing.T) {
 		}
 	}
 	for _, o := range ops {
-		if dStr.Ordinal(o.s) != qStr.Ordinal(o.s) || dShStr.Ordinal(o.s) != qShStr.Ordinal(o.s) {
-			t.Fatalf("ordinal of %q differs", o.s)
+		s := strPrefixes[o.pre] + o.s
+		if dStr.Ordinal(s) != qStr.Ordinal(s) || dShStr.Ordinal(s) != qShStr.Ordinal(s) {
+			t.Fatalf("ordinal of %q differs", s)
 		}
 	}
 }
@@ -99,7 +107,7 @@ func TestStrQueueRefusesDirectUse(t *testing.T) {
 			f()
 		}()
 	}
-	q.push(0, "x", nil, false)
+	q.push(0, preNone, "x", nil, false)
 	q.close()
 	if got := str.Add("x"); got != 1 {
 		t.Fatalf("after close, Add(x) = %d, want 1 (queued first)", got)
