@@ -111,17 +111,35 @@ func (q *strQueue) consume() {
 		t.prefault()
 	}
 	var joined []byte // (strPrefix's names, joined here)
+	var hashes [strBatch]uint32
 	for b := range q.full {
-		for i := range b.ops[:b.n] {
-			op := &b.ops[i]
-			s := op.s
-			if op.pre != preNone {
+		ops := b.ops[:b.n]
+		// Each lookup's slot is asked for hashAhead additions before it,
+		// and the bytes of the string there probeAhead before it: the
+		// lookups' cache misses overlap instead of coming one by one.
+		for i := range min(hashAhead, len(ops)) {
+			q.hashAhead(&ops[i], &hashes[i])
+		}
+		for i := range ops {
+			if j := i + hashAhead; j < len(ops) {
+				q.hashAhead(&ops[j], &hashes[j])
+			}
+			if j := i + probeAhead; j < len(ops) && ops[j].pre == preNone && ops[j].s != "" {
+				q.tabs[ops[j].tab].prefetchFirst(hashes[j])
+			}
+			op := &ops[i]
+			var off uint32
+			switch {
+			case op.pre != preNone:
 				// (put keeps no reference to s: a new string's bytes are
 				// copied into the table.)
 				joined = append(append(joined[:0], strPrefixes[op.pre]...), op.s...)
-				s = unsafe.String(unsafe.SliceData(joined), len(joined))
+				off = q.tabs[op.tab].put(unsafe.String(unsafe.SliceData(joined), len(joined)), op.dup)
+			case op.s == "":
+				off = q.tabs[op.tab].put("", op.dup)
+			default:
+				off = q.tabs[op.tab].putHashed(op.s, hashes[i], op.dup)
 			}
-			off := q.tabs[op.tab].put(s, op.dup)
 			if op.dst != nil {
 				*op.dst = off
 			}
@@ -132,6 +150,23 @@ func (q *strQueue) consume() {
 		case q.free <- b:
 		default:
 		}
+	}
+}
+
+// How far ahead of its lookup consume hashes an addition and asks for its
+// slot (hashAhead), then for the string that slot holds (probeAhead).
+const (
+	hashAhead  = 16
+	probeAhead = 8
+)
+
+// hashAhead hashes op's string into *h and asks for its first slot (for
+// the plain additions other than "": a joined name is hashed in turn).
+func (q *strQueue) hashAhead(op *strOp, h *uint32) {
+	if op.pre == preNone && op.s != "" {
+		t := q.tabs[op.tab]
+		*h = t.hash(op.s)
+		t.prefetchSlot(*h)
 	}
 }
 
