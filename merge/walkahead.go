@@ -32,7 +32,8 @@ const hashValid = 1 << 32
 // prefetchAhead asks for what the walk reads of the objects after objs[k],
 // in stages, each needing what the one before brought in: an object's
 // record four ahead, its file's record three ahead, its tables two ahead,
-// and the section names and resolutions of the next one.
+// and the section names, resolutions, string table and the sections
+// mergeSectionRecords decodes of the next one.
 func prefetchAhead(ctx *Context, objs []*Obj, k int) {
 	if j := k + 4; j < len(objs) {
 		prefetch.Range(unsafe.Pointer(objs[j]), unsafe.Sizeof(Obj{}))
@@ -45,11 +46,26 @@ func prefetchAhead(ctx *Context, objs []*Obj, k int) {
 		prefetch.Slice(f.Sections)
 		prefetch.Slice(f.Symbols)
 		prefetch.Slice(objs[j].resID)
+		prefetch.Slice(objs[j].relSecs)
 	}
 	if j := k + 1; j < len(objs) {
 		o := objs[j]
 		if i := int(o.F.Header.Shstrndx); i > 0 && i < len(o.F.Sections) {
 			prefetch.Slice(o.F.Sections[i].Data)
+		}
+		// (What mergeSectionRecords reads: the names in .strtab, the
+		// first .nv.info, call graph and prototype sections, the first
+		// entries of each relocation section.)
+		prefetch.Slice(o.strtab())
+		for _, t := range [...]typedSecs{o.infos, o.cg, o.proto} {
+			if i := t.first(); t != 0 && i < len(o.F.Sections) {
+				prefetch.Slice(o.F.Sections[i].Data)
+			}
+		}
+		for _, r := range o.relSecs {
+			if len(r.rels) > 0 {
+				prefetch.Line(uintptr(unsafe.Pointer(&r.rels[0])))
+			}
 		}
 		for _, id := range o.resID {
 			if id >= 0 && int(id) < len(ctx.Res) {
