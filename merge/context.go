@@ -139,6 +139,7 @@ type Context struct {
 	protoNames    map[string]bool    // the inputs' prototype strings, under Release.StrtabSymbolsLast (strtab125.go)
 	protoOrder    []string           // protoNames in the order of their first appearance
 	walk          walkHashes         // while merge runs: the section name hashes of the object it walks
+	walkSyms      []walk             // while merge runs: its symbols' walks (symWalks)
 	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
 	sawEmptyProto bool               // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
 	liveRefs      []bool             // by symbol ID: named by relocations of live code (dce)

@@ -17,10 +17,12 @@ import (
 // debug sections, then the other local symbols, then the global data
 // records, then a pass over the sections for what no symbol named.
 // Every walk reads the same classification (symbolOrder), computed from
-// the object alone, so the walks' predicates do not overlap.
+// the object alone, so the walks' predicates do not overlap; each
+// symbol's walks are decided once (symWalks), before the first.
 func mergeFile(ctx *Context, o *Obj) {
 	so := classifySymbols(o)
-	mergeFunctions(ctx, o)
+	so.walks = ctx.symWalks(so)
+	mergeFunctions(ctx, o, so)
 	mergeEarlyLocals(ctx, o, so)
 	mergeGlobalDataNames(ctx, o, so)
 	if !so.definesFunc {
@@ -36,6 +38,67 @@ type symbolOrder struct {
 	o           *Obj
 	definesFunc bool   // the object defines a function (else: debug sections early, mergeDataOnlyDebug)
 	holdsData   []bool // by section index: holds global data; nil while none is defined
+	walks       []walk // by symbol index: the walks that take it (symWalks)
+}
+
+// walk is a set of mergeFile's walks over the symbols, by the predicate
+// each walk tests (a symbol may satisfy several: each walk takes it).
+type walk uint8
+
+const (
+	walkLocalFunc  walk = 1 << iota // isLocalFunc: mergeFunctions
+	walkGlobalCode                  // a global that is not data (dataOrder): mergeFunctions
+	walkLocalWeak                   // symbolOrder.localWeakData: mergeEarlyLocals
+	walkEarly                       // symbolOrder.early: mergeEarlyLocals
+	walkGlobalData                  // global data (dataOrder), not local weak data: the names, then the records
+	walkLateLocal                   // the other locals of the local part: mergeLateSymbols
+	walkPastLocal                   // locals past the local part: mergeLateSymbols
+)
+
+// symWalks decides, for each symbol of so's object, which walks take it:
+// every predicate depends on the object's own tables only, so it is the
+// same before each walk as before the first. The array is the Context's,
+// reused from object to object.
+func (ctx *Context) symWalks(so symbolOrder) []walk {
+	o := so.o
+	syms := o.F.Symbols
+	w := ctx.walkSyms[:0]
+	if cap(w) < len(syms) {
+		w = make([]walk, 0, max(len(syms), 256))
+	}
+	w = w[:len(syms)]
+	for i := range syms {
+		s := &syms[i]
+		var k walk
+		local, localFunc := s.Bind() == elf.STBLocal, isLocalFunc(s)
+		if i > 0 {
+			lwd := so.localWeakData(i)
+			switch {
+			case localFunc:
+				k |= walkLocalFunc
+			case !local && !dataOrder(s):
+				k |= walkGlobalCode
+			}
+			if lwd {
+				k |= walkLocalWeak
+			} else if so.early(i) {
+				k |= walkEarly
+			}
+			if !local && dataOrder(s) && !lwd {
+				k |= walkGlobalData
+			}
+			if local && !localFunc {
+				if !inLocalPart(o, i) {
+					k |= walkPastLocal
+				} else if k&walkEarly == 0 { // (early: as decided above, a local being no weak data)
+					k |= walkLateLocal
+				}
+			}
+		}
+		w[i] = k
+	}
+	ctx.walkSyms = w
+	return w
 }
 
 func classifySymbols(o *Obj) symbolOrder {
@@ -97,13 +160,12 @@ func isLocalFunc(s *elf.Symbol) bool { return s.Bind() == elf.STBLocal && s.Type
 
 // mergeFunctions is the first walk: local functions, and the globals that
 // are not data, in symbol order.
-func mergeFunctions(ctx *Context, o *Obj) {
-	syms := o.F.Symbols
-	for i := 1; i < len(syms); i++ {
+func mergeFunctions(ctx *Context, o *Obj, so symbolOrder) {
+	for i, w := range so.walks {
 		switch {
-		case isLocalFunc(&syms[i]):
+		case w&walkLocalFunc != 0:
 			mergeSymbol(ctx, o, i)
-		case syms[i].Bind() != elf.STBLocal && !dataOrder(&syms[i]):
+		case w&walkGlobalCode != 0:
 			mergeGlobal(ctx, o, i)
 		}
 	}
@@ -113,9 +175,9 @@ func mergeFunctions(ctx *Context, o *Obj) {
 // locals (symbolOrder.early).
 func mergeEarlyLocals(ctx *Context, o *Obj, so symbolOrder) {
 	syms := o.F.Symbols
-	for i := 1; i < len(syms); i++ {
+	for i, w := range so.walks {
 		switch {
-		case so.localWeakData(i):
+		case w&walkLocalWeak != 0:
 			// Its section first, with its section symbol (a template
 			// variable beside strong data in .nv.global: crafted
 			// weak-global-order).
@@ -123,7 +185,7 @@ func mergeEarlyLocals(ctx *Context, o *Obj, so symbolOrder) {
 				mapSection(ctx, o, int(sh))
 			}
 			mergeGlobal(ctx, o, i)
-		case so.early(i):
+		case w&walkEarly != 0:
 			mergeSymbol(ctx, o, i)
 		}
 	}
@@ -133,8 +195,8 @@ func mergeEarlyLocals(ctx *Context, o *Obj, so symbolOrder) {
 // section and the name now, the record later (mergeLateSymbols).
 func mergeGlobalDataNames(ctx *Context, o *Obj, so symbolOrder) {
 	syms := o.F.Symbols
-	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() == elf.STBLocal || !dataOrder(&syms[i]) || so.localWeakData(i) {
+	for i, w := range so.walks {
+		if w&walkGlobalData == 0 {
 			continue
 		}
 		if o.System && o.inSectionNamed(&syms[i], isGlobalMemoryName) {
@@ -209,19 +271,18 @@ func mergeDataOnlyDebug(ctx *Context, o *Obj) {
 // part, the global data records, and the locals ptxas placed among the
 // globals (the .nv.constant0.<k> section symbols).
 func mergeLateSymbols(ctx *Context, o *Obj, so symbolOrder) {
-	syms := o.F.Symbols
-	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() == elf.STBLocal && !isLocalFunc(&syms[i]) && inLocalPart(o, i) && !so.early(i) {
+	for i, w := range so.walks {
+		if w&walkLateLocal != 0 {
 			mergeSymbol(ctx, o, i)
 		}
 	}
-	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() != elf.STBLocal && dataOrder(&syms[i]) && !so.localWeakData(i) {
+	for i, w := range so.walks {
+		if w&walkGlobalData != 0 {
 			mergeGlobal(ctx, o, i)
 		}
 	}
-	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() == elf.STBLocal && !isLocalFunc(&syms[i]) && !inLocalPart(o, i) {
+	for i, w := range so.walks {
+		if w&walkPastLocal != 0 {
 			mergeSymbol(ctx, o, i)
 		}
 	}
