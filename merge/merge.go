@@ -386,6 +386,7 @@ func (ctx *Context) obscure(text int32) bool {
 // definition another file wins, and the per-kernel data of losing entries,
 // and notes where replaced weak data lies (objRare.lostData).
 func markWeakLosers(ctx *Context, o *Obj) {
+	dropped := false // (some function's code dropped: its per-kernel data may go too)
 	for i := 1; i < len(o.F.Symbols); i++ {
 		s := &o.F.Symbols[i]
 		if s.Bind() == elf.STBLocal || s.Shndx == elf.SHNUndef || s.Shndx >= elf.SHNLoReserve {
@@ -398,6 +399,7 @@ func markWeakLosers(ctx *Context, o *Obj) {
 		switch {
 		case s.Type() == elf.STTFunc:
 			o.Drop[s.Shndx] = true
+			dropped = true
 			if r.File > int32(o.ID) && s.Bind() == elf.STBWeak {
 				r := o.more()
 				if r.laterWinner == nil {
@@ -412,7 +414,12 @@ func markWeakLosers(ctx *Context, o *Obj) {
 			r.lostData = append(r.lostData, lostRange{sec: s.Shndx, lo: s.Value, hi: s.Value + s.Size})
 		}
 	}
-	dropReplacedGlobal(o)
+	if dropReplacedGlobal(o) {
+		dropped = true
+	}
+	if !dropped {
+		return
+	}
 	// A losing weak entry's per-kernel data (.nv.constant0.<k>,
 	// .nv.shared.<k>: sections whose sh_info names its code) goes with it.
 	// A losing weak device function's constant bank stays, beside the
@@ -430,11 +437,11 @@ func markWeakLosers(ctx *Context, o *Obj) {
 // template variable's in every object but the first): nvlink 11.8 gives
 // them no room, where one holding other data too keeps the copy's room,
 // as initialized data (.nv.global.init) always does (crafted
-// weak-global-nobits, weak-vtables).
-func dropReplacedGlobal(o *Obj) {
+// weak-global-nobits, weak-vtables). It reports whether it dropped any.
+func dropReplacedGlobal(o *Obj) (dropped bool) {
 	lost := o.lostRanges()
 	if len(lost) == 0 {
-		return
+		return false
 	}
 	var other []bool // by section index: holds data not replaced
 	for i := 1; i < len(o.F.Symbols); i++ {
@@ -450,8 +457,10 @@ func dropReplacedGlobal(o *Obj) {
 	for _, r := range lost {
 		if sec := &o.F.Sections[r.sec]; sec.Type == elf.SHTCudaGlobal && (other == nil || !other[r.sec]) {
 			o.Drop[r.sec] = true
+			dropped = true
 		}
 	}
+	return dropped
 }
 
 // replacedCopy reports whether input symbol idx of o is a function whose

@@ -67,32 +67,44 @@ func (ctx *Context) symWalks(so symbolOrder) []walk {
 		w = make([]walk, 0, max(len(syms), 256))
 	}
 	w = w[:len(syms)]
-	for i := range syms {
+	if len(w) > 0 {
+		w[0] = 0 // (the null symbol: no walk)
+	}
+	nonLocal := o.firstNonLocal() // (inLocalPart, its bound read once)
+	inLocal := func(i int) bool {
+		if o.localByBinding {
+			return inLocalPart(o, i)
+		}
+		return i < nonLocal
+	}
+	for i := 1; i < len(syms); i++ {
 		s := &syms[i]
 		var k walk
-		local, localFunc := s.Bind() == elf.STBLocal, isLocalFunc(s)
-		if i > 0 {
-			lwd := so.localWeakData(i)
-			switch {
-			case localFunc:
+		if s.Bind() == elf.STBLocal {
+			// (No local is weak data, nor a global that is not data.)
+			localFunc := s.Type() == elf.STTFunc
+			if localFunc {
 				k |= walkLocalFunc
-			case !local && !dataOrder(s):
-				k |= walkGlobalCode
 			}
-			if lwd {
-				k |= walkLocalWeak
-			} else if so.early(i) {
+			if so.early(i) {
 				k |= walkEarly
 			}
-			if !local && dataOrder(s) && !lwd {
-				k |= walkGlobalData
-			}
-			if local && !localFunc {
-				if !inLocalPart(o, i) {
+			if !localFunc {
+				if !inLocal(i) {
 					k |= walkPastLocal
-				} else if k&walkEarly == 0 { // (early: as decided above, a local being no weak data)
+				} else if k&walkEarly == 0 {
 					k |= walkLateLocal
 				}
+			}
+		} else {
+			// (Local weak data is data; no global is early.)
+			switch {
+			case !dataOrder(s):
+				k |= walkGlobalCode
+			case s.Bind() == elf.STBWeak && isDataSym(s) && inLocal(i): // so.localWeakData
+				k |= walkLocalWeak
+			default:
+				k |= walkGlobalData
 			}
 		}
 		w[i] = k
