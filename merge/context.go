@@ -436,6 +436,9 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		Rel:             nvlink118,
 		freeTablesBelow: releaseTablesBelow,
 	}
+	// (One hash for both tables: a section name queued for both is hashed
+	// once; see strQueue.)
+	c.Str.seed = c.ShStr.seed
 	c.setKeepPolicy()
 	if !opts.PlainMemory {
 		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{}

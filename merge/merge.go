@@ -319,6 +319,10 @@ const stoCudaObscure = shard.OtherAddrTaken
 // drops) into both string tables, in that order: .shstrtab as it is,
 // .strtab as strName gives it for output section text (-1: none).
 func (ctx *Context) addSecName(name string, text int32) {
+	if !ctx.obscure(text) {
+		ctx.addJoinedBoth(ctx.ShStr, ctx.Str, preNone, name)
+		return
+	}
 	ctx.addStr(ctx.ShStr, name, nil)
 	ctx.addStr(ctx.Str, ctx.strName(name, text), nil)
 }
@@ -338,8 +342,7 @@ func (ctx *Context) addJoinedSecName(have string, pre strPrefix, rest string, te
 		ctx.addSecName(p+rest, text)
 		return
 	}
-	ctx.addJoined(ctx.ShStr, pre, rest)
-	ctx.addJoined(ctx.Str, pre, rest)
+	ctx.addJoinedBoth(ctx.ShStr, ctx.Str, pre, rest)
 }
 
 // addDroppedName enters the name of an input symbol that gets no output

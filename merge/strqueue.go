@@ -26,11 +26,12 @@ import "unsafe"
 // three: while the collector marks, each pointer written costs a write
 // barrier, and merge queues some 220,000 of these at 10,000 objects.)
 type strOp struct {
-	s   string
-	dst *uint32   // receives the offset (nil: not wanted)
-	tab uint8     // which table (an index into strQueue.tabs)
-	pre strPrefix // the string is strPrefixes[pre]+s
-	dup bool      // AddDup, not Add
+	s    string
+	dst  *uint32   // receives the offset (nil: not wanted)
+	tab  uint8     // which table (an index into strQueue.tabs)
+	also uint8     // a second table the string goes to after tab, plus one (0: none)
+	pre  strPrefix // the string is strPrefixes[pre]+s
+	dup  bool      // AddDup, not Add
 }
 
 // strPrefix names one of the fixed beginnings of the names merge makes
@@ -128,17 +129,18 @@ func (q *strQueue) consume() {
 				q.tabs[ops[j].tab].prefetchFirst(hashes[j])
 			}
 			op := &ops[i]
-			var off uint32
-			switch {
-			case op.pre != preNone:
+			s, hashed := op.s, op.pre == preNone && op.s != ""
+			if op.pre != preNone {
 				// (put keeps no reference to s: a new string's bytes are
 				// copied into the table.)
 				joined = append(append(joined[:0], strPrefixes[op.pre]...), op.s...)
-				off = q.tabs[op.tab].put(unsafe.String(unsafe.SliceData(joined), len(joined)), op.dup)
-			case op.s == "":
-				off = q.tabs[op.tab].put("", op.dup)
-			default:
-				off = q.tabs[op.tab].putHashed(op.s, hashes[i], op.dup)
+				s = unsafe.String(unsafe.SliceData(joined), len(joined))
+			}
+			t := q.tabs[op.tab]
+			off := putMaybeHashed(t, s, hashed, hashes[i], op.dup)
+			if op.also != 0 {
+				u := q.tabs[op.also-1]
+				putMaybeHashed(u, s, hashed && u.seed == t.seed, hashes[i], op.dup)
 			}
 			if op.dst != nil {
 				*op.dst = off
@@ -161,19 +163,35 @@ const (
 )
 
 // hashAhead hashes op's string into *h and asks for its first slot (for
-// the plain additions other than "": a joined name is hashed in turn).
+// the plain additions other than "": a joined name is hashed in turn), in
+// its second table too when that hashes alike.
 func (q *strQueue) hashAhead(op *strOp, h *uint32) {
 	if op.pre == preNone && op.s != "" {
 		t := q.tabs[op.tab]
 		*h = t.hash(op.s)
 		t.prefetchSlot(*h)
+		if op.also != 0 {
+			if u := q.tabs[op.also-1]; u.seed == t.seed {
+				u.prefetchSlot(*h)
+			}
+		}
 	}
 }
 
-// push queues one addition to q.tabs[tab] (of strPrefixes[pre]+s).
-func (q *strQueue) push(tab uint8, pre strPrefix, s string, dst *uint32, dup bool) {
+// putMaybeHashed is t.put, or t.putHashed with h when hashed (s is not
+// "" and h is its hash in t).
+func putMaybeHashed(t *StrTab, s string, hashed bool, h uint32, dup bool) uint32 {
+	if hashed {
+		return t.putHashed(s, h, dup)
+	}
+	return t.put(s, dup)
+}
+
+// push queues one addition to q.tabs[tab] (of strPrefixes[pre]+s), and
+// after it to q.tabs[also-1] unless also is 0 (with dst for the first).
+func (q *strQueue) push(tab, also uint8, pre strPrefix, s string, dst *uint32, dup bool) {
 	b := q.cur
-	b.ops[b.n] = strOp{s: s, dst: dst, tab: tab, pre: pre, dup: dup}
+	b.ops[b.n] = strOp{s: s, dst: dst, tab: tab, also: also, pre: pre, dup: dup}
 	if b.n++; b.n == strBatch {
 		q.full <- b
 		select {
@@ -229,7 +247,7 @@ func (ctx *Context) addJoined(t *StrTab, pre strPrefix, s string) {
 // addJoinedTo is addStrTo of strPrefixes[pre]+s.
 func (ctx *Context) addJoinedTo(t *StrTab, pre strPrefix, s string, dst *uint32, dup bool) {
 	if q := ctx.strq; q != nil {
-		q.push(q.table(t), pre, s, dst, dup)
+		q.push(q.table(t), 0, pre, s, dst, dup)
 		return
 	}
 	t.mustNotBeQueued()
@@ -240,4 +258,16 @@ func (ctx *Context) addJoinedTo(t *StrTab, pre strPrefix, s string, dst *uint32,
 	if dst != nil {
 		*dst = off
 	}
+}
+
+// addJoinedBoth is addJoined of strPrefixes[pre]+s to t, then to u: one
+// queued addition for both tables (a section name nvlink enters in
+// .shstrtab and .strtab alike).
+func (ctx *Context) addJoinedBoth(t, u *StrTab, pre strPrefix, s string) {
+	if q := ctx.strq; q != nil {
+		q.push(q.table(t), q.table(u)+1, pre, s, nil, false)
+		return
+	}
+	ctx.addJoined(t, pre, s)
+	ctx.addJoined(u, pre, s)
 }
