@@ -90,10 +90,10 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 		sec.Pieces = sec.one[:]
 	} else {
 		if len(sec.Pieces) == cap(sec.Pieces) {
-			// Doubled, where append grows a long slice by a quarter: a
-			// section every object brings (.debug_frame: 10,000 pieces
-			// at 10,000 objects) then copies its pieces a dozen times
-			// fewer, into half the fresh memory.
+			// Doubled, not grown by a quarter as append grows a long
+			// slice: a section every object brings (.debug_frame, a
+			// piece an object) is copied into fresh memory log2(n)
+			// times, its discarded arrays together no larger than it.
 			sec.Pieces = append(make([]Piece, 0, 2*len(sec.Pieces)), sec.Pieces...)
 		}
 		sec.Pieces = append(sec.Pieces, p)
