@@ -47,6 +47,9 @@ func prefetchAhead(ctx *Context, objs []*Obj, k int) {
 		prefetch.Slice(f.Symbols)
 		prefetch.Slice(objs[j].resID)
 		prefetch.Slice(objs[j].relSecs)
+		// (The start of the kept contents: ptxas writes .shstrtab first,
+		// whose names hashObject reads.)
+		prefetch.Slice(f.Raw[:min(len(f.Raw), 512)])
 	}
 	if j := k + 1; j < len(objs) {
 		o := objs[j]
