@@ -31,9 +31,10 @@ const hashValid = 1 << 32
 
 // prefetchAhead asks for what the walk reads of the objects after objs[k],
 // in stages, each needing what the one before brought in: an object's
-// record four ahead, its file's record three ahead, its tables two ahead,
-// and the section names, resolutions, string table and the sections
-// mergeSectionRecords decodes of the next one.
+// record four ahead, its file's record three ahead, its tables and the
+// start of its contents two ahead, and the section names, resolutions,
+// string table and the sections mergeSectionRecords decodes of the next
+// one.
 func prefetchAhead(ctx *Context, objs []*Obj, k int) {
 	if j := k + 4; j < len(objs) {
 		prefetch.Range(unsafe.Pointer(objs[j]), unsafe.Sizeof(Obj{}))
