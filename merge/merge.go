@@ -130,7 +130,7 @@ func merge(ctx *Context) error {
 		ctx.hashObject(o)
 		mergeFile(ctx, o)
 	}
-	ctx.walk = walkHashes{}
+	ctx.walk, ctx.walkSyms = walkHashes{}, nil
 	for id := range ctx.unclaimedSecSyms {
 		ctx.Syms[id].dead = true
 	}
