@@ -140,6 +140,8 @@ type Context struct {
 	emptyProto    uint32             // .strtab offset of nvlink's empty prototype string (0: none)
 	protoNames    map[string]bool    // the inputs' prototype strings, under Release.StrtabSymbolsLast (strtab125.go)
 	protoOrder    []string           // protoNames in the order of their first appearance
+	walk          walkHashes         // while merge runs: the section name hashes of the object it walks
+	walkSyms      []walk             // while merge runs: its symbols' walks (symWalks)
 	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
 	sawEmptyProto bool               // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
 	liveRefs      []bool             // by symbol ID: named by relocations of live code (dce)
@@ -446,6 +448,9 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		Rel:             nvlink118,
 		freeTablesBelow: releaseTablesBelow,
 	}
+	// (One hash for both tables: a section name queued for both is hashed
+	// once; see strQueue.)
+	c.Str.seed = c.ShStr.seed
 	c.setKeepPolicy()
 	if !opts.PlainMemory {
 		c.mem, c.tables = &hugemem.Arena{}, &hugemem.Arena{}

@@ -119,15 +119,18 @@ func merge(ctx *Context) error {
 	}
 	offs := make([]uint64, nsec)
 	drops := make([]bool, nsec)
-	for _, o := range ctx.Objs {
+	for k, o := range ctx.Objs {
+		prefetchAhead(ctx, ctx.Objs, k)
 		n, m := len(o.F.Sections), len(o.F.Symbols)
 		o.SecMap, maps = maps[:n:n], maps[n:]
 		o.SymMap, maps = maps[:m:m], maps[m:]
 		o.SecOff, offs = offs[:n:n], offs[n:]
 		o.Drop, drops = drops[:n:n], drops[n:]
 		markWeakLosers(ctx, o)
+		ctx.hashObject(o)
 		mergeFile(ctx, o)
 	}
+	ctx.walk, ctx.walkSyms = walkHashes{}, nil
 	for id := range ctx.unclaimedSecSyms {
 		ctx.Syms[id].dead = true
 	}
@@ -290,7 +293,7 @@ func (ctx *Context) noteInfoSection(text int32, have string) {
 	}
 	ctx.infoSeen[text] = true
 	ctx.infoOrder = append(ctx.infoOrder, text)
-	ctx.addSecName(joined(have, ".nv.info", strings.TrimPrefix(ctx.Secs[text].Name, ".text")), text)
+	ctx.addJoinedSecName(have, preInfo, strings.TrimPrefix(ctx.Secs[text].Name, ".text"), text)
 }
 
 // infoNoted reports whether noteInfoSection has noted code section text.
@@ -315,8 +318,30 @@ const stoCudaObscure = shard.OtherAddrTaken
 // drops) into both string tables, in that order: .shstrtab as it is,
 // .strtab as strName gives it for output section text (-1: none).
 func (ctx *Context) addSecName(name string, text int32) {
+	if !ctx.obscure(text) {
+		ctx.addJoinedBoth(ctx.ShStr, ctx.Str, preNone, name)
+		return
+	}
 	ctx.addStr(ctx.ShStr, name, nil)
 	ctx.addStr(ctx.Str, ctx.strName(name, text), nil)
+}
+
+// addJoinedSecName is addSecName of strPrefixes[pre]+rest, a name made
+// from the beginning pre and rest: have, when it spells that name already
+// (an input section's own), is entered as it is; otherwise the name is
+// made only where the additions are not queued (addJoined), or for the
+// dots of an obscure function's.
+func (ctx *Context) addJoinedSecName(have string, pre strPrefix, rest string, text int32) {
+	p := strPrefixes[pre]
+	if len(have) == len(p)+len(rest) && strings.HasPrefix(have, p) && strings.HasSuffix(have, rest) {
+		ctx.addSecName(have, text)
+		return
+	}
+	if ctx.obscure(text) {
+		ctx.addSecName(p+rest, text)
+		return
+	}
+	ctx.addJoinedBoth(ctx.ShStr, ctx.Str, pre, rest)
 }
 
 // addDroppedName enters the name of an input symbol that gets no output
@@ -347,16 +372,23 @@ func (ctx *Context) noteProto(s string) {
 // strName is the .strtab form of the name of a section made for code
 // section text: the name itself, or dots when its function is obscure.
 func (ctx *Context) strName(name string, text int32) string {
-	if text >= 0 && ctx.Secs[text].InfoSym >= 0 && ctx.Syms[ctx.Secs[text].InfoSym].Other&stoCudaObscure != 0 {
+	if ctx.obscure(text) {
 		return strings.Repeat(".", len(name))
 	}
 	return name
+}
+
+// obscure reports whether the sections made for code section text (-1:
+// none) have their .strtab names written as dots (see strName).
+func (ctx *Context) obscure(text int32) bool {
+	return text >= 0 && ctx.Secs[text].InfoSym >= 0 && ctx.Syms[ctx.Secs[text].InfoSym].Other&stoCudaObscure != 0
 }
 
 // markWeakLosers drops the code sections of weak functions whose
 // definition another file wins, and the per-kernel data of losing entries,
 // and notes where replaced weak data lies (objRare.lostData).
 func markWeakLosers(ctx *Context, o *Obj) {
+	dropped := false // (some function's code dropped: its per-kernel data may go too)
 	for i := 1; i < len(o.F.Symbols); i++ {
 		s := &o.F.Symbols[i]
 		if s.Bind() == elf.STBLocal || s.Shndx == elf.SHNUndef || s.Shndx >= elf.SHNLoReserve {
@@ -369,6 +401,7 @@ func markWeakLosers(ctx *Context, o *Obj) {
 		switch {
 		case s.Type() == elf.STTFunc:
 			o.Drop[s.Shndx] = true
+			dropped = true
 			if r.File > int32(o.ID) && s.Bind() == elf.STBWeak {
 				r := o.more()
 				if r.laterWinner == nil {
@@ -383,7 +416,12 @@ func markWeakLosers(ctx *Context, o *Obj) {
 			r.lostData = append(r.lostData, lostRange{sec: s.Shndx, lo: s.Value, hi: s.Value + s.Size})
 		}
 	}
-	dropReplacedGlobal(o)
+	if dropReplacedGlobal(o) {
+		dropped = true
+	}
+	if !dropped {
+		return
+	}
 	// A losing weak entry's per-kernel data (.nv.constant0.<k>,
 	// .nv.shared.<k>: sections whose sh_info names its code) goes with it.
 	// A losing weak device function's constant bank stays, beside the
@@ -401,11 +439,11 @@ func markWeakLosers(ctx *Context, o *Obj) {
 // template variable's in every object but the first): nvlink 11.8 gives
 // them no room, where one holding other data too keeps the copy's room,
 // as initialized data (.nv.global.init) always does (crafted
-// weak-global-nobits, weak-vtables).
-func dropReplacedGlobal(o *Obj) {
+// weak-global-nobits, weak-vtables). It reports whether it dropped any.
+func dropReplacedGlobal(o *Obj) (dropped bool) {
 	lost := o.lostRanges()
 	if len(lost) == 0 {
-		return
+		return false
 	}
 	var other []bool // by section index: holds data not replaced
 	for i := 1; i < len(o.F.Symbols); i++ {
@@ -421,8 +459,10 @@ func dropReplacedGlobal(o *Obj) {
 	for _, r := range lost {
 		if sec := &o.F.Sections[r.sec]; sec.Type == elf.SHTCudaGlobal && (other == nil || !other[r.sec]) {
 			o.Drop[r.sec] = true
+			dropped = true
 		}
 	}
+	return dropped
 }
 
 // replacedCopy reports whether input symbol idx of o is a function whose

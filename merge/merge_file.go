@@ -17,10 +17,12 @@ import (
 // debug sections, then the other local symbols, then the global data
 // records, then a pass over the sections for what no symbol named.
 // Every walk reads the same classification (symbolOrder), computed from
-// the object alone, so the walks' predicates do not overlap.
+// the object alone, so the walks' predicates do not overlap; each
+// symbol's walks are decided once (symWalks), before the first.
 func mergeFile(ctx *Context, o *Obj) {
 	so := classifySymbols(o)
-	mergeFunctions(ctx, o)
+	so.walks = ctx.symWalks(so)
+	mergeFunctions(ctx, o, so)
 	mergeEarlyLocals(ctx, o, so)
 	mergeGlobalDataNames(ctx, o, so)
 	if !so.definesFunc {
@@ -36,6 +38,79 @@ type symbolOrder struct {
 	o           *Obj
 	definesFunc bool   // the object defines a function (else: debug sections early, mergeDataOnlyDebug)
 	holdsData   []bool // by section index: holds global data; nil while none is defined
+	walks       []walk // by symbol index: the walks that take it (symWalks)
+}
+
+// walk is a set of mergeFile's walks over the symbols, by the predicate
+// each walk tests (a symbol may satisfy several: each walk takes it).
+type walk uint8
+
+const (
+	walkLocalFunc  walk = 1 << iota // isLocalFunc: mergeFunctions
+	walkGlobalCode                  // a global that is not data (dataOrder): mergeFunctions
+	walkLocalWeak                   // symbolOrder.localWeakData: mergeEarlyLocals
+	walkEarly                       // symbolOrder.early: mergeEarlyLocals
+	walkGlobalData                  // global data (dataOrder), not local weak data: the names, then the records
+	walkLateLocal                   // the other locals of the local part: mergeLateSymbols
+	walkPastLocal                   // locals past the local part: mergeLateSymbols
+)
+
+// symWalks decides, for each symbol of so's object, which walks take it:
+// every predicate depends on the object's own tables only, so it is the
+// same before each walk as before the first. The array is the Context's,
+// reused from object to object.
+func (ctx *Context) symWalks(so symbolOrder) []walk {
+	o := so.o
+	syms := o.F.Symbols
+	w := ctx.walkSyms[:0]
+	if cap(w) < len(syms) {
+		w = make([]walk, 0, max(len(syms), 256))
+	}
+	w = w[:len(syms)]
+	if len(w) > 0 {
+		w[0] = 0 // (the null symbol: no walk)
+	}
+	nonLocal := o.firstNonLocal() // (inLocalPart, its bound read once)
+	inLocal := func(i int) bool {
+		if o.localByBinding {
+			return inLocalPart(o, i)
+		}
+		return i < nonLocal
+	}
+	for i := 1; i < len(syms); i++ {
+		s := &syms[i]
+		var k walk
+		if s.Bind() == elf.STBLocal {
+			// (No local is weak data, nor a global that is not data.)
+			localFunc := s.Type() == elf.STTFunc
+			if localFunc {
+				k |= walkLocalFunc
+			}
+			if so.early(i) {
+				k |= walkEarly
+			}
+			if !localFunc {
+				if !inLocal(i) {
+					k |= walkPastLocal
+				} else if k&walkEarly == 0 {
+					k |= walkLateLocal
+				}
+			}
+		} else {
+			// (Local weak data is data; no global is early.)
+			switch {
+			case !dataOrder(s):
+				k |= walkGlobalCode
+			case s.Bind() == elf.STBWeak && isDataSym(s) && inLocal(i): // so.localWeakData
+				k |= walkLocalWeak
+			default:
+				k |= walkGlobalData
+			}
+		}
+		w[i] = k
+	}
+	ctx.walkSyms = w
+	return w
 }
 
 func classifySymbols(o *Obj) symbolOrder {
@@ -97,13 +172,12 @@ func isLocalFunc(s *elf.Symbol) bool { return s.Bind() == elf.STBLocal && s.Type
 
 // mergeFunctions is the first walk: local functions, and the globals that
 // are not data, in symbol order.
-func mergeFunctions(ctx *Context, o *Obj) {
-	syms := o.F.Symbols
-	for i := 1; i < len(syms); i++ {
+func mergeFunctions(ctx *Context, o *Obj, so symbolOrder) {
+	for i, w := range so.walks {
 		switch {
-		case isLocalFunc(&syms[i]):
+		case w&walkLocalFunc != 0:
 			mergeSymbol(ctx, o, i)
-		case syms[i].Bind() != elf.STBLocal && !dataOrder(&syms[i]):
+		case w&walkGlobalCode != 0:
 			mergeGlobal(ctx, o, i)
 		}
 	}
@@ -113,9 +187,9 @@ func mergeFunctions(ctx *Context, o *Obj) {
 // locals (symbolOrder.early).
 func mergeEarlyLocals(ctx *Context, o *Obj, so symbolOrder) {
 	syms := o.F.Symbols
-	for i := 1; i < len(syms); i++ {
+	for i, w := range so.walks {
 		switch {
-		case so.localWeakData(i):
+		case w&walkLocalWeak != 0:
 			// Its section first, with its section symbol (a template
 			// variable beside strong data in .nv.global: crafted
 			// weak-global-order).
@@ -123,7 +197,7 @@ func mergeEarlyLocals(ctx *Context, o *Obj, so symbolOrder) {
 				mapSection(ctx, o, int(sh))
 			}
 			mergeGlobal(ctx, o, i)
-		case so.early(i):
+		case w&walkEarly != 0:
 			mergeSymbol(ctx, o, i)
 		}
 	}
@@ -133,8 +207,8 @@ func mergeEarlyLocals(ctx *Context, o *Obj, so symbolOrder) {
 // section and the name now, the record later (mergeLateSymbols).
 func mergeGlobalDataNames(ctx *Context, o *Obj, so symbolOrder) {
 	syms := o.F.Symbols
-	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() == elf.STBLocal || !dataOrder(&syms[i]) || so.localWeakData(i) {
+	for i, w := range so.walks {
+		if w&walkGlobalData == 0 {
 			continue
 		}
 		if o.System && o.inSectionNamed(&syms[i], isGlobalMemoryName) {
@@ -213,19 +287,18 @@ func mergeDataOnlyDebug(ctx *Context, o *Obj) {
 // part, the global data records, and the locals ptxas placed among the
 // globals (the .nv.constant0.<k> section symbols).
 func mergeLateSymbols(ctx *Context, o *Obj, so symbolOrder) {
-	syms := o.F.Symbols
-	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() == elf.STBLocal && !isLocalFunc(&syms[i]) && inLocalPart(o, i) && !so.early(i) {
+	for i, w := range so.walks {
+		if w&walkLateLocal != 0 {
 			mergeSymbol(ctx, o, i)
 		}
 	}
-	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() != elf.STBLocal && dataOrder(&syms[i]) && !so.localWeakData(i) {
+	for i, w := range so.walks {
+		if w&walkGlobalData != 0 {
 			mergeGlobal(ctx, o, i)
 		}
 	}
-	for i := 1; i < len(syms); i++ {
-		if syms[i].Bind() == elf.STBLocal && !isLocalFunc(&syms[i]) && !inLocalPart(o, i) {
+	for i, w := range so.walks {
+		if w&walkPastLocal != 0 {
 			mergeSymbol(ctx, o, i)
 		}
 	}
@@ -301,17 +374,17 @@ func nameRelocSections(ctx *Context, o *Obj, i int) {
 		return
 	}
 	target := o.F.SecName(t)
-	own, other := ".rela", ".rel"
+	own, other := preRela, preRel
 	if s.Type == elf.SHTRel {
 		own, other = other, own // sm_80 and older write REL
 	}
 	// (The relocation section's own name, as a rule: no concatenation
 	// then.)
-	ctx.addSecName(joined(o.F.SecName(i), own, target), o.SecMap[t])
+	ctx.addJoinedSecName(o.F.SecName(i), own, target, o.SecMap[t])
 	if ctx.keep.ResolvedRelocs {
 		// --preserve-relocs: nvlink names the section of the relocations
 		// it applies right after the kept ones.
-		ctx.addSecName(resolvedRela+target, o.SecMap[t])
+		ctx.addJoinedSecName("", preResolved, target, o.SecMap[t])
 	}
 	// nvlink also names a companion section (created, then dropped):
 	// ".rel<target>" when a relocation of code names data not defined
@@ -322,13 +395,13 @@ func nameRelocSections(ctx *Context, o *Obj, i int) {
 		return
 	}
 	nonAlloc := o.F.Sections[t].Flags&elf.SHFAlloc == 0
-	companion := relCompanion
+	companion := preRel // relCompanion
 	if nonAlloc {
 		companion = other
 	}
 	for k, r := range rels {
 		if ctx.relNeedsCompanion(o, k, r, t, s.Type == elf.SHTRela, nonAlloc) {
-			ctx.addSecName(companion+target, o.SecMap[t])
+			ctx.addJoinedSecName("", companion, target, o.SecMap[t])
 			break
 		}
 	}

@@ -1,6 +1,11 @@
 package merge
 
-import "github.com/warplink/warplink/shard"
+import (
+	"unsafe"
+
+	"github.com/warplink/warplink/internal/prefetch"
+	"github.com/warplink/warplink/shard"
+)
 
 // secNames is the output sections by name (Context.secNames): an
 // open-addressing table of (hash, section ID) slots whose names are the
@@ -54,6 +59,13 @@ func (t *secNames) find(secs []*OutSec, h uint32, name string) (int32, bool) {
 		if s.hash == h && secs[s.id-1].Name == name {
 			return s.id - 1, true
 		}
+	}
+}
+
+// prefetch asks for the slot a lookup of hash h reads first.
+func (t *secNames) prefetch(h uint32) {
+	if len(t.slots) > 0 {
+		prefetch.Line(uintptr(unsafe.Pointer(&t.slots[h&uint32(len(t.slots)-1)])))
 	}
 }
 

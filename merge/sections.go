@@ -47,10 +47,19 @@ func genSection(name string, typ uint32, flags, align, entsize uint64) OutSec {
 // addSection makes s (from genSection) the next output section: its ID,
 // and its name entered in the section name tables.
 func (ctx *Context) addSection(s *OutSec) {
+	var h uint32
+	if !ctx.secNamesDone {
+		h = secNameHash(s.Name)
+	}
+	ctx.addSectionHashed(s, h)
+}
+
+// addSectionHashed is addSection with the secNames hash h of s's name.
+func (ctx *Context) addSectionHashed(s *OutSec, h uint32) {
 	s.ID = int32(len(ctx.Secs))
 	ctx.Secs = append(ctx.Secs, s)
 	if !ctx.secNamesDone {
-		ctx.setSecName(s.ID)
+		ctx.secNames.set(ctx.Secs, h, s.ID)
 		ctx.noteSecName(s.ID, s.Name)
 	}
 	ctx.addStr(ctx.ShStr, s.Name, &s.nameOff)

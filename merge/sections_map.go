@@ -89,6 +89,13 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 		sec.one[0] = p
 		sec.Pieces = sec.one[:]
 	} else {
+		if len(sec.Pieces) == cap(sec.Pieces) {
+			// Doubled, not grown by a quarter as append grows a long
+			// slice: a section every object brings (.debug_frame, a
+			// piece an object) is copied into fresh memory log2(n)
+			// times, its discarded arrays together no larger than it.
+			sec.Pieces = append(make([]Piece, 0, 2*len(sec.Pieces)), sec.Pieces...)
+		}
 		sec.Pieces = append(sec.Pieces, p)
 	}
 	sec.Size = off + in.Size
@@ -103,7 +110,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 // its name.
 func newOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 	name := o.F.SecName(i)
-	h := secNameHash(name)
+	h := ctx.sectionHash(o, i)
 	if id, ok := ctx.secNames.find(ctx.Secs, h, name); ok {
 		return id
 	}
@@ -115,7 +122,7 @@ func newOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 // naming the first.
 func makeOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 	name := o.F.SecName(i)
-	h := secNameHash(name)
+	h := ctx.sectionHash(o, i)
 	_, filed := ctx.secNames.find(ctx.Secs, h, name)
 	return makeOutSectionNew(ctx, o, i, via, h, !filed)
 }
@@ -152,7 +159,7 @@ func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, h uint32, file b
 	// the crafted cases names ".rel.nv.constant<n>" for another bank,
 	// weak-loser-cleanup's bank 3 brought by its section symbol included.)
 	if via != viaDataSym && strings.HasPrefix(name, ".nv.constant0") {
-		ctx.addSecName(relCompanion+name, -1)
+		ctx.addJoinedSecName("", preRel, name, -1) // relCompanion
 	}
 	// A section brought in by a symbol gets a local section symbol.
 	ctx.keySection(id, o, i)

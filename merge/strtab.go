@@ -7,6 +7,7 @@ import (
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/hugemem"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // StrTab is a deduplicating ELF string table that keeps insertion order.
@@ -134,7 +135,11 @@ func (t *StrTab) add(s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	h := t.hash(s)
+	return t.addHashed(s, t.hash(s))
+}
+
+// addHashed is add of a string s other than "" whose hash is h.
+func (t *StrTab) addHashed(s string, h uint32) uint32 {
 	i := t.find(s, h)
 	if t.slots[i].off != 0 {
 		return t.slots[i].off
@@ -226,18 +231,49 @@ func (t *StrTab) put(s string, dup bool) uint32 {
 	return t.add(s)
 }
 
+// putHashed is put of a string s other than "" whose hash is h.
+func (t *StrTab) putHashed(s string, h uint32, dup bool) uint32 {
+	if dup {
+		return t.addDupHashed(s, h)
+	}
+	return t.addHashed(s, h)
+}
+
 // addDup is AddDup for a strQueue's consumer.
 func (t *StrTab) addDup(s string) uint32 {
-	if s != "" {
-		h := t.hash(s)
-		if i := t.find(s, h); t.slots[i].off == 0 {
-			return t.insert(i, s, h)
-		}
+	if s == "" {
+		return t.appendCopy(s)
 	}
+	return t.addDupHashed(s, t.hash(s))
+}
+
+// addDupHashed is addDup of a string s other than "" whose hash is h.
+func (t *StrTab) addDupHashed(s string, h uint32) uint32 {
+	if i := t.find(s, h); t.slots[i].off == 0 {
+		return t.insert(i, s, h)
+	}
+	return t.appendCopy(s)
+}
+
+// appendCopy appends s to the table without indexing it (a later copy).
+func (t *StrTab) appendCopy(s string) uint32 {
 	o := uint32(len(t.buf))
 	t.buf = append(t.buf, s...)
 	t.buf = append(t.buf, 0)
 	return o
+}
+
+// prefetchSlot asks for the first slot a lookup of hash h reads.
+func (t *StrTab) prefetchSlot(h uint32) {
+	prefetch.Line(uintptr(unsafe.Pointer(&t.slots[t.home(h)])))
+}
+
+// prefetchFirst asks for the bytes of the string in the first slot of
+// hash h, when its hash is h (the lookup compares them next).
+func (t *StrTab) prefetchFirst(h uint32) {
+	if e := t.slots[t.home(h)]; e.off != 0 && e.hash == h && int(e.off) < len(t.buf) {
+		prefetch.Line(uintptr(unsafe.Pointer(&t.buf[e.off])))
+	}
 }
 
 // Bytes is the encoded table.

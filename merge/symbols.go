@@ -361,14 +361,20 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 		// (Kernels left out by --kernels-used are handled as plain
 		// functions; the host objects' information is not used yet:
 		// crafted host-info.)
-		ctx.noteInfoSection(sec, "")
 		n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
+		// (Its slot asked for ahead of the lookup below, its hash made
+		// once for both the lookup and the new section's filing.)
+		h := secNameHash(n)
+		ctx.secNames.prefetch(h)
+		ctx.noteInfoSection(sec, "")
 		if i, ok := o.sectionNamed(n); ok && !o.Drop[i] {
 			mapSection(ctx, o, i)
-		} else if _, ok := ctx.secNamed(n); !ok {
+		} else if _, ok := ctx.secNames.find(ctx.Secs, h, n); !ok {
 			// Created empty; it stays only if layout puts module-scope or
 			// extern shared memory in it.
-			sh := ctx.newSection(n, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)
+			sh := ctx.allocSec()
+			*sh = genSection(n, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)
+			ctx.addSectionHashed(sh, h)
 			sh.Nobits = true
 			sh.infoObj, sh.infoIn = int32(o.ID), int32(s.Shndx)
 			sh.SymID = newSym(ctx, OutSym{Name: n, Info: elf.STTSection, Sec: sh.ID, IsSecSym: true, File: int32(o.ID)}, false)

@@ -1,0 +1,109 @@
+package merge
+
+// walkahead: merge's serial walk asks for each object's tables before it
+// reaches them, and for the name-table slots of an object's sections before
+// it looks them up.
+//
+// The walk reads every object's section headers, symbols and resolution
+// IDs once, in file order, and looks up the names of about half its
+// sections in secNames; each first read of those missed the caches (the
+// inputs were parsed on other cores, long before), one miss after the
+// other. Prefetches issued a few objects ahead let those misses overlap the
+// walk instead. They are hints only: what the walk does, and so every
+// output, is the same without them.
+
+import (
+	"unsafe"
+
+	"github.com/warplink/warplink/internal/prefetch"
+)
+
+// walkHashes holds the secNames hashes of one object's section names,
+// made as the walk reaches the object (hashObject), so that their slots are
+// asked for before the first lookup.
+type walkHashes struct {
+	o *Obj
+	h []uint64 // by section index: hash | hashValid; 0 where not made
+}
+
+// hashValid marks a hash walkHashes made.
+const hashValid = 1 << 32
+
+// prefetchAhead asks for what the walk reads of the objects after objs[k],
+// in stages, each needing what the one before brought in: an object's
+// record four ahead, its file's record three ahead, its tables and the
+// start of its contents two ahead, and the section names, resolutions,
+// string table and the sections mergeSectionRecords decodes of the next
+// one.
+func prefetchAhead(ctx *Context, objs []*Obj, k int) {
+	if j := k + 4; j < len(objs) {
+		prefetch.Range(unsafe.Pointer(objs[j]), unsafe.Sizeof(Obj{}))
+	}
+	if j := k + 3; j < len(objs) {
+		prefetch.Range(unsafe.Pointer(objs[j].F), unsafe.Sizeof(*objs[j].F))
+	}
+	if j := k + 2; j < len(objs) {
+		f := objs[j].F
+		prefetch.Slice(f.Sections)
+		prefetch.Slice(f.Symbols)
+		prefetch.Slice(objs[j].resID)
+		prefetch.Slice(objs[j].relSecs)
+		// (The start of the kept contents: ptxas writes .shstrtab first,
+		// whose names hashObject reads.)
+		prefetch.Slice(f.Raw[:min(len(f.Raw), 512)])
+	}
+	if j := k + 1; j < len(objs) {
+		o := objs[j]
+		if i := int(o.F.Header.Shstrndx); i > 0 && i < len(o.F.Sections) {
+			prefetch.Slice(o.F.Sections[i].Data())
+		}
+		// (What mergeSectionRecords reads: the names in .strtab, the
+		// first .nv.info, call graph and prototype sections, the first
+		// entries of each relocation section.)
+		prefetch.Slice(o.strtab())
+		for _, t := range [...]typedSecs{o.infos, o.cg, o.proto} {
+			if i := t.first(); t != 0 && i < len(o.F.Sections) {
+				prefetch.Slice(o.F.Sections[i].Data())
+			}
+		}
+		for _, r := range o.relSecs {
+			if len(r.rels) > 0 {
+				prefetch.Line(uintptr(unsafe.Pointer(&r.rels[0])))
+			}
+		}
+		for _, id := range o.resID {
+			if id >= 0 && int(id) < len(ctx.Res) {
+				prefetch.Line(uintptr(unsafe.Pointer(&ctx.Res[id])))
+			}
+		}
+	}
+}
+
+// hashObject makes the secNames hashes of o's section names that the walk
+// may look up (those of sections it copies) and asks for their slots.
+func (ctx *Context) hashObject(o *Obj) {
+	w := &ctx.walk
+	n := len(o.F.Sections)
+	if cap(w.h) < n {
+		w.h = make([]uint64, max(n, 64))
+	}
+	w.o, w.h = o, w.h[:n]
+	for i := range o.F.Sections {
+		s := &o.F.Sections[i]
+		if i == 0 || regenerated(s) || o.Drop[i] {
+			w.h[i] = 0
+			continue
+		}
+		h := secNameHash(o.F.SecName(i))
+		w.h[i] = uint64(h) | hashValid
+		ctx.secNames.prefetch(h)
+	}
+}
+
+// sectionHash is the secNames hash of the name of input section i of o.
+func (ctx *Context) sectionHash(o *Obj, i int) uint32 {
+	if w := &ctx.walk; w.o == o && i < len(w.h) && w.h[i]&hashValid != 0 {
+		return uint32(w.h[i])
+	}
+	return secNameHash(o.F.SecName(i))
+}
