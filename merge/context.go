@@ -333,37 +333,78 @@ type Piece struct {
 	Offset uint64
 }
 
-// OutSec is an output section.
+// OutSec is an output section. (A link makes some 4 an object, 400,000
+// at 100,000 objects: the fields are ordered by size to leave no padding,
+// and what few sections have is apart, in gen. 136 bytes.)
 type OutSec struct {
-	ID         int32
-	nameOff    uint32 // offset of Name in .shstrtab (set when created)
-	Type       uint32
-	InfoSym    int32  // symbol ID named by sh_info (text, nv.info.<f>, constant0.<f>); -1 none
-	InfoSec    int32  // section ID named by sh_info (rela, nv.info.<f>); -1 none
-	InfoExtra  uint32 // high bits of sh_info kept from the input (.text register count)
-	infoObj    int32  // with infoIn: the input section sh_info names (per-kernel data sections)
-	infoIn     int32
-	SymID      int32 // its section symbol; -1 none
+	ID      int32
+	nameOff uint32 // offset of Name in .shstrtab (set when created)
+	Type    uint32
+	InfoSym int32 // symbol ID named by sh_info (text, nv.info.<f>, constant0.<f>); -1 none
+	InfoSec int32 // section ID named by sh_info (rela, nv.info.<f>); -1 none
+	infoObj int32 // with infoIn: the input section sh_info names (per-kernel data sections)
+	infoIn  int32
+	SymID   int32  // its section symbol; -1 none
+	Entsize uint32 // (32 bits in the inputs and the output)
+	// InfoExtra is sh_info's high byte kept from the input (.text register
+	// count).
+	InfoExtra  uint8
 	Nobits     bool
 	LinkSymtab bool
 	Dead       bool
 	keep       bool // written even when empty
-	// (Fields ordered by size, to leave no padding.)
-	Name    string
-	Flags   uint64
-	Align   uint64
-	Entsize uint64
-	Size    uint64
-	Pieces  []Piece // (a single piece in one: no allocation of its own)
-	Data    []byte  // generated contents (nv.info, callgraph, rela, ...)
-
-	gen *genSec // what only a few generated sections have (relocations too)
+	pieced     bool // body holds Pieces, not Data
+	Name       string
+	Flags      uint64
+	// Align is 64 bits: a shared variable's alignment comes from its
+	// symbol's value, which a forged input makes past 2^32 (write then
+	// refuses the output's size: TestForgedSharedAlignment).
+	Align uint64
+	Size  uint64
+	// body is the section's generated contents (nv.info, callgraph, rela,
+	// ...: Data, SetData) or, in a merged section, its pieces (Pieces,
+	// setPieces), as no section has both.
+	body []byte
+	gen  *genSec // what only a few generated sections have (relocations too)
 	// one holds Pieces while there is one (most merged sections: a
 	// function's code, its constant bank), sparing each an allocation of
 	// its own (at 10,000 generated objects some 30,000 of the heap's
 	// objects); a second piece moves them to the heap (append).
 	one [1]Piece
 }
+
+// Data is s's generated contents (nil: none, or a merged section, whose
+// bytes are its Pieces').
+func (s *OutSec) Data() []byte {
+	if s.pieced {
+		return nil
+	}
+	return s.body
+}
+
+// SetData makes b s's generated contents, in place of any pieces.
+func (s *OutSec) SetData(b []byte) { s.body, s.pieced = b, false }
+
+// Pieces is the input sections merged into s, in output order.
+func (s *OutSec) Pieces() []Piece {
+	if !s.pieced {
+		return nil
+	}
+	n, c := len(s.body)/pieceSize, cap(s.body)/pieceSize
+	return unsafe.Slice((*Piece)(unsafe.Pointer(unsafe.SliceData(s.body))), c)[:n]
+}
+
+// setPieces makes l s's pieces (nil: none), in place of any contents.
+func (s *OutSec) setPieces(l []Piece) {
+	if l == nil {
+		s.body, s.pieced = nil, false
+		return
+	}
+	c := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), cap(l)*pieceSize)
+	s.body, s.pieced = c[:len(l)*pieceSize], true
+}
+
+const pieceSize = int(unsafe.Sizeof(Piece{}))
 
 // genSec is what a few generated sections carry (apart, to keep every
 // other output section smaller: a link makes some 4 output sections an
@@ -381,15 +422,15 @@ type genSec struct {
 // which spares each of them (at 100,000 objects some 75,000) a record of
 // its own.
 func (s *OutSec) relocs() []OutRel {
-	if !isRelocType(s.Type) || len(s.Data) == 0 {
+	if !isRelocType(s.Type) || s.pieced || len(s.body) == 0 {
 		return nil
 	}
-	return unsafe.Slice((*OutRel)(unsafe.Pointer(unsafe.SliceData(s.Data))), len(s.Data)/int(unsafe.Sizeof(OutRel{})))
+	return unsafe.Slice((*OutRel)(unsafe.Pointer(unsafe.SliceData(s.body))), len(s.body)/int(unsafe.Sizeof(OutRel{})))
 }
 
 // setRelocs makes l (not empty) the entries of relocation section s.
 func (s *OutSec) setRelocs(l []OutRel) {
-	s.Data = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), len(l)*int(unsafe.Sizeof(OutRel{})))
+	s.SetData(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), len(l)*int(unsafe.Sizeof(OutRel{}))))
 }
 
 // isRelocType reports the section types of relocation sections.

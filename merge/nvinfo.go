@@ -144,7 +144,8 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	propagateRegCount(ctx, global)
 	n := len(global)
 	global, unknown := stackSizes(ctx, global, texts, perFunc)
-	gs.Data, gs.Size = global, uint64(len(global))
+	gs.SetData(global)
+	gs.Size = uint64(len(global))
 	gs.gen = &genSec{minStack: n}
 	// Each function's section: its records and its section record
 	// prepared in parallel (the first touch of the records' fresh memory
@@ -210,7 +211,8 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		for i := range recs {
 			out = appendCompact(out, &recs[i])
 		}
-		s.Data, s.Size = out, uint64(len(out))
+		s.SetData(out)
+		s.Size = uint64(len(out))
 		return nil
 	})
 	ctx.Secs = slices.Grow(ctx.Secs, len(live)) // (grown once)
@@ -296,12 +298,12 @@ func encodeInfo(ctx *Context) {
 
 func encodeInfoSection(ctx *Context, s *OutSec) {
 	if s.gen != nil { // (.nv.info)
-		sortMinStack(ctx, s.Data[s.gen.minStack:])
+		sortMinStack(ctx, s.Data()[s.gen.minStack:])
 		if ctx.Opts.Verbose {
-			ctx.infoReport = append([]byte(nil), s.Data...) // (-v reports from its records)
+			ctx.infoReport = append([]byte(nil), s.Data()...) // (-v reports from its records)
 		}
 	}
-	patchCompact(ctx, s.Data)
+	patchCompact(ctx, s.Data())
 }
 
 // sortMinStack orders .nv.info's MIN_STACK_SIZE records (compact, in b)

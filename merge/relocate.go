@@ -555,16 +555,16 @@ func (ctx *Context) isGlobalMemory(sec int32) bool {
 // written so far, so a later piece that covers it still wins.)
 func (ctx *Context) fillSection(s *OutSec, b []byte, lo uint64) {
 	hi := lo + uint64(len(b))
-	if s.Data != nil {
+	if data := s.Data(); data != nil {
 		n := 0
-		if lo < uint64(len(s.Data)) {
-			n = copy(b, s.Data[lo:])
+		if lo < uint64(len(data)) {
+			n = copy(b, data[lo:])
 		}
 		clear(b[n:])
 		return
 	}
 	cur := lo // b holds the section's bytes up to cur
-	for _, p := range s.Pieces {
+	for _, p := range s.Pieces() {
 		data := ctx.Objs[p.Obj].F.Sections[p.Sec].Data()
 		from, to := max(p.Offset, lo), min(p.Offset+uint64(len(data)), hi)
 		if from >= to {

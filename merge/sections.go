@@ -40,7 +40,7 @@ func (ctx *Context) newSection(name string, typ uint32, flags, align, entsize ui
 // makes it a section of the output (newSection does both; buildNvInfo
 // prepares its many records in parallel, then adds them in order).
 func genSection(name string, typ uint32, flags, align, entsize uint64) OutSec {
-	return OutSec{Name: name, Type: typ, Flags: flags, Align: align, Entsize: entsize,
+	return OutSec{Name: name, Type: typ, Flags: flags, Align: align, Entsize: uint32(entsize),
 		InfoSym: -1, InfoSec: -1, SymID: -1}
 }
 

@@ -74,16 +74,16 @@ func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 	hdrs := elf.SliceOf[shdr](ctx.fixed+len(ctx.Order), ctx.lateMapped)
 	fixed := &[5]OutSec{
 		{},
-		{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1, Data: shstr},
-		{nameOff: ctx.ShStr.Add(".strtab"), Type: elf.SHTStrtab, Align: 1, Data: str},
-		{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, Entsize: elf.SymSize, Data: symtab},
+		{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1, body: shstr},
+		{nameOff: ctx.ShStr.Add(".strtab"), Type: elf.SHTStrtab, Align: 1, body: str},
+		{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, Entsize: elf.SymSize, body: symtab},
 	}
 	hdrs[0].sec = &fixed[0]
 	hdrs[1] = shdr{sec: &fixed[1], size: uint64(len(shstr))}
 	hdrs[2] = shdr{sec: &fixed[2], size: uint64(len(str))}
 	hdrs[3] = shdr{sec: &fixed[3], size: uint64(len(symtab)), link: 2, info: uint32(ctx.firstGlobal)}
 	if ctx.fixed == 5 {
-		fixed[4] = OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, Entsize: 4, Data: shndx}
+		fixed[4] = OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, Entsize: 4, body: shndx}
 		hdrs[4] = shdr{sec: &fixed[4], size: uint64(len(shndx)), link: 3}
 	}
 	for i, id := range ctx.Order {
@@ -101,7 +101,7 @@ func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 		}
 		switch {
 		case s.InfoSym >= 0 && ctx.Syms[s.InfoSym].Index > 0:
-			h.info = uint32(ctx.Syms[s.InfoSym].Index) | s.InfoExtra
+			h.info = uint32(ctx.Syms[s.InfoSym].Index) | uint32(s.InfoExtra)<<24
 		case s.InfoSec >= 0:
 			h.info = uint32(ctx.sectionIndex(s.InfoSec))
 		}
