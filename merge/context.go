@@ -160,6 +160,10 @@ type Context struct {
 	// an object without functions that no input's section symbol has
 	// named so far (mergeFile); dropped at the end of merge.
 	unclaimedSecSyms map[int32]bool
+	// wideEntsize holds the sh_entsize of the output sections whose
+	// entsize field is wideEntsize (an input's of 65,535 or more: none
+	// in the corpus), by section ID.
+	wideEntsize map[int32]uint32
 }
 
 // Obj is one relocatable cubin taking part in the link. (A link holds one
@@ -335,7 +339,7 @@ type Piece struct {
 
 // OutSec is an output section. (A link makes some 4 an object, 400,000
 // at 100,000 objects: the fields are ordered by size to leave no padding,
-// and what few sections have is apart, in gen. 136 bytes.)
+// and what few sections have is apart, in gen. 128 bytes.)
 type OutSec struct {
 	ID      int32
 	nameOff uint32 // offset of Name in .shstrtab (set when created)
@@ -344,8 +348,10 @@ type OutSec struct {
 	InfoSec int32 // section ID named by sh_info (rela, nv.info.<f>); -1 none
 	infoObj int32 // with infoIn: the input section sh_info names (per-kernel data sections)
 	infoIn  int32
-	SymID   int32  // its section symbol; -1 none
-	Entsize uint32 // (32 bits in the inputs and the output)
+	SymID   int32 // its section symbol; -1 none
+	// entsize is sh_entsize, or wideEntsize for one that Context.wideEntsize
+	// holds (Context.entsize reads it; setEntsize sets it).
+	entsize uint16
 	// InfoExtra is sh_info's high byte kept from the input (.text register
 	// count).
 	InfoExtra  uint8
@@ -405,6 +411,30 @@ func (s *OutSec) setPieces(l []Piece) {
 }
 
 const pieceSize = int(unsafe.Sizeof(Piece{}))
+
+// wideEntsize marks an OutSec.entsize that Context.wideEntsize holds.
+const wideEntsize = 0xFFFF
+
+// entsize is s's sh_entsize.
+func (ctx *Context) entsize(s *OutSec) uint32 {
+	if s.entsize == wideEntsize {
+		return ctx.wideEntsize[s.ID]
+	}
+	return uint32(s.entsize)
+}
+
+// setEntsize makes v the sh_entsize of s (a section of the link: its ID
+// set).
+func (ctx *Context) setEntsize(s *OutSec, v uint32) {
+	if v < wideEntsize {
+		s.entsize = uint16(v)
+		return
+	}
+	if ctx.wideEntsize == nil {
+		ctx.wideEntsize = map[int32]uint32{}
+	}
+	s.entsize, ctx.wideEntsize[s.ID] = wideEntsize, v
+}
 
 // genSec is what a few generated sections carry (apart, to keep every
 // other output section smaller: a link makes some 4 output sections an

@@ -177,7 +177,7 @@ func relocate(ctx *Context) error {
 		if m.obj >= 0 {
 			have = ctx.Objs[m.obj].F.SecName(int(m.in))
 		}
-		sec := ctx.newSection(joined(have, kind.prefix, ctx.Secs[k.tgt].Name), kind.typ, 0, 8, kind.ent)
+		sec := ctx.newSection(joined(have, kind.prefix, ctx.Secs[k.tgt].Name), kind.typ, 0, 8, uint16(kind.ent))
 		sec.LinkSymtab = true
 		sec.InfoSec = k.tgt
 		sec.setRelocs(l)

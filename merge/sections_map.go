@@ -132,9 +132,10 @@ func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, h uint32, file b
 	sec := ctx.allocSec()
 	*sec = OutSec{
 		ID: int32(len(ctx.Secs)), Name: name, Type: typ, Flags: o.F.SecFlags(i),
-		Align: uint64(in.Addralign), Entsize: in.Entsize, Nobits: nobits,
+		Align: uint64(in.Addralign), Nobits: nobits,
 		InfoSym: -1, InfoSec: -1, SymID: -1,
 	}
+	ctx.setEntsize(sec, in.Entsize)
 	if in.Type == elf.SHTProgbits && in.Flags&elf.SHFExecInstr != 0 {
 		sec.LinkSymtab = true
 		sec.InfoExtra = uint8(in.Info >> 24)

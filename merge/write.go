@@ -76,14 +76,14 @@ func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 		{},
 		{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1, body: shstr},
 		{nameOff: ctx.ShStr.Add(".strtab"), Type: elf.SHTStrtab, Align: 1, body: str},
-		{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, Entsize: elf.SymSize, body: symtab},
+		{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, entsize: elf.SymSize, body: symtab},
 	}
 	hdrs[0].sec = &fixed[0]
 	hdrs[1] = shdr{sec: &fixed[1], size: uint64(len(shstr))}
 	hdrs[2] = shdr{sec: &fixed[2], size: uint64(len(str))}
 	hdrs[3] = shdr{sec: &fixed[3], size: uint64(len(symtab)), link: 2, info: uint32(ctx.firstGlobal)}
 	if ctx.fixed == 5 {
-		fixed[4] = OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, Entsize: 4, body: shndx}
+		fixed[4] = OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, entsize: 4, body: shndx}
 		hdrs[4] = shdr{sec: &fixed[4], size: uint64(len(shndx)), link: 3}
 	}
 	for i, id := range ctx.Order {
@@ -183,7 +183,7 @@ func putSectionHeaders(ctx *Context, hdrs []shdr, b []byte, i, j int) {
 		h := &hdrs[k]
 		s := h.sec
 		sh := elf.Shdr{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
-			Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: uint32(s.Entsize)}
+			Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: ctx.entsize(s)}
 		if ctx.Rel.InfoLink && infoLinked(s) {
 			sh.Flags |= elf.SHFInfoLink
 		}
