@@ -164,6 +164,9 @@ type Context struct {
 	// entsize field is wideEntsize (an input's of 65,535 or more: none
 	// in the corpus), by section ID.
 	wideEntsize map[int32]uint32
+	// infoSecs is the storage of finalize's .nv.info.<f> sections
+	// (newSecChunks), kept for what mapped ones point to on the heap.
+	infoSecs secChunks
 }
 
 // Obj is one relocatable cubin taking part in the link. (A link holds one

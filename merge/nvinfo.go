@@ -14,6 +14,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
 )
@@ -159,7 +161,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	}
 	ctaidz := ctaidzEntries(ctx, perFunc, live)
 	mbarriers := mbarrierEntries(ctx, perFunc, live)
-	made := newSecChunks(len(live))
+	made := newSecChunks(ctx, len(live))
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
 		t := live[k]
 		var buf [24]infoRec // (most functions' records fit: no allocation)
@@ -200,14 +202,14 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 			recs = append(recs, ext) // (after that one: testdata/crafted/externs-moved)
 		}
 		s := made.at(k)
-		*s = genSection(".nv.info"+strings.TrimPrefix(ctx.Secs[t].Name, ".text"), elf.SHTCudaInfo, 0, 4, 0)
+		*s = genSection(made.name(ctx, ".nv.info", strings.TrimPrefix(ctx.Secs[t].Name, ".text")), elf.SHTCudaInfo, 0, 4, 0)
 		s.LinkSymtab = true
 		s.InfoSec = t
 		size := 0
 		for i := range recs {
 			size += compactSize(&recs[i])
 		}
-		out := ctx.lateAlloc(size)[:0]
+		out := made.bytes(ctx, size)[:0]
 		for i := range recs {
 			out = appendCompact(out, &recs[i])
 		}
@@ -671,22 +673,70 @@ func objectInfo(ctx *Context, o *Obj) (global []byte, perFunc []funcRecs) {
 // (160 KiB).
 const secChunk = 1024
 
-// secChunks is storage for n output sections in chunks of secChunk:
-// memory the heap can take from the free runs that earlier passes' garbage
-// left, where a single array of them (21 MB for 120,000 functions) would
-// need fresh pages.
-type secChunks [][]OutSec
+// secChunks is storage for n output sections in chunks of secChunk: in
+// the inputs' tables' memory when releaseTables reset it for reuse
+// (mapped), whose pages are resident already (at 100,000 objects 16 MB of
+// sections and 5 MB of names that finalize, where the heap peaks, would
+// otherwise add to the heap), else from the heap, which can take chunks
+// from the free runs that earlier passes' garbage left, where a single
+// array of them (15 MB for 120,000 functions) would need fresh pages.
+// The collector does not scan the tables' memory: a section there holds
+// pointers only into it (its name and contents from name and bytes).
+type secChunks struct {
+	c      [][]OutSec
+	mapped bool
+	mu     *sync.Mutex // guards keep
+	keep   *[][]byte   // heap bytes a mapped section points to (mappings failed), kept alive from here
+}
 
-func newSecChunks(n int) secChunks {
-	c := make(secChunks, (n+secChunk-1)/secChunk)
-	for i := range c {
-		c[i] = make([]OutSec, min(secChunk, n-i*secChunk))
+func newSecChunks(ctx *Context, n int) secChunks {
+	c := secChunks{c: make([][]OutSec, (n+secChunk-1)/secChunk), mapped: true, mu: new(sync.Mutex), keep: new([][]byte)}
+	for i := range c.c {
+		k := min(secChunk, n-i*secChunk)
+		b := ctx.lateMapped(k * int(unsafe.Sizeof(OutSec{})))
+		if b == nil {
+			c.mapped = false
+			break
+		}
+		c.c[i] = unsafe.Slice((*OutSec)(unsafe.Pointer(unsafe.SliceData(b))), k) // (cleared: zero OutSecs)
 	}
+	if !c.mapped {
+		for i := range c.c {
+			c.c[i] = make([]OutSec, min(secChunk, n-i*secChunk))
+		}
+	}
+	ctx.infoSecs = c
 	return c
 }
 
 // at is section k's storage.
-func (c secChunks) at(k int) *OutSec { return &c[k/secChunk][k%secChunk] }
+func (c secChunks) at(k int) *OutSec { return &c.c[k/secChunk][k%secChunk] }
+
+// bytes returns n bytes for a section of c to point to: from the tables'
+// memory for a mapped one.
+func (c secChunks) bytes(ctx *Context, n int) []byte {
+	if !c.mapped || n == 0 {
+		return ctx.lateAlloc(n)
+	}
+	if b := ctx.lateMapped(n); b != nil {
+		return b
+	}
+	b := make([]byte, n)
+	c.mu.Lock()
+	*c.keep = append(*c.keep, b)
+	c.mu.Unlock()
+	return b
+}
+
+// name returns a+b for a section of c to be named.
+func (c secChunks) name(ctx *Context, a, b string) string {
+	if !c.mapped {
+		return a + b
+	}
+	s := c.bytes(ctx, len(a)+len(b))
+	copy(s[copy(s, a):], b)
+	return unsafe.String(unsafe.SliceData(s), len(s))
+}
 
 // globalInfo is .nv.info's contents in compact form: every object's
 // global records, the last object's first, each object's reversed (nvlink

@@ -71,7 +71,11 @@ func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 	shstr := ctx.ShStr.Bytes()
 	str := ctx.Str.Bytes()
 
-	hdrs := elf.SliceOf[shdr](ctx.fixed+len(ctx.Order), ctx.lateMapped)
+	n, alloc := ctx.fixed+len(ctx.Order), elf.Alloc(ctx.lateMapped)
+	if heapRoom(n * shdrBytes) {
+		alloc = nil
+	}
+	hdrs := elf.SliceOf[shdr](n, alloc)
 	fixed := &[5]OutSec{
 		{},
 		{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1, body: shstr},
@@ -226,7 +230,7 @@ func writeSink(ctx *Context, total uint64) (sink io.Writer, mem *bytes.Buffer, e
 // symbol tables from arenaTablesFrom (10,000 objects, 1 MB of symbols:
 // write a tenth faster, median peak RSS 1.8 MB lower).
 func writeBuffer(ctx *Context, n int, large bool) []byte {
-	if !large {
+	if !large || heapRoom(n) {
 		return make([]byte, n)
 	}
 	return ctx.lateAlloc(n)
