@@ -62,10 +62,10 @@ func write(ctx *Context) error {
 // past SHN_LORESERVE sections, .symtab_shndx; their contents are known
 // once every symbol has an index, and nvlink adds their names first),
 // then the sections in Context.Order, at index ctx.fixed onwards. The
-// table is in the inputs' tables' memory when finalize reset it for reuse
-// (lateMapped: a large link, whose heap has no free run of pages that
-// size left by then); the fixed sections' stand-ins, which only it points
-// to, are returned to be kept alive while it is used.
+// table is in the heap's free pages when it has room (heapRoom), else in
+// the inputs' tables' memory when finalize reset it for reuse
+// (lateMapped); the fixed sections' stand-ins, which only it points to,
+// are returned to be kept alive while it is used.
 func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 	symtab, shndx := buildSymtab(ctx)
 	shstr := ctx.ShStr.Bytes()
@@ -228,7 +228,9 @@ func writeSink(ctx *Context, total uint64) (sink io.Writer, mem *bytes.Buffer, e
 // large: the run buffers of a file of heapRunsBelow or more (10,000
 // objects: 7-14 ms more from the heap, for about 2 MB less peak RSS), the
 // symbol tables from arenaTablesFrom (10,000 objects, 1 MB of symbols:
-// write a tenth faster, median peak RSS 1.8 MB lower).
+// write a tenth faster, median peak RSS 1.8 MB lower). A heap far from
+// its limit with that much free (heapRoom: 100,000 objects) gives them
+// anyway.
 func writeBuffer(ctx *Context, n int, large bool) []byte {
 	if !large || heapRoom(n) {
 		return make([]byte, n)
