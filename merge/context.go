@@ -200,7 +200,7 @@ type Obj struct {
 
 	SymMap  []int32    // input symbol index -> output symbol ID, none or local data (symmap.go)
 	SecMap  []int32    // input section index -> output section ID (-1: none)
-	SecOff  []uint64   // input section index -> offset of its contribution in the output section (until relocate)
+	SecOff  []uint32   // input section index -> offset of its contribution in the output section (until relocate; secOff reads it)
 	Drop    []bool     // input section dropped (weak loser, regenerated section)
 	relSecs []relocSec // decoded relocation sections, in input section order
 	resID   []int32    // input symbol index -> Context.Res index (-1: local)
@@ -233,6 +233,37 @@ type objRare struct {
 	// the collector does not look.
 	private   [][]byte
 	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
+	// wideOff holds the contribution offsets of 4 GiB and more (only
+	// inputs with huge sections without contents reach them), by input
+	// section index, where SecOff holds wideOff.
+	wideOff map[int32]uint64
+}
+
+// wideOff marks an Obj.SecOff entry that objRare.wideOff holds (SecOff
+// is 32 bits: 5.5 MB less at 100,000 objects, 1.4 million sections).
+const wideOff = 0xFFFFFFFF
+
+// secOff is the offset of input section i's contribution in its output
+// section.
+func (o *Obj) secOff(i int) uint64 {
+	if v := o.SecOff[i]; v != wideOff {
+		return uint64(v)
+	}
+	return o.rare.wideOff[int32(i)]
+}
+
+// setSecOff makes off input section i's contribution offset (merge: o's
+// objRare may be made).
+func (o *Obj) setSecOff(i int, off uint64) {
+	if off < wideOff {
+		o.SecOff[i] = uint32(off)
+		return
+	}
+	r := o.more()
+	if r.wideOff == nil {
+		r.wideOff = map[int32]uint64{}
+	}
+	o.SecOff[i], r.wideOff[int32(i)] = wideOff, off
 }
 
 // more is o's objRare, made on first use: only where no other goroutine

@@ -183,7 +183,7 @@ func (ctx *Context) funcBankValue(o *Obj, in *elf.Symbol, sec int32) (uint64, bo
 	}
 	v := off
 	if int(in.Shndx) < len(o.SecOff) {
-		v += o.SecOff[in.Shndx]
+		v += o.secOff(int(in.Shndx))
 	}
 	if in.Type() != elf.STTSection {
 		v += in.Value

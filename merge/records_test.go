@@ -63,3 +63,21 @@ func TestEntsizeWide(t *testing.T) {
 		}
 	}
 }
+
+// TestSecOffWide checks that a contribution offset too wide for SecOff's
+// 32 bits is kept whole in the object's objRare.
+func TestSecOffWide(t *testing.T) {
+	o := &Obj{SecOff: make([]uint32, 4)}
+	offs := []uint64{0, wideOff - 1, wideOff, 1 << 40}
+	for i, v := range offs {
+		o.setSecOff(i, v)
+	}
+	for i, v := range offs {
+		if got := o.secOff(i); got != v {
+			t.Errorf("offset %#x read back as %#x", v, got)
+		}
+	}
+	if o.rare == nil || len(o.rare.wideOff) != 2 {
+		t.Errorf("wide offsets kept: %v, want 2", o.rare)
+	}
+}

@@ -228,7 +228,7 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, or *objRelocs, privatized
 		return nil
 	}
 	out := o.SecMap[tgt]
-	base := o.SecOff[tgt]
+	base := o.secOff(tgt)
 	data := relocTargetData(ctx, o, tgt, privatized)
 	alloc := o.F.Sections[tgt].Flags&elf.SHFAlloc != 0
 	kept := false
@@ -515,7 +515,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 			// alignment; sweep fp-table with --kernels-used).
 			return secSym, 0, false, true
 		}
-		return secSym, in.Value + o.SecOff[in.Shndx], false, true
+		return secSym, in.Value + o.secOff(int(in.Shndx)), false, true
 	}
 	if m < 0 || ctx.Syms[m].dead {
 		return -1, 0, false, false
@@ -528,7 +528,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 	if s.IsSecSym {
 		// A section symbol: the input section's contribution offset.
 		if in.Shndx != 0 && int(in.Shndx) < len(o.SecOff) && o.SecMap[in.Shndx] >= 0 {
-			return m, o.SecOff[in.Shndx], false, true
+			return m, o.secOff(int(in.Shndx)), false, true
 		}
 		return m, 0, false, true
 	}

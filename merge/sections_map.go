@@ -48,7 +48,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 	if len(sec.Pieces()) > 0 && isCUInfoNote(o.F, i) {
 		// One note stands for all (see isCUInfoNote).
 		o.SecMap[i] = id
-		o.SecOff[i] = 0
+		o.setSecOff(i, 0)
 		return id
 	}
 	if _, nobits := outType(in); nobits != sec.Nobits && in.Size > 0 {
@@ -96,7 +96,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 	}
 	sec.Size = off + in.Size
 	o.SecMap[i] = id
-	o.SecOff[i] = off
+	o.setSecOff(i, off)
 	return id
 }
 
