@@ -201,15 +201,16 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		if extNew {
 			recs = append(recs, ext) // (after that one: testdata/crafted/externs-moved)
 		}
-		s := made.at(k)
-		*s = genSection(made.name(ctx, ".nv.info", strings.TrimPrefix(ctx.Secs[t].Name, ".text")), elf.SHTCudaInfo, 0, 4, 0)
-		s.LinkSymtab = true
-		s.InfoSec = t
 		size := 0
 		for i := range recs {
 			size += compactSize(&recs[i])
 		}
-		out := made.bytes(ctx, size)[:0]
+		b, name := made.alloc(ctx, size, ".nv.info", strings.TrimPrefix(ctx.Secs[t].Name, ".text"))
+		s := made.at(k)
+		*s = genSection(name, elf.SHTCudaInfo, 0, 4, 0)
+		s.LinkSymtab = true
+		s.InfoSec = t
+		out := b[:0]
 		for i := range recs {
 			out = appendCompact(out, &recs[i])
 		}
@@ -712,30 +713,27 @@ func newSecChunks(ctx *Context, n int) secChunks {
 // at is section k's storage.
 func (c secChunks) at(k int) *OutSec { return &c.c[k/secChunk][k%secChunk] }
 
-// bytes returns n bytes for a section of c to point to: from the tables'
-// memory for a mapped one.
-func (c secChunks) bytes(ctx *Context, n int) []byte {
-	if !c.mapped || n == 0 {
-		return ctx.lateAlloc(n)
-	}
-	if b := ctx.lateMapped(n); b != nil {
-		return b
-	}
-	b := make([]byte, n)
-	c.mu.Lock()
-	*c.keep = append(*c.keep, b)
-	c.mu.Unlock()
-	return b
-}
-
-// name returns a+b for a section of c to be named.
-func (c secChunks) name(ctx *Context, a, b string) string {
+// alloc returns n bytes of contents (nil for none) and the name a+b for
+// a section of c, in one allocation: from the tables' memory for a mapped
+// one.
+func (c secChunks) alloc(ctx *Context, n int, a, b string) ([]byte, string) {
 	if !c.mapped {
-		return a + b
+		return ctx.lateAlloc(n), a + b
 	}
-	s := c.bytes(ctx, len(a)+len(b))
-	copy(s[copy(s, a):], b)
-	return unsafe.String(unsafe.SliceData(s), len(s))
+	m := ctx.lateMapped(n + len(a) + len(b))
+	if m == nil {
+		m = make([]byte, n+len(a)+len(b))
+		c.mu.Lock()
+		*c.keep = append(*c.keep, m)
+		c.mu.Unlock()
+	}
+	name := m[n:]
+	copy(name[copy(name, a):], b)
+	data := m[:n:n]
+	if n == 0 {
+		data = nil
+	}
+	return data, unsafe.String(unsafe.SliceData(name), len(name))
 }
 
 // globalInfo is .nv.info's contents in compact form: every object's
