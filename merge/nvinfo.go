@@ -1,7 +1,7 @@
 package merge
 
 // .nv.info records of the output: the inputs' records translated to
-// output symbols in the background (startObjectInfo, objectInfo), kept in
+// output symbols in parallel (gatherObjects, objectInfo), kept in
 // compact form (nvinfo_compact.go), then assembled into .nv.info and one
 // .nv.info.<f> per function (buildNvInfo), whose symbol indices the order
 // pass writes (encodeInfo).
@@ -119,7 +119,7 @@ func idPayload(ids []int32) []byte {
 // the link leaves unresolved and completes it with what the function
 // reaches (closeExterns). Every function gets a .nv.info.<f>, in code
 // order.
-func buildNvInfo(ctx *Context, job *infoJob) {
+func buildNvInfo(ctx *Context, job *objGather) {
 	per := job.per
 	texts := ctx.textSections()
 	perFunc := gatherFuncInfos(len(ctx.Secs), per, ctx.lateScratch)
@@ -344,40 +344,12 @@ func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
 }
 
 // objInfo is one object's .nv.info records, translated (objectInfo), in
-// compact form.
+// compact form, and the number of its call edges (gatherObjects).
 type objInfo struct {
 	global  []byte
 	perFunc []funcRecs
+	edges   int32
 }
-
-// infoJob is objectInfo running over every object in the background.
-type infoJob struct {
-	per  []objInfo // by file ID, once wait returned
-	done chan struct{}
-}
-
-// startObjectInfo translates every object's records in parallel, while
-// the caller goes on (in a link of one thread, before it returns); the
-// caller must not change the output's symbols or sections (the records
-// name them) until wait returns.
-func startObjectInfo(ctx *Context) *infoJob {
-	j := &infoJob{per: make([]objInfo, len(ctx.Objs)), done: make(chan struct{})}
-	translate := func() {
-		defer close(j.done)
-		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i])
-			return nil
-		})
-	}
-	if ctx.Opts.Threads == 1 {
-		translate()
-	} else {
-		go translate()
-	}
-	return j
-}
-
-func (j *infoJob) wait() { <-j.done }
 
 // funcRecs are the records of one input .nv.info.<f> section, for output
 // code section text, in compact form (nvinfo_compact.go).
@@ -606,9 +578,16 @@ func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 func objectInfo(ctx *Context, o *Obj) (global []byte, perFunc []funcRecs) {
 	var buf [infoBuf]elf.Attr
 	ng, nf := 0, 0
+	// isGlobal: bit si-first is set when section si is .nv.info (its name
+	// read once: the names are cold), for the first 64 from first.
+	var isGlobal uint64
+	first := o.infos.first()
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		if o.F.SecNameIs(si, ".nv.info") {
 			ng += len(s.Data())
+			if si-first < 64 {
+				isGlobal |= 1 << (si - first)
+			}
 		} else {
 			nf += len(s.Data())
 		}
@@ -617,7 +596,11 @@ func objectInfo(ctx *Context, o *Obj) (global []byte, perFunc []funcRecs) {
 	enc := make([]byte, 0, nf)
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
-		if !o.F.SecNameIs(si, ".nv.info") {
+		named := isGlobal>>(si-first)&1 != 0
+		if si-first >= 64 {
+			named = o.F.SecNameIs(si, ".nv.info")
+		}
+		if !named {
 			if int(s.Info) >= len(o.F.Sections) || o.Drop[s.Info] || o.SecMap[s.Info] < 0 {
 				return
 			}
