@@ -159,6 +159,7 @@ func buildNvInfo(ctx *Context, job *objGather) {
 	ctaidz := ctaidzEntries(ctx, perFunc, live)
 	mbarriers := mbarrierEntries(ctx, perFunc, live)
 	made := newSecChunks(len(live))
+	nameHash := elf.SliceOf[uint32](len(live), ctx.lateScratch) // by k: the name's hash in .shstrtab
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
 		t := live[k]
 		var buf [24]infoRec // (most functions' records fit: no allocation)
@@ -202,6 +203,7 @@ func buildNvInfo(ctx *Context, job *objGather) {
 		*s = genSection(".nv.info"+strings.TrimPrefix(ctx.Secs[t].Name, ".text"), elf.SHTCudaInfo, 0, 4, 0)
 		s.LinkSymtab = true
 		s.InfoSec = t
+		nameHash[k] = ctx.ShStr.hash(s.Name)
 		size := 0
 		for i := range recs {
 			size += compactSize(&recs[i])
@@ -213,9 +215,31 @@ func buildNvInfo(ctx *Context, job *objGather) {
 		s.Data, s.Size = out, uint64(len(out))
 		return nil
 	})
-	ctx.Secs = slices.Grow(ctx.Secs, len(live)) // (grown once)
-	for k := range len(live) {
-		ctx.addSection(made.at(k))
+	addInfoSections(ctx, made, nameHash)
+}
+
+// addInfoSections adds the functions' .nv.info.<f> sections (made, in
+// order), their names to .shstrtab by the hashes made in parallel
+// (nameHash), as addSection would: each name is new there, and its slot,
+// cold, is asked for a few sections ahead (the lookups were most of the
+// loop).
+func addInfoSections(ctx *Context, made secChunks, nameHash []uint32) {
+	ctx.Secs = slices.Grow(ctx.Secs, len(nameHash)) // (grown once)
+	if !ctx.secNamesDone || ctx.strq != nil {
+		for k := range nameHash {
+			ctx.addSection(made.at(k))
+		}
+		return
+	}
+	const ahead = 8
+	for k, h := range nameHash {
+		if k+ahead < len(nameHash) {
+			ctx.ShStr.prefetchSlot(nameHash[k+ahead])
+		}
+		s := made.at(k)
+		s.ID = int32(len(ctx.Secs))
+		ctx.Secs = append(ctx.Secs, s)
+		s.nameOff = ctx.ShStr.addWithHash(s.Name, h)
 	}
 }
 
@@ -473,14 +497,20 @@ func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
 // its callees' EXTERNS and gets a MIN_STACK_SIZE: under --kernels-used
 // only the roots of dead code elimination (a kernel only
 // --preserve-relocs keeps does not).
+// The functions are noted in parallel, by runs of noteRun (each one's
+// section and symbol are cold).
 func (p *funcInfos) noteSections(ctx *Context, alloc elf.Alloc) {
 	n := len(p.sec)
 	p.sym, p.alive, p.entry = elf.SliceOf[int32](n, alloc), elf.SliceOf[bool](n, alloc), elf.SliceOf[bool](n, alloc)
-	for k, t := range p.sec {
-		s := ctx.Secs[t]
-		p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
-		p.entry[k] = ctx.gathers(s.InfoSym)
-	}
+	const noteRun = 2048
+	parallelFor((n+noteRun-1)/noteRun, ctx.Opts.Threads, func(r int) error {
+		for k := r * noteRun; k < min(n, (r+1)*noteRun); k++ {
+			s := ctx.Secs[p.sec[k]]
+			p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
+			p.entry[k] = ctx.gathers(s.InfoSym)
+		}
+		return nil
+	})
 }
 
 // live reports whether code section t is live (noteSections).
