@@ -604,8 +604,8 @@ func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 // MAX_STACK_SIZE (recomputed) go, EXTERNS keep what may survive the link.
 // All of them in compact form, the global ones in one buffer, the
 // functions' in another: a record takes at most its input size (EXTERNS
-// lists only shrink).
-func objectInfo(ctx *Context, o *Obj) (global []byte, perFunc []funcRecs) {
+// lists only shrink); the buffers come from slab.
+func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []funcRecs) {
 	var buf [infoBuf]elf.Attr
 	ng, nf := 0, 0
 	// isGlobal: bit si-first is set when section si is .nv.info (its name
@@ -622,8 +622,8 @@ func objectInfo(ctx *Context, o *Obj) (global []byte, perFunc []funcRecs) {
 			nf += len(s.Data())
 		}
 	})
-	global = make([]byte, 0, ng)
-	enc := make([]byte, 0, nf)
+	global = slab.take(ng)
+	enc := slab.take(nf)
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
 		named := isGlobal>>(si-first)&1 != 0

@@ -74,12 +74,13 @@ func gatherObjects(ctx *Context) *objGather {
 	g.edges = make([]cgEdge, g.edgeLo[n])
 	parallelFor(len(g.runs), ctx.Opts.Threads, func(r int) error {
 		run := &g.runs[r]
+		var slab byteSlab
 		objs := ctx.Objs[r*gatherRun : min(n, (r+1)*gatherRun)]
 		for k, o := range objs {
 			gatherAhead(ctx, objs, k)
 			i := r*gatherRun + k
 			p := &g.per[i]
-			p.global, p.perFunc = objectInfo(ctx, o)
+			p.global, p.perFunc = objectInfo(ctx, o, &slab)
 			lo, hi := g.edgeLo[i], g.edgeLo[i+1]
 			var edges []cgEdge
 			edges, run.others = gatherCallgraph(ctx, o, int32(i), g.edges[lo:lo:hi], run.others)
@@ -152,6 +153,27 @@ func gatherPrototypes(ctx *Context, o *Obj, protos []protoRec) []protoRec {
 	return protos
 }
 
+// byteSlab hands out byte buffers of a task's objects from slabs of
+// slabBytes: one allocation for several objects' records (a generated
+// object's take some 200 bytes), small enough that what a run leaves
+// unused is little; a buffer larger than a quarter slab is its own.
+type byteSlab struct{ free []byte }
+
+const slabBytes = 2 << 10
+
+// take is an empty buffer of capacity n.
+func (b *byteSlab) take(n int) []byte {
+	if n > slabBytes/4 {
+		return make([]byte, 0, n)
+	}
+	if n > len(b.free) {
+		b.free = make([]byte, slabBytes)
+	}
+	p := b.free[:0:n]
+	b.free = b.free[n:]
+	return p
+}
+
 // addWithHash is Add of s, whose hash h the caller computed.
 func (t *StrTab) addWithHash(s string, h uint32) uint32 {
 	t.mustNotBeQueued()
@@ -164,10 +186,11 @@ func (t *StrTab) addWithHash(s string, h uint32) uint32 {
 // gatherAhead asks for what the pass reads of the objects after objs[k]
 // (as merge's prefetchAhead does), in stages, each needing what the one
 // before brought in: an object's record four ahead, its file's record
-// three ahead, its section headers, symbol map and resolution IDs and the
+// three ahead, its section headers, symbols, symbol map and resolution IDs and the
 // start of its contents (.shstrtab, whose names objectInfo reads) two
 // ahead, and the next one's .nv.info, call graph and prototype sections,
-// string table and the slots of the output symbols it maps to. Hints
+// string table, the slots of the output symbols it maps to and its
+// resolutions. Hints
 // only: what the pass finds is the same without them.
 func gatherAhead(ctx *Context, objs []*Obj, k int) {
 	if j := k + 4; j < len(objs) {
@@ -181,6 +204,7 @@ func gatherAhead(ctx *Context, objs []*Obj, k int) {
 		prefetch.Slice(o.F.Sections)
 		prefetch.Slice(o.SymMap)
 		prefetch.Slice(o.resID)
+		prefetch.Slice(o.F.Symbols)
 		prefetch.Slice(o.F.Raw[:min(len(o.F.Raw), 512)])
 	}
 	if j := k + 1; j < len(objs) {
@@ -201,6 +225,12 @@ func gatherAhead(ctx *Context, objs []*Obj, k int) {
 		for _, m := range o.SymMap {
 			if m >= 0 && int(m) < len(ctx.Syms) {
 				prefetch.Line(uintptr(unsafe.Pointer(&ctx.Syms[m])))
+			}
+		}
+		// (The resolutions lostDefinition reads.)
+		for _, id := range o.resID {
+			if id >= 0 && int(id) < len(ctx.Res) {
+				prefetch.Line(uintptr(unsafe.Pointer(&ctx.Res[id])))
 			}
 		}
 	}
