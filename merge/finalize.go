@@ -85,26 +85,15 @@ func finalize(ctx *Context) error {
 	rel.Data = ctx.Rel.RelAction
 	rel.Size = uint64(len(rel.Data))
 	rel.SymID = newSym(ctx, OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
-	linkInfoSecs(ctx)
+	for _, s := range ctx.Secs {
+		if s.infoIn > 0 && s.InfoSec < 0 {
+			s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
+		}
+	}
 	toolNote(ctx)
 	compatOnce(ctx)
 	relayoutStrings(ctx)
 	return nil
-}
-
-// linkInfoSecs gives each per-kernel data section the output section of
-// the code its input's sh_info named, in parallel by runs of sections
-// (each section is read, cold).
-func linkInfoSecs(ctx *Context) {
-	const run = 4096
-	parallelFor((len(ctx.Secs)+run-1)/run, ctx.Opts.Threads, func(r int) error {
-		for _, s := range ctx.Secs[r*run : min(len(ctx.Secs), (r+1)*run)] {
-			if s.infoIn > 0 && s.InfoSec < 0 {
-				s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
-			}
-		}
-		return nil
-	})
 }
 
 // releaseTablesBelow bounds the tables releaseTables frees: 8 MiB, about

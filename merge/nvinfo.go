@@ -497,20 +497,14 @@ func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
 // its callees' EXTERNS and gets a MIN_STACK_SIZE: under --kernels-used
 // only the roots of dead code elimination (a kernel only
 // --preserve-relocs keeps does not).
-// The functions are noted in parallel, by runs of noteRun (each one's
-// section and symbol are cold).
 func (p *funcInfos) noteSections(ctx *Context, alloc elf.Alloc) {
 	n := len(p.sec)
 	p.sym, p.alive, p.entry = elf.SliceOf[int32](n, alloc), elf.SliceOf[bool](n, alloc), elf.SliceOf[bool](n, alloc)
-	const noteRun = 2048
-	parallelFor((n+noteRun-1)/noteRun, ctx.Opts.Threads, func(r int) error {
-		for k := r * noteRun; k < min(n, (r+1)*noteRun); k++ {
-			s := ctx.Secs[p.sec[k]]
-			p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
-			p.entry[k] = ctx.gathers(s.InfoSym)
-		}
-		return nil
-	})
+	for k, t := range p.sec {
+		s := ctx.Secs[t]
+		p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
+		p.entry[k] = ctx.gathers(s.InfoSym)
+	}
 }
 
 // live reports whether code section t is live (noteSections).

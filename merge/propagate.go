@@ -126,27 +126,18 @@ const (
 // Counts flow from callees to callers (raiseCallers), as register counts
 // do; a link whose functions use no barriers pays one scan.
 func propagateBarriers(ctx *Context) {
-	// The functions with barriers, found in parallel by runs of symbols
-	// (each symbol is cold), listed in symbol order.
-	const run = 4096
-	found := make([][]int32, (len(ctx.Syms)+run-1)/run)
-	parallelFor(len(found), ctx.Opts.Threads, func(r int) error {
-		for _, s := range ctx.Syms[r*run : min(len(ctx.Syms), (r+1)*run)] {
-			if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym && !s.dead && ctx.Secs[s.Sec].Flags&barrierMask != 0 {
-				found[r] = append(found[r], s.ID)
-			}
-		}
-		return nil
-	})
 	val := []uint8(nil) // by symbol ID: the largest count the function reaches
 	var queue []int32
-	for _, ids := range found {
-		for _, id := range ids {
+	for _, s := range ctx.Syms {
+		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym || s.dead {
+			continue
+		}
+		if n := uint8((ctx.Secs[s.Sec].Flags & barrierMask) >> barrierShift); n > 0 {
 			if val == nil {
 				val = make([]uint8, len(ctx.Syms))
 			}
-			val[id] = uint8((ctx.Secs[ctx.Syms[id].Sec].Flags & barrierMask) >> barrierShift)
-			queue = append(queue, id)
+			val[s.ID] = n
+			queue = append(queue, s.ID)
 		}
 	}
 	if val == nil {
