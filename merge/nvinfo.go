@@ -14,8 +14,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // symIndexAttr reports EIATTR codes whose payload starts with a symbol index.
@@ -161,6 +163,7 @@ func buildNvInfo(ctx *Context, job *objGather) {
 	made := newSecChunks(len(live))
 	nameHash := elf.SliceOf[uint32](len(live), ctx.lateScratch) // by k: the name's hash in .shstrtab
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
+		infoAhead(ctx, live, k)
 		t := live[k]
 		var buf [24]infoRec // (most functions' records fit: no allocation)
 		recs := perFunc.records(t, buf[:0])
@@ -216,6 +219,21 @@ func buildNvInfo(ctx *Context, job *objGather) {
 		return nil
 	})
 	addInfoSections(ctx, made, nameHash)
+}
+
+// infoAhead asks for what buildNvInfo's parallel loop reads of the code
+// sections after live[k], cold: their section records four ahead, their
+// names (the new sections' names are made from them) two ahead. Hints
+// only.
+func infoAhead(ctx *Context, live []int32, k int) {
+	if j := k + 4; j < len(live) {
+		prefetch.Range(unsafe.Pointer(ctx.Secs[live[j]]), unsafe.Sizeof(OutSec{}))
+	}
+	if j := k + 2; j < len(live) {
+		if name := ctx.Secs[live[j]].Name; name != "" {
+			prefetch.Line(uintptr(unsafe.Pointer(unsafe.StringData(name))))
+		}
+	}
 }
 
 // addInfoSections adds the functions' .nv.info.<f> sections (made, in
