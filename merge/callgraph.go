@@ -54,7 +54,7 @@ func buildCallgraph(ctx *Context, g *objGather) {
 		first := len(ctx.cgEdges) // (this file's edges)
 		fileStart = append(fileStart, first)
 		lo := g.edgeLo[fi]
-		for _, e := range g.edges[lo : lo+g.per[fi].edges] {
+		for _, e := range g.edges[lo : lo+g.edgeN[fi]] {
 			switch f := firstFile[e.caller]; f {
 			case 0:
 				firstFile[e.caller] = int32(fi) + 1
@@ -232,7 +232,8 @@ func buildPrototype(ctx *Context, g *objGather) {
 	var recs []cgEdge
 	seen := make([]bool, len(ctx.Syms))
 	for r := range g.runs {
-		for _, p := range g.runs[r].protos {
+		for i := range g.runs[r].protos {
+			p := &g.runs[r].protos[i]
 			// (A function called directly keeps its record; under -g
 			// or --preserve-relocs any other too, but for the
 			// address-taken ones: see taken.)
@@ -240,7 +241,7 @@ func buildPrototype(ctx *Context, g *objGather) {
 				continue
 			}
 			seen[p.sym] = true
-			recs = append(recs, cgEdge{p.sym, int32(ctx.Str.addWithHash(p.str, p.hash))})
+			recs = append(recs, cgEdge{p.sym, int32(ctx.Str.Add(p.str()))})
 		}
 	}
 	ctx.Str.Add(".nv.prototype")

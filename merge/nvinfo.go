@@ -386,11 +386,10 @@ func (ctx *Context) lostDefinition(o *Obj, i uint32) bool {
 }
 
 // objInfo is one object's .nv.info records, translated (objectInfo), in
-// compact form, and the number of its call edges (gatherObjects).
+// compact form.
 type objInfo struct {
 	global  []byte
 	perFunc []funcRecs
-	edges   int32
 }
 
 // funcRecs are the records of one input .nv.info.<f> section, for output
