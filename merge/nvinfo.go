@@ -484,14 +484,12 @@ func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
 	if p.any&kindExterns == 0 {
 		return
 	}
+	// (Sized for one record a function that has any, as functions have:
+	// counting them would read every such function's records twice.)
 	n := 0
-	for k, b := range p.enc {
+	for k := range p.enc {
 		if p.kinds[k]&kindExterns != 0 {
-			for off := 0; off < len(b); off = compactNext(b, off) {
-				if b[off+1] == elf.EIAttrExterns {
-					n++
-				}
-			}
+			n++
 		}
 	}
 	p.ext = make([]infoRec, 0, n)
