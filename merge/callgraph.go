@@ -4,8 +4,7 @@ package merge
 // and relocations (buildCallgraph), the .nv.prototype section
 // (buildPrototype) and the encoded .nv.callgraph (encodeCallgraph).
 // Invariant: the output groups the edges by caller, callers in symbol
-// order, each caller's callees in reverse input order (nvlink prepends);
-// while objectInfo runs, only the string table and edge lists change.
+// order, each caller's callees in reverse input order (nvlink prepends).
 
 import (
 	"cmp"
@@ -32,9 +31,9 @@ type cgEdge struct {
 // (testdata/crafted/callgraph-duplicate-edge); the -2 and -3 lists keep file
 // order, their strings moved to the output .strtab.
 //
-// The edges are collected while objectInfo runs (see finalize): until
-// infoDone returns, only the string table and the edge lists change.
-func buildCallgraph(ctx *Context, infoDone func()) {
+// The records come mapped from gatherObjects (g), folded here in file
+// order.
+func buildCallgraph(ctx *Context, g *objGather) {
 	cg := &callgraph{lists: map[int32][]cgEdge{}}
 	// (Sets of symbol IDs, dense: maps of every edge and function cost
 	// 3 ms at 10,000 objects, most of it their growth.)
@@ -45,70 +44,56 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 	// two files; dropEarlierEdges drops those, after the files, for the
 	// callers that are.
 	firstFile := make([]int32, len(ctx.Syms))
-	shared := false                            // some caller's edges come from two files or more
-	fileStart := make([]int, 0, len(ctx.Objs)) // by file: where its edges start in ctx.cgEdges
-	// (At most one edge a record: the list sized once.)
-	records := 0
-	for _, o := range ctx.Objs {
-		records += int(o.cgRecords)
-	}
-	ctx.cgEdges = slices.Grow(ctx.cgEdges, records)
-	for fi, o := range ctx.Objs {
+	shared := false                         // some caller's edges come from two files or more
+	fileStart := make([]int, 0, len(g.per)) // by file: where its edges start in ctx.cgEdges
+	// The edges are compacted in place: file fi's land at or before
+	// g.edgeLo[fi], where they were.
+	ctx.cgEdges = g.edges[:0]
+	var others []cgRecord
+	for fi := range g.per {
 		first := len(ctx.cgEdges) // (this file's edges)
 		fileStart = append(fileStart, first)
-		sites := len(cg.lists[-3])
-		o.eachCallgraph(func(s *elf.Section) {
-			var strs []byte // (read for a prototype record only: most files have none)
-			for list, r := range elf.CallgraphRecords(s.Data()) {
-				ca := ctx.liveSym(o, r.Caller)
-				if ca < 0 {
-					continue
-				}
-				if !elf.CallgraphProtoBlock(list) {
-					// Two symbols: a call edge (-1), or an indirect call
-					// site and a possible callee (-4, CUDA 13.0: virtual).
-					cb := ctx.liveSym(o, uint32(r.Callee))
-					e := cgEdge{ca, cb}
-					switch {
-					case cb < 0, list == -1 && o.replacedCopy(r.Caller):
-					case list != -1:
-						cg.lists[list] = append(cg.lists[list], e)
-					default:
-						switch f := firstFile[ca]; f {
-						case 0:
-							firstFile[ca] = int32(fi) + 1
-						case int32(fi) + 1:
-						case -1: // (noted shared already)
-						default:
-							firstFile[ca] = -1
-							shared = true
-						}
-						ctx.cgEdges = append(ctx.cgEdges, e)
-					}
-					continue
-				}
-				if strs == nil {
-					strs = o.strtab()
-				}
-				str, ok := elf.CString(strs, uint32(r.Callee))
-				if !ok {
-					continue
-				}
-				if list == -2 && listed[ca] {
-					continue // (a weak function two objects list: once, the first)
-				}
-				cg.lists[list] = append(cg.lists[list], cgEdge{ca, int32(ctx.protoString(str))})
-				if list == -2 {
-					taken[ca] = true
-					listed[ca] = true
-				}
+		lo := g.edgeLo[fi]
+		for _, e := range g.edges[lo : lo+g.edgeN[fi]] {
+			switch f := firstFile[e.caller]; f {
+			case 0:
+				firstFile[e.caller] = int32(fi) + 1
+			case int32(fi) + 1:
+			case -1: // (noted shared already)
+			default:
+				firstFile[e.caller] = -1
+				shared = true
 			}
-		})
+			ctx.cgEdges = append(ctx.cgEdges, e)
+		}
+		run := &g.runs[fi/gatherRun]
+		if fi%gatherRun == 0 {
+			others = run.others
+		}
+		sites := len(cg.lists[-3])
+		for ; len(others) > 0 && others[0].file == int32(fi); others = others[1:] {
+			r := &others[0]
+			if !elf.CallgraphProtoBlock(r.list) {
+				cg.lists[r.list] = append(cg.lists[r.list], cgEdge{r.caller, r.callee})
+				continue
+			}
+			if r.list == -2 && listed[r.caller] {
+				continue // (a weak function two objects list: once, the first)
+			}
+			cg.lists[r.list] = append(cg.lists[r.list], cgEdge{r.caller, int32(ctx.protoStringHashed(r.str, r.hash))})
+			if r.list == -2 {
+				taken[r.caller] = true
+				listed[r.caller] = true
+			}
+		}
 		// A file's indirect call sites in the reverse of its order
 		// (nvlink prepends them), which orders the edges made for them
 		// too (-G virtual calls: crafted callgraph-sites-order).
 		slices.Reverse(cg.lists[-3][sites:])
-		addLaunchedKernels(ctx, o, cg, taken)
+		if len(run.launched) > 0 && run.launched[0] == int32(fi) {
+			run.launched = run.launched[1:]
+			addLaunchedKernels(ctx, ctx.Objs[fi], cg, taken)
+		}
 	}
 	if shared {
 		ctx.cgEdges = dropEarlierEdges(ctx.cgEdges, fileStart, firstFile)
@@ -137,12 +122,11 @@ func buildCallgraph(ctx *Context, infoDone func()) {
 			}
 		}
 	}
-	infoDone()
 	sec := ctx.newSection(".nv.callgraph", elf.SHTCudaCallgraph, 0, 4, 8)
 	sec.LinkSymtab = true
 	sec.gen = &genSec{callgraph: cg}
 	sec.SymID = newSym(ctx, OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
-	buildPrototype(ctx)
+	buildPrototype(ctx, g)
 }
 
 // calleesByCaller groups call edges by caller (nsyms symbols), callees in
@@ -202,13 +186,14 @@ func dropEarlierEdges(edges []cgEdge, fileStart []int, firstFile []int32) []cgEd
 	return out
 }
 
-// protoString is the .strtab offset of a prototype string: the empty one is
-// the copy nvlink adds for prototypes (see mergeGlobal) when there is one.
-func (ctx *Context) protoString(s string) uint32 {
+// protoStringHashed is the .strtab offset of a prototype string, whose
+// hash in Context.Str is h: the empty one is the copy nvlink adds for
+// prototypes (see mergeGlobal) when there is one.
+func (ctx *Context) protoStringHashed(s string, h uint32) uint32 {
 	if s == "" && ctx.emptyProto != 0 {
 		return ctx.emptyProto
 	}
-	return ctx.Str.Add(s)
+	return ctx.Str.addWithHash(s, h)
 }
 
 // callgraph is the merged .nv.callgraph: lists other than -1 by marker.
@@ -224,8 +209,9 @@ func (o *Obj) strtab() []byte {
 }
 
 // buildPrototype merges .nv.prototype: (function, prototype string) pairs
-// for the functions called directly, one per function, first wins.
-func buildPrototype(ctx *Context) {
+// for the functions called directly, one per function, first wins (the
+// records from gatherObjects, g, in file order).
+func buildPrototype(ctx *Context, g *objGather) {
 	// (Sets of symbol IDs, dense: maps cost 1.5 ms at 10,000 objects.)
 	callee := make([]bool, len(ctx.Syms))
 	for _, e := range ctx.cgEdges[:ctx.directEdges] {
@@ -245,29 +231,18 @@ func buildPrototype(ctx *Context) {
 	}
 	var recs []cgEdge
 	seen := make([]bool, len(ctx.Syms))
-	for _, o := range ctx.Objs {
-		o.eachPrototype(func(s *elf.Section) {
-			var strs []byte // (read for a record kept only: most are not)
-			for off := 0; off+8 <= len(s.Data()); off += 8 {
-				r := elf.CallgraphEntryAt(s.Data(), off) // (a .nv.prototype record has the same layout)
-				sym := ctx.liveSym(o, r.Caller)
-				// (A function called directly keeps its record; under -g
-				// or --preserve-relocs any other too, but for the
-				// address-taken ones: see taken.)
-				if sym < 0 || seen[sym] || !callee[sym] && (taken == nil || taken[sym]) {
-					continue
-				}
-				if strs == nil {
-					strs = o.strtab()
-				}
-				str, ok := elf.CString(strs, uint32(r.Callee))
-				if !ok {
-					continue
-				}
-				seen[sym] = true
-				recs = append(recs, cgEdge{sym, int32(ctx.Str.Add(str))})
+	for r := range g.runs {
+		for i := range g.runs[r].protos {
+			p := &g.runs[r].protos[i]
+			// (A function called directly keeps its record; under -g
+			// or --preserve-relocs any other too, but for the
+			// address-taken ones: see taken.)
+			if seen[p.sym] || !callee[p.sym] && (taken == nil || taken[p.sym]) {
+				continue
 			}
-		})
+			seen[p.sym] = true
+			recs = append(recs, cgEdge{p.sym, int32(ctx.Str.Add(p.str()))})
+		}
 	}
 	ctx.Str.Add(".nv.prototype")
 	p := ctx.newSection(".nv.prototype", elf.SHTCudaPrototype, 0, 4, 8)

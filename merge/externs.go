@@ -51,10 +51,15 @@ func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (mad
 	if len(own) == 0 {
 		return nil // (no record to close, none to make)
 	}
+	hasOwn := elf.SliceOf[uint64]((len(ctx.Syms)+63)/64, ctx.lateScratch)
+	for f := range own {
+		hasOwn[f/64] |= 1 << (f % 64)
+	}
 	ec := &externClosure{
-		ctx: ctx, calls: ctx.calls, own: own, rank: externRanks(ctx, perFunc, own, order), inOrder: inOrder,
+		ctx: ctx, calls: ctx.calls, own: own, hasOwn: hasOwn, inOrder: inOrder,
 		seen: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch), visited: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch),
 	}
+	ec.rank = externRanks(ctx, perFunc, ec, order)
 	for k, t := range perFunc.sec {
 		if !perFunc.alive[k] {
 			continue
@@ -77,7 +82,7 @@ func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (mad
 // own EXTERNS records, in order (few functions have any: a map, not a
 // slot per symbol).
 func ownExterns(perFunc *funcInfos) map[int32][]int32 {
-	own := map[int32][]int32{}
+	own := make(map[int32][]int32, len(perFunc.ext)) // (sized once: the records are at most so many functions)
 	perFunc.eachExterns(func(f int32, recs []infoRec) {
 		for _, r := range recs {
 			if r.isExterns() && f >= 0 {
@@ -90,10 +95,10 @@ func ownExterns(perFunc *funcInfos) map[int32][]int32 {
 
 // externRanks is where each function with a list of its own has its
 // .nv.info section in the output (order): the order its list is taken in.
-func externRanks(ctx *Context, perFunc *funcInfos, own map[int32][]int32, order []int32) map[int32]int {
-	rank := make(map[int32]int, len(own))
+func externRanks(ctx *Context, perFunc *funcInfos, ec *externClosure, order []int32) map[int32]int {
+	rank := make(map[int32]int, len(ec.own))
 	for k, t := range order {
-		if f, _ := perFunc.function(ctx, t); f >= 0 && own[f] != nil {
+		if f, _ := perFunc.function(ctx, t); f >= 0 && ec.owns(f) {
 			if _, ok := rank[f]; !ok {
 				rank[f] = k
 			}
@@ -114,6 +119,16 @@ type externClosure struct {
 	seen, visited []uint32
 	gen           uint32
 	list          []int32 // a list being closed (reused)
+	// hasOwn: by symbol, a bit set when own has its list (most functions
+	// have none: no lookup of theirs). queue, reached and more are
+	// gather's (reused).
+	hasOwn               []uint64
+	queue, reached, more []int32
+}
+
+// owns reports whether function f has a list of its own (own[f] != nil).
+func (ec *externClosure) owns(f int32) bool {
+	return ec.hasOwn[f/64]&(1<<(f%64)) != 0 && ec.own[f] != nil
 }
 
 // externsRec is a new EXTERNS record listing list.
@@ -174,25 +189,26 @@ func (ec *externClosure) closeFunction(f int32, entry bool, recs []infoRec) (inf
 
 // gather is what entry f's callees bring, beyond the symbols in seen:
 // the lists of the functions it reaches, in section order (rank).
+// The list returned is gather's own, valid until its next call.
 func (ec *externClosure) gather(f int32) []int32 {
 	gen := ec.gen
-	var reached []int32 // functions with lists of their own
+	reached := ec.reached[:0] // functions with lists of their own
 	ec.visited[f] = gen
-	queue := append([]int32(nil), ec.calls.of(f)...)
-	for len(queue) > 0 {
-		g := queue[0]
-		queue = queue[1:]
+	queue := append(ec.queue[:0], ec.calls.of(f)...)
+	for next := 0; next < len(queue); next++ {
+		g := queue[next]
 		if ec.visited[g] == gen {
 			continue
 		}
 		ec.visited[g] = gen
-		if ec.own[g] != nil {
+		if ec.owns(g) {
 			reached = append(reached, g)
 		}
 		queue = append(queue, ec.calls.of(g)...)
 	}
+	ec.queue, ec.reached = queue, reached
 	slices.SortFunc(reached, func(a, b int32) int { return ec.rank[a] - ec.rank[b] })
-	var more []int32
+	more := ec.more[:0]
 	for _, g := range reached {
 		for _, m := range ec.own[g] {
 			if ec.seen[m] != gen {
@@ -201,6 +217,7 @@ func (ec *externClosure) gather(f int32) []int32 {
 			}
 		}
 	}
+	ec.more = more
 	return more
 }
 

@@ -9,10 +9,10 @@ package merge
 // Inputs: merge and relocate results. Outputs: OutSec.Data of generated
 // sections, every output section and symbol made.
 // Work runs in parallel only where it reads the output without adding to
-// it: the inputs' .nv.info records are translated (startObjectInfo) while
-// the call edges are collected, and both finish before the call graph's
-// section is made; what each function's section holds is prepared in
-// parallel, the sections made in order. This pass runs with the Go heap at
+// it: every object is visited once, in parallel (gatherObjects: its
+// .nv.info records translated, its call graph and prototype records
+// mapped), and what that found folded in file order; what each function's
+// section holds is prepared in parallel, the sections made in order. This pass runs with the Go heap at
 // its limit, where allocations cost collections: tables are sized once.
 // Once the call graph is collected, it frees a small link's decoded input
 // tables (symbols, relocations, .nv.info records: releaseTables), which
@@ -25,14 +25,15 @@ func finalize(ctx *Context) error {
 	// and the call graph dump, and still prints the -v summary: this
 	// pass and the order pass run either way, and run stops before write.
 	reportUndefined(ctx)
-	// Translating the inputs' .nv.info records (parallel) and collecting
-	// the call edges (serial) only read the output so far: they overlap.
-	info := startObjectInfo(ctx)
-	buildCallgraph(ctx, info.wait)
+	// The inputs' .nv.info records translated, their call graph and
+	// prototype records mapped, in one parallel visit of each object,
+	// then folded in file order.
+	info := gatherObjects(ctx)
+	buildCallgraph(ctx, info)
 	makeKernelBanks(ctx)
 	addBoundNames(ctx)
-	// objectInfo is over (buildCallgraph waited for it): no pass reads the
-	// inputs' symbol tables, relocations or .nv.info records after this.
+	// gatherObjects is over: no pass reads the inputs' symbol tables,
+	// relocations or .nv.info records after this.
 	// Removing unused kernels, nvlink 11.8 makes (and drops) a section
 	// named TEMP_MERGED_CONSTANTS for the module's constants (crafted
 	// merged-constants-name), and leaves a value in the null symbol

@@ -1,7 +1,7 @@
 package merge
 
 // .nv.info records of the output: the inputs' records translated to
-// output symbols in the background (startObjectInfo, objectInfo), kept in
+// output symbols in parallel (gatherObjects, objectInfo), kept in
 // compact form (nvinfo_compact.go), then assembled into .nv.info and one
 // .nv.info.<f> per function (buildNvInfo), whose symbol indices the order
 // pass writes (encodeInfo).
@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // symIndexAttr reports EIATTR codes whose payload starts with a symbol index.
@@ -121,7 +122,7 @@ func idPayload(ids []int32) []byte {
 // the link leaves unresolved and completes it with what the function
 // reaches (closeExterns). Every function gets a .nv.info.<f>, in code
 // order.
-func buildNvInfo(ctx *Context, job *infoJob) {
+func buildNvInfo(ctx *Context, job *objGather) {
 	per := job.per
 	texts := ctx.textSections()
 	perFunc := gatherFuncInfos(len(ctx.Secs), per, ctx.lateScratch)
@@ -162,7 +163,9 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 	ctaidz := ctaidzEntries(ctx, perFunc, live)
 	mbarriers := mbarrierEntries(ctx, perFunc, live)
 	made := newSecChunks(ctx, len(live))
+	nameHash := elf.SliceOf[uint32](len(live), ctx.lateScratch) // by k: the name's hash in .shstrtab
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
+		infoAhead(ctx, live, k)
 		t := live[k]
 		var buf [24]infoRec // (most functions' records fit: no allocation)
 		recs := perFunc.records(t, buf[:0])
@@ -210,6 +213,7 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		*s = genSection(name, elf.SHTCudaInfo, 0, 4, 0)
 		s.LinkSymtab = true
 		s.InfoSec = t
+		nameHash[k] = ctx.ShStr.hash(s.Name)
 		out := b[:0]
 		for i := range recs {
 			out = appendCompact(out, &recs[i])
@@ -218,9 +222,46 @@ func buildNvInfo(ctx *Context, job *infoJob) {
 		s.Size = uint64(len(out))
 		return nil
 	})
-	ctx.Secs = slices.Grow(ctx.Secs, len(live)) // (grown once)
-	for k := range len(live) {
-		ctx.addSection(made.at(k))
+	addInfoSections(ctx, made, nameHash)
+}
+
+// infoAhead asks for what buildNvInfo's parallel loop reads of the code
+// sections after live[k], cold: their section records four ahead, their
+// names (the new sections' names are made from them) two ahead. Hints
+// only.
+func infoAhead(ctx *Context, live []int32, k int) {
+	if j := k + 4; j < len(live) {
+		prefetch.Range(unsafe.Pointer(ctx.Secs[live[j]]), unsafe.Sizeof(OutSec{}))
+	}
+	if j := k + 2; j < len(live) {
+		if name := ctx.Secs[live[j]].Name; name != "" {
+			prefetch.Line(uintptr(unsafe.Pointer(unsafe.StringData(name))))
+		}
+	}
+}
+
+// addInfoSections adds the functions' .nv.info.<f> sections (made, in
+// order), their names to .shstrtab by the hashes made in parallel
+// (nameHash), as addSection would: each name is new there, and its slot,
+// cold, is asked for a few sections ahead (the lookups were most of the
+// loop).
+func addInfoSections(ctx *Context, made secChunks, nameHash []uint32) {
+	ctx.Secs = slices.Grow(ctx.Secs, len(nameHash)) // (grown once)
+	if !ctx.secNamesDone || ctx.strq != nil {
+		for k := range nameHash {
+			ctx.addSection(made.at(k))
+		}
+		return
+	}
+	const ahead = 8
+	for k, h := range nameHash {
+		if k+ahead < len(nameHash) {
+			ctx.ShStr.prefetchSlot(nameHash[k+ahead])
+		}
+		s := made.at(k)
+		s.ID = int32(len(ctx.Secs))
+		ctx.Secs = append(ctx.Secs, s)
+		s.nameOff = ctx.ShStr.addWithHash(s.Name, h)
 	}
 }
 
@@ -355,35 +396,6 @@ type objInfo struct {
 	perFunc []funcRecs
 }
 
-// infoJob is objectInfo running over every object in the background.
-type infoJob struct {
-	per  []objInfo // by file ID, once wait returned
-	done chan struct{}
-}
-
-// startObjectInfo translates every object's records in parallel, while
-// the caller goes on (in a link of one thread, before it returns); the
-// caller must not change the output's symbols or sections (the records
-// name them) until wait returns.
-func startObjectInfo(ctx *Context) *infoJob {
-	j := &infoJob{per: make([]objInfo, len(ctx.Objs)), done: make(chan struct{})}
-	translate := func() {
-		defer close(j.done)
-		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-			j.per[i].global, j.per[i].perFunc = objectInfo(ctx, ctx.Objs[i])
-			return nil
-		})
-	}
-	if ctx.Opts.Threads == 1 {
-		translate()
-	} else {
-		go translate()
-	}
-	return j
-}
-
-func (j *infoJob) wait() { <-j.done }
-
 // funcRecs are the records of one input .nv.info.<f> section, for output
 // code section text, in compact form (nvinfo_compact.go).
 type funcRecs struct {
@@ -476,14 +488,12 @@ func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
 	if p.any&kindExterns == 0 {
 		return
 	}
+	// (Sized for one record a function that has any, as functions have:
+	// counting them would read every such function's records twice.)
 	n := 0
-	for k, b := range p.enc {
+	for k := range p.enc {
 		if p.kinds[k]&kindExterns != 0 {
-			for off := 0; off < len(b); off = compactNext(b, off) {
-				if b[off+1] == elf.EIAttrExterns {
-					n++
-				}
-			}
+			n++
 		}
 	}
 	p.ext = make([]infoRec, 0, n)
@@ -607,22 +617,33 @@ func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 // MAX_STACK_SIZE (recomputed) go, EXTERNS keep what may survive the link.
 // All of them in compact form, the global ones in one buffer, the
 // functions' in another: a record takes at most its input size (EXTERNS
-// lists only shrink).
-func objectInfo(ctx *Context, o *Obj) (global []byte, perFunc []funcRecs) {
+// lists only shrink); the buffers come from slab.
+func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []funcRecs) {
 	var buf [infoBuf]elf.Attr
 	ng, nf := 0, 0
+	// isGlobal: bit si-first is set when section si is .nv.info (its name
+	// read once: the names are cold), for the first 64 from first.
+	var isGlobal uint64
+	first := o.infos.first()
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		if o.F.SecNameIs(si, ".nv.info") {
 			ng += len(s.Data())
+			if si-first < 64 {
+				isGlobal |= 1 << (si - first)
+			}
 		} else {
 			nf += len(s.Data())
 		}
 	})
-	global = make([]byte, 0, ng)
-	enc := make([]byte, 0, nf)
+	global = slab.take(ng)
+	enc := slab.take(nf)
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
-		if !o.F.SecNameIs(si, ".nv.info") {
+		named := isGlobal>>(si-first)&1 != 0
+		if si-first >= 64 {
+			named = o.F.SecNameIs(si, ".nv.info")
+		}
+		if !named {
 			if int(s.Info) >= len(o.F.Sections) || o.Drop[s.Info] || o.SecMap[s.Info] < 0 {
 				return
 			}
