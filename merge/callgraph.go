@@ -313,7 +313,8 @@ func encodeCallgraph(ctx *Context) {
 					}
 				}
 			}
-			s.Data, s.Size = out, uint64(len(out))
+			s.SetData(out)
+			s.Size = uint64(len(out))
 		case s.gen.prototype != nil:
 			// In the order of the functions' symbols, as the call
 			// graph's callers (sm_80's cooperative-groups helpers, which
@@ -326,7 +327,8 @@ func encodeCallgraph(ctx *Context) {
 				out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
 				out = le.AppendUint32(out, uint32(e.callee))
 			}
-			s.Data, s.Size = out, uint64(len(out))
+			s.SetData(out)
+			s.Size = uint64(len(out))
 		}
 	}
 }

@@ -160,6 +160,13 @@ type Context struct {
 	// an object without functions that no input's section symbol has
 	// named so far (mergeFile); dropped at the end of merge.
 	unclaimedSecSyms map[int32]bool
+	// wideEntsize holds the sh_entsize of the output sections whose
+	// entsize field is wideEntsize (an input's of 65,535 or more: none
+	// in the corpus), by section ID.
+	wideEntsize map[int32]uint32
+	// infoSecs is the storage of finalize's .nv.info.<f> sections
+	// (newSecChunks), kept for what mapped ones point to on the heap.
+	infoSecs secChunks
 }
 
 // Obj is one relocatable cubin taking part in the link. (A link holds one
@@ -193,7 +200,7 @@ type Obj struct {
 
 	SymMap  []int32    // input symbol index -> output symbol ID, none or local data (symmap.go)
 	SecMap  []int32    // input section index -> output section ID (-1: none)
-	SecOff  []uint64   // input section index -> offset of its contribution in the output section (until relocate)
+	SecOff  []uint32   // input section index -> offset of its contribution in the output section (until relocate; secOff reads it)
 	Drop    []bool     // input section dropped (weak loser, regenerated section)
 	relSecs []relocSec // decoded relocation sections, in input section order
 	resID   []int32    // input symbol index -> Context.Res index (-1: local)
@@ -226,6 +233,37 @@ type objRare struct {
 	// the collector does not look.
 	private   [][]byte
 	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
+	// wideOff holds the contribution offsets of 4 GiB and more (only
+	// inputs with huge sections without contents reach them), by input
+	// section index, where SecOff holds wideOff.
+	wideOff map[int32]uint64
+}
+
+// wideOff marks an Obj.SecOff entry that objRare.wideOff holds (SecOff
+// is 32 bits: 5.5 MB less at 100,000 objects, 1.4 million sections).
+const wideOff = 0xFFFFFFFF
+
+// secOff is the offset of input section i's contribution in its output
+// section.
+func (o *Obj) secOff(i int) uint64 {
+	if v := o.SecOff[i]; v != wideOff {
+		return uint64(v)
+	}
+	return o.rare.wideOff[int32(i)]
+}
+
+// setSecOff makes off input section i's contribution offset (merge: o's
+// objRare may be made).
+func (o *Obj) setSecOff(i int, off uint64) {
+	if off < wideOff {
+		o.SecOff[i] = uint32(off)
+		return
+	}
+	r := o.more()
+	if r.wideOff == nil {
+		r.wideOff = map[int32]uint64{}
+	}
+	o.SecOff[i], r.wideOff[int32(i)] = wideOff, off
 }
 
 // more is o's objRare, made on first use: only where no other goroutine
@@ -333,36 +371,103 @@ type Piece struct {
 	Offset uint64
 }
 
-// OutSec is an output section.
+// OutSec is an output section. (A link makes some 4 an object, 400,000
+// at 100,000 objects: the fields are ordered by size to leave no padding,
+// and what few sections have is apart, in gen. 128 bytes.)
 type OutSec struct {
-	ID         int32
-	nameOff    uint32 // offset of Name in .shstrtab (set when created)
-	Type       uint32
-	InfoSym    int32  // symbol ID named by sh_info (text, nv.info.<f>, constant0.<f>); -1 none
-	InfoSec    int32  // section ID named by sh_info (rela, nv.info.<f>); -1 none
-	InfoExtra  uint32 // high bits of sh_info kept from the input (.text register count)
-	infoObj    int32  // with infoIn: the input section sh_info names (per-kernel data sections)
-	infoIn     int32
-	SymID      int32 // its section symbol; -1 none
+	ID      int32
+	nameOff uint32 // offset of Name in .shstrtab (set when created)
+	Type    uint32
+	InfoSym int32 // symbol ID named by sh_info (text, nv.info.<f>, constant0.<f>); -1 none
+	InfoSec int32 // section ID named by sh_info (rela, nv.info.<f>); -1 none
+	infoObj int32 // with infoIn: the input section sh_info names (per-kernel data sections)
+	infoIn  int32
+	SymID   int32 // its section symbol; -1 none
+	// entsize is sh_entsize, or wideEntsize for one that Context.wideEntsize
+	// holds (Context.entsize reads it; setEntsize sets it).
+	entsize uint16
+	// InfoExtra is sh_info's high byte kept from the input (.text register
+	// count).
+	InfoExtra  uint8
 	Nobits     bool
 	LinkSymtab bool
 	Dead       bool
 	keep       bool // written even when empty
-	// (Fields ordered by size, to leave no padding.)
-	Name    string
-	Flags   uint64
-	Align   uint64
-	Entsize uint64
-	Size    uint64
-	Pieces  []Piece // (a single piece in one: no allocation of its own)
-	Data    []byte  // generated contents (nv.info, callgraph, rela, ...)
-
-	gen *genSec // what only a few generated sections have (relocations too)
+	pieced     bool // body holds Pieces, not Data
+	Name       string
+	Flags      uint64
+	// Align is 64 bits: a shared variable's alignment comes from its
+	// symbol's value, which a forged input makes past 2^32 (write then
+	// refuses the output's size: TestForgedSharedAlignment).
+	Align uint64
+	Size  uint64
+	// body is the section's generated contents (nv.info, callgraph, rela,
+	// ...: Data, SetData) or, in a merged section, its pieces (Pieces,
+	// setPieces), as no section has both.
+	body []byte
+	gen  *genSec // what only a few generated sections have (relocations too)
 	// one holds Pieces while there is one (most merged sections: a
 	// function's code, its constant bank), sparing each an allocation of
 	// its own (at 10,000 generated objects some 30,000 of the heap's
 	// objects); a second piece moves them to the heap (append).
 	one [1]Piece
+}
+
+// Data is s's generated contents (nil: none, or a merged section, whose
+// bytes are its Pieces').
+func (s *OutSec) Data() []byte {
+	if s.pieced {
+		return nil
+	}
+	return s.body
+}
+
+// SetData makes b s's generated contents, in place of any pieces.
+func (s *OutSec) SetData(b []byte) { s.body, s.pieced = b, false }
+
+// Pieces is the input sections merged into s, in output order.
+func (s *OutSec) Pieces() []Piece {
+	if !s.pieced {
+		return nil
+	}
+	n, c := len(s.body)/pieceSize, cap(s.body)/pieceSize
+	return unsafe.Slice((*Piece)(unsafe.Pointer(unsafe.SliceData(s.body))), c)[:n]
+}
+
+// setPieces makes l s's pieces (nil: none), in place of any contents.
+func (s *OutSec) setPieces(l []Piece) {
+	if l == nil {
+		s.body, s.pieced = nil, false
+		return
+	}
+	c := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), cap(l)*pieceSize)
+	s.body, s.pieced = c[:len(l)*pieceSize], true
+}
+
+const pieceSize = int(unsafe.Sizeof(Piece{}))
+
+// wideEntsize marks an OutSec.entsize that Context.wideEntsize holds.
+const wideEntsize = 0xFFFF
+
+// entsize is s's sh_entsize.
+func (ctx *Context) entsize(s *OutSec) uint32 {
+	if s.entsize == wideEntsize {
+		return ctx.wideEntsize[s.ID]
+	}
+	return uint32(s.entsize)
+}
+
+// setEntsize makes v the sh_entsize of s (a section of the link: its ID
+// set).
+func (ctx *Context) setEntsize(s *OutSec, v uint32) {
+	if v < wideEntsize {
+		s.entsize = uint16(v)
+		return
+	}
+	if ctx.wideEntsize == nil {
+		ctx.wideEntsize = map[int32]uint32{}
+	}
+	s.entsize, ctx.wideEntsize[s.ID] = wideEntsize, v
 }
 
 // genSec is what a few generated sections carry (apart, to keep every
@@ -381,15 +486,15 @@ type genSec struct {
 // which spares each of them (at 100,000 objects some 75,000) a record of
 // its own.
 func (s *OutSec) relocs() []OutRel {
-	if !isRelocType(s.Type) || len(s.Data) == 0 {
+	if !isRelocType(s.Type) || s.pieced || len(s.body) == 0 {
 		return nil
 	}
-	return unsafe.Slice((*OutRel)(unsafe.Pointer(unsafe.SliceData(s.Data))), len(s.Data)/int(unsafe.Sizeof(OutRel{})))
+	return unsafe.Slice((*OutRel)(unsafe.Pointer(unsafe.SliceData(s.body))), len(s.body)/int(unsafe.Sizeof(OutRel{})))
 }
 
 // setRelocs makes l (not empty) the entries of relocation section s.
 func (s *OutSec) setRelocs(l []OutRel) {
-	s.Data = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), len(l)*int(unsafe.Sizeof(OutRel{})))
+	s.SetData(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), len(l)*int(unsafe.Sizeof(OutRel{}))))
 }
 
 // isRelocType reports the section types of relocation sections.

@@ -37,7 +37,7 @@ func dumpState(ctx *Context, w io.Writer) {
 			state = " dead"
 		}
 		fmt.Fprintf(w, "  #%d %s type=%s size=%#x align=%d pieces=%d index=%d%s\n",
-			s.ID, s.Name, elf.SectionTypeName(s.Type), s.Size, s.Align, len(s.Pieces), ctx.sectionIndex(s.ID), state)
+			s.ID, s.Name, elf.SectionTypeName(s.Type), s.Size, s.Align, len(s.Pieces()), ctx.sectionIndex(s.ID), state)
 	}
 	fmt.Fprintf(w, "symbols (%d, creation order; %d positive, %d negative):\n", len(ctx.Syms), len(ctx.Locals), len(ctx.Globals))
 	for _, s := range ctx.Syms {

@@ -82,8 +82,8 @@ func finalize(ctx *Context) error {
 	}
 	lateSharedSymbols(ctx)
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
-	rel.Data = ctx.Rel.RelAction
-	rel.Size = uint64(len(rel.Data))
+	rel.SetData(ctx.Rel.RelAction)
+	rel.Size = uint64(len(ctx.Rel.RelAction))
 	rel.SymID = newSym(ctx, OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
 	for _, s := range ctx.Secs {
 		if s.infoIn > 0 && s.InfoSec < 0 {

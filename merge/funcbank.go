@@ -110,7 +110,7 @@ func layoutFunctionBanks(ctx *Context) {
 		off := alignUp(end, fb.Align)
 		ctx.funcBankOff[b] = off
 		fb.Dead = true
-		for _, p := range fb.Pieces {
+		for _, p := range fb.Pieces() {
 			o := ctx.Objs[p.Obj]
 			if in := &o.F.Sections[p.Sec]; int(in.Info) >= len(o.Drop) || !o.Drop[in.Info] {
 				continue
@@ -132,7 +132,7 @@ func layoutFunctionBanks(ctx *Context) {
 			}
 		}
 		for _, k := range users {
-			for _, p := range fb.Pieces {
+			for _, p := range fb.Pieces() {
 				k.add = append(k.add, Piece{Obj: p.Obj, Sec: p.Sec, Offset: off + p.Offset})
 			}
 			k.end = off + fb.Size
@@ -147,7 +147,7 @@ func layoutFunctionBanks(ctx *Context) {
 			continue
 		}
 		s := ctx.Secs[k.bank]
-		s.Pieces = append(s.Pieces, k.add...)
+		s.setPieces(append(s.Pieces(), k.add...))
 		s.Size, s.Align = k.end, k.align
 	}
 }
@@ -167,7 +167,8 @@ func makeKernelBanks(ctx *Context) {
 		}
 		s := ctx.newSection(name, elf.SHTProgbits, flags, nb.align, 0)
 		s.InfoSec = nb.text
-		s.Pieces, s.Size = nb.pieces, nb.size
+		s.setPieces(nb.pieces)
+		s.Size = nb.size
 		s.SymID = newSym(ctx, OutSym{Name: name, Info: elf.STTSection, Sec: s.ID, IsSecSym: true}, false)
 	}
 }
@@ -182,7 +183,7 @@ func (ctx *Context) funcBankValue(o *Obj, in *elf.Symbol, sec int32) (uint64, bo
 	}
 	v := off
 	if int(in.Shndx) < len(o.SecOff) {
-		v += o.SecOff[in.Shndx]
+		v += o.secOff(int(in.Shndx))
 	}
 	if in.Type() != elf.STTSection {
 		v += in.Value

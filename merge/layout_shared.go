@@ -340,7 +340,7 @@ func layoutSharedLayers(ctx *Context, sv sharedVars, su sharedUsers, placed []sh
 		// (The inputs' own alignment of it: not the 16 that extern
 		// __shared__ memory gives the output section, crafted
 		// shared-common-extern.)
-		for _, p := range ctx.Secs[sv.moduleSec].Pieces {
+		for _, p := range ctx.Secs[sv.moduleSec].Pieces() {
 			ly.commonAlign = max(ly.commonAlign, uint64(ctx.Objs[p.Obj].F.Sections[p.Sec].Addralign))
 		}
 	}

@@ -208,3 +208,71 @@ func TestSmallPagesArenas(t *testing.T) {
 		}
 	}
 }
+
+// TestMappedInfoSectionsSurviveGC links a corpus program with its tables
+// reset for reuse (as a large link's are), in a child process under
+// GOGC=1 with freed memory clobbered: finalize's .nv.info.<f> sections
+// then live in the tables' memory, which the collector does not scan, so
+// nothing they point to may be heap memory only they refer to. The output
+// must be the bytes of a plain link.
+func TestMappedInfoSectionsSurviveGC(t *testing.T) {
+	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/cdp")
+	link := func(reset bool) (*Context, []byte) {
+		opts := &Options{
+			Flags: linkflags.Flags{Arch: "sm_90", Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin"), "-lcudadevrt"}, LibDirs: []string{"../testdata/cudalib"}},
+		}
+		ctx := newContext(opts, &diag.Bag{}, "warplink")
+		if reset {
+			ctx.freeTablesBelow = -1
+		}
+		if err := run(ctx); err != nil || ctx.Diags.Failed() {
+			t.Fatalf("reset %v: %v %v", reset, err, ctx.Diags.Sorted())
+		}
+		return ctx, ctx.Out
+	}
+	if out := os.Getenv("WARPLINK_MAPPEDINFO_CHILD"); out != "" {
+		ctx, b := link(true)
+		if ctx.tables.OffHeap() && (!ctx.infoSecs.mapped || len(ctx.infoSecs.c) == 0) {
+			t.Fatal("the .nv.info.<f> sections are not in the tables' memory")
+		}
+		// Their names and contents, after collections, are the output's.
+		runtime.GC()
+		runtime.GC()
+		f, err := elf.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string][]byte{}
+		for i := range f.Sections {
+			names[f.SecName(i)] = f.Sections[i].Data()
+		}
+		for _, c := range ctx.infoSecs.c {
+			for i := range c {
+				if data, ok := names[c[i].Name]; !ok || !bytes.Equal(data, c[i].Data()) {
+					t.Fatalf("section %q (%d bytes) is not the output's", c[i].Name, len(c[i].Data()))
+				}
+			}
+		}
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	_, want := link(false)
+	out := filepath.Join(t.TempDir(), "out.cubin")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMappedInfoSectionsSurviveGC$")
+	cmd.Env = append(os.Environ(), "GOGC=1", "GODEBUG=clobberfree=1", "WARPLINK_MAPPEDINFO_CHILD="+out)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, msg)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 || !bytes.Equal(got, want) {
+		t.Fatalf("the link with mapped sections (%d bytes) differs from the plain one (%d bytes)", len(got), len(want))
+	}
+}

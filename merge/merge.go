@@ -117,7 +117,7 @@ func merge(ctx *Context) error {
 	for i := range maps {
 		maps[i] = -1
 	}
-	offs := make([]uint64, nsec)
+	offs := make([]uint32, nsec)
 	drops := make([]bool, nsec)
 	for k, o := range ctx.Objs {
 		prefetchAhead(ctx, ctx.Objs, k)

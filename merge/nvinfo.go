@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/warplink/warplink/elf"
@@ -146,7 +147,8 @@ func buildNvInfo(ctx *Context, job *objGather) {
 	propagateRegCount(ctx, global)
 	n := len(global)
 	global, unknown := stackSizes(ctx, global, texts, perFunc)
-	gs.Data, gs.Size = global, uint64(len(global))
+	gs.SetData(global)
+	gs.Size = uint64(len(global))
 	gs.gen = &genSec{minStack: n}
 	// Each function's section: its records and its section record
 	// prepared in parallel (the first touch of the records' fresh memory
@@ -160,7 +162,7 @@ func buildNvInfo(ctx *Context, job *objGather) {
 	}
 	ctaidz := ctaidzEntries(ctx, perFunc, live)
 	mbarriers := mbarrierEntries(ctx, perFunc, live)
-	made := newSecChunks(len(live))
+	made := newSecChunks(ctx, len(live))
 	nameHash := elf.SliceOf[uint32](len(live), ctx.lateScratch) // by k: the name's hash in .shstrtab
 	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
 		infoAhead(ctx, live, k)
@@ -202,20 +204,22 @@ func buildNvInfo(ctx *Context, job *objGather) {
 		if extNew {
 			recs = append(recs, ext) // (after that one: testdata/crafted/externs-moved)
 		}
-		s := made.at(k)
-		*s = genSection(".nv.info"+strings.TrimPrefix(ctx.Secs[t].Name, ".text"), elf.SHTCudaInfo, 0, 4, 0)
-		s.LinkSymtab = true
-		s.InfoSec = t
-		nameHash[k] = ctx.ShStr.hash(s.Name)
 		size := 0
 		for i := range recs {
 			size += compactSize(&recs[i])
 		}
-		out := ctx.lateAlloc(size)[:0]
+		b, name := made.alloc(ctx, size, ".nv.info", strings.TrimPrefix(ctx.Secs[t].Name, ".text"))
+		s := made.at(k)
+		*s = genSection(name, elf.SHTCudaInfo, 0, 4, 0)
+		s.LinkSymtab = true
+		s.InfoSec = t
+		nameHash[k] = ctx.ShStr.hash(s.Name)
+		out := b[:0]
 		for i := range recs {
 			out = appendCompact(out, &recs[i])
 		}
-		s.Data, s.Size = out, uint64(len(out))
+		s.SetData(out)
+		s.Size = uint64(len(out))
 		return nil
 	})
 	addInfoSections(ctx, made, nameHash)
@@ -338,12 +342,12 @@ func encodeInfo(ctx *Context) {
 
 func encodeInfoSection(ctx *Context, s *OutSec) {
 	if s.gen != nil { // (.nv.info)
-		sortMinStack(ctx, s.Data[s.gen.minStack:])
+		sortMinStack(ctx, s.Data()[s.gen.minStack:])
 		if ctx.Opts.Verbose {
-			ctx.infoReport = append([]byte(nil), s.Data...) // (-v reports from its records)
+			ctx.infoReport = append([]byte(nil), s.Data()...) // (-v reports from its records)
 		}
 	}
-	patchCompact(ctx, s.Data)
+	patchCompact(ctx, s.Data())
 }
 
 // sortMinStack orders .nv.info's MIN_STACK_SIZE records (compact, in b)
@@ -691,22 +695,67 @@ func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []
 // (160 KiB).
 const secChunk = 1024
 
-// secChunks is storage for n output sections in chunks of secChunk:
-// memory the heap can take from the free runs that earlier passes' garbage
-// left, where a single array of them (21 MB for 120,000 functions) would
-// need fresh pages.
-type secChunks [][]OutSec
+// secChunks is storage for n output sections in chunks of secChunk: in
+// the inputs' tables' memory when releaseTables reset it for reuse
+// (mapped), whose pages are resident already (at 100,000 objects 16 MB of
+// sections and 5 MB of names that finalize, where the heap peaks, would
+// otherwise add to the heap), else from the heap, which can take chunks
+// from the free runs that earlier passes' garbage left, where a single
+// array of them (15 MB for 120,000 functions) would need fresh pages.
+// The collector does not scan the tables' memory: a section there holds
+// pointers only into it (its name and contents from name and bytes).
+type secChunks struct {
+	c      [][]OutSec
+	mapped bool
+	mu     *sync.Mutex // guards keep
+	keep   *[][]byte   // heap bytes a mapped section points to (mappings failed), kept alive from here
+}
 
-func newSecChunks(n int) secChunks {
-	c := make(secChunks, (n+secChunk-1)/secChunk)
-	for i := range c {
-		c[i] = make([]OutSec, min(secChunk, n-i*secChunk))
+func newSecChunks(ctx *Context, n int) secChunks {
+	c := secChunks{c: make([][]OutSec, (n+secChunk-1)/secChunk), mapped: true, mu: new(sync.Mutex), keep: new([][]byte)}
+	for i := range c.c {
+		k := min(secChunk, n-i*secChunk)
+		b := ctx.lateMapped(k * int(unsafe.Sizeof(OutSec{})))
+		if b == nil {
+			c.mapped = false
+			break
+		}
+		c.c[i] = unsafe.Slice((*OutSec)(unsafe.Pointer(unsafe.SliceData(b))), k) // (cleared: zero OutSecs)
 	}
+	if !c.mapped {
+		for i := range c.c {
+			c.c[i] = make([]OutSec, min(secChunk, n-i*secChunk))
+		}
+	}
+	ctx.infoSecs = c
 	return c
 }
 
 // at is section k's storage.
-func (c secChunks) at(k int) *OutSec { return &c[k/secChunk][k%secChunk] }
+func (c secChunks) at(k int) *OutSec { return &c.c[k/secChunk][k%secChunk] }
+
+// alloc returns n bytes of contents (nil for none) and the name a+b for
+// a section of c, in one allocation: from the tables' memory for a mapped
+// one.
+func (c secChunks) alloc(ctx *Context, n int, a, b string) ([]byte, string) {
+	if !c.mapped {
+		return ctx.lateAlloc(n), a + b
+	}
+	m := ctx.lateMapped(n + len(a) + len(b))
+	if m == nil {
+		m = make([]byte, n+len(a)+len(b))
+		c.mu.Lock()
+		*c.keep = append(*c.keep, m)
+		c.mu.Unlock()
+	}
+	name := m[n:]
+	copy(name[copy(name, a):], b)
+	data := m[:n:n]
+	if n == 0 {
+		data = nil
+	}
+	return data, unsafe.String(unsafe.SliceData(name), len(name))
+}
 
 // globalInfo is .nv.info's contents in compact form: every object's
 // global records, the last object's first, each object's reversed (nvlink

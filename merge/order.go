@@ -50,7 +50,7 @@ func bucket(s *OutSec) int {
 func (s *OutSec) empty() bool {
 	// Empty NOBITS sections go (module-scope shared memory laid out per
 	// entry leaves .nv_debug.shared empty) unless marked to stay.
-	return s.Dead || (s.Size == 0 && !s.keep && (len(s.Pieces) == 0 || s.Nobits) &&
+	return s.Dead || (s.Size == 0 && !s.keep && (len(s.Pieces()) == 0 || s.Nobits) &&
 		len(s.relocs()) == 0 && !s.gen.contents())
 }
 

@@ -35,6 +35,9 @@ var placedTypes = []struct {
 	{reflect.TypeFor[bool](), nil},
 	{reflect.TypeFor[regBest](), nil},
 	{reflect.TypeFor[cgEdge](), nil},
+	// finalize's .nv.info.<f> sections (newSecChunks, from lateMapped):
+	// their names and contents from the same memory, gen nil.
+	{reflect.TypeFor[OutSec](), []string{"Name", "body", "gen"}},
 }
 
 // TestPlacedTypesHoldNoNewPointers fails when a field that holds a pointer

@@ -70,7 +70,7 @@ func propagateRegCount(ctx *Context, global []byte) {
 		if n, at := compactU32(global, int(own[f]-1), 4); b.v > n && at >= 0 {
 			binary.LittleEndian.PutUint32(global[at:], b.v)
 			if sec := ctx.Syms[f].Sec; sec >= 0 && ctx.Rel.TextRegcount {
-				ctx.Secs[sec].InfoExtra = b.v << 24
+				ctx.Secs[sec].InfoExtra = uint8(b.v) // (sh_info's high byte)
 			}
 			if ctx.Opts.DumpCallgraph {
 				ctx.cg.raised = append(ctx.cg.raised, regRaise{entry: int32(f), src: b.src, v: b.v})

@@ -41,7 +41,8 @@ func toolNote(ctx *Context) {
 	data := make([]byte, len(note)+int(s.Size))
 	copy(data, note)
 	ctx.fillSection(s, data[len(note):], 0)
-	s.Data, s.Size, s.Pieces = data, uint64(len(data)), nil
+	s.SetData(data)
+	s.Size = uint64(len(data))
 }
 
 // appendToolNote appends one tool's note: namesz, descsz, type 2000, the
@@ -85,11 +86,11 @@ func compatOnce(ctx *Context) {
 		return
 	}
 	id, ok := ctx.secNamed(compatName)
-	if !ok || ctx.Secs[id].Dead || len(ctx.Secs[id].Pieces) == 0 {
+	if !ok || ctx.Secs[id].Dead || len(ctx.Secs[id].Pieces()) == 0 {
 		return
 	}
 	s := ctx.Secs[id]
-	p := s.Pieces[0]
+	p := s.Pieces()[0]
 	recs, err := elf.ParseNvInfo(ctx.Objs[p.Obj].F.Sections[p.Sec].Data())
 	if err != nil {
 		return // (kept as merged: nvlink's handling of a malformed table is unknown)
@@ -104,8 +105,8 @@ func compatOnce(ctx *Context) {
 			kept = append(kept, r)
 		}
 	}
-	s.Data = elf.AppendNvInfo([]byte{}, kept)
-	s.Size, s.Pieces = uint64(len(s.Data)), nil
+	s.SetData(elf.AppendNvInfo([]byte{}, kept))
+	s.Size = uint64(len(s.Data()))
 }
 
 // replacedFunc: symbol i of o is a function o defines whose code

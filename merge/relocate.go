@@ -177,7 +177,7 @@ func relocate(ctx *Context) error {
 		if m.obj >= 0 {
 			have = ctx.Objs[m.obj].F.SecName(int(m.in))
 		}
-		sec := ctx.newSection(joined(have, kind.prefix, ctx.Secs[k.tgt].Name), kind.typ, 0, 8, kind.ent)
+		sec := ctx.newSection(joined(have, kind.prefix, ctx.Secs[k.tgt].Name), kind.typ, 0, 8, uint16(kind.ent))
 		sec.LinkSymtab = true
 		sec.InfoSec = k.tgt
 		sec.setRelocs(l)
@@ -228,7 +228,7 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, or *objRelocs, privatized
 		return nil
 	}
 	out := o.SecMap[tgt]
-	base := o.SecOff[tgt]
+	base := o.secOff(tgt)
 	data := relocTargetData(ctx, o, tgt, privatized)
 	alloc := o.F.Sections[tgt].Flags&elf.SHFAlloc != 0
 	kept := false
@@ -515,7 +515,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 			// alignment; sweep fp-table with --kernels-used).
 			return secSym, 0, false, true
 		}
-		return secSym, in.Value + o.SecOff[in.Shndx], false, true
+		return secSym, in.Value + o.secOff(int(in.Shndx)), false, true
 	}
 	if m < 0 || ctx.Syms[m].dead {
 		return -1, 0, false, false
@@ -528,7 +528,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 	if s.IsSecSym {
 		// A section symbol: the input section's contribution offset.
 		if in.Shndx != 0 && int(in.Shndx) < len(o.SecOff) && o.SecMap[in.Shndx] >= 0 {
-			return m, o.SecOff[in.Shndx], false, true
+			return m, o.secOff(int(in.Shndx)), false, true
 		}
 		return m, 0, false, true
 	}
@@ -555,16 +555,16 @@ func (ctx *Context) isGlobalMemory(sec int32) bool {
 // written so far, so a later piece that covers it still wins.)
 func (ctx *Context) fillSection(s *OutSec, b []byte, lo uint64) {
 	hi := lo + uint64(len(b))
-	if s.Data != nil {
+	if data := s.Data(); data != nil {
 		n := 0
-		if lo < uint64(len(s.Data)) {
-			n = copy(b, s.Data[lo:])
+		if lo < uint64(len(data)) {
+			n = copy(b, data[lo:])
 		}
 		clear(b[n:])
 		return
 	}
 	cur := lo // b holds the section's bytes up to cur
-	for _, p := range s.Pieces {
+	for _, p := range s.Pieces() {
 		data := ctx.Objs[p.Obj].F.Sections[p.Sec].Data()
 		from, to := max(p.Offset, lo), min(p.Offset+uint64(len(data)), hi)
 		if from >= to {

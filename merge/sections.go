@@ -29,7 +29,7 @@ func (ctx *Context) allocSec() *OutSec {
 func slabCap(last, most int) int { return min(max(2*last, 16), most) }
 
 // newSection creates a generated output section.
-func (ctx *Context) newSection(name string, typ uint32, flags, align, entsize uint64) *OutSec {
+func (ctx *Context) newSection(name string, typ uint32, flags, align uint64, entsize uint16) *OutSec {
 	s := ctx.allocSec()
 	*s = genSection(name, typ, flags, align, entsize)
 	ctx.addSection(s)
@@ -39,8 +39,8 @@ func (ctx *Context) newSection(name string, typ uint32, flags, align, entsize ui
 // genSection is a generated output section's record before addSection
 // makes it a section of the output (newSection does both; buildNvInfo
 // prepares its many records in parallel, then adds them in order).
-func genSection(name string, typ uint32, flags, align, entsize uint64) OutSec {
-	return OutSec{Name: name, Type: typ, Flags: flags, Align: align, Entsize: entsize,
+func genSection(name string, typ uint32, flags, align uint64, entsize uint16) OutSec {
+	return OutSec{Name: name, Type: typ, Flags: flags, Align: align, entsize: entsize,
 		InfoSym: -1, InfoSec: -1, SymID: -1}
 }
 

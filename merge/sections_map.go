@@ -45,10 +45,10 @@ func mapSectionFrom(ctx *Context, o *Obj, i int, via secVia) int32 {
 func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 	in := &o.F.Sections[i]
 	sec := ctx.Secs[id]
-	if len(sec.Pieces) > 0 && isCUInfoNote(o.F, i) {
+	if len(sec.Pieces()) > 0 && isCUInfoNote(o.F, i) {
 		// One note stands for all (see isCUInfoNote).
 		o.SecMap[i] = id
-		o.SecOff[i] = 0
+		o.setSecOff(i, 0)
 		return id
 	}
 	if _, nobits := outType(in); nobits != sec.Nobits && in.Size > 0 {
@@ -66,41 +66,37 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 		o.SecMap[i] = id
 		return id
 	}
-	if len(sec.Pieces) == 0 && sec.LinkSymtab && in.Flags&elf.SHFExecInstr != 0 {
+	if len(sec.Pieces()) == 0 && sec.LinkSymtab && in.Flags&elf.SHFExecInstr != 0 {
 		// The first code into the section: a weak function's stand-in
 		// (standIn) brought none, and the later definition that replaces
 		// it brings its own register count (sm_80's sh_info high byte:
 		// testdata/crafted/weak-later-wins).
-		sec.InfoExtra = in.Info &^ 0xFFFFFF
+		sec.InfoExtra = uint8(in.Info >> 24)
 	}
-	align := uint64(in.Addralign)
-	if align == 0 {
-		align = 1
-	}
-	if align > sec.Align {
-		sec.Align = align
-	}
+	align := uint64(max(in.Addralign, 1))
+	sec.Align = max(sec.Align, align)
 	// Every section concatenates its inputs, .nv.global and the shared
 	// constant banks too: one definition of each symbol stays (resolve),
 	// and nvlink 11.8 lays the files' pieces end to end (corpus globals and
 	// constants, byte-identical).
 	off := alignUp(sec.Size, align)
-	if p := (Piece{Obj: int32(o.ID), Sec: int32(i), Offset: off}); sec.Pieces == nil {
+	if p := (Piece{Obj: int32(o.ID), Sec: int32(i), Offset: off}); !sec.pieced {
 		sec.one[0] = p
-		sec.Pieces = sec.one[:]
+		sec.setPieces(sec.one[:])
 	} else {
-		if len(sec.Pieces) == cap(sec.Pieces) {
+		l := sec.Pieces()
+		if len(l) == cap(l) {
 			// Doubled, not grown by a quarter as append grows a long
 			// slice: a section every object brings (.debug_frame, a
 			// piece an object) is copied into fresh memory log2(n)
 			// times, its discarded arrays together no larger than it.
-			sec.Pieces = append(make([]Piece, 0, 2*len(sec.Pieces)), sec.Pieces...)
+			l = append(make([]Piece, 0, 2*len(l)), l...)
 		}
-		sec.Pieces = append(sec.Pieces, p)
+		sec.setPieces(append(l, p))
 	}
 	sec.Size = off + in.Size
 	o.SecMap[i] = id
-	o.SecOff[i] = off
+	o.setSecOff(i, off)
 	return id
 }
 
@@ -136,12 +132,13 @@ func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, h uint32, file b
 	sec := ctx.allocSec()
 	*sec = OutSec{
 		ID: int32(len(ctx.Secs)), Name: name, Type: typ, Flags: o.F.SecFlags(i),
-		Align: uint64(in.Addralign), Entsize: uint64(in.Entsize), Nobits: nobits,
+		Align: uint64(in.Addralign), Nobits: nobits,
 		InfoSym: -1, InfoSec: -1, SymID: -1,
 	}
+	ctx.setEntsize(sec, in.Entsize)
 	if in.Type == elf.SHTProgbits && in.Flags&elf.SHFExecInstr != 0 {
 		sec.LinkSymtab = true
-		sec.InfoExtra = in.Info &^ 0xFFFFFF
+		sec.InfoExtra = uint8(in.Info >> 24)
 	} else if in.Info != 0 && int(in.Info) < len(o.F.Sections) {
 		// Per-kernel data (.nv.constant0.<k>, .nv.shared.<k>) names its
 		// kernel's code section.

@@ -87,7 +87,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			} else {
 				id = mapSection(ctx, o, int(s.Shndx))
 			}
-			sym.Sec, sym.Value = id, s.Value+o.SecOff[s.Shndx]
+			sym.Sec, sym.Value = id, s.Value+o.secOff(int(s.Shndx))
 			claimCode(ctx, o, id, o.SymMap[i], s, false)
 			return
 		}
@@ -113,7 +113,7 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			info, other = s.Info&0xF0|elf.STTObject, outOther(s)
 		}
 		o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: info, Other: other, Sec: id,
-			Value: s.Value + o.SecOff[s.Shndx], Size: s.Size, File: int32(o.ID)}, false)
+			Value: s.Value + o.secOff(int(s.Shndx)), Size: s.Size, File: int32(o.ID)}, false)
 		ctx.keyLocal(o.SymMap[i], o, i, id)
 		claimCode(ctx, o, id, o.SymMap[i], s, false)
 	default:
@@ -237,7 +237,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 	default:
 		sec := mapSection(ctx, o, int(s.Shndx))
 		sym.Sec = sec
-		sym.Value = s.Value + o.SecOff[s.Shndx]
+		sym.Value = s.Value + o.secOff(int(s.Shndx))
 		claimCode(ctx, o, sec, id, s, launched)
 	}
 }

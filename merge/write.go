@@ -62,28 +62,32 @@ func write(ctx *Context) error {
 // past SHN_LORESERVE sections, .symtab_shndx; their contents are known
 // once every symbol has an index, and nvlink adds their names first),
 // then the sections in Context.Order, at index ctx.fixed onwards. The
-// table is in the inputs' tables' memory when finalize reset it for reuse
-// (lateMapped: a large link, whose heap has no free run of pages that
-// size left by then); the fixed sections' stand-ins, which only it points
-// to, are returned to be kept alive while it is used.
+// table is in the heap's free pages when it has room (heapRoom), else in
+// the inputs' tables' memory when finalize reset it for reuse
+// (lateMapped); the fixed sections' stand-ins, which only it points to,
+// are returned to be kept alive while it is used.
 func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 	symtab, shndx := buildSymtab(ctx)
 	shstr := ctx.ShStr.Bytes()
 	str := ctx.Str.Bytes()
 
-	hdrs := elf.SliceOf[shdr](ctx.fixed+len(ctx.Order), ctx.lateMapped)
+	n, alloc := ctx.fixed+len(ctx.Order), elf.Alloc(ctx.lateMapped)
+	if heapRoom(n * shdrBytes) {
+		alloc = nil
+	}
+	hdrs := elf.SliceOf[shdr](n, alloc)
 	fixed := &[5]OutSec{
 		{},
-		{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1, Data: shstr},
-		{nameOff: ctx.ShStr.Add(".strtab"), Type: elf.SHTStrtab, Align: 1, Data: str},
-		{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, Entsize: elf.SymSize, Data: symtab},
+		{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1, body: shstr},
+		{nameOff: ctx.ShStr.Add(".strtab"), Type: elf.SHTStrtab, Align: 1, body: str},
+		{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, entsize: elf.SymSize, body: symtab},
 	}
 	hdrs[0].sec = &fixed[0]
 	hdrs[1] = shdr{sec: &fixed[1], size: uint64(len(shstr))}
 	hdrs[2] = shdr{sec: &fixed[2], size: uint64(len(str))}
 	hdrs[3] = shdr{sec: &fixed[3], size: uint64(len(symtab)), link: 2, info: uint32(ctx.firstGlobal)}
 	if ctx.fixed == 5 {
-		fixed[4] = OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, Entsize: 4, Data: shndx}
+		fixed[4] = OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, entsize: 4, body: shndx}
 		hdrs[4] = shdr{sec: &fixed[4], size: uint64(len(shndx)), link: 3}
 	}
 	for i, id := range ctx.Order {
@@ -101,7 +105,7 @@ func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 		}
 		switch {
 		case s.InfoSym >= 0 && ctx.Syms[s.InfoSym].Index > 0:
-			h.info = uint32(ctx.Syms[s.InfoSym].Index) | s.InfoExtra
+			h.info = uint32(ctx.Syms[s.InfoSym].Index) | uint32(s.InfoExtra)<<24
 		case s.InfoSec >= 0:
 			h.info = uint32(ctx.sectionIndex(s.InfoSec))
 		}
@@ -183,7 +187,7 @@ func putSectionHeaders(ctx *Context, hdrs []shdr, b []byte, i, j int) {
 		h := &hdrs[k]
 		s := h.sec
 		sh := elf.Shdr{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
-			Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: uint32(s.Entsize)}
+			Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: ctx.entsize(s)}
 		if ctx.Rel.InfoLink && infoLinked(s) {
 			sh.Flags |= elf.SHFInfoLink
 		}
@@ -224,9 +228,11 @@ func writeSink(ctx *Context, total uint64) (sink io.Writer, mem *bytes.Buffer, e
 // large: the run buffers of a file of heapRunsBelow or more (10,000
 // objects: 7-14 ms more from the heap, for about 2 MB less peak RSS), the
 // symbol tables from arenaTablesFrom (10,000 objects, 1 MB of symbols:
-// write a tenth faster, median peak RSS 1.8 MB lower).
+// write a tenth faster, median peak RSS 1.8 MB lower). A heap far from
+// its limit with that much free (heapRoom: 100,000 objects) gives them
+// anyway.
 func writeBuffer(ctx *Context, n int, large bool) []byte {
-	if !large {
+	if !large || heapRoom(n) {
 		return make([]byte, n)
 	}
 	return ctx.lateAlloc(n)

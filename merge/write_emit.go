@@ -262,13 +262,13 @@ func (e *emitter) headers(hdrs []shdr, pos uint64, fl *outputLayout) {
 // objects the two had grown to the largest sections, 48 MB.
 func (e *emitter) emitLarge(h *shdr, pos uint64) {
 	pad := h.off - pos
-	if s := h.sec; s.relocs() == nil && uint64(len(s.Data)) == h.size {
+	if s := h.sec; s.relocs() == nil && uint64(len(s.Data())) == h.size {
 		if pad > 0 {
 			run := e.next(pad)
 			clear(run.b)
 			e.send(run)
 		}
-		e.send(emitRun{b: s.Data, direct: true})
+		e.send(emitRun{b: s.Data(), direct: true})
 		return
 	}
 	es := h.entrySize()

@@ -37,15 +37,15 @@ func memTraceLine(pass string) {
 		return "?"
 	}
 	sr, _ := os.ReadFile("/proc/self/smaps_rollup")
-	names := []string{"/memory/classes/total:bytes", "/memory/classes/heap/objects:bytes", "/memory/classes/heap/unused:bytes", "/memory/classes/heap/free:bytes", "/memory/classes/heap/released:bytes", "/memory/classes/heap/stacks:bytes", "/gc/cycles/total:gc-cycles"}
+	names := []string{"/memory/classes/total:bytes", "/memory/classes/heap/objects:bytes", "/memory/classes/heap/unused:bytes", "/memory/classes/heap/free:bytes", "/memory/classes/heap/released:bytes", "/memory/classes/heap/stacks:bytes", "/gc/cycles/total:gc-cycles", "/gc/heap/allocs:bytes"}
 	s := make([]metrics.Sample, len(names))
 	for i := range s {
 		s[i].Name = names[i]
 	}
 	metrics.Read(s)
 	v := func(i int) float64 { return float64(s[i].Value.Uint64()) / (1 << 20) }
-	fmt.Fprintf(os.Stderr, "MEM %-9s rss=%s file=%s hwm=%s thp=%s thr=%s | go total=%.1f obj=%.1f unused=%.1f free=%.1f rel=%.1f stk=%.1f gc=%d\n",
-		pass, get(st, "VmRSS:"), get(st, "RssFile:"), get(st, "VmHWM:"), get(sr, "AnonHugePages:"), get(st, "Threads:"), v(0), v(1), v(2), v(3), v(4), v(5), s[6].Value.Uint64())
+	fmt.Fprintf(os.Stderr, "MEM %-9s rss=%s file=%s hwm=%s thp=%s thr=%s | go total=%.1f obj=%.1f unused=%.1f free=%.1f rel=%.1f stk=%.1f gc=%d alloc=%.1f\n",
+		pass, get(st, "VmRSS:"), get(st, "RssFile:"), get(st, "VmHWM:"), get(sr, "AnonHugePages:"), get(st, "Threads:"), v(0), v(1), v(2), v(3), v(4), v(5), s[6].Value.Uint64(), v(7))
 	if pass == "write" || pass == "finalize" {
 		f, err := os.ReadFile("/proc/self/smaps")
 		if err != nil {

@@ -1,0 +1,29 @@
+package merge
+
+import (
+	"runtime/debug"
+	"runtime/metrics"
+	"unsafe"
+)
+
+// heapRoom reports whether a table of n bytes that would go to an arena
+// (write's section headers and symbol table) had better come from the Go
+// heap: its free pages hold twice that, resident already (the garbage of
+// the passes before, which the heap of a large link, far below its limit,
+// keeps: at 100,000 objects some 45 MB by write, while the arena memory
+// releaseTables reset is full with finalize's tables), and the heap stays
+// under three quarters of its limit with it, so that it costs no
+// collection. A heap near its limit (10,000 objects) has no such room:
+// its tables stay in the arena.
+func heapRoom(n int) bool {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return false
+	}
+	free, used, limit := s[0].Value.Uint64(), s[1].Value.Uint64(), debug.SetMemoryLimit(-1)
+	return free >= 2*uint64(n) && limit > 0 && used+uint64(n) <= uint64(limit)/4*3
+}
+
+// shdrBytes is the size of a section header table entry (write's shdr).
+const shdrBytes = int(unsafe.Sizeof(shdr{}))
