@@ -16,6 +16,9 @@ import (
 // collection. A heap near its limit (10,000 objects) has no such room:
 // its tables stay in the arena.
 func heapRoom(n int) bool {
+	if n < heapRoomFrom {
+		return false
+	}
 	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
@@ -24,6 +27,11 @@ func heapRoom(n int) bool {
 	free, used, limit := s[0].Value.Uint64(), s[1].Value.Uint64(), debug.SetMemoryLimit(-1)
 	return free >= 2*uint64(n) && limit > 0 && used+uint64(n) <= uint64(limit)/4*3
 }
+
+// heapRoomFrom is the least table heapRoom considers: a smaller one saves
+// little, and the first read of the runtime's metrics costs a small link
+// some 35 µs (2 % of a one-object link).
+const heapRoomFrom = 1 << 20
 
 // shdrBytes is the size of a section header table entry (write's shdr).
 const shdrBytes = int(unsafe.Sizeof(shdr{}))
