@@ -13,6 +13,7 @@ package merge
 // list is the reverse of the inputs' relocations concatenated in file order.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -614,44 +615,35 @@ func patch(b []byte, f field, v uint64) {
 	copy(b[:nbytes], w[:nbytes])
 }
 
+// extract is the width bits (at most 64) at bit pos of the 128-bit
+// little-endian word hi:lo. (Go's shifts by 64 or more give 0, which
+// covers a field wholly in lo, wholly in hi, or across both.)
 func extract(lo, hi uint64, pos, width uint) uint64 {
-	var v uint64
-	for i := uint(0); i < width; i++ {
-		bit := pos + i
-		var x uint64
-		if bit < 64 {
-			x = lo >> bit & 1
-		} else {
-			x = hi >> (bit - 64) & 1
-		}
-		v |= x << i
+	v := lo>>pos | hi<<(64-pos) | hi>>(pos-64)
+	if width < 64 {
+		v &= uint64(1)<<width - 1
 	}
 	return v
 }
 
+// insert replaces the width bits (at most 64) at bit pos of hi:lo with
+// v's low width bits.
 func insert(lo, hi uint64, pos, width uint, v uint64) (uint64, uint64) {
-	for i := uint(0); i < width; i++ {
-		bit := pos + i
-		x := v >> i & 1
-		if bit < 64 {
-			lo = lo&^(1<<bit) | x<<bit
-		} else {
-			hi = hi&^(1<<(bit-64)) | x<<(bit-64)
-		}
+	m := ^uint64(0)
+	if width < 64 {
+		m = uint64(1)<<width - 1
 	}
+	v &= m
+	lo = lo&^(m<<pos) | v<<pos
+	hm := m>>(64-pos) | m<<(pos-64)
+	hv := v>>(64-pos) | v<<(pos-64)
+	hi = hi&^hm | hv
 	return lo, hi
 }
 
-func le64(b []byte) uint64 {
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
-func put64(b []byte, v uint64) {
-	for i := 0; i < 8; i++ {
-		b[i] = byte(v >> (8 * i))
-	}
-}
+func put64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 
 // constBank is the constant bank number of the section input symbol sym
 // of o lives in (.nv.constantN...), 0 if none.
