@@ -160,29 +160,18 @@ func relocate(ctx *Context) error {
 		o.SecOff = nil
 	}
 	ctx.reserveSecs(len(relSecOrder))
-	for _, m := range relSecOrder {
-		k := m.relSec
-		var l []OutRel
-		var kind relKind
-		if k.kind == kindBound {
-			l, kind = ctx.bound.rels, relKinds[kindRel]
-		} else {
-			l, kind = keptList(runs, lastRun.of(k)-1, done), relKinds[k.kind]
-		}
-		if len(l) == 0 {
+	ready := prepareRelSecs(ctx, relSecOrder, runs, &lastRun, done)
+	for i, m := range relSecOrder {
+		r := &ready[i]
+		if len(r.l) == 0 {
 			continue
 		}
-		// (The input relocation section's own name, as a rule: no
-		// concatenation then, 20 ms a link at 100,000 objects.)
-		have := ""
-		if m.obj >= 0 {
-			have = ctx.Objs[m.obj].F.SecName(int(m.in))
-		}
-		sec := ctx.newSection(joined(have, kind.prefix, ctx.Secs[k.tgt].Name), kind.typ, 0, 8, kind.ent)
+		kind := m.relKind()
+		sec := ctx.newRelSection(r, kind)
 		sec.LinkSymtab = true
-		sec.InfoSec = k.tgt
-		sec.setRelocs(l)
-		sec.Size = uint64(len(l)) * kind.ent
+		sec.InfoSec = m.tgt
+		sec.setRelocs(r.l)
+		sec.Size = uint64(len(r.l)) * kind.ent
 	}
 	return nil
 }
