@@ -36,6 +36,7 @@ package merge
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/warplink/warplink/elf"
 )
@@ -63,7 +64,7 @@ type dceResult struct {
 	callees    lists[int32] // function symbol ID -> its callees in the inputs' call graphs
 	rootKernel int32        // the only kernel the link uses, or -1
 	dceRoot    []bool       // by symbol ID: the roots, under --kernels-used without -g; else nil
-	liveRefs   []bool       // by symbol ID: named by live code (referencedLive)
+	liveRefs   symSet       // named by live code (referencedLive)
 	launched   [][]int32    // by object: kernels its code names (objCalls.launched)
 }
 
@@ -257,43 +258,59 @@ func removeDeadFunctions(ctx *Context, live []bool) []bool {
 // (nvlink 11.8 reports an undefined callee that only the call graph names:
 // testdata/crafted/callgraph-only-reference; in ptxas's output every call
 // edge has its relocation as well).
-func findLiveRefs(ctx *Context, per []objCalls) []bool {
-	named := make([][]int32, len(ctx.Objs))
+func findLiveRefs(ctx *Context, per []objCalls) symSet {
+	used := newSymSet(len(ctx.Syms))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		o := ctx.Objs[i]
 		o.eachRelocSection(func(t int, rels []elf.Rela) {
 			if o.SecMap[t] < 0 || ctx.Secs[o.SecMap[t]].Dead {
 				return
 			}
+			last := int32(-1) // (relocations often name one symbol in a row)
 			for _, r := range rels {
-				if m := remapSym(o, r.Sym); m >= 0 {
-					named[i] = append(named[i], m)
+				if m := remapSym(o, r.Sym); m >= 0 && m != last {
+					used.add(m)
+					last = m
 				}
 			}
 		})
 		return nil
 	})
-	used := make([]bool, len(ctx.Syms))
-	for _, ms := range named {
-		for _, m := range ms {
-			used[m] = true
-		}
-	}
 	for _, c := range per {
 		for _, e := range c.edges {
 			if callee := ctx.Syms[e.callee]; !ctx.Syms[e.caller].dead && callee.Sec < 0 && callee.Shndx == 0 {
-				used[e.callee] = true
+				used.add(e.callee)
 			}
 		}
 	}
 	return used
 }
 
+// symSet is a set of symbol IDs, a bit each, that goroutines may add to
+// at once (findLiveRefs marks what each object names as it walks it: no
+// lists to gather, the outcome the same in any order).
+type symSet []uint32
+
+func newSymSet(n int) symSet { return make(symSet, (n+31)/32) }
+
+// add puts id in the set (atomically; a bit already set is only read).
+func (s symSet) add(id int32) {
+	w, b := &s[id>>5], uint32(1)<<(id&31)
+	if atomic.LoadUint32(w)&b == 0 {
+		atomic.OrUint32(w, b)
+	}
+}
+
+// has reports whether id is in the set (once no goroutine adds to it).
+func (s symSet) has(id int32) bool {
+	return int(id>>5) < len(s) && s[id>>5]&(uint32(1)<<(id&31)) != 0
+}
+
 // dropUnreferencedUndefined: undefined functions only removed code named
 // go with it.
-func dropUnreferencedUndefined(ctx *Context, used []bool) {
+func dropUnreferencedUndefined(ctx *Context, used symSet) {
 	for _, id := range ctx.Globals {
-		if s := ctx.Syms[id]; s.Sec < 0 && s.Shndx == 0 && !used[id] && s.Type() == elf.STTFunc {
+		if s := ctx.Syms[id]; s.Sec < 0 && s.Shndx == 0 && !used.has(id) && s.Type() == elf.STTFunc {
 			s.dead = true
 		}
 	}
@@ -333,7 +350,7 @@ func (o *Options) kernelUsed(name string) bool {
 // still names symbol id, by a relocation or (for an undefined function) a
 // call-graph edge; references from removed code do not count.
 func (ctx *Context) referencedLive(id int32) bool {
-	return !ctx.Syms[id].dead && int(id) < len(ctx.liveRefs) && ctx.liveRefs[id]
+	return !ctx.Syms[id].dead && ctx.liveRefs.has(id)
 }
 
 // objCalls is what dce finds in one object: its call edges (block -1 of
