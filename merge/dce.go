@@ -375,7 +375,6 @@ type protoRef struct {
 func findCalls(ctx *Context, o *Obj) objCalls {
 	var c objCalls
 	o.eachCallgraph(func(s *elf.Section) {
-		strs := o.strtab()
 		for block, e := range elf.CallgraphRecords(s.Data()) {
 			ca := remapSym(o, e.Caller)
 			if ca < 0 || ctx.Syms[ca].Type() != elf.STTFunc {
@@ -390,7 +389,9 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 					c.edges = append(c.edges, cgEdge{ca, cb})
 				}
 			case block == -2 || block == -3:
-				proto, _ := elf.CString(strs, uint32(e.Callee))
+				// (The string table read only here: most call graphs
+				// have no prototype lists.)
+				proto, _ := elf.CString(o.strtab(), uint32(e.Callee))
 				if block == -2 {
 					c.taken = append(c.taken, protoRef{ca, proto})
 				} else {
