@@ -14,8 +14,10 @@ import (
 	"bufio"
 	"io"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // emitChunk bounds the buffers the file is assembled in: the sections are
@@ -210,6 +212,7 @@ func (e *emitter) sectionRun(hdrs []shdr, i int, pos uint64) (uint64, int) {
 	}
 	clear(b[cur-pos:])
 	parallelFor(j-i, e.ctx.Opts.Threads, func(k int) error {
+		prefetchFill(e.ctx, hdrs[:j], i+k)
 		h := &hdrs[i+k]
 		if h.filled() {
 			h.fill(e.ctx, b[h.off-pos:h.off-pos+h.size], 0)
@@ -281,4 +284,44 @@ func (e *emitter) emitLarge(h *shdr, pos uint64) {
 		e.send(run)
 		pad = 0
 	}
+}
+
+// prefetchFill asks for what filling the sections after hdrs[k] reads,
+// in stages, each needing what the one before brought in: the record of
+// the object a section's first piece comes from six sections ahead, that
+// object's file record four ahead, the piece's input section header two
+// ahead, the start of its bytes one ahead. (The output sections' own
+// records are warm: sectionRun has just read them.) Hints only: every
+// byte written is the same without them.
+func prefetchFill(ctx *Context, hdrs []shdr, k int) {
+	if j := k + 6; j < len(hdrs) {
+		if p, ok := firstPiece(hdrs[j].sec); ok {
+			prefetch.Line(uintptr(unsafe.Pointer(&ctx.Objs[p.Obj].F)))
+		}
+	}
+	if j := k + 4; j < len(hdrs) {
+		if p, ok := firstPiece(hdrs[j].sec); ok {
+			prefetch.Line(uintptr(unsafe.Pointer(&ctx.Objs[p.Obj].F.Sections)))
+		}
+	}
+	if j := k + 2; j < len(hdrs) {
+		if p, ok := firstPiece(hdrs[j].sec); ok {
+			f := ctx.Objs[p.Obj].F
+			prefetch.Range(unsafe.Pointer(&f.Sections[p.Sec]), unsafe.Sizeof(f.Sections[0]))
+		}
+	}
+	if j := k + 1; j < len(hdrs) {
+		if p, ok := firstPiece(hdrs[j].sec); ok {
+			d := ctx.Objs[p.Obj].F.Sections[p.Sec].Data()
+			prefetch.Slice(d[:min(len(d), 256)])
+		}
+	}
+}
+
+// firstPiece is the first piece of s's contents, if they are pieces.
+func firstPiece(s *OutSec) (Piece, bool) {
+	if s.Data != nil || len(s.Pieces) == 0 {
+		return Piece{}, false
+	}
+	return s.Pieces[0], true
 }
