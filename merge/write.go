@@ -22,10 +22,12 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"unsafe"
 
 	"github.com/warplink/warplink/actors"
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // shdr is a section header being written: where the section goes, and
@@ -86,8 +88,10 @@ func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 		fixed[4] = OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, Entsize: 4, Data: shndx}
 		hdrs[4] = shdr{sec: &fixed[4], size: uint64(len(shndx)), link: 3}
 	}
-	for i, id := range ctx.Order {
-		s := ctx.Secs[id]
+	// Every header owns its slot: filled in parallel (the records'
+	// first reads, which miss the caches, overlap).
+	parallelFor(len(ctx.Order), ctx.Opts.Threads, func(i int) error {
+		s := ctx.Secs[ctx.Order[i]]
 		h := shdr{sec: s, size: s.Size}
 		if s.LinkSymtab {
 			h.link = 3
@@ -106,7 +110,8 @@ func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 			h.info = uint32(ctx.sectionIndex(s.InfoSec))
 		}
 		hdrs[ctx.fixed+i] = h
-	}
+		return nil
+	})
 	return hdrs, fixed
 }
 
@@ -256,7 +261,12 @@ func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 		es := h.entrySize()
 		first := min(int(lo/es), len(rels))
 		n := min(len(b)/int(es), len(rels)-first)
-		for k, r := range rels[first : first+n] {
+		rels = rels[first : first+n]
+		for k, r := range rels {
+			if a := k + 8; a < len(rels) && rels[a].Sym >= 0 {
+				// (The symbol records are scattered: asked for ahead.)
+				prefetch.Line(uintptr(unsafe.Pointer(&ctx.Syms[rels[a].Sym].Index)))
+			}
 			e := elf.Rela{Offset: r.Offset, Type: r.Type, Addend: r.Addend}
 			if r.Sym != symNull {
 				e.Sym = uint32(ctx.Syms[r.Sym].Index)
