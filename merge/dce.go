@@ -37,8 +37,10 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 func dce(ctx *Context) error {
@@ -96,6 +98,7 @@ func eliminateDeadCode(ctx *Context) dceResult {
 func findAllCalls(ctx *Context) []objCalls {
 	per := make([]objCalls, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+		prefetchObject(ctx.Objs, i)
 		per[i] = findCalls(ctx, ctx.Objs[i])
 		return nil
 	})
@@ -261,6 +264,7 @@ func removeDeadFunctions(ctx *Context, live []bool) []bool {
 func findLiveRefs(ctx *Context, per []objCalls) symSet {
 	used := newSymSet(len(ctx.Syms))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+		prefetchObject(ctx.Objs, i)
 		o := ctx.Objs[i]
 		o.eachRelocSection(func(t int, rels []elf.Rela) {
 			if o.SecMap[t] < 0 || ctx.Secs[o.SecMap[t]].Dead {
@@ -426,4 +430,35 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 		}
 	})
 	return c
+}
+
+// prefetchObject asks for what dce's and relocate's walks of objs[k+1..]
+// read first, in stages, each needing what the one before brought in: an
+// object's record four ahead, its file record and tables two ahead, the
+// first relocations of each relocation section and its call graph one
+// ahead. The walks go through the objects in chunks of consecutive ones
+// (parallelFor), so the objects after k are mostly the same goroutine's
+// next ones. Hints only: what the walks do is the same without them.
+func prefetchObject(objs []*Obj, k int) {
+	if j := k + 4; j < len(objs) {
+		prefetch.Range(unsafe.Pointer(objs[j]), unsafe.Sizeof(Obj{}))
+	}
+	if j := k + 2; j < len(objs) {
+		o := objs[j]
+		prefetch.Range(unsafe.Pointer(o.F), unsafe.Sizeof(*o.F))
+		prefetch.Slice(o.relSecs)
+		prefetch.Slice(o.SecMap)
+	}
+	if j := k + 1; j < len(objs) {
+		o := objs[j]
+		prefetch.Slice(o.F.Sections)
+		prefetch.Slice(o.SymMap)
+		for _, r := range o.relSecs {
+			prefetch.Slice(r.rels[:min(len(r.rels), 4)])
+		}
+		if i := o.cg.first(); o.cg != 0 && i < len(o.F.Sections) {
+			d := o.F.Sections[i].Data()
+			prefetch.Slice(d[:min(len(d), 256)])
+		}
+	}
 }

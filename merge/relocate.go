@@ -101,6 +101,7 @@ func relocate(ctx *Context) error {
 	done := make([]objRelocs, len(ctx.Objs))
 	var scratch sync.Pool // of *objRelocs: one per thread, reused
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+		prefetchObject(ctx.Objs, i)
 		sc, _ := scratch.Get().(*objRelocs)
 		if sc == nil {
 			sc = &objRelocs{}
