@@ -41,7 +41,7 @@ const heapRunsBelow = 16 << 20
 // emit writes the file to w in offset order: the ELF header, the section
 // contents with their alignment padding, then at shoff the section headers
 // (putSectionHeaders) and the program headers, total bytes in all (fl).
-func emit(ctx *Context, w io.Writer, hdrs []shdr, fl *outputLayout) error {
+func emit(ctx *Context, w io.Writer, hdrs []shdr, kinds []hdrKind, fl *outputLayout) error {
 	chunk := emitChunk(fl.total)
 	if ctx.Opts.WriteChunk > 0 {
 		chunk = ctx.Opts.WriteChunk
@@ -52,6 +52,7 @@ func emit(ctx *Context, w io.Writer, hdrs []shdr, fl *outputLayout) error {
 		return err
 	}
 	e := startEmitter(ctx, w, chunk, fl.total)
+	e.kinds = kinds
 	defer e.finish()
 	pos := e.sections(hdrs)
 	e.headers(hdrs, pos, fl)
@@ -68,9 +69,10 @@ func emit(ctx *Context, w io.Writer, hdrs []shdr, fl *outputLayout) error {
 type emitter struct {
 	ctx    *Context
 	w      io.Writer
-	chunk  int    // bytes of a run (emitChunk)
-	total  uint64 // bytes of the file
-	inline bool   // send writes at once: no writer goroutine
+	chunk  int       // bytes of a run (emitChunk)
+	kinds  []hdrKind // by header (sectionHeaders)
+	total  uint64    // bytes of the file
+	inline bool      // send writes at once: no writer goroutine
 	// gather is w when it is a buffer that gathers the whole file
 	// (Link's small files) and send writes at once: runs are filled in
 	// its free space, not copied there from run buffers.
@@ -176,9 +178,9 @@ func (e *emitter) sections(hdrs []shdr) uint64 {
 			pos += uint64(len(run.b))
 			continue
 		}
-		if h := &hdrs[i]; h.filled() && h.size > uint64(e.chunk) {
+		if h := &hdrs[i]; e.kinds[i]&hdrFilled != 0 && h.size > uint64(e.chunk) {
 			e.emitLarge(h, pos)
-			pos, i = h.end(), i+1
+			pos, i = fileEnd(h, e.kinds[i]), i+1
 			continue
 		}
 		pos, i = e.sectionRun(hdrs, i, pos)
@@ -191,9 +193,9 @@ func (e *emitter) sections(hdrs []shdr) uint64 {
 // disjoint ranges. It returns where the run ends and j.
 func (e *emitter) sectionRun(hdrs []shdr, i int, pos uint64) (uint64, int) {
 	j := i + 1
-	end := hdrs[i].end()
-	for j < len(hdrs) && hdrs[j].end()-pos <= uint64(e.chunk) {
-		end = hdrs[j].end()
+	end := fileEnd(&hdrs[i], e.kinds[i])
+	for j < len(hdrs) && fileEnd(&hdrs[j], e.kinds[j])-pos <= uint64(e.chunk) {
+		end = fileEnd(&hdrs[j], e.kinds[j])
 		j++
 	}
 	if end < pos {
@@ -205,16 +207,16 @@ func (e *emitter) sectionRun(hdrs []shdr, i int, pos uint64) (uint64, int) {
 	b, cur := run.b, pos
 	for k := i; k < j; k++ {
 		h := &hdrs[k]
-		if h.filled() {
+		if e.kinds[k]&hdrFilled != 0 {
 			clear(b[cur-pos : h.off-pos])
-			cur = h.end()
+			cur = h.off + h.size
 		}
 	}
 	clear(b[cur-pos:])
 	parallelFor(j-i, e.ctx.Opts.Threads, func(k int) error {
 		prefetchFill(e.ctx, hdrs[:j], i+k)
 		h := &hdrs[i+k]
-		if h.filled() {
+		if e.kinds[i+k]&hdrFilled != 0 {
 			h.fill(e.ctx, b[h.off-pos:h.off-pos+h.size], 0)
 		}
 		return nil
