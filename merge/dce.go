@@ -256,7 +256,7 @@ func removeDeadFunctions(ctx *Context, live []bool) []bool {
 }
 
 // findLiveRefs finds, by symbol ID, what live code names: by its
-// relocations (found per object in parallel, then marked), and, for an
+// relocations (marked by each object's walk, in parallel), and, for an
 // undefined callee, by a live function's call edge in .nv.callgraph
 // (nvlink 11.8 reports an undefined callee that only the call graph names:
 // testdata/crafted/callgraph-only-reference; in ptxas's output every call
