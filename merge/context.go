@@ -144,7 +144,7 @@ type Context struct {
 	walkSyms      []walk             // while merge runs: its symbols' walks (symWalks)
 	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
 	sawEmptyProto bool               // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
-	liveRefs      []bool             // by symbol ID: named by relocations of live code (dce)
+	liveRefs      symSet             // symbol IDs named by relocations of live code (dce)
 	symSlab       []OutSym           // backing store of Syms
 	secSlab       []OutSec           // backing store of Secs
 	secSlabs      [][]OutSec         // slabs reserved for it (reserveSecs), taken in turn

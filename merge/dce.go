@@ -36,8 +36,11 @@ package merge
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 func dce(ctx *Context) error {
@@ -63,7 +66,7 @@ type dceResult struct {
 	callees    lists[int32] // function symbol ID -> its callees in the inputs' call graphs
 	rootKernel int32        // the only kernel the link uses, or -1
 	dceRoot    []bool       // by symbol ID: the roots, under --kernels-used without -g; else nil
-	liveRefs   []bool       // by symbol ID: named by live code (referencedLive)
+	liveRefs   symSet       // named by live code (referencedLive)
 	launched   [][]int32    // by object: kernels its code names (objCalls.launched)
 }
 
@@ -95,6 +98,7 @@ func eliminateDeadCode(ctx *Context) dceResult {
 func findAllCalls(ctx *Context) []objCalls {
 	per := make([]objCalls, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+		prefetchObject(ctx.Objs, i)
 		per[i] = findCalls(ctx, ctx.Objs[i])
 		return nil
 	})
@@ -252,48 +256,65 @@ func removeDeadFunctions(ctx *Context, live []bool) []bool {
 }
 
 // findLiveRefs finds, by symbol ID, what live code names: by its
-// relocations (found per object in parallel, then marked), and, for an
+// relocations (marked by each object's walk, in parallel), and, for an
 // undefined callee, by a live function's call edge in .nv.callgraph
 // (nvlink 11.8 reports an undefined callee that only the call graph names:
 // testdata/crafted/callgraph-only-reference; in ptxas's output every call
 // edge has its relocation as well).
-func findLiveRefs(ctx *Context, per []objCalls) []bool {
-	named := make([][]int32, len(ctx.Objs))
+func findLiveRefs(ctx *Context, per []objCalls) symSet {
+	used := newSymSet(len(ctx.Syms))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+		prefetchObject(ctx.Objs, i)
 		o := ctx.Objs[i]
 		o.eachRelocSection(func(t int, rels []elf.Rela) {
 			if o.SecMap[t] < 0 || ctx.Secs[o.SecMap[t]].Dead {
 				return
 			}
+			last := int32(-1) // (relocations often name one symbol in a row)
 			for _, r := range rels {
-				if m := remapSym(o, r.Sym); m >= 0 {
-					named[i] = append(named[i], m)
+				if m := remapSym(o, r.Sym); m >= 0 && m != last {
+					used.add(m)
+					last = m
 				}
 			}
 		})
 		return nil
 	})
-	used := make([]bool, len(ctx.Syms))
-	for _, ms := range named {
-		for _, m := range ms {
-			used[m] = true
-		}
-	}
 	for _, c := range per {
 		for _, e := range c.edges {
 			if callee := ctx.Syms[e.callee]; !ctx.Syms[e.caller].dead && callee.Sec < 0 && callee.Shndx == 0 {
-				used[e.callee] = true
+				used.add(e.callee)
 			}
 		}
 	}
 	return used
 }
 
+// symSet is a set of symbol IDs, a bit each, that goroutines may add to
+// at once (findLiveRefs marks what each object names as it walks it: no
+// lists to gather, the outcome the same in any order).
+type symSet []uint32
+
+func newSymSet(n int) symSet { return make(symSet, (n+31)/32) }
+
+// add puts id in the set (atomically; a bit already set is only read).
+func (s symSet) add(id int32) {
+	w, b := &s[id>>5], uint32(1)<<(id&31)
+	if atomic.LoadUint32(w)&b == 0 {
+		atomic.OrUint32(w, b)
+	}
+}
+
+// has reports whether id is in the set (once no goroutine adds to it).
+func (s symSet) has(id int32) bool {
+	return int(id>>5) < len(s) && s[id>>5]&(uint32(1)<<(id&31)) != 0
+}
+
 // dropUnreferencedUndefined: undefined functions only removed code named
 // go with it.
-func dropUnreferencedUndefined(ctx *Context, used []bool) {
+func dropUnreferencedUndefined(ctx *Context, used symSet) {
 	for _, id := range ctx.Globals {
-		if s := ctx.Syms[id]; s.Sec < 0 && s.Shndx == 0 && !used[id] && s.Type() == elf.STTFunc {
+		if s := ctx.Syms[id]; s.Sec < 0 && s.Shndx == 0 && !used.has(id) && s.Type() == elf.STTFunc {
 			s.dead = true
 		}
 	}
@@ -333,7 +354,7 @@ func (o *Options) kernelUsed(name string) bool {
 // still names symbol id, by a relocation or (for an undefined function) a
 // call-graph edge; references from removed code do not count.
 func (ctx *Context) referencedLive(id int32) bool {
-	return !ctx.Syms[id].dead && int(id) < len(ctx.liveRefs) && ctx.liveRefs[id]
+	return !ctx.Syms[id].dead && ctx.liveRefs.has(id)
 }
 
 // objCalls is what dce finds in one object: its call edges (block -1 of
@@ -358,7 +379,6 @@ type protoRef struct {
 func findCalls(ctx *Context, o *Obj) objCalls {
 	var c objCalls
 	o.eachCallgraph(func(s *elf.Section) {
-		strs := o.strtab()
 		for block, e := range elf.CallgraphRecords(s.Data()) {
 			ca := remapSym(o, e.Caller)
 			if ca < 0 || ctx.Syms[ca].Type() != elf.STTFunc {
@@ -373,7 +393,9 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 					c.edges = append(c.edges, cgEdge{ca, cb})
 				}
 			case block == -2 || block == -3:
-				proto, _ := elf.CString(strs, uint32(e.Callee))
+				// (The string table read only here: most call graphs
+				// have no prototype lists.)
+				proto, _ := elf.CString(o.strtab(), uint32(e.Callee))
 				if block == -2 {
 					c.taken = append(c.taken, protoRef{ca, proto})
 				} else {
@@ -408,4 +430,35 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 		}
 	})
 	return c
+}
+
+// prefetchObject asks for what dce's and relocate's walks of objs[k+1..]
+// read first, in stages, each needing what the one before brought in: an
+// object's record four ahead, its file record and tables two ahead, the
+// first relocations of each relocation section and its call graph one
+// ahead. The walks go through the objects in chunks of consecutive ones
+// (parallelFor), so the objects after k are mostly the same goroutine's
+// next ones. Hints only: what the walks do is the same without them.
+func prefetchObject(objs []*Obj, k int) {
+	if j := k + 4; j < len(objs) {
+		prefetch.Range(unsafe.Pointer(objs[j]), unsafe.Sizeof(Obj{}))
+	}
+	if j := k + 2; j < len(objs) {
+		o := objs[j]
+		prefetch.Range(unsafe.Pointer(o.F), unsafe.Sizeof(*o.F))
+		prefetch.Slice(o.relSecs)
+		prefetch.Slice(o.SecMap)
+	}
+	if j := k + 1; j < len(objs) {
+		o := objs[j]
+		prefetch.Slice(o.F.Sections)
+		prefetch.Slice(o.SymMap)
+		for _, r := range o.relSecs {
+			prefetch.Slice(r.rels[:min(len(r.rels), 4)])
+		}
+		if i := o.cg.first(); o.cg != 0 && i < len(o.F.Sections) {
+			d := o.F.Sections[i].Data()
+			prefetch.Slice(d[:min(len(d), 256)])
+		}
+	}
 }

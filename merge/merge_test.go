@@ -33,6 +33,41 @@ func TestPatchBitField(t *testing.T) {
 	}
 }
 
+// TestBitFieldWords checks extract and insert against bit-by-bit
+// definitions, for every field position and width in a 128-bit word.
+func TestBitFieldWords(t *testing.T) {
+	bit := func(lo, hi uint64, b uint) uint64 {
+		if b < 64 {
+			return lo >> b & 1
+		}
+		return hi >> (b - 64) & 1
+	}
+	x := uint64(0x9e3779b97f4a7c15)
+	for pos := uint(0); pos < 128; pos++ {
+		for width := uint(1); width <= 64 && pos+width <= 128; width++ {
+			x = x*6364136223846793005 + 1442695040888963407
+			lo, hi, v := x, x^0x5555aaaa3333cccc, x*31
+			want := uint64(0)
+			for i := uint(0); i < width; i++ {
+				want |= bit(lo, hi, pos+i) << i
+			}
+			if got := extract(lo, hi, pos, width); got != want {
+				t.Fatalf("extract(%d, %d) = %#x, want %#x", pos, width, got, want)
+			}
+			nlo, nhi := insert(lo, hi, pos, width, v)
+			for b := uint(0); b < 128; b++ {
+				w := bit(lo, hi, b)
+				if b >= pos && b < pos+width {
+					w = v >> (b - pos) & 1
+				}
+				if bit(nlo, nhi, b) != w {
+					t.Fatalf("insert(%d, %d): bit %d is %d, want %d", pos, width, b, bit(nlo, nhi, b), w)
+				}
+			}
+		}
+	}
+}
+
 // TestConstField1940 pins R_CUDA_CONST_FIELD19_40 (sm_80 and older): the
 // field at bit 40 holds the byte offset in 32-bit words (observed: nvlink
 // 11.8 writes 0x0d for the 0x34th byte of .nv.constant3, generated sm_80

@@ -13,6 +13,7 @@ package merge
 // list is the reverse of the inputs' relocations concatenated in file order.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -100,6 +101,7 @@ func relocate(ctx *Context) error {
 	done := make([]objRelocs, len(ctx.Objs))
 	var scratch sync.Pool // of *objRelocs: one per thread, reused
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+		prefetchObject(ctx.Objs, i)
 		sc, _ := scratch.Get().(*objRelocs)
 		if sc == nil {
 			sc = &objRelocs{}
@@ -159,29 +161,25 @@ func relocate(ctx *Context) error {
 		o.SecOff = nil
 	}
 	ctx.reserveSecs(len(relSecOrder))
-	for _, m := range relSecOrder {
-		k := m.relSec
-		var l []OutRel
-		var kind relKind
-		if k.kind == kindBound {
-			l, kind = ctx.bound.rels, relKinds[kindRel]
-		} else {
-			l, kind = keptList(runs, lastRun.of(k)-1, done), relKinds[k.kind]
+	ready := prepareRelSecs(ctx, relSecOrder, runs, &lastRun, done)
+	for i, m := range relSecOrder {
+		if a := i + 16; a < len(ready) && ready[a].h != 0 {
+			// (The name's .shstrtab slot, asked for ahead: hints.)
+			ctx.ShStr.prefetchSlot(ready[a].h)
 		}
-		if len(l) == 0 {
+		if a := i + 8; a < len(ready) && ready[a].h != 0 {
+			ctx.ShStr.prefetchFirst(ready[a].h)
+		}
+		r := &ready[i]
+		if len(r.l) == 0 {
 			continue
 		}
-		// (The input relocation section's own name, as a rule: no
-		// concatenation then, 20 ms a link at 100,000 objects.)
-		have := ""
-		if m.obj >= 0 {
-			have = ctx.Objs[m.obj].F.SecName(int(m.in))
-		}
-		sec := ctx.newSection(joined(have, kind.prefix, ctx.Secs[k.tgt].Name), kind.typ, 0, 8, uint16(kind.ent))
+		kind := m.relKind()
+		sec := ctx.newRelSection(r, kind)
 		sec.LinkSymtab = true
-		sec.InfoSec = k.tgt
-		sec.setRelocs(l)
-		sec.Size = uint64(len(l)) * kind.ent
+		sec.InfoSec = m.tgt
+		sec.setRelocs(r.l)
+		sec.Size = uint64(len(r.l)) * kind.ent
 	}
 	return nil
 }
@@ -614,44 +612,35 @@ func patch(b []byte, f field, v uint64) {
 	copy(b[:nbytes], w[:nbytes])
 }
 
+// extract is the width bits (at most 64) at bit pos of the 128-bit
+// little-endian word hi:lo. (Go's shifts by 64 or more give 0, which
+// covers a field wholly in lo, wholly in hi, or across both.)
 func extract(lo, hi uint64, pos, width uint) uint64 {
-	var v uint64
-	for i := uint(0); i < width; i++ {
-		bit := pos + i
-		var x uint64
-		if bit < 64 {
-			x = lo >> bit & 1
-		} else {
-			x = hi >> (bit - 64) & 1
-		}
-		v |= x << i
+	v := lo>>pos | hi<<(64-pos) | hi>>(pos-64)
+	if width < 64 {
+		v &= uint64(1)<<width - 1
 	}
 	return v
 }
 
+// insert replaces the width bits (at most 64) at bit pos of hi:lo with
+// v's low width bits.
 func insert(lo, hi uint64, pos, width uint, v uint64) (uint64, uint64) {
-	for i := uint(0); i < width; i++ {
-		bit := pos + i
-		x := v >> i & 1
-		if bit < 64 {
-			lo = lo&^(1<<bit) | x<<bit
-		} else {
-			hi = hi&^(1<<(bit-64)) | x<<(bit-64)
-		}
+	m := ^uint64(0)
+	if width < 64 {
+		m = uint64(1)<<width - 1
 	}
+	v &= m
+	lo = lo&^(m<<pos) | v<<pos
+	hm := m>>(64-pos) | m<<(pos-64)
+	hv := v>>(64-pos) | v<<(pos-64)
+	hi = hi&^hm | hv
 	return lo, hi
 }
 
-func le64(b []byte) uint64 {
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
-func put64(b []byte, v uint64) {
-	for i := 0; i < 8; i++ {
-		b[i] = byte(v >> (8 * i))
-	}
-}
+func put64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 
 // constBank is the constant bank number of the section input symbol sym
 // of o lives in (.nv.constantN...), 0 if none.

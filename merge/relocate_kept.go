@@ -44,6 +44,63 @@ func (ctx *Context) reserveSecs(n int) {
 	ctx.secSlabs = append(ctx.secSlabs, slabs...)
 }
 
+// relSecReady is a relocation section prepared for newRelSection: its
+// list (empty: no section), its name and the name's .shstrtab hash.
+type relSecReady struct {
+	l    []OutRel
+	name string
+	h    uint32
+}
+
+// prepareRelSecs gathers the list, name and name hash of each section of
+// order, in parallel (the lists are disjoint runs of done, the names and
+// tables only read), so that making them in order is all that stays
+// serial.
+func prepareRelSecs(ctx *Context, order []relSecMade, runs []relRun, last *lastRuns, done []objRelocs) []relSecReady {
+	ready := make([]relSecReady, len(order))
+	const batch = 256
+	parallelFor((len(order)+batch-1)/batch, ctx.Opts.Threads, func(b int) error {
+		for i := b * batch; i < min(len(order), (b+1)*batch); i++ {
+			m := order[i]
+			var l []OutRel
+			if m.kind == kindBound {
+				l = ctx.bound.rels
+			} else {
+				l = keptList(runs, last.of(m.relSec)-1, done)
+			}
+			if len(l) == 0 {
+				continue
+			}
+			// (The input relocation section's own name, as a rule: no
+			// concatenation then, 20 ms a link at 100,000 objects.)
+			have := ""
+			if m.obj >= 0 {
+				have = ctx.Objs[m.obj].F.SecName(int(m.in))
+			}
+			name := joined(have, m.relKind().prefix, ctx.Secs[m.tgt].Name)
+			ready[i] = relSecReady{l: l, name: name, h: ctx.ShStr.hash(name)}
+		}
+		return nil
+	})
+	return ready
+}
+
+// newRelSection is newSection of the relocation section r prepared, of
+// kind k: past layout (no section names noted) and merge's string queue,
+// with the name's .shstrtab hash prepareRelSecs made.
+func (ctx *Context) newRelSection(r *relSecReady, k relKind) *OutSec {
+	s := ctx.allocSec()
+	*s = genSection(r.name, k.typ, 0, 8, uint16(k.ent))
+	if !ctx.secNamesDone || ctx.strq != nil {
+		ctx.addSection(s)
+		return s
+	}
+	s.ID = int32(len(ctx.Secs))
+	ctx.Secs = append(ctx.Secs, s)
+	s.nameOff = ctx.ShStr.putHashed(r.name, r.h, false)
+	return s
+}
+
 // relRun is a run of kept relocations of one output section (and kind):
 // done[obj].rels[lo:hi], after the run prev (-1: none) in the list.
 type relRun struct {
@@ -118,6 +175,15 @@ type relSec struct {
 type relSecMade struct {
 	relSec
 	obj, in int32
+}
+
+// relKind names and types the section m makes (a bound references' one:
+// REL).
+func (m *relSecMade) relKind() relKind {
+	if m.kind == kindBound {
+		return relKinds[kindRel]
+	}
+	return relKinds[m.kind]
 }
 
 // lastRuns is, by kind and target section, 1 + the index of the last run

@@ -13,9 +13,11 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/prefetch"
 	"github.com/warplink/warplink/shard"
 )
 
@@ -182,6 +184,7 @@ func allocResIDs(ctx *Context) [][]uint16 {
 // NOTE: runs concurrently, one call per file.
 func produceCandidates(ctx *Context, file, nshards int, resShard []uint16, emit func(shard int, batch []candidate)) {
 	// The file's batches share one array, grouped by shard.
+	prefetchSymbols(ctx.Objs, file)
 	o := ctx.Objs[file]
 	batches := newLists[candidate](nshards)
 	for i := 1; i < len(o.F.Symbols); i++ {
@@ -202,6 +205,24 @@ func produceCandidates(ctx *Context, file, nshards int, resShard []uint16, emit 
 	batches.done()
 	for k := range nshards {
 		emit(k, batches.of(int32(k)))
+	}
+}
+
+// prefetchSymbols asks for what produceCandidates reads of the files
+// after file k, in stages: a file's object and file records two ahead,
+// its symbols, section headers and names one ahead (a producer takes
+// files in groups of consecutive ones). Hints only.
+func prefetchSymbols(objs []*Obj, k int) {
+	if j := k + 2; j < len(objs) {
+		prefetch.Range(unsafe.Pointer(objs[j]), unsafe.Sizeof(Obj{}))
+		prefetch.Range(unsafe.Pointer(objs[j].F), unsafe.Sizeof(*objs[j].F))
+	}
+	if j := k + 1; j < len(objs) {
+		o := objs[j]
+		prefetch.Slice(o.F.Symbols)
+		prefetch.Slice(o.F.Sections)
+		names := o.strtab()
+		prefetch.Slice(names[:min(len(names), 2048)])
 	}
 }
 

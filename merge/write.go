@@ -22,10 +22,12 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"unsafe"
 
 	"github.com/warplink/warplink/actors"
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // shdr is a section header being written: where the section goes, and
@@ -38,9 +40,9 @@ type shdr struct {
 }
 
 func write(ctx *Context) error {
-	hdrs, standIns := sectionHeaders(ctx)
+	hdrs, kinds, standIns := sectionHeaders(ctx)
 	defer runtime.KeepAlive(standIns) // (hdrs may be memory the collector does not scan)
-	fl, err := layoutFile(ctx, hdrs)
+	fl, err := layoutFile(ctx, hdrs, kinds)
 	if err != nil {
 		return err
 	}
@@ -48,7 +50,7 @@ func write(ctx *Context) error {
 	if err != nil {
 		return err
 	}
-	if err := emit(ctx, sink, hdrs, fl); err != nil {
+	if err := emit(ctx, sink, hdrs, kinds, fl); err != nil {
 		return err
 	}
 	if mem != nil {
@@ -65,8 +67,11 @@ func write(ctx *Context) error {
 // table is in the heap's free pages when it has room (heapRoom), else in
 // the inputs' tables' memory when finalize reset it for reuse
 // (lateMapped); the fixed sections' stand-ins, which only it points to,
-// are returned to be kept alive while it is used.
-func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
+// are returned to be kept alive while it is used. Each header's off holds
+// its section's alignment until layoutFile places it, and kinds what the
+// layout and the writer's serial steps need of each section (hdrKind), so
+// that those read no section record.
+func sectionHeaders(ctx *Context) ([]shdr, []hdrKind, *[5]OutSec) {
 	symtab, shndx := buildSymtab(ctx)
 	shstr := ctx.ShStr.Bytes()
 	str := ctx.Str.Bytes()
@@ -76,6 +81,7 @@ func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 		alloc = nil
 	}
 	hdrs := elf.SliceOf[shdr](n, alloc)
+	kinds := elf.SliceOf[hdrKind](n, alloc)
 	fixed := &[5]OutSec{
 		{},
 		{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1, body: shstr},
@@ -90,9 +96,15 @@ func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 		fixed[4] = OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, entsize: 4, body: shndx}
 		hdrs[4] = shdr{sec: &fixed[4], size: uint64(len(shndx)), link: 3}
 	}
-	for i, id := range ctx.Order {
-		s := ctx.Secs[id]
-		h := shdr{sec: s, size: s.Size}
+	for i := range ctx.fixed {
+		hdrs[i].off, kinds[i] = hdrs[i].sec.Align, hdrKindOf(hdrs[i].sec, hdrs[i].size)
+	}
+	// Every header owns its slot: filled in parallel (the records'
+	// first reads, which miss the caches, overlap).
+	parallelFor(len(ctx.Order), ctx.Opts.Threads, func(i int) error {
+		s := ctx.Secs[ctx.Order[i]]
+		h := shdr{sec: s, size: s.Size, off: s.Align}
+		kinds[ctx.fixed+i] = hdrKindOf(s, s.Size)
 		if s.LinkSymtab {
 			h.link = 3
 		}
@@ -110,8 +122,48 @@ func sectionHeaders(ctx *Context) ([]shdr, *[5]OutSec) {
 			h.info = uint32(ctx.sectionIndex(s.InfoSec))
 		}
 		hdrs[ctx.fixed+i] = h
+		return nil
+	})
+	return hdrs, kinds, fixed
+}
+
+// hdrKind is what the layout and the writer's serial steps need of a
+// section header's section, one byte a header (sectionHeaders): reading
+// each section's record again there cost a cache miss per section, one
+// after the other.
+type hdrKind uint8
+
+const (
+	hdrFilled hdrKind = 1 << iota // bytes in the file (not NOBITS, not empty): shdr.filled
+	hdrNobits                     // SHT_NOBITS
+	hdrAlloc                      // SHF_ALLOC
+	hdrWrite                      // SHF_WRITE
+)
+
+// hdrKindOf is the hdrKind of section s of size bytes.
+func hdrKindOf(s *OutSec, size uint64) hdrKind {
+	var k hdrKind
+	if s.Nobits {
+		k |= hdrNobits
+	} else if size > 0 {
+		k |= hdrFilled
 	}
-	return hdrs, fixed
+	if s.Flags&elf.SHFAlloc != 0 {
+		k |= hdrAlloc
+	}
+	if s.Flags&elf.SHFWrite != 0 {
+		k |= hdrWrite
+	}
+	return k
+}
+
+// fileEnd is where header h (of kind k) ends in the file: its bytes',
+// or its offset for a section without any.
+func fileEnd(h *shdr, k hdrKind) uint64 {
+	if k&hdrFilled != 0 {
+		return h.off + h.size
+	}
+	return h.off
 }
 
 // outputLayout is where the file's parts go: the section header table at
@@ -127,7 +179,7 @@ type outputLayout struct {
 // index order at its alignment, NOBITS taking no space, and places the
 // header tables after them. It refuses, before anything is written, a
 // file that would reach Options.MaxOutputSize (maxOutputSize by default).
-func layoutFile(ctx *Context, hdrs []shdr) (*outputLayout, error) {
+func layoutFile(ctx *Context, hdrs []shdr, kinds []hdrKind) (*outputLayout, error) {
 	pos := uint64(elf.EhdrSize)
 	limit := ctx.Opts.MaxOutputSize
 	if limit == 0 {
@@ -135,13 +187,13 @@ func layoutFile(ctx *Context, hdrs []shdr) (*outputLayout, error) {
 	}
 	for i := 1; i < len(hdrs); i++ {
 		h := &hdrs[i]
-		a := h.sec.Align
+		a := h.off // (the alignment, until here: sectionHeaders)
 		if a == 0 {
 			a = 1
 		}
 		pos = alignUp(pos, a)
 		h.off = pos
-		if !h.sec.Nobits {
+		if kinds[i]&hdrFilled != 0 {
 			pos += h.size
 		}
 		if pos >= limit || pos < h.off {
@@ -160,7 +212,7 @@ func layoutFile(ctx *Context, hdrs []shdr) (*outputLayout, error) {
 	fl := &outputLayout{shoff: alignUp(pos, 8)}
 	shnum := len(hdrs)
 	fl.phoff = fl.shoff + uint64(shnum)*elf.ShdrSize
-	fl.phdrs = programHeaders(ctx, hdrs, fl.phoff)
+	fl.phdrs = programHeaders(hdrs, kinds, fl.phoff)
 	fl.total = fl.phoff + uint64(len(fl.phdrs))*elf.PhdrSize
 	if fl.total > limit || fl.total < fl.shoff {
 		ctx.Diags.Fatalf(diag.At(diag.PhaseOutput, 2, 0), "output file '%s' would take more than 0x%x bytes (section headers)",
@@ -247,10 +299,6 @@ const arenaTablesFrom = 512 << 10
 // maxOutputSize is Options.MaxOutputSize's default: 1 TiB.
 const maxOutputSize = 1 << 40
 
-// filled reports whether the section has bytes in the file for fill to
-// write (NOBITS and empty sections have none).
-func (h *shdr) filled() bool { return !h.sec.Nobits && h.size > 0 }
-
 // fill writes the section's bytes [lo, lo+len(b)) into b, every one of
 // them (b may hold anything before). For a relocation section lo and
 // len(b) are whole entries (entrySize).
@@ -262,7 +310,12 @@ func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 		es := h.entrySize()
 		first := min(int(lo/es), len(rels))
 		n := min(len(b)/int(es), len(rels)-first)
-		for k, r := range rels[first : first+n] {
+		rels = rels[first : first+n]
+		for k, r := range rels {
+			if a := k + 8; a < len(rels) && rels[a].Sym >= 0 {
+				// (The symbol records are scattered: asked for ahead.)
+				prefetch.Line(uintptr(unsafe.Pointer(&ctx.Syms[rels[a].Sym].Index)))
+			}
 			e := elf.Rela{Offset: r.Offset, Type: r.Type, Addend: r.Addend}
 			if r.Sym != symNull {
 				e.Sym = uint32(ctx.Syms[r.Sym].Index)
@@ -291,34 +344,26 @@ func (h *shdr) entrySize() uint64 {
 	return elf.RelaSize
 }
 
-// end is where the section's bytes end in the file.
-func (h *shdr) end() uint64 {
-	if h.sec.Nobits {
-		return h.off
-	}
-	return h.off + h.size
-}
-
 // programHeaders builds nvlink's program headers: PT_PHDR, a PT_LOAD over
 // code and read-only data, a PT_LOAD over writable data (when any), and a
 // PT_LOAD over the program header table itself.
-func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
+func programHeaders(hdrs []shdr, kinds []hdrKind, phoff uint64) []elf.Prog {
 	// (Indices of 4 bytes, sized by a count first: at 100,000 objects
 	// this runs with the heap near its peak.)
 	ncode, ndata := 0, 0
 	for i := 4; i < len(hdrs); i++ {
-		if f := hdrs[i].sec.Flags; f&elf.SHFAlloc != 0 && f&elf.SHFWrite != 0 {
+		if k := kinds[i]; k&hdrAlloc != 0 && k&hdrWrite != 0 {
 			ndata++
-		} else if f&elf.SHFAlloc != 0 {
+		} else if k&hdrAlloc != 0 {
 			ncode++
 		}
 	}
 	code, data := make([]int32, 0, ncode), make([]int32, 0, ndata)
 	for i := 4; i < len(hdrs); i++ {
-		if hdrs[i].sec.Flags&elf.SHFAlloc == 0 {
+		if kinds[i]&hdrAlloc == 0 {
 			continue
 		}
-		if hdrs[i].sec.Flags&elf.SHFWrite != 0 {
+		if kinds[i]&hdrWrite != 0 {
 			data = append(data, int32(i))
 		} else {
 			code = append(code, int32(i))
@@ -339,7 +384,7 @@ func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 		sawNobits := false
 		var nobitsAlign uint64
 		for _, i := range idx {
-			if hdrs[i].sec.Nobits {
+			if kinds[i]&hdrNobits != 0 {
 				nobitsAlign = max(nobitsAlign, hdrs[i].sec.Align)
 			}
 		}
@@ -349,7 +394,8 @@ func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 			if a == 0 {
 				a = 1
 			}
-			if h.sec.Nobits && !sawNobits {
+			nobits := kinds[i]&hdrNobits != 0
+			if nobits && !sawNobits {
 				// nvlink (11.8, 12.4 and 12.5 alike) starts the
 				// memory-only part at the largest alignment of the
 				// segment's NOBITS sections, whichever comes first, in
@@ -361,7 +407,7 @@ func programHeaders(ctx *Context, hdrs []shdr, phoff uint64) []elf.Prog {
 				a = max(a, nobitsAlign)
 			}
 			pos = alignUp(pos, a)
-			if h.sec.Nobits && !sawNobits {
+			if nobits && !sawNobits {
 				sawNobits = true
 				filesz = pos - start
 			}

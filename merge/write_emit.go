@@ -14,8 +14,10 @@ import (
 	"bufio"
 	"io"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // emitChunk bounds the buffers the file is assembled in: the sections are
@@ -39,7 +41,7 @@ const heapRunsBelow = 16 << 20
 // emit writes the file to w in offset order: the ELF header, the section
 // contents with their alignment padding, then at shoff the section headers
 // (putSectionHeaders) and the program headers, total bytes in all (fl).
-func emit(ctx *Context, w io.Writer, hdrs []shdr, fl *outputLayout) error {
+func emit(ctx *Context, w io.Writer, hdrs []shdr, kinds []hdrKind, fl *outputLayout) error {
 	chunk := emitChunk(fl.total)
 	if ctx.Opts.WriteChunk > 0 {
 		chunk = ctx.Opts.WriteChunk
@@ -50,6 +52,7 @@ func emit(ctx *Context, w io.Writer, hdrs []shdr, fl *outputLayout) error {
 		return err
 	}
 	e := startEmitter(ctx, w, chunk, fl.total)
+	e.kinds = kinds
 	defer e.finish()
 	pos := e.sections(hdrs)
 	e.headers(hdrs, pos, fl)
@@ -66,9 +69,10 @@ func emit(ctx *Context, w io.Writer, hdrs []shdr, fl *outputLayout) error {
 type emitter struct {
 	ctx    *Context
 	w      io.Writer
-	chunk  int    // bytes of a run (emitChunk)
-	total  uint64 // bytes of the file
-	inline bool   // send writes at once: no writer goroutine
+	chunk  int       // bytes of a run (emitChunk)
+	kinds  []hdrKind // by header (sectionHeaders)
+	total  uint64    // bytes of the file
+	inline bool      // send writes at once: no writer goroutine
 	// gather is w when it is a buffer that gathers the whole file
 	// (Link's small files) and send writes at once: runs are filled in
 	// its free space, not copied there from run buffers.
@@ -174,9 +178,9 @@ func (e *emitter) sections(hdrs []shdr) uint64 {
 			pos += uint64(len(run.b))
 			continue
 		}
-		if h := &hdrs[i]; h.filled() && h.size > uint64(e.chunk) {
+		if h := &hdrs[i]; e.kinds[i]&hdrFilled != 0 && h.size > uint64(e.chunk) {
 			e.emitLarge(h, pos)
-			pos, i = h.end(), i+1
+			pos, i = fileEnd(h, e.kinds[i]), i+1
 			continue
 		}
 		pos, i = e.sectionRun(hdrs, i, pos)
@@ -189,9 +193,9 @@ func (e *emitter) sections(hdrs []shdr) uint64 {
 // disjoint ranges. It returns where the run ends and j.
 func (e *emitter) sectionRun(hdrs []shdr, i int, pos uint64) (uint64, int) {
 	j := i + 1
-	end := hdrs[i].end()
-	for j < len(hdrs) && hdrs[j].end()-pos <= uint64(e.chunk) {
-		end = hdrs[j].end()
+	end := fileEnd(&hdrs[i], e.kinds[i])
+	for j < len(hdrs) && fileEnd(&hdrs[j], e.kinds[j])-pos <= uint64(e.chunk) {
+		end = fileEnd(&hdrs[j], e.kinds[j])
 		j++
 	}
 	if end < pos {
@@ -203,15 +207,16 @@ func (e *emitter) sectionRun(hdrs []shdr, i int, pos uint64) (uint64, int) {
 	b, cur := run.b, pos
 	for k := i; k < j; k++ {
 		h := &hdrs[k]
-		if h.filled() {
+		if e.kinds[k]&hdrFilled != 0 {
 			clear(b[cur-pos : h.off-pos])
-			cur = h.end()
+			cur = h.off + h.size
 		}
 	}
 	clear(b[cur-pos:])
 	parallelFor(j-i, e.ctx.Opts.Threads, func(k int) error {
+		prefetchFill(e.ctx, hdrs[:j], i+k)
 		h := &hdrs[i+k]
-		if h.filled() {
+		if e.kinds[i+k]&hdrFilled != 0 {
 			h.fill(e.ctx, b[h.off-pos:h.off-pos+h.size], 0)
 		}
 		return nil
@@ -241,7 +246,15 @@ func (e *emitter) headers(hdrs []shdr, pos uint64, fl *outputLayout) {
 			clear(run.b[:pad])
 			off = pad
 		}
-		putSectionHeaders(e.ctx, hdrs, run.b[off:], i, j)
+		// (Each header owns its bytes: made in parallel, in parts of
+		// 1,024, as the records they read miss the caches.)
+		const part = 1024
+		b := run.b[off:]
+		parallelFor((j-i+part-1)/part, e.ctx.Opts.Threads, func(p int) error {
+			lo := i + p*part
+			putSectionHeaders(e.ctx, hdrs, b[(lo-i)*elf.ShdrSize:], lo, min(lo+part, j))
+			return nil
+		})
 		off += (j - i) * elf.ShdrSize
 		if j == len(hdrs) {
 			for k := range fl.phdrs {
@@ -281,4 +294,44 @@ func (e *emitter) emitLarge(h *shdr, pos uint64) {
 		e.send(run)
 		pad = 0
 	}
+}
+
+// prefetchFill asks for what filling the sections after hdrs[k] reads,
+// in stages, each needing what the one before brought in: the record of
+// the object a section's first piece comes from six sections ahead, that
+// object's file record four ahead, the piece's input section header two
+// ahead, the start of its bytes one ahead. (The output sections' own
+// records are warm: sectionRun has just read them.) Hints only: every
+// byte written is the same without them.
+func prefetchFill(ctx *Context, hdrs []shdr, k int) {
+	if j := k + 6; j < len(hdrs) {
+		if p, ok := firstPiece(hdrs[j].sec); ok {
+			prefetch.Line(uintptr(unsafe.Pointer(&ctx.Objs[p.Obj].F)))
+		}
+	}
+	if j := k + 4; j < len(hdrs) {
+		if p, ok := firstPiece(hdrs[j].sec); ok {
+			prefetch.Line(uintptr(unsafe.Pointer(&ctx.Objs[p.Obj].F.Sections)))
+		}
+	}
+	if j := k + 2; j < len(hdrs) {
+		if p, ok := firstPiece(hdrs[j].sec); ok {
+			f := ctx.Objs[p.Obj].F
+			prefetch.Range(unsafe.Pointer(&f.Sections[p.Sec]), unsafe.Sizeof(f.Sections[0]))
+		}
+	}
+	if j := k + 1; j < len(hdrs) {
+		if p, ok := firstPiece(hdrs[j].sec); ok {
+			d := ctx.Objs[p.Obj].F.Sections[p.Sec].Data()
+			prefetch.Slice(d[:min(len(d), 256)])
+		}
+	}
+}
+
+// firstPiece is the first piece of s's contents, if they are pieces.
+func firstPiece(s *OutSec) (Piece, bool) {
+	if ps := s.Pieces(); len(ps) > 0 {
+		return ps[0], true
+	}
+	return Piece{}, false
 }
