@@ -191,7 +191,8 @@ func relocate(ctx *Context) error {
 // next) and returned at their exact size: the output lists of one run
 // alias them to the end of the link, and the heap is near its peak here
 // (generated links keep three relocations in five; room for every one,
-// then a copy at the exact size, was 40 MB allocated at 100,000 objects).
+// then a copy at the exact size, would allocate 40 MB at 100,000
+// objects).
 func relocateObject(ctx *Context, o *Obj, sc *objRelocs) objRelocs {
 	or := objRelocs{evs: sc.evs[:0], rels: sc.rels[:0]}
 	var privatized map[int]bool
