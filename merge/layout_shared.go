@@ -82,7 +82,7 @@ type sharedVars struct {
 // each, another copy's symbol an alias of the winner's; extern __shared__
 // arrays once each, by name).
 func collectSharedVars(ctx *Context) sharedVars {
-	sv := sharedVars{moduleSec: -1, alias: map[dataKey]dataKey{}}
+	sv := sharedVars{own: map[int32][]sharedVar{}, moduleSec: -1, alias: map[dataKey]dataKey{}}
 	// (The kinds noted as the sections were made, noteSecName, not one test
 	// per section symbol of every object, nor per output section: their
 	// names, far apart in memory, cost 3 ms at 10,000 objects to compare,
@@ -95,7 +95,6 @@ func collectSharedVars(ctx *Context) sharedVars {
 		}
 	}
 	externSeen := map[string]bool{}
-	var owned []ownedVar // the entries' own variables, in walk order
 	for _, o := range ctx.Objs {
 		for i := range o.SymMap {
 			if s := &o.F.Symbols[i]; isExternShared(s) {
@@ -122,46 +121,11 @@ func collectSharedVars(ctx *Context) sharedVars {
 			if sv.kind[sec] == 2 {
 				sv.module, sv.moduleSec = append(sv.module, v), sec
 			} else {
-				owned = append(owned, ownedVar{sec, v})
+				sv.own[sec] = append(sv.own[sec], v)
 			}
 		}
 	}
-	sv.own = groupOwned(len(ctx.Secs), owned)
 	return sv
-}
-
-// ownedVar is an entry's own variable v in its section sec.
-type ownedVar struct {
-	sec int32
-	v   sharedVar
-}
-
-// groupOwned returns the variables of owned by section, each section's in
-// the order of owned: one array for all (lists), where a slice grown per
-// section cost allocations by the entry (10,000 objects: some 16,000).
-// Each list's capacity ends at its length, so that an append to one
-// (placeModuleVars) moves it rather than overwrite the next.
-func groupOwned(nsecs int, owned []ownedVar) map[int32][]sharedVar {
-	l := newLists[sharedVar](nsecs)
-	n := 0
-	for _, p := range owned {
-		if !l.counted(p.sec) {
-			n++
-		}
-		l.count(p.sec)
-	}
-	l.place()
-	for _, p := range owned {
-		l.put(p.sec, p.v)
-	}
-	l.done()
-	own := make(map[int32][]sharedVar, n)
-	for _, p := range owned {
-		if _, ok := own[p.sec]; !ok {
-			own[p.sec] = l.of(p.sec)
-		}
-	}
-	return own
 }
 
 // sharedEntry is an entry that uses shared memory.
