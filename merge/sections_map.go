@@ -208,6 +208,16 @@ func (ctx *Context) joinName(a, b string) string {
 	return unsafe.String(&ctx.nameSlab[start], n)
 }
 
+// dropName gives back the bytes of n, joinName's last name, when the
+// link keeps no reference to it (a name made only to look a section up),
+// so that the slab holds only names the link keeps.
+func (ctx *Context) dropName(n string) {
+	end := len(ctx.nameSlab)
+	if len(n) > 0 && len(n) <= end && unsafe.StringData(n) == &ctx.nameSlab[end-len(n)] {
+		ctx.nameSlab = ctx.nameSlab[:end-len(n)]
+	}
+}
+
 // nameSlabBytes is the most bytes of one of joinName's slabs.
 const nameSlabBytes = 32 << 10
 

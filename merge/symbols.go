@@ -368,8 +368,11 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 		ctx.secNames.prefetch(h)
 		ctx.noteInfoSection(sec, "")
 		if i, ok := o.sectionNamed(n); ok && !o.Drop[i] {
+			ctx.dropName(n)
 			mapSection(ctx, o, i)
-		} else if _, ok := ctx.secNames.find(ctx.Secs, h, n); !ok {
+		} else if _, ok := ctx.secNames.find(ctx.Secs, h, n); ok {
+			ctx.dropName(n)
+		} else {
 			// Created empty; it stays only if layout puts module-scope or
 			// extern shared memory in it.
 			sh := ctx.allocSec()
