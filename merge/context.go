@@ -147,6 +147,7 @@ type Context struct {
 	liveRefs      symSet             // symbol IDs named by relocations of live code (dce)
 	symSlab       []OutSym           // backing store of Syms
 	secSlab       []OutSec           // backing store of Secs
+	nameSlab      []byte             // backing store of the names joinName makes
 	secSlabs      [][]OutSec         // slabs reserved for it (reserveSecs), taken in turn
 	firstGlobal   int
 	nsyms         int

@@ -210,13 +210,17 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 func numberObjects(ctx *Context, l *loaded, nfiles int) error {
 	devrtFirst := devrtBeforeObjects(ctx, l.objs[:nfiles])
 	for _, err := range l.errs {
-		var fe *input.FatalError
-		if errors.As(err, &fe) || devrtFirst {
+		if devrtFirst {
 			return errFatal
 		}
-		if err != nil {
-			return err
+		if err == nil {
+			continue // (before errors.As, whose target escapes: a heap object an input)
 		}
+		var fe *input.FatalError
+		if errors.As(err, &fe) {
+			return errFatal
+		}
+		return err
 	}
 	for i := range l.objs {
 		if l.perrs[i] != nil {

@@ -241,6 +241,16 @@ type objRelocs struct {
 	err  error
 }
 
+// relocScratch is a thread's scratch while relocate runs: the buffers
+// an object's lists gather in, and the slabs their copies are carved
+// from (carve).
+type relocScratch struct {
+	evs     []relEvent
+	rels    []OutRel
+	evSlab  []relEvent
+	relSlab []OutRel
+}
+
 // keep appends rel to the relocations kept for section k: to the run
 // last began, when that is k's and ends here, else in a new run.
 func (or *objRelocs) keep(k relSec, rel OutRel, last *int) {

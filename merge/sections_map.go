@@ -5,6 +5,7 @@ package merge
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
@@ -188,6 +189,38 @@ func alignUp(v, a uint64) uint64 {
 
 // newSym adds an output symbol (stored in slabs: a large link creates
 // hundreds of thousands) to the positive or negative array.
+// joinName returns a+b in the bytes of nameSlab, shared by many names in
+// memory the collector does not scan: a kernel's .nv.shared.<k> name (one
+// per kernel, kept by its section and section symbol) would otherwise be
+// a heap object of its own that every collection marks. The slabs double
+// from 256 bytes (slabCap) so that a small link allocates about what it
+// uses.
+func (ctx *Context) joinName(a, b string) string {
+	n := len(a) + len(b)
+	if n == 0 || n > nameSlabBytes/8 {
+		return a + b
+	}
+	if n > cap(ctx.nameSlab)-len(ctx.nameSlab) {
+		ctx.nameSlab = make([]byte, 0, slabCap(max(cap(ctx.nameSlab), 128), nameSlabBytes))
+	}
+	start := len(ctx.nameSlab)
+	ctx.nameSlab = append(append(ctx.nameSlab, a...), b...)
+	return unsafe.String(&ctx.nameSlab[start], n)
+}
+
+// dropName gives back the bytes of n, joinName's last name, when the
+// link keeps no reference to it (a name made only to look a section up),
+// so that the slab holds only names the link keeps.
+func (ctx *Context) dropName(n string) {
+	end := len(ctx.nameSlab)
+	if len(n) > 0 && len(n) <= end && unsafe.StringData(n) == &ctx.nameSlab[end-len(n)] {
+		ctx.nameSlab = ctx.nameSlab[:end-len(n)]
+	}
+}
+
+// nameSlabBytes is the most bytes of one of joinName's slabs.
+const nameSlabBytes = 32 << 10
+
 func newSym(ctx *Context, v OutSym, global bool) int32 {
 	if len(ctx.symSlab) == cap(ctx.symSlab) {
 		ctx.symSlab = make([]OutSym, 0, slabCap(cap(ctx.symSlab), 4096))

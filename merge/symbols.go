@@ -361,15 +361,18 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 		// (Kernels left out by --kernels-used are handled as plain
 		// functions; the host objects' information is not used yet:
 		// crafted host-info.)
-		n := ".nv.shared" + strings.TrimPrefix(ctx.Secs[sec].Name, ".text")
+		n := ctx.joinName(".nv.shared", strings.TrimPrefix(ctx.Secs[sec].Name, ".text"))
 		// (Its slot asked for ahead of the lookup below, its hash made
 		// once for both the lookup and the new section's filing.)
 		h := secNameHash(n)
 		ctx.secNames.prefetch(h)
 		ctx.noteInfoSection(sec, "")
 		if i, ok := o.sectionNamed(n); ok && !o.Drop[i] {
+			ctx.dropName(n)
 			mapSection(ctx, o, i)
-		} else if _, ok := ctx.secNames.find(ctx.Secs, h, n); !ok {
+		} else if _, ok := ctx.secNames.find(ctx.Secs, h, n); ok {
+			ctx.dropName(n)
+		} else {
 			// Created empty; it stays only if layout puts module-scope or
 			// extern shared memory in it.
 			sh := ctx.allocSec()
