@@ -37,7 +37,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/prefetch"
@@ -440,12 +439,10 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 // (parallelFor), so the objects after k are mostly the same goroutine's
 // next ones. Hints only: what the walks do is the same without them.
 func prefetchObject(objs []*Obj, k int) {
-	if j := k + 4; j < len(objs) {
-		prefetch.Range(unsafe.Pointer(objs[j]), unsafe.Sizeof(Obj{}))
-	}
+	prefetchObj(objs, k+4)
+	prefetchFile(objs, k+2)
 	if j := k + 2; j < len(objs) {
 		o := objs[j]
-		prefetch.Range(unsafe.Pointer(o.F), unsafe.Sizeof(*o.F))
 		prefetch.Slice(o.relSecs)
 		prefetch.Slice(o.SecMap)
 	}
@@ -456,9 +453,6 @@ func prefetchObject(objs []*Obj, k int) {
 		for _, r := range o.relSecs {
 			prefetch.Slice(r.rels[:min(len(r.rels), 4)])
 		}
-		if i := o.cg.first(); o.cg != 0 && i < len(o.F.Sections) {
-			d := o.F.Sections[i].Data()
-			prefetch.Slice(d[:min(len(d), 256)])
-		}
+		o.prefetchFirst(256, o.cg)
 	}
 }

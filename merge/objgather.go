@@ -198,12 +198,8 @@ func (t *StrTab) addWithHash(s string, h uint32) uint32 {
 // resolutions. Hints
 // only: what the pass finds is the same without them.
 func gatherAhead(ctx *Context, objs []*Obj, k int) {
-	if j := k + 4; j < len(objs) {
-		prefetch.Range(unsafe.Pointer(objs[j]), unsafe.Sizeof(Obj{}))
-	}
-	if j := k + 3; j < len(objs) {
-		prefetch.Range(unsafe.Pointer(objs[j].F), unsafe.Sizeof(*objs[j].F))
-	}
+	prefetchObj(objs, k+4)
+	prefetchFile(objs, k+3)
 	if j := k + 2; j < len(objs) {
 		o := objs[j]
 		prefetch.Slice(o.F.Sections)
@@ -221,23 +217,14 @@ func gatherAhead(ctx *Context, objs []*Obj, k int) {
 				}
 			}
 		}
-		for _, t := range [...]typedSecs{o.cg, o.proto} {
-			if i := t.first(); t != 0 && i < len(o.F.Sections) {
-				prefetch.Slice(o.F.Sections[i].Data())
-			}
-		}
+		o.prefetchFirst(0, o.cg, o.proto)
 		prefetch.Slice(o.strtab())
 		for _, m := range o.SymMap {
 			if m >= 0 && int(m) < len(ctx.Syms) {
 				prefetch.Line(uintptr(unsafe.Pointer(&ctx.Syms[m])))
 			}
 		}
-		// (The resolutions lostDefinition reads.)
-		for _, id := range o.resID {
-			if id >= 0 && int(id) < len(ctx.Res) {
-				prefetch.Line(uintptr(unsafe.Pointer(&ctx.Res[id])))
-			}
-		}
+		ctx.prefetchResolutions(o) // (the ones lostDefinition reads)
 	}
 	// (The output symbols themselves: their slots came with the stage
 	// before.)

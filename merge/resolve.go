@@ -13,7 +13,6 @@ import (
 	"context"
 	"slices"
 	"sort"
-	"unsafe"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
@@ -213,10 +212,8 @@ func produceCandidates(ctx *Context, file, nshards int, resShard []uint16, emit 
 // its symbols, section headers and names one ahead (a producer takes
 // files in groups of consecutive ones). Hints only.
 func prefetchSymbols(objs []*Obj, k int) {
-	if j := k + 2; j < len(objs) {
-		prefetch.Range(unsafe.Pointer(objs[j]), unsafe.Sizeof(Obj{}))
-		prefetch.Range(unsafe.Pointer(objs[j].F), unsafe.Sizeof(*objs[j].F))
-	}
+	prefetchObj(objs, k+2)
+	prefetchFile(objs, k+2)
 	if j := k + 1; j < len(objs) {
 		o := objs[j]
 		prefetch.Slice(o.F.Symbols)

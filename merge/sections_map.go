@@ -111,7 +111,7 @@ func newOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 	if id, ok := ctx.secNames.find(ctx.Secs, h, name); ok {
 		return id
 	}
-	return makeOutSectionNew(ctx, o, i, via, h, true)
+	return makeOutSectionNew(ctx, o, i, via, name, h, true)
 }
 
 // makeOutSection creates the output section for input section i of o
@@ -121,14 +121,14 @@ func makeOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 	name := o.F.SecName(i)
 	h := ctx.sectionHash(o, i)
 	_, filed := ctx.secNames.find(ctx.Secs, h, name)
-	return makeOutSectionNew(ctx, o, i, via, h, !filed)
+	return makeOutSectionNew(ctx, o, i, via, name, h, !filed)
 }
 
-// makeOutSectionNew is makeOutSection with the hash h of the section's
-// name; file: no section has that name yet, and the new one is filed
-// under it.
-func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, h uint32, file bool) int32 {
-	in, name := &o.F.Sections[i], o.F.SecName(i)
+// makeOutSectionNew is makeOutSection with the section's name, decoded
+// once by its caller, and its hash h; file: no section has that name yet,
+// and the new one is filed under it.
+func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, name string, h uint32, file bool) int32 {
+	in := &o.F.Sections[i]
 	typ, nobits := outType(in)
 	sec := ctx.allocSec()
 	*sec = OutSec{

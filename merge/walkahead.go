@@ -36,12 +36,8 @@ const hashValid = 1 << 32
 // string table and the sections mergeSectionRecords decodes of the next
 // one.
 func prefetchAhead(ctx *Context, objs []*Obj, k int) {
-	if j := k + 4; j < len(objs) {
-		prefetch.Range(unsafe.Pointer(objs[j]), unsafe.Sizeof(Obj{}))
-	}
-	if j := k + 3; j < len(objs) {
-		prefetch.Range(unsafe.Pointer(objs[j].F), unsafe.Sizeof(*objs[j].F))
-	}
+	prefetchObj(objs, k+4)
+	prefetchFile(objs, k+3)
 	if j := k + 2; j < len(objs) {
 		f := objs[j].F
 		prefetch.Slice(f.Sections)
@@ -61,20 +57,53 @@ func prefetchAhead(ctx *Context, objs []*Obj, k int) {
 		// first .nv.info, call graph and prototype sections, the first
 		// entries of each relocation section.)
 		prefetch.Slice(o.strtab())
-		for _, t := range [...]typedSecs{o.infos, o.cg, o.proto} {
-			if i := t.first(); t != 0 && i < len(o.F.Sections) {
-				prefetch.Slice(o.F.Sections[i].Data())
-			}
-		}
+		o.prefetchFirst(0, o.infos, o.cg, o.proto)
 		for _, r := range o.relSecs {
 			if len(r.rels) > 0 {
 				prefetch.Line(uintptr(unsafe.Pointer(&r.rels[0])))
 			}
 		}
-		for _, id := range o.resID {
-			if id >= 0 && int(id) < len(ctx.Res) {
-				prefetch.Line(uintptr(unsafe.Pointer(&ctx.Res[id])))
+		ctx.prefetchResolutions(o)
+	}
+}
+
+// The stages the passes' look-ahead (prefetchAhead, gatherAhead,
+// prefetchObject, prefetchSymbols) share.
+
+// prefetchObj asks for objs[j]'s record, if there is an objs[j].
+func prefetchObj(objs []*Obj, j int) {
+	if j < len(objs) {
+		prefetch.Range(unsafe.Pointer(objs[j]), unsafe.Sizeof(Obj{}))
+	}
+}
+
+// prefetchFile asks for objs[j]'s file record, if there is an objs[j]
+// (whose record an earlier stage asked for).
+func prefetchFile(objs []*Obj, j int) {
+	if j < len(objs) {
+		prefetch.Range(unsafe.Pointer(objs[j].F), unsafe.Sizeof(*objs[j].F))
+	}
+}
+
+// prefetchFirst asks for the contents of the first section of each kind
+// in ts that o has: their first limit bytes (0: all of them).
+func (o *Obj) prefetchFirst(limit int, ts ...typedSecs) {
+	for _, t := range ts {
+		if i := t.first(); t != 0 && i < len(o.F.Sections) {
+			d := o.F.Sections[i].Data()
+			if limit > 0 {
+				d = d[:min(len(d), limit)]
 			}
+			prefetch.Slice(d)
+		}
+	}
+}
+
+// prefetchResolutions asks for the resolution records of o's symbols.
+func (ctx *Context) prefetchResolutions(o *Obj) {
+	for _, id := range o.resID {
+		if id >= 0 && int(id) < len(ctx.Res) {
+			prefetch.Line(uintptr(unsafe.Pointer(&ctx.Res[id])))
 		}
 	}
 }
