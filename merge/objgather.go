@@ -167,17 +167,7 @@ type byteSlab struct{ free []byte }
 const slabBytes = 1 << 10
 
 // take is an empty buffer of capacity n.
-func (b *byteSlab) take(n int) []byte {
-	if n > slabBytes/4 {
-		return make([]byte, 0, n)
-	}
-	if n > len(b.free) {
-		b.free = make([]byte, slabBytes)
-	}
-	p := b.free[:0:n]
-	b.free = b.free[n:]
-	return p
-}
+func (b *byteSlab) take(n int) []byte { return slabTake(&b.free, n, slabBytes) }
 
 // addWithHash is Add of s, whose hash h the caller computed.
 func (t *StrTab) addWithHash(s string, h uint32) uint32 {

@@ -28,6 +28,23 @@ func (ctx *Context) allocSec() *OutSec {
 // one still allocates slabs of most.
 func slabCap(last, most int) int { return min(max(2*last, 16), most) }
 
+// slabTake is an empty slice of capacity n from the free end of *free, a
+// slab of slabLen elements (a new one when n does not fit): one
+// allocation for many small lists. A list past a quarter of a slab is an
+// allocation of its own. The capacity ends at n, so that an append past
+// it moves the list.
+func slabTake[T any](free *[]T, n, slabLen int) []T {
+	if n > slabLen/4 {
+		return make([]T, 0, n)
+	}
+	if n > len(*free) {
+		*free = make([]T, slabLen)
+	}
+	p := (*free)[:0:n]
+	*free = (*free)[n:]
+	return p
+}
+
 // newSection creates a generated output section.
 func (ctx *Context) newSection(name string, typ uint32, flags, align uint64, entsize uint16) *OutSec {
 	s := ctx.allocSec()
