@@ -1,8 +1,8 @@
 package merge
 
 import (
+	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"unsafe"
 )
 
@@ -19,12 +19,11 @@ func heapRoom(n int) bool {
 	if n < heapRoomFrom {
 		return false
 	}
-	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
-		return false
-	}
-	free, used, limit := s[0].Value.Uint64(), s[1].Value.Uint64(), debug.SetMemoryLimit(-1)
+	// ReadMemStats, not runtime/metrics: that package's initialization
+	// (95 allocations, 0.1 ms) would run in every process, small links too.
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	free, used, limit := m.HeapIdle-m.HeapReleased, m.HeapAlloc, debug.SetMemoryLimit(-1)
 	return free >= 2*uint64(n) && limit > 0 && used+uint64(n) <= uint64(limit)/4*3
 }
 
