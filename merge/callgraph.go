@@ -124,7 +124,7 @@ func buildCallgraph(ctx *Context, g *objGather) {
 	}
 	sec := ctx.newSection(".nv.callgraph", elf.SHTCudaCallgraph, 0, 4, 8)
 	sec.LinkSymtab = true
-	sec.gen = &genSec{callgraph: cg}
+	ctx.setGen(sec, &genSec{callgraph: cg})
 	sec.SymID = newSym(ctx, OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
 	buildPrototype(ctx, g)
 }
@@ -247,7 +247,7 @@ func buildPrototype(ctx *Context, g *objGather) {
 	ctx.Str.Add(".nv.prototype")
 	p := ctx.newSection(".nv.prototype", elf.SHTCudaPrototype, 0, 4, 8)
 	p.LinkSymtab = true
-	p.gen = &genSec{prototype: recs}
+	ctx.setGen(p, &genSec{prototype: recs})
 	if len(recs) == 0 {
 		p.Dead = true
 		return
@@ -313,7 +313,7 @@ func encodeCallgraph(ctx *Context) {
 					}
 				}
 			}
-			s.SetData(out)
+			ctx.setData(s, out)
 			s.Size = uint64(len(out))
 		case s.gen.prototype != nil:
 			// In the order of the functions' symbols, as the call
@@ -327,7 +327,7 @@ func encodeCallgraph(ctx *Context) {
 				out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
 				out = le.AppendUint32(out, uint32(e.callee))
 			}
-			s.SetData(out)
+			ctx.setData(s, out)
 			s.Size = uint64(len(out))
 		}
 	}

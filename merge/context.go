@@ -145,12 +145,18 @@ type Context struct {
 	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
 	sawEmptyProto bool               // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
 	liveRefs      symSet             // symbol IDs named by relocations of live code (dce)
-	symSlab       []OutSym           // backing store of Syms
-	secSlab       []OutSec           // backing store of Secs
+	symSlab       []OutSym           // backing store of Syms (recordSlab)
+	secSlab       []OutSec           // backing store of Secs (recordSlab)
 	nameSlab      []byte             // backing store of the names joinName makes
 	secSlabs      [][]OutSec         // slabs reserved for it (reserveSecs), taken in turn
 	firstGlobal   int
 	nsyms         int
+
+	// pins holds the Go-heap memory that sections and symbols in mapped
+	// slabs point to (pin; see recordSlab), which the collector would not
+	// otherwise see; pinning is set once a slab is mapped.
+	pins    []unsafe.Pointer
+	pinning bool
 
 	// funcBankOff: the offset in the kernels' banks of each function
 	// bank moved there, by its (dropped) output section; newKernelBanks:
@@ -403,10 +409,10 @@ type OutSec struct {
 	Align uint64
 	Size  uint64
 	// body is the section's generated contents (nv.info, callgraph, rela,
-	// ...: Data, SetData) or, in a merged section, its pieces (Pieces,
-	// setPieces), as no section has both.
+	// ...: Data, Context.setData) or, in a merged section, its pieces
+	// (Pieces, Context.setPieces), as no section has both.
 	body []byte
-	gen  *genSec // what only a few generated sections have (relocations too)
+	gen  *genSec // what only a few generated sections have (Context.setGen)
 	// one holds Pieces while there is one (most merged sections: a
 	// function's code, its constant bank), sparing each an allocation of
 	// its own (at 10,000 generated objects some 30,000 of the heap's
@@ -423,8 +429,22 @@ func (s *OutSec) Data() []byte {
 	return s.body
 }
 
-// SetData makes b s's generated contents, in place of any pieces.
-func (s *OutSec) SetData(b []byte) { s.body, s.pieced = b, false }
+// setBody makes b s's generated contents, in place of any pieces, for a
+// section whose storage is not a recordSlab's (secChunks: see there);
+// Context.setData for any other.
+func (s *OutSec) setBody(b []byte) { s.body, s.pieced = b, false }
+
+// setData makes b s's generated contents, in place of any pieces.
+func (ctx *Context) setData(s *OutSec, b []byte) {
+	ctx.pin(unsafe.Pointer(unsafe.SliceData(b)))
+	s.setBody(b)
+}
+
+// setGen gives s what a generated section of its kind has apart.
+func (ctx *Context) setGen(s *OutSec, g *genSec) {
+	ctx.pin(unsafe.Pointer(g))
+	s.gen = g
+}
 
 // Pieces is the input sections merged into s, in output order.
 func (s *OutSec) Pieces() []Piece {
@@ -436,10 +456,15 @@ func (s *OutSec) Pieces() []Piece {
 }
 
 // setPieces makes l s's pieces (nil: none), in place of any contents.
-func (s *OutSec) setPieces(l []Piece) {
+// (An array that moved is pinned anew: the old one stays held, at most
+// as large as the new one together, as setPieces doubles it.)
+func (ctx *Context) setPieces(s *OutSec, l []Piece) {
 	if l == nil {
 		s.body, s.pieced = nil, false
 		return
+	}
+	if d := unsafe.Pointer(unsafe.SliceData(l)); !s.pieced || d != unsafe.Pointer(unsafe.SliceData(s.body)) {
+		ctx.pin(d)
 	}
 	c := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), cap(l)*pieceSize)
 	s.body, s.pieced = c[:len(l)*pieceSize], true
@@ -494,8 +519,8 @@ func (s *OutSec) relocs() []OutRel {
 }
 
 // setRelocs makes l (not empty) the entries of relocation section s.
-func (s *OutSec) setRelocs(l []OutRel) {
-	s.SetData(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), len(l)*int(unsafe.Sizeof(OutRel{}))))
+func (ctx *Context) setRelocs(s *OutSec, l []OutRel) {
+	ctx.setData(s, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), len(l)*int(unsafe.Sizeof(OutRel{}))))
 }
 
 // isRelocType reports the section types of relocation sections.

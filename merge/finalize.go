@@ -82,7 +82,7 @@ func finalize(ctx *Context) error {
 	}
 	lateSharedSymbols(ctx)
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
-	rel.SetData(ctx.Rel.RelAction)
+	ctx.setData(rel, ctx.Rel.RelAction)
 	rel.Size = uint64(len(ctx.Rel.RelAction))
 	rel.SymID = newSym(ctx, OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
 	for _, s := range ctx.Secs {

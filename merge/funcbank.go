@@ -147,7 +147,7 @@ func layoutFunctionBanks(ctx *Context) {
 			continue
 		}
 		s := ctx.Secs[k.bank]
-		s.setPieces(append(s.Pieces(), k.add...))
+		ctx.setPieces(s, append(s.Pieces(), k.add...))
 		s.Size, s.Align = k.end, k.align
 	}
 }
@@ -167,7 +167,7 @@ func makeKernelBanks(ctx *Context) {
 		}
 		s := ctx.newSection(name, elf.SHTProgbits, flags, nb.align, 0)
 		s.InfoSec = nb.text
-		s.setPieces(nb.pieces)
+		ctx.setPieces(s, nb.pieces)
 		s.Size = nb.size
 		s.SymID = newSym(ctx, OutSym{Name: name, Info: elf.STTSection, Sec: s.ID, IsSecSym: true}, false)
 	}

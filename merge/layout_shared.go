@@ -599,6 +599,7 @@ func lateSharedSection(ctx *Context, t int32) int32 {
 	sh := ctx.allocSec()
 	*sh = OutSec{ID: int32(len(ctx.Secs)), Name: n, Type: elf.SHTNobits, Flags: elf.SHFAlloc | elf.SHFWrite, Align: 1,
 		InfoSym: -1, InfoSec: t, SymID: -1, Nobits: true}
+	ctx.pinName(n)
 	ctx.Secs = append(ctx.Secs, sh)
 	ctx.setSecName(sh.ID)
 	ctx.lateShared = append(ctx.lateShared, sh.ID) // (its symbol: lateSharedSymbols)

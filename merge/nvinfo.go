@@ -147,9 +147,9 @@ func buildNvInfo(ctx *Context, job *objGather) {
 	propagateRegCount(ctx, global)
 	n := len(global)
 	global, unknown := stackSizes(ctx, global, texts, perFunc)
-	gs.SetData(global)
+	ctx.setData(gs, global)
 	gs.Size = uint64(len(global))
-	gs.gen = &genSec{minStack: n}
+	ctx.setGen(gs, &genSec{minStack: n})
 	// Each function's section: its records and its section record
 	// prepared in parallel (the first touch of the records' fresh memory
 	// too, which cost more than filling them), the sections added in
@@ -218,7 +218,7 @@ func buildNvInfo(ctx *Context, job *objGather) {
 		for i := range recs {
 			out = appendCompact(out, &recs[i])
 		}
-		s.SetData(out)
+		s.setBody(out)
 		s.Size = uint64(len(out))
 		return nil
 	})

@@ -36,8 +36,11 @@ var placedTypes = []struct {
 	{reflect.TypeFor[regBest](), nil},
 	{reflect.TypeFor[cgEdge](), nil},
 	// finalize's .nv.info.<f> sections (newSecChunks, from lateMapped):
-	// their names and contents from the same memory, gen nil.
+	// their names and contents from the same memory, gen nil. Every other
+	// section and symbol (recordSlab, from ctx.mem): names from an input,
+	// or pinned with the contents, pieces and gen by the setters (pin).
 	{reflect.TypeFor[OutSec](), []string{"Name", "body", "gen"}},
+	{reflect.TypeFor[OutSym](), []string{"Name"}},
 }
 
 // TestPlacedTypesHoldNoNewPointers fails when a field that holds a pointer

@@ -1,9 +1,14 @@
 package merge
 
 import (
+	"bytes"
+	"fmt"
 	"runtime"
 	"testing"
 	"unsafe"
+
+	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/hugemem"
 )
 
 // TestOutSecSize keeps the output section record at its size: a link
@@ -20,11 +25,12 @@ func TestOutSecSize(t *testing.T) {
 // past the inline one survive a collection.
 func TestOutSecBody(t *testing.T) {
 	var s OutSec
+	ctx := &Context{}
 	if s.Data() != nil || s.Pieces() != nil {
 		t.Fatal("a new section has contents or pieces")
 	}
 	s.one[0] = Piece{Obj: 1, Sec: 2, Offset: 3}
-	s.setPieces(s.one[:])
+	ctx.setPieces(&s, s.one[:])
 	if s.Data() != nil || len(s.Pieces()) != 1 || s.Pieces()[0] != s.one[0] {
 		t.Fatalf("one piece: data %v, pieces %v", s.Data(), s.Pieces())
 	}
@@ -34,18 +40,18 @@ func TestOutSecBody(t *testing.T) {
 			l = append(make([]Piece, 0, 2*len(l)), l...)
 		}
 		l = append(l, Piece{Obj: int32(i), Sec: int32(i), Offset: uint64(i)})
-		s.setPieces(l)
+		ctx.setPieces(&s, l)
 		l = s.Pieces()
 	}
 	runtime.GC()
 	if got := s.Pieces(); len(got) != 101 || got[0].Offset != 3 || got[100] != (Piece{Obj: 99, Sec: 99, Offset: 99}) || s.relocs() != nil {
 		t.Fatalf("101 pieces: got %d, first %v, last %v", len(got), got[0], got[len(got)-1])
 	}
-	s.SetData([]byte{7})
+	ctx.setData(&s, []byte{7})
 	if s.Pieces() != nil || len(s.Data()) != 1 {
 		t.Fatalf("contents in place of pieces: data %v, pieces %v", s.Data(), s.Pieces())
 	}
-	s.setPieces(nil)
+	ctx.setPieces(&s, nil)
 	if s.Data() != nil || s.Pieces() != nil {
 		t.Fatal("no pieces left contents or pieces")
 	}
@@ -79,5 +85,74 @@ func TestSecOffWide(t *testing.T) {
 	}
 	if o.rare == nil || len(o.rare.wideOff) != 2 {
 		t.Errorf("wide offsets kept: %v, want 2", o.rare)
+	}
+}
+
+// TestMappedRecordsKeepWhatTheyName checks that sections and symbols in
+// mapped slabs (recordSlab), which the collector does not scan, keep the
+// heap memory they name alive through collections: generated names,
+// contents, pieces grown past the inline one, relocations and gen.
+func TestMappedRecordsKeepWhatTheyName(t *testing.T) {
+	ctx := &Context{mem: &hugemem.Arena{}, Secs: nil}
+	defer ctx.mem.Free()
+	ctx.ShStr, ctx.Str = NewStrTab(), newStrTabNoOrdinals()
+	ctx.secNames = newSecNames(0)
+	const n = 300
+	for i := range n {
+		name := fmt.Sprintf(".nv.test.%d", i)
+		s := ctx.newSection(name, elf.SHTProgbits, 0, 4, 0)
+		switch i % 4 {
+		case 0:
+			ctx.setData(s, []byte(name))
+		case 1:
+			for k := range 5 {
+				l := s.Pieces()
+				if len(l) == cap(l) {
+					l = append(make([]Piece, 0, 2*len(l)+1), l...)
+				}
+				ctx.setPieces(s, append(l, Piece{Obj: int32(i), Sec: int32(k), Offset: uint64(k)}))
+			}
+		case 2:
+			s.Type = elf.SHTRela
+			ctx.setRelocs(s, []OutRel{{Offset: uint64(i)}})
+		case 3:
+			ctx.setGen(s, &genSec{minStack: i})
+		}
+		newSym(ctx, OutSym{Name: s.Name, Sec: s.ID, IsSecSym: true}, false)
+	}
+	if !ctx.pinning {
+		t.Skip("no mappings on this system: the slabs are on the heap")
+	}
+	for range 3 {
+		runtime.GC()
+		garbage := make([][]byte, 0, 1000)
+		for range 1000 {
+			garbage = append(garbage, bytes.Repeat([]byte{0xAA}, 32))
+		}
+		runtime.KeepAlive(garbage)
+	}
+	for i, s := range ctx.Secs {
+		name := fmt.Sprintf(".nv.test.%d", i)
+		if s.Name != name || ctx.Syms[i].Name != name {
+			t.Fatalf("section %d named %q, its symbol %q, want %q", i, s.Name, ctx.Syms[i].Name, name)
+		}
+		switch i % 4 {
+		case 0:
+			if string(s.Data()) != name {
+				t.Errorf("section %d: contents %q", i, s.Data())
+			}
+		case 1:
+			if l := s.Pieces(); len(l) != 5 || l[4] != (Piece{Obj: int32(i), Sec: 4, Offset: 4}) {
+				t.Errorf("section %d: pieces %v", i, l)
+			}
+		case 2:
+			if l := s.relocs(); len(l) != 1 || l[0].Offset != uint64(i) {
+				t.Errorf("section %d: relocations %v", i, l)
+			}
+		case 3:
+			if s.gen == nil || s.gen.minStack != i {
+				t.Errorf("section %d: gen %v", i, s.gen)
+			}
+		}
 	}
 }

@@ -41,7 +41,7 @@ func toolNote(ctx *Context) {
 	data := make([]byte, len(note)+int(s.Size))
 	copy(data, note)
 	ctx.fillSection(s, data[len(note):], 0)
-	s.SetData(data)
+	ctx.setData(s, data)
 	s.Size = uint64(len(data))
 }
 
@@ -105,7 +105,7 @@ func compatOnce(ctx *Context) {
 			kept = append(kept, r)
 		}
 	}
-	s.SetData(elf.AppendNvInfo([]byte{}, kept))
+	ctx.setData(s, elf.AppendNvInfo([]byte{}, kept))
 	s.Size = uint64(len(s.Data()))
 }
 

@@ -177,7 +177,7 @@ func relocate(ctx *Context) error {
 		sec := ctx.newRelSection(r, kind)
 		sec.LinkSymtab = true
 		sec.InfoSec = m.tgt
-		sec.setRelocs(r.l)
+		ctx.setRelocs(sec, r.l)
 		sec.Size = uint64(len(r.l)) * kind.ent
 	}
 	return nil

@@ -34,7 +34,7 @@ func (ctx *Context) reserveSecs(n int) {
 	const per = 1024
 	slabs := make([][]OutSec, (n+per-1)/per)
 	for i := range slabs {
-		slabs[i] = make([]OutSec, 0, per)
+		slabs[i] = recordSlab[OutSec](ctx, per)
 	}
 	parallelFor(len(slabs), ctx.Opts.Threads, func(i int) error {
 		s := slabs[i][:per]
@@ -95,6 +95,7 @@ func (ctx *Context) newRelSection(r *relSecReady, k relKind) *OutSec {
 		ctx.addSection(s)
 		return s
 	}
+	ctx.pinName(r.name)
 	s.ID = int32(len(ctx.Secs))
 	ctx.Secs = append(ctx.Secs, s)
 	s.nameOff = ctx.ShStr.putHashed(r.name, r.h, false)

@@ -83,7 +83,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 	off := alignUp(sec.Size, align)
 	if p := (Piece{Obj: int32(o.ID), Sec: int32(i), Offset: off}); !sec.pieced {
 		sec.one[0] = p
-		sec.setPieces(sec.one[:])
+		ctx.setPieces(sec, sec.one[:])
 	} else {
 		l := sec.Pieces()
 		if len(l) == cap(l) {
@@ -93,7 +93,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 			// times, its discarded arrays together no larger than it.
 			l = append(make([]Piece, 0, 2*len(l)), l...)
 		}
-		sec.setPieces(append(l, p))
+		ctx.setPieces(sec, append(l, p))
 	}
 	sec.Size = off + in.Size
 	o.SecMap[i] = id
@@ -223,7 +223,7 @@ const nameSlabBytes = 32 << 10
 
 func newSym(ctx *Context, v OutSym, global bool) int32 {
 	if len(ctx.symSlab) == cap(ctx.symSlab) {
-		ctx.symSlab = make([]OutSym, 0, slabCap(cap(ctx.symSlab), 4096))
+		ctx.symSlab = recordSlab[OutSym](ctx, slabCap(cap(ctx.symSlab), 4096))
 	}
 	ctx.symSlab = append(ctx.symSlab, v)
 	s := &ctx.symSlab[len(ctx.symSlab)-1]
