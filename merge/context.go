@@ -155,8 +155,9 @@ type Context struct {
 	// pins holds the Go-heap memory that sections and symbols in mapped
 	// slabs point to (pin; see recordSlab), which the collector would not
 	// otherwise see; pinning is set once a slab is mapped.
-	pins    []unsafe.Pointer
-	pinning bool
+	pins      []unsafe.Pointer
+	pinning   bool
+	piecePins map[int32]int // section ID -> where pins holds its pieces (setPieces)
 
 	// funcBankOff: the offset in the kernels' banks of each function
 	// bank moved there, by its (dropped) output section; newKernelBanks:
@@ -456,15 +457,24 @@ func (s *OutSec) Pieces() []Piece {
 }
 
 // setPieces makes l s's pieces (nil: none), in place of any contents.
-// (An array that moved is pinned anew: the old one stays held, at most
-// as large as the new one together, as setPieces doubles it.)
+// A list past the inline one is pinned in the section's own place in
+// pins (piecePins), which its next array takes: the arrays a long list
+// leaves behind as it grows stay garbage.
 func (ctx *Context) setPieces(s *OutSec, l []Piece) {
 	if l == nil {
 		s.body, s.pieced = nil, false
 		return
 	}
-	if d := unsafe.Pointer(unsafe.SliceData(l)); !s.pieced || d != unsafe.Pointer(unsafe.SliceData(s.body)) {
-		ctx.pin(d)
+	if d := unsafe.Pointer(unsafe.SliceData(l)); ctx.pinning && d != unsafe.Pointer(&s.one[0]) {
+		if k, ok := ctx.piecePins[s.ID]; ok {
+			ctx.pins[k] = d
+		} else {
+			if ctx.piecePins == nil {
+				ctx.piecePins = make(map[int32]int)
+			}
+			ctx.piecePins[s.ID] = len(ctx.pins)
+			ctx.pins = append(ctx.pins, d)
+		}
 	}
 	c := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), cap(l)*pieceSize)
 	s.body, s.pieced = c[:len(l)*pieceSize], true
