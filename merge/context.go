@@ -152,11 +152,9 @@ type Context struct {
 	firstGlobal   int
 	nsyms         int
 
-	// pins holds the Go-heap memory that sections and symbols in mapped
-	// slabs point to (pin; see recordSlab), which the collector would not
-	// otherwise see; pinning is set once a slab is mapped.
-	pins      []unsafe.Pointer
-	pinning   bool
+	// pins holds the heap memory that sections and symbols point to (pin;
+	// see recordSlab), which the collector does not see through them.
+	pins      pinList
 	piecePins map[int32]int // section ID -> where pins holds its pieces (setPieces)
 
 	// funcBankOff: the offset in the kernels' banks of each function
@@ -465,15 +463,14 @@ func (ctx *Context) setPieces(s *OutSec, l []Piece) {
 		s.body, s.pieced = nil, false
 		return
 	}
-	if d := unsafe.Pointer(unsafe.SliceData(l)); ctx.pinning && d != unsafe.Pointer(&s.one[0]) {
+	if d := unsafe.Pointer(unsafe.SliceData(l)); d != unsafe.Pointer(&s.one[0]) {
 		if k, ok := ctx.piecePins[s.ID]; ok {
-			ctx.pins[k] = d
+			ctx.pins.set(k, d)
 		} else {
 			if ctx.piecePins == nil {
 				ctx.piecePins = make(map[int32]int)
 			}
-			ctx.piecePins[s.ID] = len(ctx.pins)
-			ctx.pins = append(ctx.pins, d)
+			ctx.piecePins[s.ID] = ctx.pins.add(d)
 		}
 	}
 	c := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), cap(l)*pieceSize)

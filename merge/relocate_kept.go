@@ -34,7 +34,7 @@ func (ctx *Context) reserveSecs(n int) {
 	const per = 1024
 	slabs := make([][]OutSec, (n+per-1)/per)
 	for i := range slabs {
-		slabs[i] = recordSlab[OutSec](ctx, per)
+		slabs[i] = recordSlab[OutSec](per)
 	}
 	parallelFor(len(slabs), ctx.Opts.Threads, func(i int) error {
 		s := slabs[i][:per]
@@ -45,11 +45,13 @@ func (ctx *Context) reserveSecs(n int) {
 }
 
 // relSecReady is a relocation section prepared for newRelSection: its
-// list (empty: no section), its name and the name's .shstrtab hash.
+// list (empty: no section), its name and the name's .shstrtab hash; own:
+// the name is an input section's (not pinned: see recordSlab).
 type relSecReady struct {
 	l    []OutRel
 	name string
 	h    uint32
+	own  bool
 }
 
 // prepareRelSecs gathers the list, name and name hash of each section of
@@ -78,7 +80,8 @@ func prepareRelSecs(ctx *Context, order []relSecMade, runs []relRun, last *lastR
 				have = ctx.Objs[m.obj].F.SecName(int(m.in))
 			}
 			name := joined(have, m.relKind().prefix, ctx.Secs[m.tgt].Name)
-			ready[i] = relSecReady{l: l, name: name, h: ctx.ShStr.hash(name)}
+			own := have != "" && unsafe.StringData(name) == unsafe.StringData(have)
+			ready[i] = relSecReady{l: l, name: name, h: ctx.ShStr.hash(name), own: own}
 		}
 		return nil
 	})
@@ -91,11 +94,13 @@ func prepareRelSecs(ctx *Context, order []relSecMade, runs []relRun, last *lastR
 func (ctx *Context) newRelSection(r *relSecReady, k relKind) *OutSec {
 	s := ctx.allocSec()
 	*s = genSection(r.name, k.typ, 0, 8, uint16(k.ent))
+	if !r.own {
+		ctx.pinName(r.name)
+	}
 	if !ctx.secNamesDone || ctx.strq != nil {
 		ctx.addSection(s)
 		return s
 	}
-	ctx.pinName(r.name)
 	s.ID = int32(len(ctx.Secs))
 	ctx.Secs = append(ctx.Secs, s)
 	s.nameOff = ctx.ShStr.putHashed(r.name, r.h, false)

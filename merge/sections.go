@@ -15,7 +15,7 @@ func (ctx *Context) allocSec() *OutSec {
 		if len(ctx.secSlabs) > 0 {
 			ctx.secSlab, ctx.secSlabs = ctx.secSlabs[0], ctx.secSlabs[1:]
 		} else {
-			ctx.secSlab = recordSlab[OutSec](ctx, slabCap(cap(ctx.secSlab), 1024))
+			ctx.secSlab = recordSlab[OutSec](slabCap(cap(ctx.secSlab), 1024))
 		}
 	}
 	ctx.secSlab = ctx.secSlab[:len(ctx.secSlab)+1]
@@ -23,33 +23,61 @@ func (ctx *Context) allocSec() *OutSec {
 }
 
 // recordSlab is an empty slab of capacity n for output sections or
-// symbols (allocSec, newSym): from the main arena's mappings, else from
-// the heap. The collector neither scans nor counts a mapped slab: at
-// 10,000 objects the 40,000 sections and 50,000 symbols were a third of
-// the live heap that each of passDone's collections marked, and every
-// pointer to them in Secs and Syms a heap object to find. A record in
-// a mapped slab may point only at memory kept alive from elsewhere: the
-// inputs' bytes (their names), or what pin holds, which the setters of
-// anything else a record points to (setData, setPieces, setRelocs,
-// setGen) and of a section's name (addSectionHashed, and those that
-// name a section without it) pin; a symbol's name is an input's or its
-// section's.
-func recordSlab[T any](ctx *Context, n int) []T {
+// symbols (allocSec, newSym), in heap memory allocated as pointer-free:
+// the collector keeps it as a whole but neither scans it nor follows
+// its records' pointers. At 10,000 objects the 40,000 sections (128
+// bytes) and 50,000 symbols (64) were a third of the live heap that each
+// of passDone's collections marked; at 100,000 the collections after
+// merge spend about half the CPU they did. (The heap, not the arenas:
+// there the slabs took fresh pages where the heap reuses what read and
+// resolve left, 7 MB more peak RSS at 100,000 objects.) So a record
+// may point only at memory kept alive from elsewhere, as in the arenas
+// (hugemem.Arena.AllocMapped): the inputs' bytes (their names), or what
+// pin holds, which the setters of anything else a record points to
+// (setData, setPieces, setRelocs, setGen) and the makers of generated
+// sections (newSection, newRelSection, lateSharedSection, claimCode's
+// .nv.shared.<k>) pin; a symbol's name is an input's or its section's.
+// (A section of secChunks has its own storage and rule.)
+func recordSlab[T any](n int) []T {
 	var z T
-	if b := ctx.mem.AllocMapped(n * int(unsafe.Sizeof(z))); b != nil {
-		ctx.pinning = true
-		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)[:0]
-	}
-	return make([]T, 0, n)
+	b := make([]uint64, (n*int(unsafe.Sizeof(z))+7)/8)
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)[:0]
 }
 
-// pin keeps p (nil or not) alive for the link: a record in a mapped slab
-// points to it (recordSlab). Not concurrently.
+// pin keeps p (nil or not) alive for the link: a record of a recordSlab
+// points to it. Not concurrently.
 func (ctx *Context) pin(p unsafe.Pointer) {
-	if ctx.pinning && p != nil {
-		ctx.pins = append(ctx.pins, p)
+	if p != nil {
+		ctx.pins.add(p)
 	}
 }
+
+// pinList is pointers kept alive (Context.pin), in chunks that double
+// from 16 to pinChunk (slabCap): one slice grown by append would leave
+// some four times its size behind as garbage (200,000 pointers at
+// 100,000 objects: 9 MB more allocated before the next collection).
+type pinList struct {
+	chunks [][]unsafe.Pointer
+}
+
+const pinChunk = 4096
+
+// add appends p and returns its place (chunk<<16 | index).
+func (l *pinList) add(p unsafe.Pointer) int {
+	if k := len(l.chunks) - 1; k < 0 || len(l.chunks[k]) == cap(l.chunks[k]) {
+		last := 0
+		if k >= 0 {
+			last = cap(l.chunks[k])
+		}
+		l.chunks = append(l.chunks, make([]unsafe.Pointer, 0, slabCap(last, pinChunk)))
+	}
+	k := len(l.chunks) - 1
+	l.chunks[k] = append(l.chunks[k], p)
+	return k<<16 | (len(l.chunks[k]) - 1)
+}
+
+// set puts p in place at, for what was there.
+func (l *pinList) set(at int, p unsafe.Pointer) { l.chunks[at>>16][at&0xFFFF] = p }
 
 // pinName is pin for a name's bytes.
 func (ctx *Context) pinName(n string) { ctx.pin(unsafe.Pointer(unsafe.StringData(n))) }
@@ -83,6 +111,7 @@ func slabTake[T any](free *[]T, n, slabLen int) []T {
 func (ctx *Context) newSection(name string, typ uint32, flags, align uint64, entsize uint16) *OutSec {
 	s := ctx.allocSec()
 	*s = genSection(name, typ, flags, align, entsize)
+	ctx.pinName(name)
 	ctx.addSection(s)
 	return s
 }
@@ -107,7 +136,6 @@ func (ctx *Context) addSection(s *OutSec) {
 
 // addSectionHashed is addSection with the secNames hash h of s's name.
 func (ctx *Context) addSectionHashed(s *OutSec, h uint32) {
-	ctx.pinName(s.Name)
 	s.ID = int32(len(ctx.Secs))
 	ctx.Secs = append(ctx.Secs, s)
 	if !ctx.secNamesDone {

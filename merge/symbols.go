@@ -377,6 +377,7 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 			// extern shared memory in it.
 			sh := ctx.allocSec()
 			*sh = genSection(n, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)
+			ctx.pinName(n)
 			ctx.addSectionHashed(sh, h)
 			sh.Nobits = true
 			sh.infoObj, sh.infoIn = int32(o.ID), int32(s.Shndx)
