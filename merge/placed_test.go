@@ -37,8 +37,8 @@ var placedTypes = []struct {
 	{reflect.TypeFor[cgEdge](), nil},
 	// finalize's .nv.info.<f> sections (newSecChunks, from lateMapped):
 	// their names and contents from the same memory, gen nil. Every other
-	// section and symbol (recordSlab, from ctx.mem): names from an input,
-	// or pinned with the contents, pieces and gen by the setters (pin).
+	// section and symbol (recordSlab: pointer-free heap memory): names
+	// from an input, or pinned with the contents, pieces and gen (pin).
 	{reflect.TypeFor[OutSec](), []string{"Name", "body", "gen"}},
 	{reflect.TypeFor[OutSym](), []string{"Name"}},
 }
