@@ -155,7 +155,7 @@ type Context struct {
 	// pins holds the heap memory that sections and symbols point to (pin;
 	// see recordSlab), which the collector does not see through them.
 	pins      pinList
-	piecePins map[int32]int // section ID -> where pins holds its pieces (setPieces)
+	piecePins map[*OutSec]int // where pins holds a section's pieces (setPieces)
 
 	// funcBankOff: the offset in the kernels' banks of each function
 	// bank moved there, by its (dropped) output section; newKernelBanks:
@@ -464,13 +464,13 @@ func (ctx *Context) setPieces(s *OutSec, l []Piece) {
 		return
 	}
 	if d := unsafe.Pointer(unsafe.SliceData(l)); d != unsafe.Pointer(&s.one[0]) {
-		if k, ok := ctx.piecePins[s.ID]; ok {
+		if k, ok := ctx.piecePins[s]; ok {
 			ctx.pins.set(k, d)
 		} else {
 			if ctx.piecePins == nil {
-				ctx.piecePins = make(map[int32]int)
+				ctx.piecePins = make(map[*OutSec]int)
 			}
-			ctx.piecePins[s.ID] = ctx.pins.add(d)
+			ctx.piecePins[s] = ctx.pins.add(d)
 		}
 	}
 	c := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), cap(l)*pieceSize)
