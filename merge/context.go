@@ -156,6 +156,9 @@ type Context struct {
 	// see recordSlab), which the collector does not see through them.
 	pins      pinList
 	piecePins map[*OutSec]int // where pins holds a section's pieces (setPieces)
+	// recordsMapped: recordSlab takes the main arena's memory (a small
+	// link's).
+	recordsMapped bool
 
 	// funcBankOff: the offset in the kernels' banks of each function
 	// bank moved there, by its (dropped) output section; newKernelBanks:
@@ -606,6 +609,7 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		if opts.SmallPages {
 			c.tables.SmallFirst = hugemem.AllSmall
 		}
+		c.recordsMapped = opts.SmallPages
 	}
 	// nvlink's output object starts with these names in both tables.
 	for _, n := range []string{".shstrtab", ".strtab", ".symtab", ".symtab_shndx", ".nv.info"} {

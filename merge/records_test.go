@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/hugemem"
 )
 
 // TestOutSecSize keeps the output section record at its size: a link
@@ -92,7 +93,15 @@ func TestSecOffWide(t *testing.T) {
 // keep the heap memory they name alive through collections: generated
 // names, contents, pieces grown past the inline one, relocations and gen.
 func TestRecordsKeepWhatTheyName(t *testing.T) {
-	ctx := &Context{}
+	t.Run("heap", func(t *testing.T) { testRecordsKeep(t, &Context{}) })
+	t.Run("arena", func(t *testing.T) {
+		ctx := &Context{mem: &hugemem.Arena{}, recordsMapped: true}
+		defer ctx.mem.Free()
+		testRecordsKeep(t, ctx)
+	})
+}
+
+func testRecordsKeep(t *testing.T, ctx *Context) {
 	ctx.ShStr, ctx.Str = NewStrTab(), newStrTabNoOrdinals()
 	ctx.secNames = newSecNames(0)
 	const n = 300

@@ -223,7 +223,7 @@ const nameSlabBytes = 32 << 10
 
 func newSym(ctx *Context, v OutSym, global bool) int32 {
 	if len(ctx.symSlab) == cap(ctx.symSlab) {
-		ctx.symSlab = recordSlab[OutSym](slabCap(cap(ctx.symSlab), 4096))
+		ctx.symSlab = recordSlab[OutSym](ctx, slabCap(cap(ctx.symSlab), 4096))
 	}
 	ctx.symSlab = append(ctx.symSlab, v)
 	s := &ctx.symSlab[len(ctx.symSlab)-1]
