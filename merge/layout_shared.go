@@ -600,7 +600,7 @@ func lateSharedSection(ctx *Context, t int32) int32 {
 	*sh = OutSec{ID: int32(len(ctx.Secs)), Name: n, Type: elf.SHTNobits, Flags: elf.SHFAlloc | elf.SHFWrite, Align: 1,
 		InfoSym: -1, InfoSec: t, SymID: -1, Nobits: true}
 	ctx.pinName(n)
-	ctx.Secs = append(ctx.Secs, sh)
+	ctx.Secs = appendRecord(ctx.Secs, sh)
 	ctx.setSecName(sh.ID)
 	ctx.lateShared = append(ctx.lateShared, sh.ID) // (its symbol: lateSharedSymbols)
 	return sh.ID

@@ -108,9 +108,9 @@ func merge(ctx *Context) error {
 	// they grow (generated links at 10,000 objects: 46,700 output sections
 	// for 141,000 input ones, 42,500 output symbols for 95,000 input ones,
 	// about three in five of them local).
-	ctx.Secs = slices.Grow(ctx.Secs, nsec/3+64)
+	ctx.Secs = growRecords(ctx.Secs, nsec/3+64)
 	ctx.infoSeen = slices.Grow(ctx.infoSeen, nsec/3+64)
-	ctx.Syms = slices.Grow(ctx.Syms, nsym/2+64)
+	ctx.Syms = growRecords(ctx.Syms, nsym/2+64)
 	ctx.Locals = slices.Grow(ctx.Locals, nsym*3/10+64)
 	ctx.Globals = slices.Grow(ctx.Globals, nsym/5+64)
 	maps := make([]int32, nsec+nsym)

@@ -246,7 +246,7 @@ func infoAhead(ctx *Context, live []int32, k int) {
 // cold, is asked for a few sections ahead (the lookups were most of the
 // loop).
 func addInfoSections(ctx *Context, made secChunks, nameHash []uint32) {
-	ctx.Secs = slices.Grow(ctx.Secs, len(nameHash)) // (grown once)
+	ctx.Secs = growRecords(ctx.Secs, len(nameHash)) // (grown once)
 	if !ctx.secNamesDone || ctx.strq != nil {
 		for k := range nameHash {
 			ctx.addSection(made.at(k))
@@ -260,7 +260,7 @@ func addInfoSections(ctx *Context, made secChunks, nameHash []uint32) {
 		}
 		s := made.at(k)
 		s.ID = int32(len(ctx.Secs))
-		ctx.Secs = append(ctx.Secs, s)
+		ctx.Secs = appendRecord(ctx.Secs, s)
 		s.nameOff = ctx.ShStr.addWithHash(s.Name, h)
 	}
 }

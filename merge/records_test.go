@@ -89,9 +89,10 @@ func TestSecOffWide(t *testing.T) {
 }
 
 // TestRecordsKeepWhatTheyName checks that sections and symbols in
-// pointer-free slabs (recordSlab), which the collector does not scan,
-// keep the heap memory they name alive through collections: generated
-// names, contents, pieces grown past the inline one, relocations and gen.
+// pointer-free slabs (recordSlab), listed in pointer-free lists
+// (appendRecord), which the collector does not scan, stay alive through
+// collections with the heap memory they name: generated names, contents,
+// pieces grown past the inline one, relocations and gen.
 func TestRecordsKeepWhatTheyName(t *testing.T) {
 	t.Run("heap", func(t *testing.T) { testRecordsKeep(t, &Context{}) })
 	t.Run("arena", func(t *testing.T) {
@@ -133,6 +134,11 @@ func testRecordsKeep(t *testing.T, ctx *Context) {
 		var garbage [][]byte
 		for size := 8; size <= 256; size += 8 {
 			for range 200 {
+				garbage = append(garbage, bytes.Repeat([]byte{0xAA}, size))
+			}
+		}
+		for size := 512; size <= 64<<10; size *= 2 { // (the slabs and lists too)
+			for range 20 {
 				garbage = append(garbage, bytes.Repeat([]byte{0xAA}, size))
 			}
 		}

@@ -102,7 +102,7 @@ func (ctx *Context) newRelSection(r *relSecReady, k relKind) *OutSec {
 		return s
 	}
 	s.ID = int32(len(ctx.Secs))
-	ctx.Secs = append(ctx.Secs, s)
+	ctx.Secs = appendRecord(ctx.Secs, s)
 	s.nameOff = ctx.ShStr.putHashed(r.name, r.h, false)
 	return s
 }

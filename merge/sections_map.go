@@ -145,7 +145,7 @@ func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, name string, h u
 		// kernel's code section.
 		sec.infoObj, sec.infoIn = int32(o.ID), int32(in.Info)
 	}
-	ctx.Secs = append(ctx.Secs, sec)
+	ctx.Secs = appendRecord(ctx.Secs, sec)
 	id := sec.ID
 	if file {
 		ctx.secNames.set(ctx.Secs, h, id)
@@ -228,7 +228,7 @@ func newSym(ctx *Context, v OutSym, global bool) int32 {
 	ctx.symSlab = append(ctx.symSlab, v)
 	s := &ctx.symSlab[len(ctx.symSlab)-1]
 	s.ID = int32(len(ctx.Syms))
-	ctx.Syms = append(ctx.Syms, s)
+	ctx.Syms = appendRecord(ctx.Syms, s)
 	if global {
 		ctx.Globals = append(ctx.Globals, s.ID)
 	} else {
