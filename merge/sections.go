@@ -60,7 +60,7 @@ func recordSlab[T any](ctx *Context, n int) []T {
 // pointer-free memory (growRecords).
 func appendRecord[T any](l []*T, p *T) []*T {
 	if len(l) == cap(l) {
-		l = growRecords(l, max(len(l), 64))
+		l = growRecords(l, max(len(l)/4, 64)) // (as append grows a long slice)
 	}
 	return append(l, p)
 }
