@@ -37,8 +37,11 @@ type Context struct {
 	Objs []*Obj // by file ID
 
 	// Output under construction.
-	Secs []*OutSec // in creation order; OutSec.ID indexes this slice
-	Syms []*OutSym // in creation order; OutSym.ID indexes this slice
+	// Secs and Syms are in creation order, indexed by OutSec.ID and
+	// OutSym.ID; pointer-free memory: grow them with appendRecord, and
+	// only with records of recordSlab or secChunks.
+	Secs []*OutSec
+	Syms []*OutSym
 	// Locals and Globals are nvlink's positive and negative symbol arrays:
 	// symbol IDs in the order they were created.
 	Locals  []int32
@@ -152,8 +155,9 @@ type Context struct {
 	firstGlobal   int
 	nsyms         int
 
-	// pins holds the heap memory that sections and symbols point to (pin;
-	// see recordSlab), which the collector does not see through them.
+	// pins holds the heap memory that sections and symbols, their slabs
+	// included, are reached through only by pointer-free memory (pin; see
+	// recordSlab and growRecords).
 	pins      pinList
 	piecePins map[*OutSec]int // where pins holds a section's pieces (setPieces)
 	// recordsMapped: recordSlab takes the main arena's memory (a small
