@@ -38,8 +38,9 @@ type Context struct {
 
 	// Output under construction.
 	// Secs and Syms are in creation order, indexed by OutSec.ID and
-	// OutSym.ID; pointer-free memory: grow them with appendRecord, and
-	// only with records of recordSlab or secChunks.
+	// OutSym.ID. The link grows them in pointer-free memory (appendRecord,
+	// growRecords), so they hold only records of recordSlab or secChunks
+	// (a test's typed slice may hold any).
 	Secs []*OutSec
 	Syms []*OutSym
 	// Locals and Globals are nvlink's positive and negative symbol arrays:
