@@ -28,11 +28,13 @@ func (ctx *Context) allocSec() *OutSec {
 // bytes) and 50,000 symbols (64) were a third of the live heap that each
 // of passDone's collections marked; at 100,000 the collections after
 // merge spend about half the CPU they did. A small link's (SmallPages:
-// Context.recordsMapped) come from the main arena, which gives them its huge pages: 1,000
-// objects 0.3 MB less peak RSS than on the heap and merge 0.5 ms
-// faster; a larger link's are heap memory allocated as pointer-free,
-// since in the arena they took fresh pages where the heap reuses what
-// read and resolve left (100,000 objects: 7 MB more peak RSS).
+// Context.recordsMapped) come from the main arena, which gives them its
+// huge pages: 1,000 objects 0.3 MB less peak RSS than on the heap and
+// merge 0.5 ms faster; a larger link's are heap memory allocated as
+// pointer-free (and pinned: the lists of them are pointer-free too,
+// growRecords), since in the arena they took fresh pages where the heap
+// reuses what read and resolve left (100,000 objects: 7 MB more peak
+// RSS).
 //
 // So a record may point only at memory kept alive from elsewhere, as in
 // the arenas (hugemem.Arena.AllocMapped): the inputs' bytes (their
@@ -51,7 +53,7 @@ func recordSlab[T any](ctx *Context, n int) []T {
 	}
 	if b == nil {
 		b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))), size)
-		ctx.pin(unsafe.Pointer(unsafe.SliceData(b))) // (Secs and Syms do not hold it: appendRecord)
+		ctx.pin(unsafe.Pointer(unsafe.SliceData(b)))
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)[:0]
 }
@@ -83,8 +85,9 @@ func growRecords[T any](l []*T, n int) []*T {
 	return m
 }
 
-// pin keeps p (nil or not) alive for the link: a record of a recordSlab
-// points to it. Not concurrently.
+// pin keeps p (nil or not) alive for the link: only pointer-free memory
+// (a recordSlab's records, a growRecords list) points to it. Not
+// concurrently.
 func (ctx *Context) pin(p unsafe.Pointer) {
 	if p != nil {
 		ctx.pins.add(p)
