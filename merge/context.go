@@ -471,7 +471,8 @@ func (ctx *Context) setPieces(s *OutSec, l []Piece) {
 		s.body, s.pieced = nil, false
 		return
 	}
-	if d := unsafe.Pointer(unsafe.SliceData(l)); d != unsafe.Pointer(&s.one[0]) {
+	if d := unsafe.Pointer(unsafe.SliceData(l)); d != unsafe.Pointer(&s.one[0]) && (!s.pieced || d != unsafe.Pointer(unsafe.SliceData(s.body))) {
+		// (A moved array: merge appends a piece an object to some.)
 		if k, ok := ctx.piecePins[s]; ok {
 			ctx.pins.set(k, d)
 		} else {
