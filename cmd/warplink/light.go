@@ -26,10 +26,10 @@ import (
 //     allocates far more than its input suggests;
 //   - its passes run on one thread (Options.Threads 1, unless
 //     --warplink-threads says otherwise: merge then starts no goroutine):
-//     on a few hundred files a second worker costs more to wake, and its
-//     stack and caches more memory, than it saves; only read, which waits
-//     on system calls, keeps one worker per CPU (Options.JITWorkers, with
-//     which PTX is compiled);
+//     on a few hundred files a second thread saves no time and costs
+//     memory (its goroutines' stacks, its caches' spans); only read, which
+//     waits on system calls, keeps one worker per CPU (Options.JITWorkers,
+//     with which PTX is compiled);
 //   - a serial link (see lightLink) runs on the main goroutine alone:
 //     read too (Options.JITWorkers 1: PTX is compiled one input at a
 //     time). The runtime keeps its Ps: with no goroutine to run, the
