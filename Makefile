@@ -15,7 +15,7 @@ BIN    := bin/warplink
 # Green Tea, Go 1.26's default, keeps each small-object span's mark bits
 # in the span's last page, a page more for every size class a process
 # allocates from; a one-object link took 30-55 page faults fewer without it
-# (0.1-0.17 ms less CPU), and large links took as long (docs/performance.md).
+# (0.15-0.17 ms less CPU), and large links took as long (docs/performance.md).
 GOEXPERIMENT ?= nogreenteagc
 build:
 	GOEXPERIMENT=$(GOEXPERIMENT) CGO_ENABLED=0 $(GO) build -o $(BIN).build ./cmd/warplink
