@@ -583,8 +583,8 @@ func parsePhaseRuns(csv string) ([][]phase, bool) {
 }
 
 // buildWarplink compiles ./cmd/warplink into the cache directory, as
-// make build does (CGO_ENABLED=0, GOEXPERIMENT=nogreenteagc), and installs it there by copying, as
-// make install does. The copy is what a user runs, and it starts faster
+// make build does (CGO_ENABLED=0, GOEXPERIMENT=nogreenteagc), and
+// installs it there by copying, as make install does. The copy is what a user runs, and it starts faster
 // than the linker's own file: on Linux 6.x the Go linker writes its
 // output through a mapping, which leaves the file in the page cache in
 // 4 KiB folios, where a file written with write (cp, install, a package

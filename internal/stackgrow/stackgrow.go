@@ -10,7 +10,7 @@
 // the resident set; the runtime also carves a fresh 32 KiB span of stacks
 // for each size on the way, touching every page of it. A one-object link
 // grew the main goroutine's stack three times (internal/godebug's
-// initialization, parsing the command line, write): 0.5 MB of peak RSS
+// initialization, parsing the command line, write): 0.3 MB of peak RSS
 // and 20 page faults. A frame larger than the stack left makes the
 // runtime double the stack as often as needed in one copy; made while the
 // stack is shallow, that copy walks a few frames.
