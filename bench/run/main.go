@@ -584,13 +584,14 @@ func parsePhaseRuns(csv string) ([][]phase, bool) {
 
 // buildWarplink compiles ./cmd/warplink into the cache directory, as
 // make build does (CGO_ENABLED=0, GOEXPERIMENT=nogreenteagc), and
-// installs it there by copying, as make install does. The copy is what a user runs, and it starts faster
-// than the linker's own file: on Linux 6.x the Go linker writes its
-// output through a mapping, which leaves the file in the page cache in
-// 4 KiB folios, where a file written with write (cp, install, a package
-// manager) sits in large ones, and every exec then maps the binary's
-// pages in fewer, cheaper faults (a one-object link 0.1-0.2 ms faster,
-// a tenth of it; the same page-fault count).
+// installs it there by copying, as make install does. The copy is what
+// a user runs, and it starts faster than the linker's own file: on
+// Linux 6.x the Go linker writes its output through a mapping, which
+// leaves the file in the page cache in 4 KiB folios, where a file
+// written with write (cp, install, a package manager) sits in large
+// ones, and every exec then maps the binary's pages in fewer, cheaper
+// faults (a one-object link 0.1-0.2 ms faster, a tenth of it; the same
+// page-fault count).
 func buildWarplink(cache string) (string, error) {
 	bin := filepath.Join(cache, "warplink")
 	built := bin + ".build"
