@@ -77,7 +77,7 @@ func sectionHeaders(ctx *Context) ([]shdr, []hdrKind, *[5]OutSec) {
 	str := ctx.Str.Bytes()
 
 	n, alloc := ctx.fixed+len(ctx.Order), elf.Alloc(ctx.lateMapped)
-	if heapRoom(n * shdrBytes) {
+	if !ctx.lateResident(n*shdrBytes+n) && heapRoom(n*shdrBytes) {
 		alloc = nil
 	}
 	hdrs := elf.SliceOf[shdr](n, alloc)
@@ -284,6 +284,9 @@ func writeSink(ctx *Context, total uint64) (sink io.Writer, mem *bytes.Buffer, e
 // its limit with that much free (heapRoom: 100,000 objects) gives them
 // anyway.
 func writeBuffer(ctx *Context, n int, large bool) []byte {
+	if large && ctx.lateResident(n) {
+		return ctx.late.Alloc(n)
+	}
 	if !large || heapRoom(n) {
 		return make([]byte, n)
 	}

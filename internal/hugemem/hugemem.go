@@ -53,6 +53,11 @@ type Arena struct {
 	used   int      // bytes handed out from mappings (see Used)
 	chunks [][]byte // every mapping, for Free
 	cur    []byte   // the unused tail of the mapping allocations come from
+	// at is the index in chunks of the mapping cur lies in, and reach,
+	// by mapping, how far into it the arena has ever handed out bytes
+	// (before a Reset too): the part its users have touched (Resident).
+	at    int
+	reach []int
 	// spare are the mappings Reset handed back, in mapping order, for
 	// allocations to take before mapping more; reused reports that cur
 	// lies in one of them, whose bytes Alloc clears before handing out.
@@ -97,6 +102,7 @@ func (a *Arena) AllocMapped(n int) []byte {
 	}
 	step := (n + 7) &^ 7 // keep every buffer 8-byte aligned
 	for len(a.cur) < step && len(a.spare) > 0 {
+		a.at = len(a.chunks) - len(a.spare)
 		a.cur, a.spare, a.reused = a.spare[0], a.spare[1:], true
 	}
 	if len(a.cur) < step {
@@ -116,12 +122,13 @@ func (a *Arena) AllocMapped(n int) []byte {
 			a.plain = true
 			return nil
 		}
-		a.chunks = append(a.chunks, m)
-		a.cur, a.reused = m, false
+		a.chunks, a.reach = append(a.chunks, m), append(a.reach, 0)
+		a.cur, a.reused, a.at = m, false, len(a.chunks)-1
 	}
 	b := a.cur[:n:n]
 	a.cur = a.cur[step:]
 	a.used += step
+	a.reach[a.at] = max(a.reach[a.at], len(a.chunks[a.at])-len(a.cur))
 	if a.reused {
 		clear(b)
 	}
@@ -144,6 +151,35 @@ func (a *Arena) Reset() {
 	defer a.mu.Unlock()
 	a.spare = append(a.spare[:0], a.chunks...)
 	a.cur, a.used = nil, 0
+}
+
+// Resident reports whether an allocation of n bytes made now would lie
+// in memory the arena has handed out before (after Reset, the part of
+// its mappings its earlier users reached): memory whose pages those
+// users' writes made resident, so that the allocation adds nothing to
+// the process's resident set and takes no page faults. It is false where
+// the allocation would map more, reach past that part, or come from the
+// heap. A caller choosing between the arena and other memory that is
+// resident already asks first.
+func (a *Arena) Resident(n int) bool {
+	if n <= 0 || a == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.plain {
+		return false
+	}
+	step := (n + 7) &^ 7
+	if len(a.cur) >= step {
+		return len(a.chunks[a.at])-len(a.cur)+step <= a.reach[a.at]
+	}
+	for k, m := range a.spare {
+		if len(m) >= step {
+			return step <= a.reach[len(a.chunks)-len(a.spare)+k]
+		}
+	}
+	return false
 }
 
 // Used reports how many bytes the arena's mappings have handed out (each
@@ -209,7 +245,7 @@ func (a *Arena) Free() {
 	if a.zeros != nil {
 		unmap(a.zeros)
 	}
-	a.chunks, a.cur, a.zeros, a.used, a.spare = nil, nil, nil, 0, nil
+	a.chunks, a.cur, a.zeros, a.used, a.spare, a.reach, a.at = nil, nil, nil, 0, nil, nil, 0
 }
 
 // pageSize is the small page size Touch steps by.

@@ -430,3 +430,44 @@ func TestReset(t *testing.T) {
 		t.Errorf("Used %d, want %d", got, 1000+chunkSize+8)
 	}
 }
+
+// TestResident: after Reset, an allocation is resident while it stays
+// within what the arena handed out before, in the mapping it would come
+// from; past that, or where it would map more, it is not.
+func TestResident(t *testing.T) {
+	var a Arena
+	defer a.Free()
+	if a.Resident(8) {
+		t.Errorf("an empty arena reports resident memory")
+	}
+	a.Alloc(3000)
+	if !a.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	big := a.Alloc(chunkSize + 8) // a mapping of its own, handed out whole
+	big[0] = 1
+	if a.Resident(64) {
+		t.Errorf("the untouched tail of a mapping reports resident")
+	}
+	a.Reset()
+	for _, c := range []struct {
+		n    int
+		want bool
+	}{{1000, true}, {3000, true}, {3001, false}, {chunkSize, false}, {chunkSize + 8, true}, {chunkSize + 9, false}, {0, false}} {
+		if got := a.Resident(c.n); got != c.want {
+			t.Errorf("Resident(%d) after Reset = %v, want %v", c.n, got, c.want)
+		}
+	}
+	a.Alloc(2000)
+	if !a.Resident(1000) || a.Resident(1001) {
+		t.Errorf("Resident does not follow the allocations after Reset")
+	}
+	a.Alloc(1000 + chunkSize) // the second mapping, reused
+	if a.Resident(8) {
+		t.Errorf("resident memory reported past everything handed out")
+	}
+	var nilArena *Arena
+	if nilArena.Resident(8) {
+		t.Errorf("a nil arena reports resident memory")
+	}
+}
