@@ -40,6 +40,7 @@ type shdr struct {
 }
 
 func write(ctx *Context) error {
+	ctx.rewindLate() // (finalize's scratch tables: write's tables take their memory)
 	hdrs, kinds, standIns := sectionHeaders(ctx)
 	defer runtime.KeepAlive(standIns) // (hdrs may be memory the collector does not scan)
 	defer func() { ctx.symOut = nil }()

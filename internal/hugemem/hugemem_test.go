@@ -471,3 +471,55 @@ func TestResident(t *testing.T) {
 		t.Errorf("a nil arena reports resident memory")
 	}
 }
+
+// TestAllocTopRewind: after Reset, AllocTop takes the top of what the
+// first mapping had reached, AllocMapped its bottom; Rewind hands the
+// bottom out again, cleared, and keeps the top's bytes; where the two
+// would meet, AllocTop takes the bottom's memory and Rewind keeps all.
+func TestAllocTopRewind(t *testing.T) {
+	var a Arena
+	defer a.Free()
+	first := a.Alloc(1 << 20)
+	if !a.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	base := &first[0]
+	a.Rewind() // (before Reset: nothing)
+	if b := a.Alloc(8); &b[0] == base {
+		t.Fatalf("Rewind before Reset handed memory out again")
+	}
+	a.Reset()
+	top := a.AllocTop(1000)
+	if want := unsafe.Add(unsafe.Pointer(base), (1<<20+8)&^7-1000); unsafe.Pointer(&top[0]) != want {
+		t.Errorf("AllocTop is not at the top of what the mapping reached")
+	}
+	for i := range top {
+		top[i] = 0x5A
+	}
+	low := a.Alloc(4096)
+	if &low[0] != base {
+		t.Errorf("the bottom does not start the first mapping")
+	}
+	low[0] = 1
+	a.Rewind()
+	again := a.Alloc(4096)
+	if &again[0] != base || again[0] != 0 {
+		t.Errorf("Rewind did not hand the bottom out again, cleared")
+	}
+	for _, v := range top {
+		if v != 0x5A {
+			t.Fatalf("Rewind changed AllocTop's bytes")
+		}
+	}
+	// What is left between bottom and top: an AllocTop larger than that
+	// goes to the bottom's way, and Rewind then keeps everything.
+	big := a.AllocTop(1 << 20)
+	big[0] = 7
+	a.Rewind()
+	if b := a.Alloc(8); &b[0] == base {
+		t.Errorf("Rewind reused memory after AllocTop fell back")
+	}
+	if big[0] != 7 {
+		t.Errorf("the fallen-back allocation was cleared")
+	}
+}
