@@ -60,11 +60,12 @@ type Arena struct {
 	at, pos int
 	reach   []int
 	// reset: Reset was called. top is where AllocTop's allocations in
-	// the first mapping begin since (0: none); pinned reports that one of
-	// them could not go there (Rewind then keeps everything).
-	reset  bool
-	top    int
-	pinned bool
+	// the first mapping begin since, and topEnd where they end (0: none);
+	// pinned reports that one of them could not go there (Rewind then
+	// keeps everything).
+	reset       bool
+	top, topEnd int
+	pinned      bool
 	// spare are the mappings Reset handed back, in mapping order, for
 	// allocations to take before mapping more; reused reports that cur
 	// lies in one of them, whose bytes Alloc clears before handing out.
@@ -108,6 +109,11 @@ func (a *Arena) AllocMapped(n int) []byte {
 		return nil
 	}
 	step := (n + 7) &^ 7 // keep every buffer 8-byte aligned
+	if len(a.cur) < step && a.at == 0 && a.topEnd > 0 && a.pos <= a.top && a.topEnd+step <= len(a.chunks[0]) {
+		// (Below AllocTop's allocations there is no room: the first
+		// mapping past them, before another.)
+		a.cur, a.pos, a.reused = a.chunks[0][a.topEnd:], a.topEnd, true
+	}
 	for len(a.cur) < step && len(a.spare) > 0 {
 		a.at, a.pos = len(a.chunks)-len(a.spare), 0
 		a.cur, a.spare, a.reused = a.spare[0], a.spare[1:], true
@@ -158,7 +164,7 @@ func (a *Arena) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.spare = append(a.spare[:0], a.chunks...)
-	a.cur, a.used, a.pos, a.reset, a.top, a.pinned = nil, 0, 0, true, 0, false
+	a.cur, a.used, a.pos, a.reset, a.top, a.topEnd, a.pinned = nil, 0, 0, true, 0, 0, false
 }
 
 // AllocTop is AllocMapped for an allocation that outlives those Rewind
@@ -177,8 +183,9 @@ func (a *Arena) AllocTop(n int) []byte {
 		if len(a.spare) == len(a.chunks) { // (nothing taken since Reset)
 			a.cur, a.spare, a.at, a.pos, a.reused = a.chunks[0], a.spare[1:], 0, 0, true
 		}
-		if a.top == 0 {
+		if a.topEnd == 0 {
 			a.top = a.reach[0] &^ 7
+			a.topEnd = a.top
 		}
 		if step := (n + 7) &^ 7; a.at == 0 && a.pos+step <= a.top {
 			a.top -= step
@@ -197,8 +204,8 @@ func (a *Arena) AllocTop(n int) []byte {
 
 // Rewind makes what Alloc and AllocMapped handed out since Reset free
 // for reuse, keeping what AllocTop did: allocations after it take the
-// first mapping from its start up to AllocTop's, then the other mappings
-// (cleared as they are handed out). It does nothing before Reset, nor
+// first mapping from its start up to AllocTop's, then past them, then
+// the other mappings (cleared as they are handed out). It does nothing before Reset, nor
 // where an AllocTop allocation could not take the top (AllocTop). As
 // after Reset, nothing Alloc or AllocMapped handed out before may be
 // used afterwards.
@@ -212,7 +219,7 @@ func (a *Arena) Rewind() {
 		return
 	}
 	end := a.top
-	if end == 0 {
+	if a.topEnd == 0 {
 		end = len(a.chunks[0])
 	}
 	a.cur, a.at, a.pos, a.reused = a.chunks[0][:end:end], 0, 0, true
@@ -313,7 +320,7 @@ func (a *Arena) Free() {
 		unmap(a.zeros)
 	}
 	a.chunks, a.cur, a.zeros, a.used, a.spare, a.reach, a.at, a.pos = nil, nil, nil, 0, nil, nil, 0, 0
-	a.reset, a.top, a.pinned = false, 0, false
+	a.reset, a.top, a.topEnd, a.pinned = false, 0, 0, false
 }
 
 // pageSize is the small page size Touch steps by.

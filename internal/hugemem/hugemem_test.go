@@ -523,3 +523,36 @@ func TestAllocTopRewind(t *testing.T) {
 		t.Errorf("the fallen-back allocation was cleared")
 	}
 }
+
+// TestAllocBeyondTop: an allocation that does not fit below AllocTop's
+// goes past them in the first mapping, not to another mapping, and
+// Rewind starts from the bottom again.
+func TestAllocBeyondTop(t *testing.T) {
+	var a Arena
+	defer a.Free()
+	first := a.Alloc(1 << 20)
+	if !a.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	base := unsafe.Pointer(&first[0])
+	a.Reset()
+	top := a.AllocTop(512 << 10)
+	top[0] = 9
+	past := a.Alloc(768 << 10) // (512 KiB left below the top)
+	if unsafe.Pointer(&past[0]) != unsafe.Add(base, 1<<20) {
+		t.Errorf("the allocation did not go right past AllocTop's")
+	}
+	if len(a.chunks) != 1 {
+		t.Errorf("%d mappings, want 1", len(a.chunks))
+	}
+	a.Rewind()
+	if b := a.Alloc(8); unsafe.Pointer(&b[0]) != base {
+		t.Errorf("Rewind did not start from the bottom")
+	}
+	if top[0] != 9 {
+		t.Errorf("AllocTop's bytes changed")
+	}
+	if a.AllocTop(8) == nil || len(a.chunks) != 1 {
+		t.Errorf("AllocTop after Rewind failed")
+	}
+}
