@@ -151,6 +151,11 @@ type Context struct {
 	secSlabs      [][]OutSec         // slabs reserved for it (reserveSecs), taken in turn
 	firstGlobal   int
 	nsyms         int
+	// symAt: where in Locals then Globals the symbol of index
+	// k*symAtStride is (indexSymbols); symOut: .symtab made run by run
+	// as write streams it (nil: encoded whole first; write.go).
+	symAt  []int32
+	symOut *symtabOut
 
 	// funcBankOff: the offset in the kernels' banks of each function
 	// bank moved there, by its (dropped) output section; newKernelBanks:
