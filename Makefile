@@ -10,8 +10,15 @@ BIN    := bin/warplink
 # into place, as install does: the Go linker writes through a mapping,
 # which leaves the file in the page cache in small folios, and each start
 # of a binary so cached takes 0.1-0.2 ms more (docs/performance.md).
+#
+# It is built with the collector's older marking (GOEXPERIMENT=nogreenteagc):
+# Green Tea, Go 1.26's default, keeps each small-object span's mark bits
+# in the span's last page, a page more for every size class a process
+# allocates from; a one-object link took 30-55 page faults fewer without it
+# (0.15-0.17 ms less CPU), and large links took as long (docs/performance.md).
+GOEXPERIMENT ?= nogreenteagc
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN).build ./cmd/warplink
+	GOEXPERIMENT=$(GOEXPERIMENT) CGO_ENABLED=0 $(GO) build -o $(BIN).build ./cmd/warplink
 	cp $(BIN).build $(BIN).new && mv -f $(BIN).new $(BIN) && rm -f $(BIN).build
 	CGO_ENABLED=0 $(GO) build -o bin/warplink-nvvm ./cmd/warplink-nvvm
 

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/warplink/warplink/internal/stackgrow"
 )
 
 // chunksPerWorker sets how finely ParallelFor splits its range: enough
@@ -86,6 +88,7 @@ func ParallelFor(ctx context.Context, n, workers int, fn func(i int) error) erro
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			stackgrow.Worker()
 			work()
 		}()
 	}

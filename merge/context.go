@@ -155,6 +155,11 @@ type Context struct {
 	secSlabs      [][]OutSec         // slabs reserved for it (reserveSecs), taken in turn
 	firstGlobal   int
 	nsyms         int
+	// symAt: where in Locals then Globals the symbol of index
+	// k*symAtStride is (indexSymbols); symOut: .symtab made run by run
+	// as write streams it (nil: encoded whole first; write.go).
+	symAt  []int32
+	symOut *symtabOut
 
 	// pins holds the heap memory that sections and symbols, their slabs
 	// included, are reached through only by pointer-free memory (pin; see

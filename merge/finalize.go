@@ -162,6 +162,51 @@ func (ctx *Context) lateAlloc(n int) []byte {
 	return ctx.mem.Alloc(n)
 }
 
+// lateKeep is lateAlloc for what write reads (the generated .nv.info
+// sections' contents, names and records): from the top of the reset
+// tables' memory (hugemem.Arena.AllocTop), so that write can take again
+// what finalize's scratch tables (lateScratch) took below it
+// (rewindLate).
+func (ctx *Context) lateKeep(n int) []byte {
+	if ctx.late == nil {
+		return ctx.mem.Alloc(n)
+	}
+	if b := ctx.late.AllocTop(n); b != nil || n <= 0 {
+		return b
+	}
+	return make([]byte, n)
+}
+
+// lateKeepMapped is lateMapped for what write reads (lateKeep).
+func (ctx *Context) lateKeepMapped(n int) []byte {
+	if ctx.late == nil {
+		return nil
+	}
+	return ctx.late.AllocTop(n)
+}
+
+// rewindLate hands the reset tables' memory that finalize's scratch
+// tables took back for write's tables (hugemem.Arena.Rewind: resident
+// pages, at 100,000 objects about 20 MB, where write's section headers
+// would otherwise grow the heap). Only write runs after it: order reads
+// the scratch tables (the call lists) still.
+func (ctx *Context) rewindLate() {
+	if ctx.late != nil {
+		ctx.late.Rewind()
+	}
+}
+
+// lateResident reports whether n bytes of the late allocations
+// (lateAlloc, lateMapped) would come from the part of the reset tables'
+// memory that the inputs' tables had touched (hugemem.Arena.Resident):
+// pages resident already. Write's tables go there first when they fit
+// (at 100,000 objects finalize leaves about 5 MB of it: the run buffers
+// and .symtab_shndx), before the heap's free pages, which lie in runs
+// too short for a table of megabytes and leave it to fresh memory.
+func (ctx *Context) lateResident(n int) bool {
+	return ctx.late != nil && ctx.late.Resident(n)
+}
+
 // lateMapped is lateScratch for tables that may hold pointers (to what
 // the heap keeps alive otherwise): mapped memory only, else nil (make).
 func (ctx *Context) lateMapped(n int) []byte {

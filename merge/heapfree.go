@@ -10,11 +10,12 @@ import (
 // (write's section headers and symbol table) had better come from the Go
 // heap: its free pages hold twice that, resident already (the garbage of
 // the passes before, which the heap of a large link, far below its limit,
-// keeps: at 100,000 objects some 45 MB by write, while the arena memory
-// releaseTables reset is full with finalize's tables), and the heap stays
-// under three quarters of its limit with it, so that it costs no
-// collection. A heap near its limit (10,000 objects) has no such room:
-// its tables stay in the arena.
+// keeps: at 100,000 objects some 45 MB by write, though in runs too
+// short for a table of megabytes, so that it often takes fresh pages),
+// and the heap stays under three quarters of its limit with it, so that
+// it costs no collection. Write asks it only where the reset tables'
+// memory has no resident room (lateResident). A heap near its limit
+// (10,000 objects) has no such room: its tables stay in the arena.
 func heapRoom(n int) bool {
 	if n < heapRoomFrom {
 		return false

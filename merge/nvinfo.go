@@ -715,7 +715,7 @@ func newSecChunks(ctx *Context, n int) secChunks {
 	c := secChunks{c: make([][]OutSec, (n+secChunk-1)/secChunk), mapped: true, mu: new(sync.Mutex), keep: new([][]byte)}
 	for i := range c.c {
 		k := min(secChunk, n-i*secChunk)
-		b := ctx.lateMapped(k * int(unsafe.Sizeof(OutSec{})))
+		b := ctx.lateKeepMapped(k * int(unsafe.Sizeof(OutSec{})))
 		if b == nil {
 			c.mapped = false
 			break
@@ -739,9 +739,9 @@ func (c secChunks) at(k int) *OutSec { return &c.c[k/secChunk][k%secChunk] }
 // one.
 func (c secChunks) alloc(ctx *Context, n int, a, b string) ([]byte, string) {
 	if !c.mapped {
-		return ctx.lateAlloc(n), a + b
+		return ctx.lateKeep(n), a + b
 	}
-	m := ctx.lateMapped(n + len(a) + len(b))
+	m := ctx.lateKeepMapped(n + len(a) + len(b))
 	if m == nil {
 		m = make([]byte, n+len(a)+len(b))
 		c.mu.Lock()
@@ -767,7 +767,7 @@ func globalInfo(ctx *Context, per []objInfo, n int) []byte {
 	for i := range per {
 		size += len(per[i].global)
 	}
-	out := ctx.lateAlloc(size)[:0]
+	out := ctx.lateKeep(size)[:0]
 	var at []int
 	for i := len(per) - 1; i >= 0; i-- {
 		b := per[i].global

@@ -134,25 +134,33 @@ func (ctx *Context) sectionIndex(id int32) int {
 // indexSymbols assigns .symtab indices: null, live locals, then globals.
 func indexSymbols(ctx *Context) {
 	idx := 1
-	for _, id := range ctx.Locals {
+	at := ctx.symAt[:0]
+	at = append(at, 0) // (index 0, the null symbol: from the start)
+	for k, id := range ctx.Locals {
 		s := ctx.Syms[id]
 		if s.dead || (s.Sec >= 0 && ctx.Secs[s.Sec].Dead) || ctx.dropsSym(s) {
 			s.Index = -1
 			continue
 		}
+		if idx%symAtStride == 0 {
+			at = append(at, int32(k))
+		}
 		s.Index = idx
 		idx++
 	}
 	ctx.firstGlobal = idx
-	for _, id := range ctx.Globals {
+	for k, id := range ctx.Globals {
 		if s := ctx.Syms[id]; s.dead || ctx.dropsSym(s) {
 			s.Index = -1
 		} else {
+			if idx%symAtStride == 0 {
+				at = append(at, int32(len(ctx.Locals)+k))
+			}
 			s.Index = idx
 			idx++
 		}
 	}
-	ctx.nsyms = idx
+	ctx.nsyms, ctx.symAt = idx, at
 	encodeInfo(ctx)
 	encodeCallgraph(ctx)
 }

@@ -159,7 +159,8 @@ func (ctx *Context) keySymbol(id int32, o *Obj, i int) {
 }
 
 // laterKey marks an input index as coming after the object's own
-// (Release.LaterLocalsLast, and a device function's .nv.info.<f>).
+// (Release.LaterLocalsLast, and a device function's .nv.info.<f>): a bit
+// of the key's uint32 index, never of an int (32-bit builds).
 const laterKey = 1 << 31
 
 // keyLocal records that local symbol id is symbol i of o, defined in
@@ -172,16 +173,16 @@ func (ctx *Context) keyLocal(id int32, o *Obj, i int, sec int32) {
 	if ctx.inOrder == nil {
 		return
 	}
-	place := i
+	place, later := i, uint64(0)
 	if ctx.Rel.LaterLocalsLast && int(sec) < len(ctx.inOrder.sec) && ctx.inOrder.sec[sec] != noKey &&
 		int32(ctx.inOrder.sec[sec]>>32) < int32(o.ID) {
-		place |= laterKey
+		later = laterKey
 	} else if m := ctx.secSymPlaces(int32(o.ID)); int(o.F.Symbols[i].Shndx) < len(m) {
 		// (Ties keep creation order: the section's symbol, then its
 		// data's, in the input's order.)
 		place = max(place, int(m[o.F.Symbols[i].Shndx]))
 	}
-	setKey(&ctx.inOrder.sym, id, orderKey(int32(o.ID), place))
+	setKey(&ctx.inOrder.sym, id, orderKey(int32(o.ID), place)|later)
 }
 
 // keySectionSymbol places section sec's symbol (id) where the section
@@ -223,10 +224,11 @@ func keyInfoSections(ctx *Context) {
 			continue
 		}
 		if i, ok := ctx.Objs[obj].sectionNamed(s.Name); ok {
+			k := orderKey(obj, i)
 			if !ctx.entryInfoName(s.Name) {
-				i |= laterKey // (a device function's after the entries': corpus weakregs)
+				k |= laterKey // (a device function's after the entries': corpus weakregs)
 			}
-			setKey(&ctx.inOrder.sec, s.ID, orderKey(obj, i))
+			setKey(&ctx.inOrder.sec, s.ID, k)
 			if s.InfoSec >= 0 {
 				infos = append(infos, s.ID)
 			}

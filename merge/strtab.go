@@ -78,24 +78,26 @@ func (t *StrTab) reserve(n int, alloc func(int) []byte) {
 	// The hint (the inputs' tables together) runs about 1.6 times the
 	// result on generated links: names repeat across inputs.
 	t.buf = append(alloc(len(t.buf) + n*2/3)[:0], t.buf...)
-	// A distinct name takes 50-55 bytes of the hint on generated links
+	// A distinct name takes 50-56 bytes of the hint on generated links
 	// (10,000 objects: 80,135 names in .strtab for 4.1 MB of input
 	// tables, 62,787 in .shstrtab for 3.4 MB; 1,000 objects: 8,064 for
-	// 403 KB); keep the load under one half with some room (one slot per
-	// 25 bytes filled the index to its limit at 1,000 objects, which then
-	// grew it on the Go heap and built it twice). (Every slot is touched, so an oversized index costs its whole
-	// size in memory; an undersized one grows on the Go heap and is built
-	// twice. Rounded to a power of two, n/48 slots grew .strtab's index at
-	// every size, and both at 100,000 objects: 32 MB more on the heap,
-	// 16 MB left unused in the arena.)
-	want := max(64, n/22)
+	// 403 KB; 100,000: 795,353 for 42 MB and 629,810 for 35 MB): one slot
+	// per 31 bytes loads the index to 0.56-0.62, under its limit of 0.7
+	// (insert) with some room. (Every slot is touched, so an oversized
+	// index costs its whole size in memory: one slot per 22 bytes, a load
+	// of 0.4, took 8 MB more at 100,000 objects, 1.9 MB more peak RSS at
+	// 10,000, for no faster merge; an undersized one grows on the Go heap
+	// and is built twice. Rounded to a power of two, n/48 slots grew
+	// .strtab's index at every size, and both at 100,000 objects: 32 MB
+	// more on the heap, 16 MB left unused in the arena.)
+	want := max(64, n/31)
 	if want > len(t.slots) {
 		old := t.slots
 		t.slots = elf.SliceOf[strSlot](want, alloc)
 		t.rehash(old)
 	}
 	// firsts fills up to the load limit before the index grows.
-	if n := want / 2; n > cap(t.firsts) && !t.noOrdinals {
+	if n := want * 7 / 10; n > cap(t.firsts) && !t.noOrdinals {
 		t.firsts = append(elf.SliceOf[uint32](n, alloc)[:0], t.firsts...)
 	}
 }
@@ -156,7 +158,7 @@ func (t *StrTab) insert(i int, s string, h uint32) uint32 {
 	if !t.noOrdinals {
 		t.firsts = append(t.firsts, o)
 	}
-	if t.n++; 2*(t.n+1) > len(t.slots) {
+	if t.n++; 10*(t.n+1) > 7*len(t.slots) { // (a load of 0.7: reserve)
 		t.grow()
 	}
 	return o

@@ -40,12 +40,15 @@ type shdr struct {
 }
 
 func write(ctx *Context) error {
+	ctx.rewindLate() // (finalize's scratch tables: write's tables take their memory)
 	hdrs, kinds, standIns := sectionHeaders(ctx)
 	defer runtime.KeepAlive(standIns) // (hdrs may be memory the collector does not scan)
+	defer func() { ctx.symOut = nil }()
 	fl, err := layoutFile(ctx, hdrs, kinds)
 	if err != nil {
 		return err
 	}
+	encodeSymtab(ctx, &standIns[3], standIns[4].Data(), writeChunk(ctx, fl.total))
 	sink, mem, err := writeSink(ctx, fl.total)
 	if err != nil {
 		return err
@@ -72,12 +75,15 @@ func write(ctx *Context) error {
 // layout and the writer's serial steps need of each section (hdrKind), so
 // that those read no section record.
 func sectionHeaders(ctx *Context) ([]shdr, []hdrKind, *[5]OutSec) {
-	symtab, shndx := buildSymtab(ctx)
+	var shndx []byte
+	if ctx.fixed == 5 {
+		shndx = writeBuffer(ctx, ctx.nsyms*4, ctx.nsyms*4 >= arenaTablesFrom)
+	}
 	shstr := ctx.ShStr.Bytes()
 	str := ctx.Str.Bytes()
 
 	n, alloc := ctx.fixed+len(ctx.Order), elf.Alloc(ctx.lateMapped)
-	if heapRoom(n * shdrBytes) {
+	if !ctx.lateResident(n*shdrBytes+n) && heapRoom(n*shdrBytes) {
 		alloc = nil
 	}
 	hdrs := elf.SliceOf[shdr](n, alloc)
@@ -86,12 +92,12 @@ func sectionHeaders(ctx *Context) ([]shdr, []hdrKind, *[5]OutSec) {
 		{},
 		{nameOff: ctx.ShStr.Add(".shstrtab"), Type: elf.SHTStrtab, Align: 1, body: shstr},
 		{nameOff: ctx.ShStr.Add(".strtab"), Type: elf.SHTStrtab, Align: 1, body: str},
-		{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, entsize: elf.SymSize, body: symtab},
+		{nameOff: ctx.ShStr.Add(".symtab"), Type: elf.SHTSymtab, Align: 8, entsize: elf.SymSize}, // (contents: encodeSymtab)
 	}
 	hdrs[0].sec = &fixed[0]
 	hdrs[1] = shdr{sec: &fixed[1], size: uint64(len(shstr))}
 	hdrs[2] = shdr{sec: &fixed[2], size: uint64(len(str))}
-	hdrs[3] = shdr{sec: &fixed[3], size: uint64(len(symtab)), link: 2, info: uint32(ctx.firstGlobal)}
+	hdrs[3] = shdr{sec: &fixed[3], size: uint64(ctx.nsyms) * elf.SymSize, link: 2, info: uint32(ctx.firstGlobal)}
 	if ctx.fixed == 5 {
 		fixed[4] = OutSec{nameOff: ctx.ShStr.Add(".symtab_shndx"), Type: elf.SHTSymtabShndx, Align: 4, entsize: 4, body: shndx}
 		hdrs[4] = shdr{sec: &fixed[4], size: uint64(len(shndx)), link: 3}
@@ -284,6 +290,9 @@ func writeSink(ctx *Context, total uint64) (sink io.Writer, mem *bytes.Buffer, e
 // its limit with that much free (heapRoom: 100,000 objects) gives them
 // anyway.
 func writeBuffer(ctx *Context, n int, large bool) []byte {
+	if large && ctx.lateResident(n) {
+		return ctx.late.Alloc(n)
+	}
 	if !large || heapRoom(n) {
 		return make([]byte, n)
 	}
@@ -304,6 +313,8 @@ const maxOutputSize = 1 << 40
 // len(b) are whole entries (entrySize).
 func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 	switch s := h.sec; {
+	case ctx.symOut != nil && s == ctx.symOut.sec:
+		ctx.fillSymtab(b, lo)
 	case s.relocs() != nil:
 		rels := s.relocs()
 		isRel := s.Type == elf.SHTRel
@@ -336,6 +347,8 @@ func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 // entry for relocation sections, else a byte.
 func (h *shdr) entrySize() uint64 {
 	switch s := h.sec; {
+	case s.Type == elf.SHTSymtab:
+		return elf.SymSize // (a streamed .symtab: fillSymtab)
 	case s.relocs() == nil:
 		return 1
 	case s.Type == elf.SHTRel:
@@ -428,56 +441,118 @@ func programHeaders(hdrs []shdr, kinds []hdrKind, phoff uint64) []elf.Prog {
 	return ph
 }
 
-// buildSymtab encodes .symtab with final indices, and .symtab_shndx when
-// section indices reach SHN_LORESERVE (st_shndx is then SHN_XINDEX and the
-// real index is in .symtab_shndx; an entry of a section below it holds
-// that section's creation ordinal, as nvlink's does, and the entries of
-// symbols without a section 0).
-func buildSymtab(ctx *Context) ([]byte, []byte) {
-	le := binary.LittleEndian
+// encodeSymtab gives .symtab (its stand-in sym) its contents, and
+// .symtab_shndx (x, when section indices reach SHN_LORESERVE) its
+// entries: run by run as emit streams the table, when it is larger than
+// a run (chunk bytes: symtabOut), else encoded whole now (buildSymtab).
+func encodeSymtab(ctx *Context, sym *OutSec, x []byte, chunk int) {
+	if uint64(ctx.nsyms)*elf.SymSize > uint64(chunk) && len(ctx.symAt) > 0 {
+		ctx.symOut = &symtabOut{sec: sym, shndx: x}
+		return
+	}
+	sym.body = buildSymtab(ctx, x)
+}
+
+// buildSymtab encodes .symtab with final indices, and fills x,
+// .symtab_shndx, when section indices reach SHN_LORESERVE (putSym).
+func buildSymtab(ctx *Context, x []byte) []byte {
 	b := writeBuffer(ctx, ctx.nsyms*elf.SymSize, ctx.nsyms*elf.SymSize >= arenaTablesFrom)
-	var x []byte
-	if ctx.fixed == 5 {
-		x = writeBuffer(ctx, ctx.nsyms*4, ctx.nsyms*4 >= arenaTablesFrom)
-	}
-	put := func(s *OutSym) {
-		shndx := s.Shndx
-		if s.Sec >= 0 {
-			idx := ctx.sectionIndex(s.Sec)
-			// nvlink writes index 0xFFF2 directly (it reads as SHN_COMMON);
-			// every other index past SHN_LORESERVE goes through XINDEX.
-			if idx >= elf.SHNLoReserve && idx != elf.SHNCommon {
-				shndx = elf.SHNXindex
-				le.PutUint32(x[s.Index*4:], uint32(idx))
-			} else {
-				shndx = uint16(idx)
-				if x != nil {
-					// nvlink leaves here the index the section had when it
-					// was created, before sections were put in order.
-					le.PutUint32(x[s.Index*4:], uint32(ctx.ShStr.Ordinal(ctx.Secs[s.Sec].Name)))
-				}
-			}
-		}
-		name := s.nameOff
-		if s.emptyName && !ctx.Rel.StrtabSymbolsLast {
-			name = ctx.emptyProto // (12.x: its own, relayoutStrings)
-		}
-		e := elf.Symbol{Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
-		elf.PutSymbol(b[s.Index*elf.SymSize:], &e, name)
-	}
 	if ctx.nullSymValue != 0 {
-		le.PutUint64(b[8:], ctx.nullSymValue) // st_value of the null symbol (see finalize)
+		binary.LittleEndian.PutUint64(b[8:], ctx.nullSymValue) // st_value of the null symbol (see finalize)
 	}
 	// Every symbol owns its slot (its Index): filled in parallel.
 	for _, ids := range [][]int32{ctx.Locals, ctx.Globals} {
 		parallelFor(len(ids), ctx.Opts.Threads, func(k int) error {
 			if s := ctx.Syms[ids[k]]; s.Index > 0 {
-				put(s)
+				putSym(ctx, b, x, s, 0)
 			}
 			return nil
 		})
 	}
-	return b, x
+	return b
+}
+
+// putSym encodes symbol s into its .symtab entry, at index s.Index less
+// first in b, and into x, .symtab_shndx, when there is one: past
+// SHN_LORESERVE sections st_shndx is then SHN_XINDEX and the real index
+// is in .symtab_shndx; an entry of a section below it holds that
+// section's creation ordinal, as nvlink's does, and the entries of
+// symbols without a section 0.
+func putSym(ctx *Context, b, x []byte, s *OutSym, first int) {
+	le := binary.LittleEndian
+	shndx := s.Shndx
+	if s.Sec >= 0 {
+		idx := ctx.sectionIndex(s.Sec)
+		// nvlink writes index 0xFFF2 directly (it reads as SHN_COMMON);
+		// every other index past SHN_LORESERVE goes through XINDEX.
+		if idx >= elf.SHNLoReserve && idx != elf.SHNCommon {
+			shndx = elf.SHNXindex
+			le.PutUint32(x[s.Index*4:], uint32(idx))
+		} else {
+			shndx = uint16(idx)
+			if x != nil {
+				// nvlink leaves here the index the section had when it
+				// was created, before sections were put in order.
+				le.PutUint32(x[s.Index*4:], uint32(ctx.ShStr.Ordinal(ctx.Secs[s.Sec].Name)))
+			}
+		}
+	}
+	name := s.nameOff
+	if s.emptyName && !ctx.Rel.StrtabSymbolsLast {
+		name = ctx.emptyProto // (12.x: its own, relayoutStrings)
+	}
+	e := elf.Symbol{Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
+	elf.PutSymbol(b[(s.Index-first)*elf.SymSize:], &e, name)
+}
+
+// symtabOut is .symtab made run by run as emit streams it, for a table
+// larger than a run (encodeSymtab): its entries are made in the run
+// buffers, so the table never sits whole in memory (8.8 MB at 100,000
+// objects, taken when write's other tables take the heap to its peak).
+// .symtab_shndx, which follows it in the file, is filled as its runs are
+// made (the sections of a run are filled in parallel, but a section
+// larger than a run goes out alone, in order: emitLarge).
+type symtabOut struct {
+	sec   *OutSec // the .symtab stand-in (sectionHeaders)
+	shndx []byte  // .symtab_shndx (nil: none)
+}
+
+// symAtStride is how many symbol indices apart indexSymbols notes where a
+// symbol is in Locals then Globals (Context.symAt), for fillSymtab.
+const symAtStride = 1024
+
+// fillSymtab makes .symtab's entries [lo/SymSize, lo/SymSize+len(b)/
+// SymSize) in b (whole entries), in parallel over spans of symAtStride
+// indices, each starting at the symbol Context.symAt notes for it: the
+// symbols with an index are in Locals then Globals in index order.
+func (ctx *Context) fillSymtab(b []byte, lo uint64) {
+	clear(b)
+	first := int(lo / elf.SymSize)
+	end := min(first+len(b)/elf.SymSize, ctx.nsyms)
+	if first == 0 && ctx.nullSymValue != 0 {
+		binary.LittleEndian.PutUint64(b[8:], ctx.nullSymValue) // st_value of the null symbol (see finalize)
+	}
+	span0 := first / symAtStride
+	x, nl := ctx.symOut.shndx, len(ctx.Locals)
+	parallelFor((end+symAtStride-1)/symAtStride-span0, ctx.Opts.Threads, func(k int) error {
+		from, to := max(first, (span0+k)*symAtStride), min(end, (span0+k+1)*symAtStride)
+		for pos := int(ctx.symAt[span0+k]); pos < nl+len(ctx.Globals); pos++ {
+			id := int32(0)
+			if pos < nl {
+				id = ctx.Locals[pos]
+			} else {
+				id = ctx.Globals[pos-nl]
+			}
+			s := ctx.Syms[id]
+			if s.Index >= to {
+				break
+			}
+			if s.Index >= from {
+				putSym(ctx, b, x, s, first)
+			}
+		}
+		return nil
+	})
 }
 
 // parallelFor runs fn(0..n-1) on up to w goroutines (0 = GOMAXPROCS), in

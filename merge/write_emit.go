@@ -33,6 +33,15 @@ func emitChunk(total uint64) int {
 	return int(min(max(total/16, 256<<10), 2<<20, (total+4095)&^4095))
 }
 
+// writeChunk is the size of emit's runs for a file of total bytes:
+// Options.WriteChunk when set, else emitChunk's.
+func writeChunk(ctx *Context, total uint64) int {
+	if ctx.Opts.WriteChunk > 0 {
+		return ctx.Opts.WriteChunk
+	}
+	return emitChunk(total)
+}
+
 // heapRunsBelow is the output size under which the run buffers come from
 // the Go heap: 16 MiB, about 5,700 generated objects. (1,000 / 2,000 /
 // 4,000 objects: 2.1 / 1.9 / 2.0 MB less peak RSS, in the same time.)
@@ -42,10 +51,7 @@ const heapRunsBelow = 16 << 20
 // contents with their alignment padding, then at shoff the section headers
 // (putSectionHeaders) and the program headers, total bytes in all (fl).
 func emit(ctx *Context, w io.Writer, hdrs []shdr, kinds []hdrKind, fl *outputLayout) error {
-	chunk := emitChunk(fl.total)
-	if ctx.Opts.WriteChunk > 0 {
-		chunk = ctx.Opts.WriteChunk
-	}
+	chunk := writeChunk(ctx, fl.total)
 	var ehdr [elf.EhdrSize]byte
 	elf.PutHeader(ehdr[:], &fl.header)
 	if _, err := w.Write(ehdr[:]); err != nil {

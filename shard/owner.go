@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/warplink/warplink/internal/stackgrow"
 )
 
 // ShardOf maps a name hash to one of n shards (n >= 1). It uses the high
@@ -105,6 +107,7 @@ func Fold[P, S any](ctx context.Context, nfiles, nshards, workers int,
 	var owners errgroup.Group
 	for s := range nshards {
 		owners.Go(func() error {
+			stackgrow.Worker()
 			return runOwner(ownerCtx, run.inbox[s], ngroups, size, window, &states[s], fold)
 		})
 	}
@@ -117,6 +120,7 @@ func Fold[P, S any](ctx context.Context, nfiles, nshards, workers int,
 		producers.Add(1)
 		go func() {
 			defer producers.Done()
+			stackgrow.Worker()
 			emitted := make([]bool, nshards)
 			for {
 				g := int(next.Add(1) - 1)

@@ -583,14 +583,15 @@ func parsePhaseRuns(csv string) ([][]phase, bool) {
 }
 
 // buildWarplink compiles ./cmd/warplink into the cache directory, as
-// make build does (CGO_ENABLED=0), and installs it there by copying, as
-// make install does. The copy is what a user runs, and it starts faster
-// than the linker's own file: on Linux 6.x the Go linker writes its
-// output through a mapping, which leaves the file in the page cache in
-// 4 KiB folios, where a file written with write (cp, install, a package
-// manager) sits in large ones, and every exec then maps the binary's
-// pages in fewer, cheaper faults (a one-object link 0.1-0.2 ms faster,
-// a tenth of it; the same page-fault count).
+// make build does (CGO_ENABLED=0, GOEXPERIMENT=nogreenteagc), and
+// installs it there by copying, as make install does. The copy is what
+// a user runs, and it starts faster than the linker's own file: on
+// Linux 6.x the Go linker writes its output through a mapping, which
+// leaves the file in the page cache in 4 KiB folios, where a file
+// written with write (cp, install, a package manager) sits in large
+// ones, and every exec then maps the binary's pages in fewer, cheaper
+// faults (a one-object link 0.1-0.2 ms faster, a tenth of it; the same
+// page-fault count).
 func buildWarplink(cache string) (string, error) {
 	bin := filepath.Join(cache, "warplink")
 	built := bin + ".build"
@@ -598,6 +599,10 @@ func buildWarplink(cache string) (string, error) {
 	// the tests run in bench/run.)
 	cmd := exec.Command("go", "build", "-o", built, "github.com/warplink/warplink/cmd/warplink")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if os.Getenv("GOEXPERIMENT") == "" {
+		// (As make build: see the Makefile.)
+		cmd.Env = append(cmd.Env, "GOEXPERIMENT=nogreenteagc")
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/warplink: %v: %s", err, firstLine(strings.TrimSpace(string(out))))
 	}

@@ -434,7 +434,8 @@ func TestLightLink(t *testing.T) {
 
 // TestLight checks what light sets up, and that what it returns puts the
 // collector's settings back: the inputs on the heap without a ring; one
-// worker below serialBytes unless --warplink-threads chose; the collector
+// thread unless --warplink-threads chose, and one reader too below
+// serialBytes; the collector
 // off under a memory limit with room for the inputs, unless GOGC or
 // GOMEMLIMIT is set.
 func TestLight(t *testing.T) {
@@ -445,13 +446,14 @@ func TestLight(t *testing.T) {
 		threads      int // --warplink-threads
 		env          string
 		wantThreads  int
+		wantReaders  int  // Options.JITWorkers (0: as the caller set it)
 		collectorSet bool // the collector left as it was
 	}{
-		{"tiny", 10 << 10, 0, "", 1, false},
-		{"past serialBytes", serialBytes, 0, "", 0, false},
-		{"threads chosen", 10 << 10, 4, "", 4, false},
-		{"GOGC set", 10 << 10, 0, "GOGC", 1, true},
-		{"GOMEMLIMIT set", 10 << 10, 0, "GOMEMLIMIT", 1, true},
+		{"tiny", 10 << 10, 0, "", 1, 1, false},
+		{"past serialBytes", serialBytes, 0, "", 1, 0, false},
+		{"threads chosen", 10 << 10, 4, "", 4, 0, false},
+		{"GOGC set", 10 << 10, 0, "GOGC", 1, 1, true},
+		{"GOMEMLIMIT set", 10 << 10, 0, "GOMEMLIMIT", 1, 1, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.env != "" {
@@ -462,6 +464,9 @@ func TestLight(t *testing.T) {
 			restore := light(&o, c.est, c.est < serialBytes)
 			if !o.PlainMemory || !o.NoRing || o.Threads != c.wantThreads || o.MapFrom != lightMapFrom {
 				t.Errorf("PlainMemory %v, NoRing %v, Threads %d, MapFrom %d: want both, %d and %d", o.PlainMemory, o.NoRing, o.Threads, o.MapFrom, c.wantThreads, lightMapFrom)
+			}
+			if o.JITWorkers != c.wantReaders {
+				t.Errorf("JITWorkers %d, want %d", o.JITWorkers, c.wantReaders)
 			}
 			if got := gcPercent(); (got >= 0) != c.collectorSet {
 				t.Errorf("GOGC %d", got)

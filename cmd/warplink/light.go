@@ -24,17 +24,21 @@ import (
 //   - the heap gets no advice and no collection: its garbage is a few
 //     megabytes, and a memory limit runs the collector only if the link
 //     allocates far more than its input suggests;
-//   - a serial link (see lightLink) runs on the main goroutine alone
-//     (Options.Threads 1, unless --warplink-threads says otherwise: merge
-//     then starts no goroutine, and PTX is compiled one input at a time,
-//     Options.JITWorkers 1): on a few files a second worker costs more to
-//     wake than it saves. The runtime keeps its Ps: with no goroutine to
-//     run, the others stay asleep, where giving them up would cost a stop
-//     of the world and the flush of their caches.
+//   - its passes run on one thread (Options.Threads 1, unless
+//     --warplink-threads says otherwise: merge then starts no goroutine):
+//     on a few hundred files a second thread saves no time and costs
+//     memory (its goroutines' stacks, its caches' spans); only read, which
+//     waits on system calls, keeps one worker per CPU (Options.JITWorkers,
+//     with which PTX is compiled);
+//   - a serial link (see lightLink) runs on the main goroutine alone:
+//     read too (Options.JITWorkers 1: PTX is compiled one input at a
+//     time). The runtime keeps its Ps: with no goroutine to run, the
+//     others stay asleep, where giving them up would cost a stop of the
+//     world and the flush of their caches.
 //
 // lightBytes is about 450 generated objects: past it, the heap tuning and
 // the ring pay (1,000 objects link a few milliseconds faster with them).
-// serialBytes is about 60: past it, a second thread pays.
+// serialBytes is about 60: past it, a second reader pays.
 const (
 	lightBytes   = 2 << 20
 	serialBytes  = 256 << 10
@@ -83,8 +87,11 @@ func light(o *merge.Options, est int64, serial bool) (restore func()) {
 	if o.MapFrom == 0 {
 		o.MapFrom = lightMapFrom
 	}
-	if o.Threads == 0 && serial {
-		o.Threads, o.JITWorkers = 1, 1
+	if o.Threads == 0 {
+		o.Threads = 1
+		if serial {
+			o.JITWorkers = 1
+		}
 	}
 	gcPercent, memLimit, tuned := 0, int64(0), false
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {

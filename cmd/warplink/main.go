@@ -27,6 +27,7 @@ import (
 	"github.com/warplink/warplink/internal/cmpelf"
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/jit"
+	_ "github.com/warplink/warplink/internal/stackgrow" // (its init: see there)
 	"github.com/warplink/warplink/merge"
 )
 

@@ -30,7 +30,8 @@ func TestMain(m *testing.M) {
 
 // warplinkBin returns the folder of the built warplink, nvlink and
 // warplink-nvvm, building them on the first call (one go build, as make
-// build does: CGO_ENABLED=0); it fails the test if the build fails.
+// build does: CGO_ENABLED=0, GOEXPERIMENT=nogreenteagc); it fails the
+// test if the build fails.
 func warplinkBin(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
@@ -45,6 +46,9 @@ func warplinkBin(t *testing.T) string {
 			"github.com/warplink/warplink/cmd/warplink", "github.com/warplink/warplink/cmd/warplink-nvvm",
 			"github.com/warplink/warplink/internal/testkit/ptxascache")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if os.Getenv("GOEXPERIMENT") == "" {
+			cmd.Env = append(cmd.Env, "GOEXPERIMENT=nogreenteagc") // (as make build: see the Makefile)
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			built.log, built.err = string(out), err
 			return

@@ -53,6 +53,19 @@ type Arena struct {
 	used   int      // bytes handed out from mappings (see Used)
 	chunks [][]byte // every mapping, for Free
 	cur    []byte   // the unused tail of the mapping allocations come from
+	// at is the index in chunks of the mapping cur lies in, pos where in
+	// it cur starts, and reach, by mapping, how far into it the arena has
+	// ever handed out bytes (before a Reset too): the part its users have
+	// touched (Resident).
+	at, pos int
+	reach   []int
+	// reset: Reset was called. top is where AllocTop's allocations in
+	// the first mapping begin since, and topEnd where they end (0: none);
+	// pinned reports that one of them could not go there (Rewind then
+	// keeps everything).
+	reset       bool
+	top, topEnd int
+	pinned      bool
 	// spare are the mappings Reset handed back, in mapping order, for
 	// allocations to take before mapping more; reused reports that cur
 	// lies in one of them, whose bytes Alloc clears before handing out.
@@ -96,7 +109,13 @@ func (a *Arena) AllocMapped(n int) []byte {
 		return nil
 	}
 	step := (n + 7) &^ 7 // keep every buffer 8-byte aligned
+	if len(a.cur) < step && a.at == 0 && a.topEnd > 0 && a.pos <= a.top && a.topEnd+step <= len(a.chunks[0]) {
+		// (Below AllocTop's allocations there is no room: the first
+		// mapping past them, before another.)
+		a.cur, a.pos, a.reused = a.chunks[0][a.topEnd:], a.topEnd, true
+	}
 	for len(a.cur) < step && len(a.spare) > 0 {
+		a.at, a.pos = len(a.chunks)-len(a.spare), 0
 		a.cur, a.spare, a.reused = a.spare[0], a.spare[1:], true
 	}
 	if len(a.cur) < step {
@@ -116,12 +135,14 @@ func (a *Arena) AllocMapped(n int) []byte {
 			a.plain = true
 			return nil
 		}
-		a.chunks = append(a.chunks, m)
-		a.cur, a.reused = m, false
+		a.chunks, a.reach = append(a.chunks, m), append(a.reach, 0)
+		a.cur, a.reused, a.at, a.pos = m, false, len(a.chunks)-1, 0
 	}
 	b := a.cur[:n:n]
 	a.cur = a.cur[step:]
 	a.used += step
+	a.pos += step
+	a.reach[a.at] = max(a.reach[a.at], a.pos)
 	if a.reused {
 		clear(b)
 	}
@@ -143,7 +164,96 @@ func (a *Arena) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.spare = append(a.spare[:0], a.chunks...)
-	a.cur, a.used = nil, 0
+	a.cur, a.used, a.pos, a.reset, a.top, a.topEnd, a.pinned = nil, 0, 0, true, 0, 0, false
+}
+
+// AllocTop is AllocMapped for an allocation that outlives those Rewind
+// hands back: after Reset, it comes from the top of the part of the
+// first mapping the arena had reached (Resident memory), below what
+// AllocTop took before, while AllocMapped's allocations come from its
+// bottom; where they would meet, or once those have gone past the first
+// mapping, it is AllocMapped's, and Rewind then keeps everything. Nil
+// where AllocMapped is nil.
+func (a *Arena) AllocTop(n int) []byte {
+	if n <= 0 || a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	if a.reset && !a.pinned && !a.plain && len(a.chunks) > 0 {
+		if len(a.spare) == len(a.chunks) { // (nothing taken since Reset)
+			a.cur, a.spare, a.at, a.pos, a.reused = a.chunks[0], a.spare[1:], 0, 0, true
+		}
+		if a.topEnd == 0 {
+			a.top = a.reach[0] &^ 7
+			a.topEnd = a.top
+		}
+		if step := (n + 7) &^ 7; a.at == 0 && a.pos+step <= a.top {
+			a.top -= step
+			b := a.chunks[0][a.top : a.top+n : a.top+n]
+			a.cur = a.chunks[0][a.pos:a.top:a.top]
+			a.used += step
+			a.mu.Unlock()
+			clear(b)
+			return b
+		}
+		a.pinned = true
+	}
+	a.mu.Unlock()
+	return a.AllocMapped(n)
+}
+
+// Rewind makes what Alloc and AllocMapped handed out since Reset free
+// for reuse, keeping what AllocTop did: allocations after it take the
+// first mapping from its start up to AllocTop's, then past them, then
+// the other mappings (cleared as they are handed out). It does nothing before Reset, nor
+// where an AllocTop allocation could not take the top (AllocTop). As
+// after Reset, nothing Alloc or AllocMapped handed out before may be
+// used afterwards.
+func (a *Arena) Rewind() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.reset || a.pinned || len(a.chunks) == 0 {
+		return
+	}
+	end := a.top
+	if a.topEnd == 0 {
+		end = len(a.chunks[0])
+	}
+	a.cur, a.at, a.pos, a.reused = a.chunks[0][:end:end], 0, 0, true
+	a.spare = append(a.spare[:0], a.chunks[1:]...)
+	a.used = len(a.chunks[0]) - end
+}
+
+// Resident reports whether an allocation of n bytes made now would lie
+// in memory the arena has handed out before (after Reset, the part of
+// its mappings its earlier users reached): memory whose pages those
+// users' writes made resident, so that the allocation adds nothing to
+// the process's resident set and takes no page faults. It is false where
+// the allocation would map more, reach past that part, or come from the
+// heap. A caller choosing between the arena and other memory that is
+// resident already asks first.
+func (a *Arena) Resident(n int) bool {
+	if n <= 0 || a == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.plain {
+		return false
+	}
+	step := (n + 7) &^ 7
+	if len(a.cur) >= step {
+		return a.pos+step <= a.reach[a.at]
+	}
+	for k, m := range a.spare {
+		if len(m) >= step {
+			return step <= a.reach[len(a.chunks)-len(a.spare)+k]
+		}
+	}
+	return false
 }
 
 // Used reports how many bytes the arena's mappings have handed out (each
@@ -209,7 +319,8 @@ func (a *Arena) Free() {
 	if a.zeros != nil {
 		unmap(a.zeros)
 	}
-	a.chunks, a.cur, a.zeros, a.used, a.spare = nil, nil, nil, 0, nil
+	a.chunks, a.cur, a.zeros, a.used, a.spare, a.reach, a.at, a.pos = nil, nil, nil, 0, nil, nil, 0, 0
+	a.reset, a.top, a.topEnd, a.pinned = false, 0, 0, false
 }
 
 // pageSize is the small page size Touch steps by.

@@ -430,3 +430,129 @@ func TestReset(t *testing.T) {
 		t.Errorf("Used %d, want %d", got, 1000+chunkSize+8)
 	}
 }
+
+// TestResident: after Reset, an allocation is resident while it stays
+// within what the arena handed out before, in the mapping it would come
+// from; past that, or where it would map more, it is not.
+func TestResident(t *testing.T) {
+	var a Arena
+	defer a.Free()
+	if a.Resident(8) {
+		t.Errorf("an empty arena reports resident memory")
+	}
+	a.Alloc(3000)
+	if !a.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	big := a.Alloc(chunkSize + 8) // a mapping of its own, handed out whole
+	big[0] = 1
+	if a.Resident(64) {
+		t.Errorf("the untouched tail of a mapping reports resident")
+	}
+	a.Reset()
+	for _, c := range []struct {
+		n    int
+		want bool
+	}{{1000, true}, {3000, true}, {3001, false}, {chunkSize, false}, {chunkSize + 8, true}, {chunkSize + 9, false}, {0, false}} {
+		if got := a.Resident(c.n); got != c.want {
+			t.Errorf("Resident(%d) after Reset = %v, want %v", c.n, got, c.want)
+		}
+	}
+	a.Alloc(2000)
+	if !a.Resident(1000) || a.Resident(1001) {
+		t.Errorf("Resident does not follow the allocations after Reset")
+	}
+	a.Alloc(1000 + chunkSize) // the second mapping, reused
+	if a.Resident(8) {
+		t.Errorf("resident memory reported past everything handed out")
+	}
+	var nilArena *Arena
+	if nilArena.Resident(8) {
+		t.Errorf("a nil arena reports resident memory")
+	}
+}
+
+// TestAllocTopRewind: after Reset, AllocTop takes the top of what the
+// first mapping had reached, AllocMapped its bottom; Rewind hands the
+// bottom out again, cleared, and keeps the top's bytes; where the two
+// would meet, AllocTop takes the bottom's memory and Rewind keeps all.
+func TestAllocTopRewind(t *testing.T) {
+	var a Arena
+	defer a.Free()
+	first := a.Alloc(1 << 20)
+	if !a.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	base := &first[0]
+	a.Rewind() // (before Reset: nothing)
+	if b := a.Alloc(8); &b[0] == base {
+		t.Fatalf("Rewind before Reset handed memory out again")
+	}
+	a.Reset()
+	top := a.AllocTop(1000)
+	if want := unsafe.Add(unsafe.Pointer(base), (1<<20+8)&^7-1000); unsafe.Pointer(&top[0]) != want {
+		t.Errorf("AllocTop is not at the top of what the mapping reached")
+	}
+	for i := range top {
+		top[i] = 0x5A
+	}
+	low := a.Alloc(4096)
+	if &low[0] != base {
+		t.Errorf("the bottom does not start the first mapping")
+	}
+	low[0] = 1
+	a.Rewind()
+	again := a.Alloc(4096)
+	if &again[0] != base || again[0] != 0 {
+		t.Errorf("Rewind did not hand the bottom out again, cleared")
+	}
+	for _, v := range top {
+		if v != 0x5A {
+			t.Fatalf("Rewind changed AllocTop's bytes")
+		}
+	}
+	// What is left between bottom and top: an AllocTop larger than that
+	// goes to the bottom's way, and Rewind then keeps everything.
+	big := a.AllocTop(1 << 20)
+	big[0] = 7
+	a.Rewind()
+	if b := a.Alloc(8); &b[0] == base {
+		t.Errorf("Rewind reused memory after AllocTop fell back")
+	}
+	if big[0] != 7 {
+		t.Errorf("the fallen-back allocation was cleared")
+	}
+}
+
+// TestAllocBeyondTop: an allocation that does not fit below AllocTop's
+// goes past them in the first mapping, not to another mapping, and
+// Rewind starts from the bottom again.
+func TestAllocBeyondTop(t *testing.T) {
+	var a Arena
+	defer a.Free()
+	first := a.Alloc(1 << 20)
+	if !a.OffHeap() {
+		t.Skip("no mappings on this system")
+	}
+	base := unsafe.Pointer(&first[0])
+	a.Reset()
+	top := a.AllocTop(512 << 10)
+	top[0] = 9
+	past := a.Alloc(768 << 10) // (512 KiB left below the top)
+	if unsafe.Pointer(&past[0]) != unsafe.Add(base, 1<<20) {
+		t.Errorf("the allocation did not go right past AllocTop's")
+	}
+	if len(a.chunks) != 1 {
+		t.Errorf("%d mappings, want 1", len(a.chunks))
+	}
+	a.Rewind()
+	if b := a.Alloc(8); unsafe.Pointer(&b[0]) != base {
+		t.Errorf("Rewind did not start from the bottom")
+	}
+	if top[0] != 9 {
+		t.Errorf("AllocTop's bytes changed")
+	}
+	if a.AllocTop(8) == nil || len(a.chunks) != 1 {
+		t.Errorf("AllocTop after Rewind failed")
+	}
+}
