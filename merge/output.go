@@ -26,6 +26,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/atomicfile"
 	"github.com/warplink/warplink/internal/diag"
 )
@@ -139,9 +140,15 @@ func (o *outputFile) close(ok bool) error {
 }
 
 // prepareOutput has the output prepared ahead (outputFile.prepare) for
-// the sections as they are after relocate: the sum of those with bytes in
-// the file (less than the file: its headers and the tables write makes
-// are not counted).
+// an estimate of the file's size as it is after relocate: the sections
+// with bytes in the file, the string tables, a .symtab entry for every
+// symbol and a section header for every section, and a sixteenth more for
+// what finalize adds (its .nv.info.<f> sections, their headers and
+// names: 6-7 % of the file for the generated links). The tables and the
+// headers are a third of the file at 10,000 generated objects, and the
+// tables come first in it, so counting the sections alone left the file's
+// last third to fresh pages; a file smaller than the estimate is cut to
+// its size (open).
 func prepareOutput(ctx *Context) {
 	if ctx.prepareOutput == nil {
 		return
@@ -152,5 +159,7 @@ func prepareOutput(ctx *Context) {
 			n += s.Size
 		}
 	}
-	ctx.prepareOutput(n)
+	n += uint64(len(ctx.ShStr.Bytes())) + uint64(len(ctx.Str.Bytes())) +
+		uint64(len(ctx.Syms))*elf.SymSize + uint64(len(ctx.Secs))*elf.ShdrSize
+	ctx.prepareOutput(n + n/16)
 }
