@@ -104,6 +104,9 @@ type Context struct {
 	// prepareOutput has the output opened and its pages prepared ahead
 	// for sections of size bytes (nil: not; output.go).
 	prepareOutput func(size uint64)
+	// preparedRuns hands write the run buffers the preparation made (nil
+	// or none: emit makes its own).
+	preparedRuns func() [][]byte
 
 	cgEdges      []cgEdge     // call edges (caller, callee) in file order
 	calls        lists[int32] // by caller symbol ID: its callees in edge order (finalize)

@@ -38,7 +38,7 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	// (atomicfile), named or renamed into place only when the link
 	// succeeds; the end of relocate has it prepared ahead (output.go).
 	out := &outputFile{opts: opts, diags: diags}
-	ctx.openOutput, ctx.prepareOutput = out.open, out.prepare
+	ctx.openOutput, ctx.prepareOutput, ctx.preparedRuns = out.open, out.prepare, out.preparedRuns
 	err := run(ctx)
 	if errors.Is(err, errVirtualTarget) {
 		err = nil

@@ -29,6 +29,7 @@ import (
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/atomicfile"
 	"github.com/warplink/warplink/internal/diag"
+	"github.com/warplink/warplink/internal/hugemem"
 )
 
 // prepareFrom is the least size of sections for which the file is
@@ -56,7 +57,21 @@ type outputFile struct {
 	stop   atomic.Bool
 	done   chan struct{}
 	filled int64
+	// runs are the write pass's two run buffers, made and touched by the
+	// preparation (prepareRuns) in runMem, which close unmaps.
+	runs   [][]byte
+	runMem *hugemem.Arena
 }
+
+// prepareRunsBelow is the estimated file size under which the
+// preparation also makes the write pass's run buffers: 64 MiB, about
+// 20,000 generated objects. There the reset tables' memory has no
+// resident room left for them after finalize (10,000 objects), and they
+// came from the heap in fresh pages, their faults (two huge pages) paid
+// by the write pass; larger links find room in that memory (100,000
+// objects: writeBuffer, lateResident), which buffers made here would
+// only add to the peak.
+const prepareRunsBelow = 64 << 20
 
 // prepare opens the file ahead and starts writing size bytes of zeros
 // into it, unless size is under prepareFrom or the file cannot be opened
@@ -72,6 +87,9 @@ func (o *outputFile) prepare(size uint64) {
 	o.file, o.done = f, make(chan struct{})
 	go func() {
 		defer close(o.done)
+		if size < prepareRunsBelow {
+			o.prepareRuns(emitChunk(size + size/16))
+		}
 		f.Reserve(int64(min(size, 1<<62))) // (the blocks at once: see atomicfile.File.Reserve)
 		zeros := make([]byte, prepareChunk)
 		for o.filled < int64(size) && !o.stop.Load() {
@@ -82,6 +100,25 @@ func (o *outputFile) prepare(size uint64) {
 			o.filled += n
 		}
 	}()
+}
+
+// prepareRuns makes two run buffers of chunk bytes for the write pass
+// (emitter.next takes them while they hold a run), their pages faulted in
+// here, on the core finalize leaves idle.
+func (o *outputFile) prepareRuns(chunk int) {
+	o.runMem = &hugemem.Arena{}
+	b := o.runMem.Alloc(2 * chunk)
+	hugemem.Touch(b)
+	o.runs = [][]byte{b[:chunk:chunk], b[chunk:]}
+}
+
+// preparedRuns hands the write pass the run buffers the preparation made
+// (nil: none), once: they stay valid until close.
+func (o *outputFile) preparedRuns() [][]byte {
+	o.wait()
+	r := o.runs
+	o.runs = nil
+	return r
 }
 
 // wait ends the preparation, if one runs, and waits for it.
@@ -125,6 +162,7 @@ func (o *outputFile) open(size uint64) (io.Writer, error) {
 // are out, else removes it; it reports an error of the output's.
 func (o *outputFile) close(ok bool) error {
 	o.wait()
+	defer o.runMem.Free() // (the write pass has ended: emit's writer with it)
 	if o.file == nil {
 		return nil
 	}

@@ -115,8 +115,13 @@ func startEmitter(ctx *Context, w io.Writer, chunk int, total uint64) *emitter {
 		}
 		e.done <- e.werr
 	}()
-	e.free <- nil
-	e.free <- nil
+	var runs [][]byte
+	if ctx.preparedRuns != nil {
+		runs = ctx.preparedRuns()
+	}
+	runs = append(runs, nil, nil)
+	e.free <- runs[0]
+	e.free <- runs[1]
 	return e
 }
 
