@@ -106,8 +106,12 @@ func sectionHeaders(ctx *Context) ([]shdr, []hdrKind, *[5]OutSec) {
 		hdrs[i].off, kinds[i] = hdrs[i].sec.Align, hdrKindOf(hdrs[i].sec, hdrs[i].size)
 	}
 	// Every header owns its slot: filled in parallel (the records'
-	// first reads, which miss the caches, overlap).
+	// first reads, which miss the caches, overlap; each asked for eight
+	// sections ahead).
 	parallelFor(len(ctx.Order), ctx.Opts.Threads, func(i int) error {
+		if a := i + 8; a < len(ctx.Order) {
+			prefetch.Range(unsafe.Pointer(ctx.Secs[ctx.Order[a]]), unsafe.Sizeof(OutSec{}))
+		}
 		s := ctx.Secs[ctx.Order[i]]
 		h := shdr{sec: s, size: s.Size, off: s.Align}
 		kinds[ctx.fixed+i] = hdrKindOf(s, s.Size)
@@ -242,6 +246,11 @@ func layoutFile(ctx *Context, hdrs []shdr, kinds []hdrKind) (*outputLayout, erro
 func putSectionHeaders(ctx *Context, hdrs []shdr, b []byte, i, j int) {
 	shnum := len(hdrs)
 	for k := i; k < j; k++ {
+		if a := k + 8; a < j {
+			// (The section records are scattered and cold: asked for
+			// ahead.)
+			prefetch.Range(unsafe.Pointer(hdrs[a].sec), unsafe.Sizeof(OutSec{}))
+		}
 		h := &hdrs[k]
 		s := h.sec
 		sh := elf.Shdr{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
@@ -401,7 +410,12 @@ func programHeaders(hdrs []shdr, kinds []hdrKind, phoff uint64) []elf.Prog {
 				nobitsAlign = max(nobitsAlign, hdrs[i].sec.Align)
 			}
 		}
-		for _, i := range idx {
+		for n, i := range idx {
+			if n+8 < len(idx) {
+				// (The section records are scattered and cold: asked
+				// for ahead.)
+				prefetch.Line(uintptr(unsafe.Pointer(hdrs[idx[n+8]].sec)) + unsafe.Offsetof(OutSec{}.Align))
+			}
 			h := hdrs[i]
 			a := h.sec.Align
 			if a == 0 {

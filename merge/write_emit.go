@@ -308,30 +308,40 @@ func (e *emitter) emitLarge(h *shdr, pos uint64) {
 }
 
 // prefetchFill asks for what filling the sections after hdrs[k] reads,
-// in stages, each needing what the one before brought in: the record of
-// the object a section's first piece comes from six sections ahead, that
-// object's file record four ahead, the piece's input section header two
-// ahead, the start of its bytes one ahead. (The output sections' own
-// records are warm: sectionRun has just read them.) Hints only: every
-// byte written is the same without them.
+// in stages, each needing what the one before brought in: the output
+// section's own record ten sections ahead (sectionRun reads only the
+// headers and their kinds), the record of the object its first piece
+// comes from eight ahead, that object's file record six ahead, the
+// piece's input section header four ahead, the start of its bytes two
+// ahead. Each stage only computes the address it asks for from what is
+// already in the cache: a field's address taken the plain way (&o.F)
+// checks o against nil, a load of the very record being asked for, on
+// which the pass used to stall. Hints only: every byte written is the
+// same without them.
 func prefetchFill(ctx *Context, hdrs []shdr, k int) {
+	if j := k + 10; j < len(hdrs) {
+		prefetch.Range(unsafe.Pointer(hdrs[j].sec), unsafe.Sizeof(OutSec{}))
+	}
+	if j := k + 8; j < len(hdrs) {
+		if p, ok := firstPiece(hdrs[j].sec); ok {
+			prefetch.Line(uintptr(unsafe.Pointer(ctx.Objs[p.Obj])) + unsafe.Offsetof(Obj{}.F))
+		}
+	}
 	if j := k + 6; j < len(hdrs) {
 		if p, ok := firstPiece(hdrs[j].sec); ok {
-			prefetch.Line(uintptr(unsafe.Pointer(&ctx.Objs[p.Obj].F)))
+			if f := ctx.Objs[p.Obj].F; f != nil {
+				prefetch.Line(uintptr(unsafe.Pointer(f)) + unsafe.Offsetof(elf.File{}.Sections))
+			}
 		}
 	}
 	if j := k + 4; j < len(hdrs) {
 		if p, ok := firstPiece(hdrs[j].sec); ok {
-			prefetch.Line(uintptr(unsafe.Pointer(&ctx.Objs[p.Obj].F.Sections)))
+			if f := ctx.Objs[p.Obj].F; f != nil && int(p.Sec) < len(f.Sections) {
+				prefetch.Range(unsafe.Pointer(&f.Sections[p.Sec]), unsafe.Sizeof(f.Sections[0]))
+			}
 		}
 	}
 	if j := k + 2; j < len(hdrs) {
-		if p, ok := firstPiece(hdrs[j].sec); ok {
-			f := ctx.Objs[p.Obj].F
-			prefetch.Range(unsafe.Pointer(&f.Sections[p.Sec]), unsafe.Sizeof(f.Sections[0]))
-		}
-	}
-	if j := k + 1; j < len(hdrs) {
 		if p, ok := firstPiece(hdrs[j].sec); ok {
 			d := ctx.Objs[p.Obj].F.Sections[p.Sec].Data()
 			prefetch.Slice(d[:min(len(d), 256)])
