@@ -3,8 +3,8 @@ package merge
 // output: the output file the write pass streams into, and its pages
 // prepared ahead.
 //
-// Inputs: the sections' sizes once relocate ends (prepare; layout has
-// placed the data), the file's size (open). Outputs: the file, an unnamed or temporary one
+// Inputs: an estimate of the file's size once relocate ends (prepare;
+// prepareOutput), the file's size (open). Outputs: the file, an unnamed or temporary one
 // (atomicfile) named only by Commit.
 // Invariants: the goroutine that prepares the file has ended before open
 // returns and before the link commits or aborts the file; it only writes
@@ -18,8 +18,8 @@ package merge
 // VM's host has taken the memory back), where overwriting pages the file
 // has costs the copy alone (21 ms). So once relocate, the last parallel
 // pass before write, ends, a goroutine opens the file and writes zeros
-// over what the sections' sizes cover, on the core the mostly serial
-// finalize and order leave idle.
+// over what the estimate covers (and makes write's run buffers), on the
+// core the mostly serial finalize and order leave idle.
 
 import (
 	"bufio"
