@@ -699,7 +699,7 @@ func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 // lists only shrink); the buffers come from slab.
 func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []funcRecs) {
 	var buf [infoBuf]elf.Attr
-	ng, nf, funcs := 0, 0, 0
+	ng, nf := 0, 0
 	var ids []byte // an EXTERNS record's kept IDs (appendCompact copies them)
 	// isGlobal: bit si-first is set when section si is .nv.info (its name
 	// read once: the names are cold), for the first 64 from first.
@@ -713,14 +713,10 @@ func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []
 			}
 		} else {
 			nf += len(s.Data())
-			funcs++
 		}
 	})
 	global = slab.take(ng)
 	enc := slab.take(nf)
-	if funcs > 0 {
-		perFunc = make([]funcRecs, 0, funcs)
-	}
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
 		named := isGlobal>>(si-first)&1 != 0
