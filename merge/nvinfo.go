@@ -392,11 +392,33 @@ func le32(v uint32) []byte {
 
 // textSections lists the live code sections in creation order.
 func (ctx *Context) textSections() []int32 {
-	var out []int32
-	for _, s := range ctx.Secs {
-		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
-			out = append(out, s.ID)
+	secs := ctx.Secs
+	in := func(b int, out []int32) []int32 {
+		for _, s := range secs[b*secBlock : min(len(secs), (b+1)*secBlock)] {
+			if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
+				out = append(out, s.ID)
+			}
 		}
+		return out
+	}
+	blocks := (len(secs) + secBlock - 1) / secBlock
+	if blocks <= 1 {
+		return in(0, nil)
+	}
+	// The section records are cold: blocks of them read in parallel,
+	// their code sections joined in order.
+	per := make([][]int32, blocks)
+	parallelFor(blocks, ctx.Opts.Threads, func(b int) error {
+		per[b] = in(b, nil)
+		return nil
+	})
+	n := 0
+	for _, p := range per {
+		n += len(p)
+	}
+	out := make([]int32, 0, n)
+	for _, p := range per {
+		out = append(out, p...)
 	}
 	return out
 }
@@ -598,11 +620,16 @@ func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
 func (p *funcInfos) noteSections(ctx *Context, alloc elf.Alloc) {
 	n := len(p.sec)
 	p.sym, p.alive, p.entry = elf.SliceOf[int32](n, alloc), elf.SliceOf[bool](n, alloc), elf.SliceOf[bool](n, alloc)
-	for k, t := range p.sec {
-		s := ctx.Secs[t]
-		p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
-		p.entry[k] = ctx.gathers(s.InfoSym)
-	}
+	// Each function on its own, in parallel: the section and symbol
+	// records are cold.
+	parallelFor((n+secBlock-1)/secBlock, ctx.Opts.Threads, func(b int) error {
+		for k := b * secBlock; k < min(n, (b+1)*secBlock); k++ {
+			s := ctx.Secs[p.sec[k]]
+			p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
+			p.entry[k] = ctx.gathers(s.InfoSym)
+		}
+		return nil
+	})
 }
 
 // live reports whether code section t is live (noteSections).
