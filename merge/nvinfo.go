@@ -865,23 +865,30 @@ func (c secChunks) alloc(ctx *Context, n, names int) ([]byte, []byte) {
 // memory of the inputs' tables: the objects' records go with finalize's
 // collection).
 func globalInfo(ctx *Context, per []objInfo, n int) []byte {
-	size := n * minStackSize
-	for i := range per {
-		size += len(per[i].global)
-	}
-	out := ctx.lateKeep(size)[:0]
-	var at []int
-	for i := len(per) - 1; i >= 0; i-- {
-		b := per[i].global
-		at = at[:0]
-		for off := 0; off < len(b); off = compactNext(b, off) {
-			at = append(at, off)
-		}
-		end := len(b)
-		for k := len(at) - 1; k >= 0; k-- {
-			out = append(out, b[at[k]:end]...)
-			end = at[k]
+	// Blocks of gatherRun objects copied in parallel, each to where it
+	// goes: after those of the objects past it (blockAt[b]).
+	blocks := (len(per) + gatherRun - 1) / gatherRun
+	blockAt := make([]int, blocks+1)
+	for b := blocks - 1; b >= 0; b-- {
+		blockAt[b] = blockAt[b+1]
+		for i := b * gatherRun; i < min(len(per), (b+1)*gatherRun); i++ {
+			blockAt[b] += len(per[i].global)
 		}
 	}
+	total := blockAt[0]
+	out := ctx.lateKeep(total + n*minStackSize)[:total]
+	parallelFor(blocks, ctx.Opts.Threads, func(b int) error {
+		at := blockAt[b+1] // (the block's last object first)
+		for i := min(len(per), (b+1)*gatherRun) - 1; i >= b*gatherRun; i-- {
+			g := per[i].global
+			for off := 0; off < len(g); {
+				next := compactNext(g, off)
+				copy(out[at+len(g)-next:], g[off:next])
+				off = next
+			}
+			at += len(g)
+		}
+		return nil
+	})
 	return out
 }
