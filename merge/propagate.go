@@ -127,13 +127,10 @@ const (
 // do; a link whose functions use no barriers pays one scan.
 func propagateBarriers(ctx *Context) {
 	val := []uint8(nil) // by symbol ID: the largest count the function reaches
-	var queue, entries []int32
+	var queue []int32
 	for _, s := range ctx.Syms {
 		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym || s.dead {
 			continue
-		}
-		if s.Other&stoCudaEntry != 0 {
-			entries = append(entries, s.ID)
 		}
 		if n := uint8((ctx.Secs[s.Sec].Flags & barrierMask) >> barrierShift); n > 0 {
 			if val == nil {
@@ -153,9 +150,12 @@ func propagateBarriers(ctx *Context) {
 		}
 		return false
 	})
-	for _, f := range entries {
-		if sec := ctx.Secs[ctx.Syms[f].Sec]; uint64(val[f]) > (sec.Flags&barrierMask)>>barrierShift {
-			sec.Flags = sec.Flags&^barrierMask | uint64(val[f])<<barrierShift
+	for _, s := range ctx.Syms {
+		if s.Other&stoCudaEntry == 0 || s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym || s.dead {
+			continue
+		}
+		if sec := ctx.Secs[s.Sec]; uint64(val[s.ID]) > (sec.Flags&barrierMask)>>barrierShift {
+			sec.Flags = sec.Flags&^barrierMask | uint64(val[s.ID])<<barrierShift
 		}
 	}
 }
