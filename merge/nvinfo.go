@@ -392,33 +392,11 @@ func le32(v uint32) []byte {
 
 // textSections lists the live code sections in creation order.
 func (ctx *Context) textSections() []int32 {
-	secs := ctx.Secs
-	in := func(b int, out []int32) []int32 {
-		for _, s := range secs[b*secBlock : min(len(secs), (b+1)*secBlock)] {
-			if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
-				out = append(out, s.ID)
-			}
+	var out []int32
+	for _, s := range ctx.Secs {
+		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
+			out = append(out, s.ID)
 		}
-		return out
-	}
-	blocks := (len(secs) + secBlock - 1) / secBlock
-	if blocks <= 1 {
-		return in(0, nil)
-	}
-	// The section records are cold: blocks of them read in parallel,
-	// their code sections joined in order.
-	per := make([][]int32, blocks)
-	parallelFor(blocks, ctx.Opts.Threads, func(b int) error {
-		per[b] = in(b, nil)
-		return nil
-	})
-	n := 0
-	for _, p := range per {
-		n += len(p)
-	}
-	out := make([]int32, 0, n)
-	for _, p := range per {
-		out = append(out, p...)
 	}
 	return out
 }
@@ -620,16 +598,11 @@ func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
 func (p *funcInfos) noteSections(ctx *Context, alloc elf.Alloc) {
 	n := len(p.sec)
 	p.sym, p.alive, p.entry = elf.SliceOf[int32](n, alloc), elf.SliceOf[bool](n, alloc), elf.SliceOf[bool](n, alloc)
-	// Each function on its own, in parallel: the section and symbol
-	// records are cold.
-	parallelFor((n+secBlock-1)/secBlock, ctx.Opts.Threads, func(b int) error {
-		for k := b * secBlock; k < min(n, (b+1)*secBlock); k++ {
-			s := ctx.Secs[p.sec[k]]
-			p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
-			p.entry[k] = ctx.gathers(s.InfoSym)
-		}
-		return nil
-	})
+	for k, t := range p.sec {
+		s := ctx.Secs[t]
+		p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
+		p.entry[k] = ctx.gathers(s.InfoSym)
+	}
 }
 
 // live reports whether code section t is live (noteSections).
@@ -865,30 +838,23 @@ func (c secChunks) alloc(ctx *Context, n, names int) ([]byte, []byte) {
 // memory of the inputs' tables: the objects' records go with finalize's
 // collection).
 func globalInfo(ctx *Context, per []objInfo, n int) []byte {
-	// Blocks of gatherRun objects copied in parallel, each to where it
-	// goes: after those of the objects past it (blockAt[b]).
-	blocks := (len(per) + gatherRun - 1) / gatherRun
-	blockAt := make([]int, blocks+1)
-	for b := blocks - 1; b >= 0; b-- {
-		blockAt[b] = blockAt[b+1]
-		for i := b * gatherRun; i < min(len(per), (b+1)*gatherRun); i++ {
-			blockAt[b] += len(per[i].global)
+	size := n * minStackSize
+	for i := range per {
+		size += len(per[i].global)
+	}
+	out := ctx.lateKeep(size)[:0]
+	var at []int
+	for i := len(per) - 1; i >= 0; i-- {
+		b := per[i].global
+		at = at[:0]
+		for off := 0; off < len(b); off = compactNext(b, off) {
+			at = append(at, off)
+		}
+		end := len(b)
+		for k := len(at) - 1; k >= 0; k-- {
+			out = append(out, b[at[k]:end]...)
+			end = at[k]
 		}
 	}
-	total := blockAt[0]
-	out := ctx.lateKeep(total + n*minStackSize)[:total]
-	parallelFor(blocks, ctx.Opts.Threads, func(b int) error {
-		at := blockAt[b+1] // (the block's last object first)
-		for i := min(len(per), (b+1)*gatherRun) - 1; i >= b*gatherRun; i-- {
-			g := per[i].global
-			for off := 0; off < len(g); {
-				next := compactNext(g, off)
-				copy(out[at+len(g)-next:], g[off:next])
-				off = next
-			}
-			at += len(g)
-		}
-		return nil
-	})
 	return out
 }
