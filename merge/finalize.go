@@ -103,8 +103,8 @@ func finalize(ctx *Context) error {
 	return nil
 }
 
-// secBlock is the number of section records a task of finalize's
-// parallel walks over every section reads.
+// secBlock is the number of section records one task of finalize's
+// parallel walk over every section reads.
 const secBlock = 1024
 
 // releaseTablesBelow bounds the tables releaseTables frees: 8 MiB, about
