@@ -11,9 +11,7 @@ package merge
 
 import (
 	"encoding/binary"
-	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -164,62 +162,21 @@ func buildNvInfo(ctx *Context, job *objGather) {
 	mbarriers := mbarrierEntries(ctx, perFunc, live)
 	made := newSecChunks(ctx, len(live))
 	nameHash := elf.SliceOf[uint32](len(live), ctx.lateScratch) // by k: the name's hash in .shstrtab
-	parallelFor(len(live), ctx.Opts.Threads, func(k int) error {
-		infoAhead(ctx, live, k)
-		t := live[k]
-		var buf [24]infoRec // (most functions' records fit: no allocation)
-		recs := perFunc.records(t, buf[:0])
-		if !hasAttr(recs, elf.EIAttrCudaApiVersion) {
-			recs = append(recs, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
-				Payload: le32(ctx.Header.Version), sym: -1})
+	fi := funcInfoJob{ctx: ctx, perFunc: perFunc, order: order, live: live, unknown: unknown,
+		ctaidz: ctaidz, mbarriers: mbarriers, newExterns: newExterns}
+	pool := make(chan *[]infoRec, workers(ctx.Opts.Threads))
+	parallelFor((len(live)+infoBlock-1)/infoBlock, ctx.Opts.Threads, func(blk int) error {
+		var recs *[]infoRec
+		select {
+		case recs = <-pool:
+		default:
+			recs = new([]infoRec)
 		}
-		slices.Reverse(recs)
-		if unknown[ctx.Secs[t].InfoSym] {
-			// The entry's call stack size is unknown too: nvlink sets
-			// EIATTR_CRS_STACK_SIZE to -1, appending the record when the
-			// input had none.
-			if k := findAttr(recs, elf.EIAttrCrsStackSize); k >= 0 {
-				recs[k].Payload = le32(0xFFFFFFFF)
-			} else {
-				recs = append(recs, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
-					Payload: le32(0xFFFFFFFF), sym: -1})
-			}
+		fi.block(made, nameHash, blk*infoBlock, min(len(live), (blk+1)*infoBlock), recs)
+		select {
+		case pool <- recs:
+		default:
 		}
-		// (Before CTAIDZ_USED: crafted mbarrier-propagation.)
-		if n, ok := mbarriers[t]; ok {
-			if k := findAttr(recs, elf.EIAttrNumMbarriers); k >= 0 {
-				recs[k].Value = n
-			} else {
-				recs = append(recs, infoRec{Format: elf.EIFmtHVal, Code: elf.EIAttrNumMbarriers, Value: n, sym: -1})
-			}
-		}
-		ext, extNew := newExterns[t]
-		if extNew && ctaidz[ctx.Secs[t].InfoSym] && externsBeforeCtaidz(ctx, t, order, perFunc) {
-			recs = append(recs, ext)
-			extNew = false
-		}
-		if ctaidz[ctx.Secs[t].InfoSym] {
-			recs = append(recs, infoRec{Format: elf.EIFmtNVal, Code: elf.EIAttrCtaidzUsed, sym: -1})
-		}
-		if extNew {
-			recs = append(recs, ext) // (after that one: testdata/crafted/externs-moved)
-		}
-		size := 0
-		for i := range recs {
-			size += compactSize(&recs[i])
-		}
-		b, name := made.alloc(ctx, size, ".nv.info", strings.TrimPrefix(ctx.Secs[t].Name, ".text"))
-		s := made.at(k)
-		*s = genSection(name, elf.SHTCudaInfo, 0, 4, 0)
-		s.LinkSymtab = true
-		s.InfoSec = t
-		nameHash[k] = ctx.ShStr.hash(s.Name)
-		out := b[:0]
-		for i := range recs {
-			out = appendCompact(out, &recs[i])
-		}
-		s.setBody(out)
-		s.Size = uint64(len(out))
 		return nil
 	})
 	addInfoSections(ctx, made, nameHash)
@@ -621,6 +578,7 @@ func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []funcRecs) {
 	var buf [infoBuf]elf.Attr
 	ng, nf := 0, 0
+	var ids []byte // an EXTERNS record's kept IDs (appendCompact copies them)
 	// isGlobal: bit si-first is set when section si is .nv.info (its name
 	// read once: the names are cold), for the first 64 from first.
 	var isGlobal uint64
@@ -662,7 +620,7 @@ func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []
 			r := recOf(a, -1)
 			if a.Code == elf.EIAttrExterns {
 				// What stays is decided later, over the call graph.
-				ids := make([]byte, 0, len(a.Payload))
+				ids = ids[:0]
 				for k := 0; k+4 <= len(a.Payload); k += 4 {
 					if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
 						ids = binary.LittleEndian.AppendUint32(ids, uint32(m))
@@ -734,27 +692,22 @@ func newSecChunks(ctx *Context, n int) secChunks {
 // at is section k's storage.
 func (c secChunks) at(k int) *OutSec { return &c.c[k/secChunk][k%secChunk] }
 
-// alloc returns n bytes of contents (nil for none) and the name a+b for
-// a section of c, in one allocation: from the tables' memory for a mapped
-// one.
-func (c secChunks) alloc(ctx *Context, n int, a, b string) ([]byte, string) {
+// alloc returns n bytes for contents and names bytes for the names of
+// sections of c: from the tables' memory for a mapped one, in one
+// allocation; else the contents from lateKeep and the names from the
+// heap.
+func (c secChunks) alloc(ctx *Context, n, names int) ([]byte, []byte) {
 	if !c.mapped {
-		return ctx.lateKeep(n), a + b
+		return ctx.lateKeep(n), make([]byte, names)
 	}
-	m := ctx.lateKeepMapped(n + len(a) + len(b))
+	m := ctx.lateKeepMapped(n + names)
 	if m == nil {
-		m = make([]byte, n+len(a)+len(b))
+		m = make([]byte, n+names)
 		c.mu.Lock()
 		*c.keep = append(*c.keep, m)
 		c.mu.Unlock()
 	}
-	name := m[n:]
-	copy(name[copy(name, a):], b)
-	data := m[:n:n]
-	if n == 0 {
-		data = nil
-	}
-	return data, unsafe.String(unsafe.SliceData(name), len(name))
+	return m[:n:n], m[n:]
 }
 
 // globalInfo is .nv.info's contents in compact form: every object's

@@ -1,0 +1,133 @@
+package merge
+
+// A function's .nv.info.<f> section, made by buildNvInfo's parallel loop:
+// its records (the inputs' with those nvlink adds or changes) and its
+// contents in compact form.
+
+import (
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/warplink/warplink/elf"
+)
+
+// infoBlock is the number of functions whose .nv.info.<f> sections
+// buildNvInfo's parallel loop prepares together: their records first,
+// then their contents and names in one allocation (one lock of the arena
+// for 64 sections, where one each had the two threads wait on each other).
+const infoBlock = 64
+
+// funcInfoJob is what buildNvInfo's parallel loop reads.
+type funcInfoJob struct {
+	ctx        *Context
+	perFunc    *funcInfos
+	order      []int32
+	live       []int32
+	unknown    map[int32]bool
+	ctaidz     map[int32]bool
+	mbarriers  map[int32]uint16
+	newExterns map[int32]infoRec
+}
+
+// block prepares the sections of live[lo:hi] (made.at(k), nameHash[k]):
+// their records gathered in *recs (reused), then their contents (each
+// 8-byte aligned) and names carved from one allocation (secChunks.alloc).
+func (j *funcInfoJob) block(made secChunks, nameHash []uint32, lo, hi int, recs *[]infoRec) {
+	ctx := j.ctx
+	var ends, sizes [infoBlock]int32
+	all := (*recs)[:0]
+	total, names := 0, 0 // contents (each 8-byte aligned), names
+	for k := lo; k < hi; k++ {
+		infoAhead(ctx, j.live, k)
+		start := len(all)
+		all = j.records(j.live[k], all)
+		size := 0
+		for i := start; i < len(all); i++ {
+			size += compactSize(&all[i])
+		}
+		ends[k-lo], sizes[k-lo] = int32(len(all)), int32(size)
+		total += (size + 7) &^ 7
+		names += len(infoPrefix) + len(j.name(k))
+	}
+	*recs = all
+	m, nm := made.alloc(ctx, total, names)
+	start := 0
+	for k := lo; k < hi; k++ {
+		size, b := int(sizes[k-lo]), j.name(k)
+		name := nm[:len(infoPrefix)+len(b)]
+		nm = nm[len(name):]
+		copy(name[copy(name, infoPrefix):], b)
+		s := made.at(k)
+		*s = genSection(unsafe.String(unsafe.SliceData(name), len(name)), elf.SHTCudaInfo, 0, 4, 0)
+		s.LinkSymtab = true
+		s.InfoSec = j.live[k]
+		nameHash[k] = ctx.ShStr.hash(s.Name)
+		var out []byte
+		if size > 0 {
+			out = m[:0:size]
+		}
+		for i := start; i < int(ends[k-lo]); i++ {
+			out = appendCompact(out, &all[i])
+		}
+		start = int(ends[k-lo])
+		s.setBody(out)
+		s.Size = uint64(len(out))
+		m = m[(size+7)&^7:]
+	}
+}
+
+// infoPrefix starts the name of a function's .nv.info.<f>.
+const infoPrefix = ".nv.info"
+
+// name is the part of live[k]'s .nv.info.<f> name after infoPrefix.
+func (j *funcInfoJob) name(k int) string {
+	return strings.TrimPrefix(j.ctx.Secs[j.live[k]].Name, ".text")
+}
+
+// records appends code section t's .nv.info.<f> records, in order, to
+// dst: its inputs' records reversed (nvlink prepends), with those nvlink
+// adds or changes.
+func (j *funcInfoJob) records(t int32, dst []infoRec) []infoRec {
+	ctx := j.ctx
+	first := len(dst)
+	dst = j.perFunc.records(t, dst)
+	recs := dst[first:]
+	if !hasAttr(recs, elf.EIAttrCudaApiVersion) {
+		dst = append(dst, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrCudaApiVersion,
+			Payload: le32(ctx.Header.Version), sym: -1})
+	}
+	slices.Reverse(dst[first:])
+	if j.unknown[ctx.Secs[t].InfoSym] {
+		// The entry's call stack size is unknown too: nvlink sets
+		// EIATTR_CRS_STACK_SIZE to -1, appending the record when the
+		// input had none.
+		if k := findAttr(dst[first:], elf.EIAttrCrsStackSize); k >= 0 {
+			dst[first+k].Payload = le32(0xFFFFFFFF)
+		} else {
+			dst = append(dst, infoRec{Format: elf.EIFmtSVal, Code: elf.EIAttrCrsStackSize,
+				Payload: le32(0xFFFFFFFF), sym: -1})
+		}
+	}
+	// (Before CTAIDZ_USED: crafted mbarrier-propagation.)
+	if n, ok := j.mbarriers[t]; ok {
+		if k := findAttr(dst[first:], elf.EIAttrNumMbarriers); k >= 0 {
+			dst[first+k].Value = n
+		} else {
+			dst = append(dst, infoRec{Format: elf.EIFmtHVal, Code: elf.EIAttrNumMbarriers, Value: n, sym: -1})
+		}
+	}
+	ext, extNew := j.newExterns[t]
+	ctaidz := j.ctaidz[ctx.Secs[t].InfoSym]
+	if extNew && ctaidz && externsBeforeCtaidz(ctx, t, j.order, j.perFunc) {
+		dst = append(dst, ext)
+		extNew = false
+	}
+	if ctaidz {
+		dst = append(dst, infoRec{Format: elf.EIFmtNVal, Code: elf.EIAttrCtaidzUsed, sym: -1})
+	}
+	if extNew {
+		dst = append(dst, ext) // (after that one: testdata/crafted/externs-moved)
+	}
+	return dst
+}
