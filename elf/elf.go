@@ -278,6 +278,16 @@ func (f *File) SecName(i int) string {
 	return n
 }
 
+// SecNameTable is the section name table SecName decodes from (nil in a
+// File without one): SecName(i), when not "", is the string of that
+// length at Sections[i].NameOff there.
+func (f *File) SecNameTable() []byte {
+	if f.shstrndx <= 0 || int(f.shstrndx) >= len(f.Sections) {
+		return nil
+	}
+	return f.Sections[f.shstrndx].Data()
+}
+
 // SecNameIs reports whether section i is named name, as SecName(i) ==
 // name, without scanning the name for its end.
 func (f *File) SecNameIs(i int, name string) bool {
