@@ -299,6 +299,19 @@ func (f *File) SecNameIs(i int, name string) bool {
 		tab[off+uint64(len(name))] == 0 && string(tab[off:off+uint64(len(name))]) == name
 }
 
+// SecNameHasPrefix reports whether section i's name begins with prefix,
+// as strings.HasPrefix(SecName(i), prefix), without scanning the name for
+// its end. prefix holds no NUL.
+func (f *File) SecNameHasPrefix(i int, prefix string) bool {
+	if i <= 0 || i >= len(f.Sections) || f.shstrndx <= 0 || int(f.shstrndx) >= len(f.Sections) || prefix == "" {
+		n := f.SecName(i)
+		return len(n) >= len(prefix) && n[:len(prefix)] == prefix
+	}
+	tab, off := f.Sections[f.shstrndx].Data(), uint64(f.Sections[i].NameOff)
+	return off < uint64(len(tab)) && uint64(len(tab))-off > uint64(len(prefix)) &&
+		string(tab[off:off+uint64(len(prefix))]) == prefix
+}
+
 // Shdr returns section i's header as the file's section header table
 // holds it, with ok false when f does not hold that table (ParseCompact
 // left it out, a File not parsed has none) or has no section i.

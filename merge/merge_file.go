@@ -165,7 +165,7 @@ func (so symbolOrder) early(i int) bool {
 	// shared-removed-name.)
 	return !o.System && s.Bind() == elf.STBLocal && s.Type() != elf.STTFunc && inLocalPart(o, i) &&
 		sec != nil && sec.Flags&elf.SHFAlloc != 0 && (so.holdsData == nil || !so.holdsData[s.Shndx] || s.Type() != elf.STTSection) &&
-		!(s.Type() == elf.STTSection && strings.HasPrefix(o.F.SecName(int(s.Shndx)), ".nv.shared."))
+		!(s.Type() == elf.STTSection && o.F.SecNameHasPrefix(int(s.Shndx), ".nv.shared."))
 }
 
 func isLocalFunc(s *elf.Symbol) bool { return s.Bind() == elf.STBLocal && s.Type() == elf.STTFunc }
