@@ -392,23 +392,24 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 	}
 }
 
-// inputSectionNamed is o.sectionNamed(name), with the names the walk
-// knows the lengths of (hashObject) compared only when their lengths
-// match, when o is the object the walk is at.
+// inputSectionNamed is o.sectionNamed(name), skipping the sections whose
+// names the walk knows to be of another length (hashObject) when o is the
+// object the walk is at.
 func (ctx *Context) inputSectionNamed(o *Obj, name string) (int, bool) {
-	if w := &ctx.walk; w.o == o && len(w.h) == len(o.F.Sections) && name != "" {
-		// The last of a repeated name, as sectionNamed.
-		for i := len(w.h) - 1; i > 0; i-- {
-			if v := w.h[i]; v&nameKnown != 0 && int(v>>nameLenShift) != len(name) {
-				continue
-			}
-			if ctx.secName(o, i) == name {
-				return i, true
-			}
-		}
-		return 0, false
+	w := &ctx.walk
+	if w.o != o || len(w.h) != len(o.F.Sections) || len(w.h) > 64 || name == "" {
+		return o.sectionNamed(name)
 	}
-	return o.sectionNamed(name)
+	// The last of a repeated name, as sectionNamed.
+	for i := len(w.h) - 1; i > 0; i-- {
+		if v := w.h[i]; v&nameKnown != 0 && int(v>>nameLenShift) != len(name) {
+			continue
+		}
+		if o.F.SecNameIs(i, name) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // sectionNamed finds an input section by name (the last one when a
