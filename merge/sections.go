@@ -7,11 +7,7 @@ package merge
 // (orderSections sorts stably), so callers create sections in nvlink's
 // order.
 
-import (
-	"unsafe"
-
-	"github.com/warplink/warplink/internal/prefetch"
-)
+import "unsafe"
 
 // allocSec returns storage for a new output section from a slab.
 func (ctx *Context) allocSec() *OutSec {
@@ -23,11 +19,6 @@ func (ctx *Context) allocSec() *OutSec {
 		}
 	}
 	ctx.secSlab = ctx.secSlab[:len(ctx.secSlab)+1]
-	if n := len(ctx.secSlab); n < cap(ctx.secSlab) {
-		// (The next record's lines asked for: a record's stores
-		// otherwise wait for fresh memory's first read.)
-		prefetch.Range(unsafe.Pointer(&ctx.secSlab[:n+1][n]), unsafe.Sizeof(OutSec{}))
-	}
 	return &ctx.secSlab[len(ctx.secSlab)-1]
 }
 

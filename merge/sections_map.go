@@ -9,7 +9,6 @@ import (
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
-	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // secVia is what brought an input section into the link, which decides
@@ -225,9 +224,6 @@ func newSym(ctx *Context, v OutSym, global bool) int32 {
 		ctx.symSlab = recordSlab[OutSym](ctx, slabCap(cap(ctx.symSlab), 4096))
 	}
 	ctx.symSlab = append(ctx.symSlab, v)
-	if n := len(ctx.symSlab); n < cap(ctx.symSlab) {
-		prefetch.Line(uintptr(unsafe.Pointer(&ctx.symSlab[:n+1][n]))) // (as allocSec)
-	}
 	s := &ctx.symSlab[len(ctx.symSlab)-1]
 	s.ID = int32(len(ctx.Syms))
 	ctx.Syms = appendRecord(ctx.Syms, s)

@@ -77,20 +77,11 @@ func prefetchAhead(ctx *Context, objs []*Obj, k int) {
 	}
 }
 
-// prefetchTables asks for the next objects' parts of merge's per-object
-// tables (the rest of SecMap and SymMap's array, of SecOff's, of Drop's):
-// the walk's first read of an object's Drop, in hashObject, missed the
-// caches. (A line a few objects ahead: those parts are tens of bytes,
-// and the lines before were asked for by the objects before.)
-func prefetchTables(maps []int32, offs []uint32, drops []bool) {
-	if len(maps) > 0 {
-		// (Two lines: an object takes about one and a half.)
-		prefetch.Line(uintptr(unsafe.Pointer(&maps[min(len(maps)-1, 32)])))
-		prefetch.Line(uintptr(unsafe.Pointer(&maps[min(len(maps)-1, 48)])))
-	}
-	if len(offs) > 0 {
-		prefetch.Line(uintptr(unsafe.Pointer(&offs[min(len(offs)-1, 16)])))
-	}
+// prefetchDrops asks for a line of drops, the next objects' Drop flags,
+// a few objects ahead: the walk's first read of an object's flags, in
+// hashObject, missed the caches. (An object has tens of them; the lines
+// before were asked for by the objects before.)
+func prefetchDrops(drops []bool) {
 	if len(drops) > 0 {
 		prefetch.Line(uintptr(unsafe.Pointer(&drops[min(len(drops)-1, 32)])))
 	}
