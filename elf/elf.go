@@ -278,6 +278,16 @@ func (f *File) SecName(i int) string {
 	return n
 }
 
+// SecNameTable is the section name table SecName decodes from (nil in a
+// File without one): SecName(i), when not "", is the string of that
+// length at Sections[i].NameOff there.
+func (f *File) SecNameTable() []byte {
+	if f.shstrndx <= 0 || int(f.shstrndx) >= len(f.Sections) {
+		return nil
+	}
+	return f.Sections[f.shstrndx].Data()
+}
+
 // SecNameIs reports whether section i is named name, as SecName(i) ==
 // name, without scanning the name for its end.
 func (f *File) SecNameIs(i int, name string) bool {
@@ -287,6 +297,19 @@ func (f *File) SecNameIs(i int, name string) bool {
 	tab, off := f.Sections[f.shstrndx].Data(), uint64(f.Sections[i].NameOff)
 	return off < uint64(len(tab)) && uint64(len(tab))-off > uint64(len(name)) &&
 		tab[off+uint64(len(name))] == 0 && string(tab[off:off+uint64(len(name))]) == name
+}
+
+// SecNameHasPrefix reports whether section i's name begins with prefix,
+// as strings.HasPrefix(SecName(i), prefix), without scanning the name for
+// its end. prefix holds no NUL.
+func (f *File) SecNameHasPrefix(i int, prefix string) bool {
+	if i <= 0 || i >= len(f.Sections) || f.shstrndx <= 0 || int(f.shstrndx) >= len(f.Sections) || prefix == "" {
+		n := f.SecName(i)
+		return len(n) >= len(prefix) && n[:len(prefix)] == prefix
+	}
+	tab, off := f.Sections[f.shstrndx].Data(), uint64(f.Sections[i].NameOff)
+	return off < uint64(len(tab)) && uint64(len(tab))-off > uint64(len(prefix)) &&
+		string(tab[off:off+uint64(len(prefix))]) == prefix
 }
 
 // Shdr returns section i's header as the file's section header table

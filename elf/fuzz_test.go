@@ -72,6 +72,15 @@ func FuzzParse(f *testing.F) {
 			if n := ef.SecName(i); !ef.SecNameIs(i, n) || ef.SecNameIs(i, n+"x") || n != "" && ef.SecNameIs(i, n[:len(n)-1]) {
 				t.Fatalf("section %d: SecNameIs disagrees with SecName %q", i, n)
 			}
+			for _, p := range []string{"", ".", ".nv.shared.", ef.SecName(i), ef.SecName(i) + "x"} {
+				if p != "" && ef.SecNameHasPrefix(i, p[:len(p)-1]) != strings.HasPrefix(ef.SecName(i), p[:len(p)-1]) ||
+					ef.SecNameHasPrefix(i, p) != strings.HasPrefix(ef.SecName(i), p) {
+					t.Fatalf("section %d: SecNameHasPrefix(%q) disagrees with SecName %q", i, p, ef.SecName(i))
+				}
+			}
+			if n, tab := ef.SecName(i), ef.SecNameTable(); n != "" && (int(s.NameOff)+len(n) > len(tab) || string(tab[s.NameOff:int(s.NameOff)+len(n)]) != n) {
+				t.Fatalf("section %d: SecNameTable does not hold SecName %q at %d", i, n, s.NameOff)
+			}
 			switch {
 			case s.Type == SHTRel || s.Type == SHTRela:
 				rs, _ := Relocs(ef, i, len(ef.Symbols))

@@ -126,6 +126,7 @@ func merge(ctx *Context) error {
 		o.SymMap, maps = maps[:m:m], maps[m:]
 		o.SecOff, offs = offs[:n:n], offs[n:]
 		o.Drop, drops = drops[:n:n], drops[n:]
+		prefetchDrops(drops)
 		markWeakLosers(ctx, o)
 		ctx.hashObject(o)
 		mergeFile(ctx, o)

@@ -165,7 +165,7 @@ func (so symbolOrder) early(i int) bool {
 	// shared-removed-name.)
 	return !o.System && s.Bind() == elf.STBLocal && s.Type() != elf.STTFunc && inLocalPart(o, i) &&
 		sec != nil && sec.Flags&elf.SHFAlloc != 0 && (so.holdsData == nil || !so.holdsData[s.Shndx] || s.Type() != elf.STTSection) &&
-		!(s.Type() == elf.STTSection && strings.HasPrefix(o.F.SecName(int(s.Shndx)), ".nv.shared."))
+		!(s.Type() == elf.STTSection && o.F.SecNameHasPrefix(int(s.Shndx), ".nv.shared."))
 }
 
 func isLocalFunc(s *elf.Symbol) bool { return s.Bind() == elf.STBLocal && s.Type() == elf.STTFunc }
@@ -317,11 +317,11 @@ func mergeSectionRecords(ctx *Context, o *Obj) {
 				// No section symbol named it: nvlink makes none either.
 				mapSectionFrom(ctx, o, i, viaNoSym)
 			}
-		case s.Type == elf.SHTCudaInfo && o.F.SecNameIs(i, ".nv.info"):
+		case s.Type == elf.SHTCudaInfo && ctx.secName(o, i) == ".nv.info":
 			noteFunctionInfo(ctx, o, i)
 		case s.Type == elf.SHTCudaInfo:
 			if t := int(s.Info); t > 0 && t < len(o.F.Sections) && o.SecMap[t] >= 0 && !o.Drop[t] {
-				ctx.noteInfoSection(o.SecMap[t], o.F.SecName(i))
+				ctx.noteInfoSection(o.SecMap[t], ctx.secName(o, i))
 			}
 		case s.Type == elf.SHTCudaCallgraph:
 			noteCallgraphProtos(ctx, o, s)
@@ -373,14 +373,14 @@ func nameRelocSections(ctx *Context, o *Obj, i int) {
 	if t <= 0 || t >= len(o.F.Sections) || o.Drop[t] && !o.replacedLater(uint32(t)) || s.Size == 0 {
 		return
 	}
-	target := o.F.SecName(t)
+	target := ctx.secName(o, t)
 	own, other := preRela, preRel
 	if s.Type == elf.SHTRel {
 		own, other = other, own // sm_80 and older write REL
 	}
 	// (The relocation section's own name, as a rule: no concatenation
 	// then.)
-	ctx.addJoinedSecName(o.F.SecName(i), own, target, o.SecMap[t])
+	ctx.addJoinedSecName(ctx.secName(o, i), own, target, o.SecMap[t])
 	if ctx.keep.ResolvedRelocs {
 		// --preserve-relocs: nvlink names the section of the relocations
 		// it applies right after the kept ones.

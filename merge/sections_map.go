@@ -106,8 +106,7 @@ func mapSectionTo(ctx *Context, o *Obj, i int, id int32) int32 {
 // constant bank, nvlink's ".rel" companion name) when it is the first of
 // its name.
 func newOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
-	name := o.F.SecName(i)
-	h := ctx.sectionHash(o, i)
+	name, h := ctx.sectionHash(o, i)
 	if id, ok := ctx.secNames.find(ctx.Secs, h, name); ok {
 		return id
 	}
@@ -118,8 +117,7 @@ func newOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 // (newOutSection), even when one of its name exists: the name then keeps
 // naming the first.
 func makeOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
-	name := o.F.SecName(i)
-	h := ctx.sectionHash(o, i)
+	name, h := ctx.sectionHash(o, i)
 	_, filed := ctx.secNames.find(ctx.Secs, h, name)
 	return makeOutSectionNew(ctx, o, i, via, name, h, !filed)
 }

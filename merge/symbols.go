@@ -362,12 +362,18 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 		// functions; the host objects' information is not used yet:
 		// crafted host-info.)
 		n := ctx.joinName(".nv.shared", strings.TrimPrefix(ctx.Secs[sec].Name, ".text"))
-		// (Its slot asked for ahead of the lookup below, its hash made
-		// once for both the lookup and the new section's filing.)
-		h := secNameHash(n)
-		ctx.secNames.prefetch(h)
+		i, ok := ctx.inputSectionNamed(o, n)
+		own := ok && !o.Drop[i]
+		// (Unless o has the section, whose hash hashObject made: its slot
+		// asked for ahead of the lookup below, its hash made once for
+		// both the lookup and the new section's filing.)
+		var h uint32
+		if !own {
+			h = secNameHash(n)
+			ctx.secNames.prefetch(h)
+		}
 		ctx.noteInfoSection(sec, "")
-		if i, ok := o.sectionNamed(n); ok && !o.Drop[i] {
+		if own {
 			ctx.dropName(n)
 			mapSection(ctx, o, i)
 		} else if _, ok := ctx.secNames.find(ctx.Secs, h, n); ok {
@@ -384,6 +390,26 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 			sh.SymID = newSym(ctx, OutSym{Name: n, Info: elf.STTSection, Sec: sh.ID, IsSecSym: true, File: int32(o.ID)}, false)
 		}
 	}
+}
+
+// inputSectionNamed is o.sectionNamed(name), skipping the sections whose
+// names the walk knows to be of another length (hashObject) when o is the
+// object the walk is at.
+func (ctx *Context) inputSectionNamed(o *Obj, name string) (int, bool) {
+	w := &ctx.walk
+	if w.o != o || len(w.h) != len(o.F.Sections) || len(w.h) > 64 || name == "" {
+		return o.sectionNamed(name)
+	}
+	// The last of a repeated name, as sectionNamed.
+	for i := len(w.h) - 1; i > 0; i-- {
+		if v := w.h[i]; v&nameKnown != 0 && int(v>>nameLenShift) != len(name) {
+			continue
+		}
+		if o.F.SecNameIs(i, name) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // sectionNamed finds an input section by name (the last one when a

@@ -20,14 +20,24 @@ import (
 
 // walkHashes holds the secNames hashes of one object's section names,
 // made as the walk reaches the object (hashObject), so that their slots are
-// asked for before the first lookup.
+// asked for before the first lookup, and the lengths of the names decoded
+// so far, so that no step of the walk scans a name for its end again (the
+// walk reads a section's name up to four times: its hash, its lookup, its
+// relocation section's and .nv.info section's names). (Lengths, not
+// strings: the entries hold no pointer to write.)
 type walkHashes struct {
-	o *Obj
-	h []uint64 // by section index: hash | hashValid; 0 where not made
+	o   *Obj
+	h   []uint64 // by section index: hash | hashValid, | nameKnown | length<<nameLenShift; 0 where none is known
+	tab []byte   // o.F.SecNameTable()
 }
 
-// hashValid marks a hash walkHashes made.
-const hashValid = 1 << 32
+// hashValid marks a hash walkHashes made; nameKnown, a name's length
+// (above nameLenShift).
+const (
+	hashValid    = 1 << 32
+	nameKnown    = 1 << 33
+	nameLenShift = 34
+)
 
 // prefetchAhead asks for what the walk reads of the objects after objs[k],
 // in stages, each needing what the one before brought in: an object's
@@ -64,6 +74,16 @@ func prefetchAhead(ctx *Context, objs []*Obj, k int) {
 			}
 		}
 		ctx.prefetchResolutions(o)
+	}
+}
+
+// prefetchDrops asks for a line of drops, the next objects' Drop flags,
+// a few objects ahead: the walk's first read of an object's flags, in
+// hashObject, missed the caches. (An object has tens of them; the lines
+// before were asked for by the objects before.)
+func prefetchDrops(drops []bool) {
+	if len(drops) > 0 {
+		prefetch.Line(uintptr(unsafe.Pointer(&drops[min(len(drops)-1, 32)])))
 	}
 }
 
@@ -116,23 +136,43 @@ func (ctx *Context) hashObject(o *Obj) {
 	if cap(w.h) < n {
 		w.h = make([]uint64, max(n, 64))
 	}
-	w.o, w.h = o, w.h[:n]
+	w.o, w.h, w.tab = o, w.h[:n], o.F.SecNameTable()
 	for i := range o.F.Sections {
 		s := &o.F.Sections[i]
 		if i == 0 || regenerated(s) || o.Drop[i] {
 			w.h[i] = 0
 			continue
 		}
-		h := secNameHash(o.F.SecName(i))
-		w.h[i] = uint64(h) | hashValid
+		name := o.F.SecName(i)
+		h := secNameHash(name)
+		w.h[i] = uint64(h) | hashValid | nameKnown | uint64(len(name))<<nameLenShift
 		ctx.secNames.prefetch(h)
 	}
 }
 
-// sectionHash is the secNames hash of the name of input section i of o.
-func (ctx *Context) sectionHash(o *Obj, i int) uint32 {
-	if w := &ctx.walk; w.o == o && i < len(w.h) && w.h[i]&hashValid != 0 {
-		return uint32(w.h[i])
+// sectionHash is the name of input section i of o and its secNames hash.
+func (ctx *Context) sectionHash(o *Obj, i int) (string, uint32) {
+	if w := &ctx.walk; w.o == o && i >= 0 && i < len(w.h) && w.h[i]&hashValid != 0 {
+		return ctx.secName(o, i), uint32(w.h[i])
 	}
-	return secNameHash(o.F.SecName(i))
+	name := ctx.secName(o, i)
+	return name, secNameHash(name)
+}
+
+// secName is o.F.SecName(i), without scanning the name for its end again
+// when o is the object the walk is at and the walk decoded it before.
+func (ctx *Context) secName(o *Obj, i int) string {
+	w := &ctx.walk
+	if w.o != o || i < 0 || i >= len(w.h) {
+		return o.F.SecName(i)
+	}
+	if v := w.h[i]; v&nameKnown != 0 {
+		if n := int(v >> nameLenShift); n > 0 {
+			return unsafe.String(&w.tab[o.F.Sections[i].NameOff], n)
+		}
+		return ""
+	}
+	name := o.F.SecName(i)
+	w.h[i] |= nameKnown | uint64(len(name))<<nameLenShift
+	return name
 }
