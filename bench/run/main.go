@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/warplink/warplink/bench/gen"
+	"github.com/warplink/warplink/internal/testkit/gobuild"
 )
 
 // genVersion names the generator's output format in cache directory names;
@@ -598,11 +599,7 @@ func buildWarplink(cache string) (string, error) {
 	// (By import path, so that it builds from any folder of the module:
 	// the tests run in bench/run.)
 	cmd := exec.Command("go", "build", "-o", built, "github.com/warplink/warplink/cmd/warplink")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if os.Getenv("GOEXPERIMENT") == "" {
-		// (As make build: see the Makefile.)
-		cmd.Env = append(cmd.Env, "GOEXPERIMENT=nogreenteagc")
-	}
+	cmd.Env = gobuild.Env("go") // (as make build: see the Makefile)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/warplink: %v: %s", err, firstLine(strings.TrimSpace(string(out))))
 	}

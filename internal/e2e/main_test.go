@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/warplink/warplink/internal/testkit/gobuild"
 )
 
 // built is cmd/warplink and cmd/warplink-nvvm built once per run, for
@@ -45,10 +47,7 @@ func warplinkBin(t *testing.T) string {
 		cmd := exec.Command(goTool, "build", "-o", built.dir+string(filepath.Separator),
 			"github.com/warplink/warplink/cmd/warplink", "github.com/warplink/warplink/cmd/warplink-nvvm",
 			"github.com/warplink/warplink/internal/testkit/ptxascache")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if os.Getenv("GOEXPERIMENT") == "" {
-			cmd.Env = append(cmd.Env, "GOEXPERIMENT=nogreenteagc") // (as make build: see the Makefile)
-		}
+		cmd.Env = gobuild.Env(goTool) // (as make build: see the Makefile)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			built.log, built.err = string(out), err
 			return
