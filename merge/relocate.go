@@ -561,7 +561,6 @@ func (ctx *Context) isGlobalMemory(sec int32) bool {
 // order, end to end: mapSectionTo. A gap is cleared only past every byte
 // written so far, so a later piece that covers it still wins.)
 func (ctx *Context) fillSection(s *OutSec, b []byte, lo uint64) {
-	hi := lo + uint64(len(b))
 	if data := s.Data(); data != nil {
 		n := 0
 		if lo < uint64(len(data)) {
@@ -570,8 +569,20 @@ func (ctx *Context) fillSection(s *OutSec, b []byte, lo uint64) {
 		clear(b[n:])
 		return
 	}
+	ctx.fillPieces(s.Pieces(), b, lo, false)
+}
+
+// fillPieces writes the bytes [lo, lo+len(b)) of a section made of
+// pieces ps into b, every one of them (fillSection); sorted says the
+// pieces' offsets never decrease, so that none past the range need be
+// looked at (pieceCursor).
+func (ctx *Context) fillPieces(ps []Piece, b []byte, lo uint64, sorted bool) {
+	hi := lo + uint64(len(b))
 	cur := lo // b holds the section's bytes up to cur
-	for _, p := range s.Pieces() {
+	for _, p := range ps {
+		if sorted && p.Offset >= hi {
+			break
+		}
 		data := ctx.Objs[p.Obj].F.Sections[p.Sec].Data()
 		from, to := max(p.Offset, lo), min(p.Offset+uint64(len(data)), hi)
 		if from >= to {

@@ -340,7 +340,6 @@ func newPieceCursor(ps []Piece) *pieceCursor {
 // fill writes the section's bytes [lo, lo+len(b)) into b, every one of
 // them; lo is not below the last call's.
 func (c *pieceCursor) fill(ctx *Context, b []byte, lo uint64) {
-	hi := lo + uint64(len(b))
 	for c.start < len(c.ps) {
 		p := c.ps[c.start]
 		if p.Offset+uint64(len(ctx.Objs[p.Obj].F.Sections[p.Sec].Data())) > lo {
@@ -348,23 +347,7 @@ func (c *pieceCursor) fill(ctx *Context, b []byte, lo uint64) {
 		}
 		c.start++
 	}
-	cur := lo // b holds the section's bytes up to cur
-	for _, p := range c.ps[c.start:] {
-		if c.sorted && p.Offset >= hi {
-			break
-		}
-		data := ctx.Objs[p.Obj].F.Sections[p.Sec].Data()
-		from, to := max(p.Offset, lo), min(p.Offset+uint64(len(data)), hi)
-		if from >= to {
-			continue
-		}
-		if from > cur {
-			clear(b[cur-lo : from-lo])
-		}
-		copy(b[from-lo:to-lo], data[from-p.Offset:])
-		cur = max(cur, to)
-	}
-	clear(b[cur-lo:])
+	ctx.fillPieces(c.ps[c.start:], b, lo, c.sorted)
 }
 
 // prefetchFill asks for what filling the sections after hdrs[k] reads,
