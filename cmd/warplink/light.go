@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/warplink/warplink/internal/imagetrim"
 	"github.com/warplink/warplink/merge"
 )
 
@@ -91,6 +92,17 @@ func light(o *merge.Options, est int64, serial bool) (restore func()) {
 		o.Threads = 1
 		if serial {
 			o.JITWorkers = 1
+		}
+	}
+	if !serial {
+		// The read pass's workers map back blocks of the pclntab (their
+		// start, their stack's growth: internal/imagetrim), which no later
+		// pass reads: they go again, while the heap is still smaller
+		// than the link's peak.
+		o.PassDone = func(pass string) {
+			if pass == "read" {
+				imagetrim.Release()
+			}
 		}
 	}
 	gcPercent, memLimit, tuned := 0, int64(0), false

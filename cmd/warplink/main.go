@@ -26,7 +26,6 @@ import (
 	"github.com/warplink/warplink/internal/cli"
 	"github.com/warplink/warplink/internal/cmpelf"
 	"github.com/warplink/warplink/internal/diag"
-	_ "github.com/warplink/warplink/internal/imagetrim" // (its init: see there)
 	"github.com/warplink/warplink/internal/jit"
 	_ "github.com/warplink/warplink/internal/stackgrow" // (its init: see there)
 	"github.com/warplink/warplink/merge"

@@ -7,15 +7,17 @@ import (
 	"syscall"
 )
 
-func init() { release() }
+func init() { Release() }
 
 // pclntab returns the bounds of the executable's pclntab, the linker's
 // runtime.pclntab and runtime.epclntab.
 func pclntab() (lo, hi uintptr)
 
-// release drops the process's mappings of the whole pages of the
-// pclntab. A failure (a kernel without MADV_DONTNEED) leaves them mapped.
-func release() {
+// Release drops the process's mappings of the whole pages of the
+// pclntab: after work that walked stacks (goroutines started, stacks
+// grown), which mapped some back. A failure (a kernel without
+// MADV_DONTNEED) leaves them mapped.
+func Release() {
 	lo, hi := pageBounds()
 	if lo < hi {
 		syscall.RawSyscall(syscall.SYS_MADVISE, lo, hi-lo, syscall.MADV_DONTNEED)

@@ -45,7 +45,7 @@ func TestBounds(t *testing.T) {
 	t.Fatalf("pclntab pages %#x-%#x in no single mapping", lo, hi)
 }
 
-// TestRelease checks that release leaves none of the pclntab's pages
+// TestRelease checks that Release leaves none of the pclntab's pages
 // mapped, and that the runtime still reads the tables afterwards: a
 // traceback, a stack's growth and a collection.
 func TestRelease(t *testing.T) {
@@ -74,11 +74,11 @@ func TestRelease(t *testing.T) {
 	// reads the tables: another try then.)
 	n := -1
 	for try := 0; try < 3 && n != 0; try++ {
-		release()
+		Release()
 		n = present()
 	}
 	if n != 0 {
-		t.Errorf("%d pages of the pclntab mapped after release", n)
+		t.Errorf("%d pages of the pclntab mapped after Release", n)
 	}
 	var grow func(int) int
 	grow = func(d int) int {
@@ -87,7 +87,7 @@ func TestRelease(t *testing.T) {
 			pcs := make([]uintptr, 64)
 			fr, _ := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)]).Next()
 			if !strings.HasSuffix(fr.Function, "TestRelease.func2") {
-				t.Errorf("traceback after release: %q", fr.Function)
+				t.Errorf("traceback after Release: %q", fr.Function)
 			}
 			return int(pad[d])
 		}
