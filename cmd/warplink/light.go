@@ -44,6 +44,14 @@ const (
 	lightBytes   = 2 << 20
 	serialBytes  = 256 << 10
 	lightMapFrom = 64 << 10
+	// lightWriteChunk bounds write's run buffer (merge.Options.WriteChunk)
+	// for an output too large to be gathered at once (merge's
+	// gatherBelow, 256 KiB; a smaller one goes out of its gathering
+	// buffer, whatever the runs): a one-thread link writes each run as
+	// it is filled, so a 64 KiB buffer holds what a 256 KiB one did, in
+	// four times the system calls (100 objects: five writes of a
+	// 281 KB output, 0.19 MB less peak RSS).
+	lightWriteChunk = 64 << 10
 	lightSample  = 8
 )
 
@@ -87,6 +95,9 @@ func light(o *merge.Options, est int64, serial bool) (restore func()) {
 	o.PlainMemory, o.NoRing = true, true
 	if o.MapFrom == 0 {
 		o.MapFrom = lightMapFrom
+	}
+	if o.WriteChunk == 0 {
+		o.WriteChunk = lightWriteChunk
 	}
 	if o.Threads == 0 {
 		o.Threads = 1
