@@ -15,11 +15,15 @@
 // RSS, though a light link walks no stack after its start (one on the
 // main goroutine alone grows no stack past stackgrow's). Its init drops
 // those mappings (madvise MADV_DONTNEED: the pages are the file's, read
-// only, never written): a later walk maps back the blocks it reads, at a
-// minor page fault each.
+// only, never written; they stay in the page cache): a later walk maps
+// back the blocks it reads, at a minor page fault each. Release drops
+// them again after such work (cmd/warplink: a light link's read pass,
+// whose workers' start and stack growth read the tables).
 //
-// It imports only syscall, so it is initialized early (its import path
-// sorts before the standard library's internal packages), while the
-// resident set is still smaller than a link's: the kernel records the
-// peak as it drops the mappings.
+// It imports os and syscall, so it is initialized right after os (its
+// import path sorts before most of the standard library's), whose finalizer
+// goroutine's start reads the tables, and before the rest of the
+// program's initialization maps most of its code: the kernel records the
+// peak as it drops the mappings, and the resident set is still well
+// below a link's then.
 package imagetrim
