@@ -435,7 +435,8 @@ func TestLightLink(t *testing.T) {
 // TestLight checks what light sets up, and that what it returns puts the
 // collector's settings back: the inputs on the heap without a ring; one
 // thread unless --warplink-threads chose, and one reader too below
-// serialBytes; the collector
+// serialBytes (past it, the pclntab dropped again after read: PassDone);
+// write's runs of lightWriteChunk; the collector
 // off under a memory limit with room for the inputs, unless GOGC or
 // GOMEMLIMIT is set.
 func TestLight(t *testing.T) {
@@ -448,12 +449,13 @@ func TestLight(t *testing.T) {
 		wantThreads  int
 		wantReaders  int  // Options.JITWorkers (0: as the caller set it)
 		collectorSet bool // the collector left as it was
+		wantPassDone bool // Options.PassDone set
 	}{
-		{"tiny", 10 << 10, 0, "", 1, 1, false},
-		{"past serialBytes", serialBytes, 0, "", 1, 0, false},
-		{"threads chosen", 10 << 10, 4, "", 4, 0, false},
-		{"GOGC set", 10 << 10, 0, "GOGC", 1, 1, true},
-		{"GOMEMLIMIT set", 10 << 10, 0, "GOMEMLIMIT", 1, 1, true},
+		{"tiny", 10 << 10, 0, "", 1, 1, false, false},
+		{"past serialBytes", serialBytes, 0, "", 1, 0, false, true},
+		{"threads chosen", 10 << 10, 4, "", 4, 0, false, false},
+		{"GOGC set", 10 << 10, 0, "GOGC", 1, 1, true, false},
+		{"GOMEMLIMIT set", 10 << 10, 0, "GOMEMLIMIT", 1, 1, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.env != "" {
@@ -467,6 +469,14 @@ func TestLight(t *testing.T) {
 			}
 			if o.JITWorkers != c.wantReaders {
 				t.Errorf("JITWorkers %d, want %d", o.JITWorkers, c.wantReaders)
+			}
+			if o.WriteChunk != lightWriteChunk {
+				t.Errorf("WriteChunk %d, want %d", o.WriteChunk, lightWriteChunk)
+			}
+			if (o.PassDone != nil) != c.wantPassDone {
+				t.Errorf("PassDone set %v, want %v", o.PassDone != nil, c.wantPassDone)
+			} else if o.PassDone != nil {
+				o.PassDone("read") // (the tables' pages dropped: the test goes on)
 			}
 			if got := gcPercent(); (got >= 0) != c.collectorSet {
 				t.Errorf("GOGC %d", got)
