@@ -121,7 +121,7 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 	n := len(paths)
 	l := &loaded{objs: make([][]*Obj, n), sizes: make([]int64, n), errs: make([]error, n),
 		perrs: make([]error, n), pbad: make([]int, n), noHost: make([]bool, n)}
-	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Symbols: ctx.tables.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
+	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Symbols: ctx.tables.AllocMapped, Names: ctx.names.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
 		Workers: workers(ctx.Opts.Threads), MapFrom: mapFrom(ctx.Opts.MapFrom), JIT: ctx.Opts.JIT}
 	rings := newRings(!ctx.Opts.NoRing)
 	defer rings.close()
@@ -404,7 +404,7 @@ func defaultHeader(sm int) elf.Header {
 func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	nrel := 0
 	o.cg, o.proto, o.infos = 0, 0, 0
-	o.infoLast, o.cgRecords = 0, 0
+	o.infoLast, o.cgRecords, o.globalInfo = 0, 0, 0
 	for si := range o.F.Sections {
 		switch o.F.Sections[si].Type {
 		case elf.SHTRela, elf.SHTRel:
@@ -412,11 +412,20 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		case elf.SHTCudaInfo:
 			o.infos.note(si)
 			o.infoLast = int32(si)
+			if o.F.SecNameIs(si, ".nv.info") {
+				o.noteGlobalInfo(si)
+			}
 		case elf.SHTCudaCallgraph:
 			o.cg.note(si)
 			o.cgRecords += int32(len(o.F.Sections[si].Data()) / 8)
 		case elf.SHTCudaPrototype:
 			o.proto.note(si)
+		}
+	}
+	for i := range o.F.Symbols {
+		if s := &o.F.Symbols[i]; s.Shndx == elf.SHNUndef && s.Bind() == elf.STBLocal && s.Name == ptxConst0Size {
+			r := o.more()
+			r.const0Size = append(r.const0Size, int32(i))
 		}
 	}
 	o.relSecs = make([]relocSec, 0, nrel)
@@ -429,6 +438,9 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 				return fmt.Errorf("%v in '%s'", err, o.Name)
 			}
 			o.relSecs = append(o.relSecs, relocSec{int32(si), rels})
+			if !plainRelocs(o.F, s, rels) {
+				o.more().oddRelocs = true
+			}
 			continue
 		}
 		if s.Type != elf.SHTCudaInfo {
@@ -531,6 +543,57 @@ func (o *Obj) info(si int, buf []elf.Attr) []elf.Attr {
 	}
 	attrs, _ := elf.AppendNvInfoRecords(buf, o.F.Sections[si].Data())
 	return attrs
+}
+
+// noteGlobalInfo records .nv.info section si of o as its global one,
+// named .nv.info, not .nv.info.<f> (decodeInfo: the names are gone after
+// merge, releaseNames).
+func (o *Obj) noteGlobalInfo(si int) {
+	switch {
+	case o.globalInfo == 0:
+		o.globalInfo = int32(si) + 1
+	case o.globalInfo > 0:
+		o.more().globalInfos = []int32{o.globalInfo - 1, int32(si)}
+		o.globalInfo = -1
+	default:
+		o.rare.globalInfos = append(o.rare.globalInfos, int32(si))
+	}
+}
+
+// plainRelocs reports whether the relocations rels of section s of f
+// apply inside their target section and are of types relocate knows (or
+// drops first, skipReloc): it reports the others by their sections'
+// names, which are gone after merge (releaseNames keeps them then).
+func plainRelocs(f *elf.File, s *elf.Section, rels []elf.Rela) bool {
+	if s.Info == 0 || int(s.Info) >= len(f.Sections) {
+		return len(rels) == 0
+	}
+	size := f.Sections[s.Info].Size
+	for _, r := range rels {
+		switch r.Type {
+		case rNone, rYieldOpcode9, rYieldClearPred, rUnusedClear64:
+			continue // (skipReloc drops them first)
+		}
+		if _, known := relocField(r.Type); !known || r.Offset >= size {
+			return false
+		}
+	}
+	return true
+}
+
+// isConst0Size reports whether input symbol i of o is a local undefined
+// ptxConst0Size (noted by decodeInfo: the names are gone after merge).
+func (o *Obj) isConst0Size(i uint32) bool {
+	return o.rare != nil && slices.Contains(o.rare.const0Size, int32(i))
+}
+
+// isGlobalInfo reports whether .nv.info section si of o is a global one
+// (noteGlobalInfo).
+func (o *Obj) isGlobalInfo(si int) bool {
+	if o.globalInfo >= 0 {
+		return int(o.globalInfo) == si+1
+	}
+	return slices.Contains(o.rare.globalInfos, int32(si))
 }
 
 // eachInfoSection calls fn for each .nv.info section of o (the global
