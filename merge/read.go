@@ -8,9 +8,11 @@ package merge
 // and fatbin members in their order).
 // Invariants: positions are fixed before any goroutine starts; every
 // goroutine writes only its own slot; diagnostics are keyed by position.
-// Only the sections later passes read are kept (in the arena); the symbol
-// and relocation tables are decoded before their bytes are let go
-// (decodedOnly, input.Memory.Release), and no later pass reads them.
+// Only the sections later passes read are kept (in the arena; the string
+// tables in one of their own, Context.names, until merge has copied the
+// names); the symbol and relocation tables are decoded before their bytes
+// are let go (decodedOnly, input.Memory.Release), and no later pass reads
+// them.
 // Workers take batches of consecutive inputs, each read with a few system
 // calls through an io_uring where there is one (input.Ring); what a ring
 // cannot read is read file by file, so the outcome is the same.
