@@ -199,12 +199,15 @@ type Context struct {
 
 // Obj is one relocatable cubin taking part in the link. (A link holds one
 // per object: its small fields share words, and what few objects have is
-// behind a pointer, rare: 216 bytes in all.)
+// behind a pointer, rare: 224 bytes in all.)
 type Obj struct {
-	ID     int
-	Name   string    // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")
-	F      *elf.File // its bytes: F.Raw (what the sections and names alias)
-	System bool      // member of libcudadevrt
+	ID   int
+	Name string    // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")
+	F    *elf.File // its bytes: F.Raw (what the sections alias; the names too in a link of small pages)
+	// shstrtab is where its .shstrtab starts (nil: none), for merge's
+	// prefetchAhead only (the names are freed after merge: releaseNames).
+	shstrtab *byte
+	System   bool // member of libcudadevrt
 	// overlaps: two of its sections share file bytes (malformed input;
 	// relocate then patches copies).
 	overlaps bool

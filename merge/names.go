@@ -46,6 +46,7 @@ func (ctx *Context) releaseNames(check bool) {
 		}
 	}
 	for _, o := range ctx.Objs {
+		o.shstrtab = nil
 		if o.rare != nil {
 			o.rare.secByName = nil // (its keys are the inputs' names)
 		}

@@ -407,6 +407,9 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	nrel := 0
 	o.cg, o.proto, o.infos = 0, 0, 0
 	o.infoLast, o.cgRecords, o.globalInfo = 0, 0, 0
+	if t := o.F.SecNameTable(); len(t) > 0 {
+		o.shstrtab = unsafe.SliceData(t)
+	}
 	for si := range o.F.Sections {
 		switch o.F.Sections[si].Type {
 		case elf.SHTRela, elf.SHTRel:
