@@ -370,7 +370,7 @@ var ErrNotCompact error = &Error{"sections out of order, overlapping or with 64-
 // the contents of the sections for which drop (nil: none) reports false
 // are copied, each 8-byte aligned, into one buffer from keep, which
 // becomes File.Raw and which those sections' Data and every name point
-// into; the section header table and the padding between sections are
+// into (but see names below); the section header table and the padding between sections are
 // left out. The sections drop reports keep Data pointing into b, for the
 // caller to decode and then clear before b is used again. A file whose
 // sections are not laid out in index order without overlaps (none that
@@ -390,8 +390,12 @@ var ErrNotCompact error = &Error{"sections out of order, overlapping or with 64-
 //
 // alloc places the section table and symAlloc the symbol table (nil:
 // alloc), as ParseInto's alloc does: a caller done with the symbols before
-// the sections may free them apart.
-func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, alloc, symAlloc Alloc, zeros func(int) []byte) (*File, error) {
+// the sections may free them apart. names, when not nil, places the
+// string tables (SHT_STRTAB: every name points into them) apart from
+// keep, for a caller done with the names before the contents; it returns
+// zeroed bytes that stay valid while the names are read, or nil, and then
+// they go with the rest, into keep's buffer.
+func ParseCompact(b []byte, drop func(*Section) bool, keep, names func(int) []byte, alloc, symAlloc Alloc, zeros func(int) []byte) (*File, error) {
 	kept := func(s *Section) bool { return s.data != nil && (drop == nil || !drop(s)) }
 	if symAlloc == nil {
 		symAlloc = alloc
@@ -409,7 +413,7 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, all
 				flags = make([]uint8, len(secs))
 			}
 		}
-		var end, total uint64
+		var end, total, strs uint64
 		for i := range secs {
 			s := &secs[i]
 			if len(flags) > 0 && (s.Type == SHTRel || s.Type == SHTRela) && s.Info < uint32(len(secs)) {
@@ -439,15 +443,29 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep func(int) []byte, all
 					continue
 				}
 			}
+			if names != nil && s.Type == SHTStrtab {
+				strs += (s.Size + 7) &^ 7
+				continue
+			}
 			total += (s.Size + 7) &^ 7
 		}
+		var strBody []byte
+		if strs > 0 {
+			if strBody = names(int(strs)); strBody == nil {
+				total += strs
+			}
+		}
 		body := keep(int(total))
-		pos := 0
+		pos, strPos := 0, 0
 		for i := range secs {
 			if s := &secs[i]; kept(s) && (len(flags) == 0 || flags[i]&zeroed == 0) {
-				n := copy(body[pos:], s.Data())
-				s.SetData(body[pos : pos+n : pos+n])
-				pos += (n + 7) &^ 7
+				to, at := body, &pos
+				if strBody != nil && s.Type == SHTStrtab {
+					to, at = strBody, &strPos
+				}
+				n := copy(to[*at:], s.Data())
+				s.SetData(to[*at : *at+n : *at+n])
+				*at += (n + 7) &^ 7
 			}
 		}
 		return body, nil

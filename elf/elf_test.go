@@ -64,7 +64,7 @@ func TestWideFlags(t *testing.T) {
 	want := le.Uint64(b[at:]) | 1<<40
 	le.PutUint64(b[at:], want)
 	keep := func(n int) []byte { return make([]byte, n) }
-	if _, err := ParseCompact(bytes.Clone(b), nil, keep, nil, nil, nil); err != ErrNotCompact {
+	if _, err := ParseCompact(bytes.Clone(b), nil, keep, nil, nil, nil, nil); err != ErrNotCompact {
 		t.Fatalf("ParseCompact: %v, want ErrNotCompact", err)
 	}
 	w, err := Parse(b)
@@ -75,7 +75,7 @@ func TestWideFlags(t *testing.T) {
 	if w.SecFlags(i) != want || h.Flags != want || uint64(w.Sections[i].Flags) != want&0xFFFFFFFF {
 		t.Errorf("flags %#x (header %#x, Section %#x), want %#x", w.SecFlags(i), h.Flags, w.Sections[i].Flags, want)
 	}
-	if c, err := ParseCompact(bytes.Clone(f.Raw), nil, keep, nil, nil, nil); err != nil || c.SecFlags(i) != uint64(f.Sections[i].Flags) {
+	if c, err := ParseCompact(bytes.Clone(f.Raw), nil, keep, nil, nil, nil, nil); err != nil || c.SecFlags(i) != uint64(f.Sections[i].Flags) {
 		t.Fatalf("ParseCompact of the unchanged file: %v", err)
 	}
 }

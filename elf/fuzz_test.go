@@ -211,7 +211,7 @@ func TestParseCompactCorpus(t *testing.T) {
 		le.PutUint64(m[ef.Header.Shoff+uint64(last)*ShdrSize+24:], h.Offset)
 		if _, err := Parse(m); err == nil {
 			overlapping++
-			if _, err := ParseCompact(m, nil, func(n int) []byte { return make([]byte, n) }, nil, nil, nil); err != ErrNotCompact {
+			if _, err := ParseCompact(m, nil, func(n int) []byte { return make([]byte, n) }, nil, nil, nil, nil); err != ErrNotCompact {
 				t.Errorf("%s: overlapping sections: ParseCompact gave %v, want ErrNotCompact", p, err)
 			}
 		}
@@ -357,7 +357,7 @@ func droppedInTest(s *Section) bool {
 // does.
 func parseCompactClobbered(b []byte, drop func(*Section) bool, alloc, zeros func(int) []byte) (*File, error) {
 	tmp := bytes.Clone(b)
-	f, err := ParseCompact(tmp, drop, func(n int) []byte { return make([]byte, n) }, alloc, nil, zeros)
+	f, err := ParseCompact(tmp, drop, func(n int) []byte { return make([]byte, n) }, nil, alloc, nil, zeros)
 	for i := range tmp {
 		tmp[i] = 0xA5
 	}

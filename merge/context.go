@@ -90,6 +90,11 @@ type Context struct {
 	// .nv.info records. finalize frees it then (releaseTables), so that
 	// the rest of finalize and write do not come on top.
 	tables *hugemem.Arena
+	// names holds the inputs' string tables (.strtab, .shstrtab), which
+	// nothing reads once merge has copied the names into the output's
+	// (releaseNames frees it then); nil for a link of small pages, whose
+	// names stay in mem.
+	names *hugemem.Arena
 	// late is tables once releaseTables has reset it for reuse by what
 	// finalize and write allocate after (lateAlloc); nil before, or when
 	// the tables were freed or kept.
@@ -147,6 +152,7 @@ type Context struct {
 	emptyProto    uint32             // .strtab offset of nvlink's empty prototype string (0: none)
 	protoNames    map[string]bool    // the inputs' prototype strings, under Release.StrtabSymbolsLast (strtab125.go)
 	protoOrder    []string           // protoNames in the order of their first appearance
+	protoStrs     []byte             // .strtab as merge leaves it, where the inputs' prototype records point (movePrototype)
 	walk          walkHashes         // while merge runs: the section name hashes of the object it walks
 	walkSyms      []walk             // while merge runs: its symbols' walks (symWalks)
 	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
@@ -193,12 +199,15 @@ type Context struct {
 
 // Obj is one relocatable cubin taking part in the link. (A link holds one
 // per object: its small fields share words, and what few objects have is
-// behind a pointer, rare: 216 bytes in all.)
+// behind a pointer, rare: 224 bytes in all.)
 type Obj struct {
-	ID     int
-	Name   string    // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")
-	F      *elf.File // its bytes: F.Raw (what the sections and names alias)
-	System bool      // member of libcudadevrt
+	ID   int
+	Name string    // as nvlink names it in diagnostics ("a.cubin", "libx.a:y.o")
+	F    *elf.File // its bytes: F.Raw (what the sections alias; the names too in a link of small pages)
+	// shstrtab is where its .shstrtab starts (nil: none), for merge's
+	// prefetchAhead only (the names are freed after merge: releaseNames).
+	shstrtab *byte
+	System   bool // member of libcudadevrt
 	// overlaps: two of its sections share file bytes (malformed input;
 	// relocate then patches copies).
 	overlaps bool
@@ -219,6 +228,9 @@ type Obj struct {
 	// cgRecords is the number of records its .nv.callgraph sections hold
 	// (decodeInfo; buildCallgraph sizes its edge list by them).
 	cgRecords int32
+	// globalInfo is 1 + the index of its .nv.info section named .nv.info
+	// (0: none; -1: several, in rare.globalInfos): noteGlobalInfo.
+	globalInfo int32
 
 	SymMap  []int32    // input symbol index -> output symbol ID, none or local data (symmap.go)
 	SecMap  []int32    // input section index -> output section ID (-1: none)
@@ -255,6 +267,15 @@ type objRare struct {
 	// the collector does not look.
 	private   [][]byte
 	secByName map[string]int // input sections by name, built on first use (objects of over 64 sections)
+	// globalInfos are its .nv.info sections named .nv.info, when there
+	// are several (Obj.globalInfo).
+	globalInfos []int32
+	// const0Size are its local undefined symbols named ptxConst0Size
+	// (Obj.isConst0Size).
+	const0Size []int32
+	// oddRelocs: a relocation of it is past its target section's end or
+	// of a type relocate does not know (plainRelocs).
+	oddRelocs bool
 	// wideOff holds the contribution offsets of 4 GiB and more (only
 	// inputs with huge sections without contents reach them), by input
 	// section index, where SecOff holds wideOff.
@@ -622,6 +643,8 @@ func newContext(opts *Options, diags *diag.Bag, prog string) *Context {
 		}
 		if opts.SmallPages {
 			c.tables.SmallFirst = hugemem.AllSmall
+		} else {
+			c.names = &hugemem.Arena{}
 		}
 		c.recordsMapped = opts.SmallPages
 	}

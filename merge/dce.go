@@ -394,7 +394,7 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 			case block == -2 || block == -3:
 				// (The string table read only here: most call graphs
 				// have no prototype lists.)
-				proto, _ := elf.CString(o.strtab(), uint32(e.Callee))
+				proto, _ := elf.CString(ctx.protoStrs, uint32(e.Callee))
 				if block == -2 {
 					c.taken = append(c.taken, protoRef{ca, proto})
 				} else {

@@ -94,12 +94,14 @@ func collectSharedVars(ctx *Context) sharedVars {
 			sv.kind[id] = 2
 		}
 	}
-	externSeen := map[string]bool{}
+	// (Extern arrays by name: by resolution, one a global name, as the
+	// inputs' names are gone, releaseNames.)
+	externSeen := map[int32]bool{}
 	for _, o := range ctx.Objs {
 		for i := range o.SymMap {
 			if s := &o.F.Symbols[i]; isExternShared(s) {
-				if !externSeen[s.Name] {
-					externSeen[s.Name] = true
+				if k := o.resID[i]; !externSeen[k] {
+					externSeen[k] = true
 					sv.module = append(sv.module, sharedVar{key: dataKey{int32(o.ID), int32(i)}, extern: true})
 				}
 				continue

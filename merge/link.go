@@ -30,6 +30,7 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	ctx := newContext(opts, diags, prog)
 	defer ctx.mem.Free() // last: diagnostics and dumps may name input strings
 	defer ctx.tables.Free()
+	defer ctx.names.Free()
 	if opts.PreserveRelocs && opts.Arch == "sm_90" {
 		// (Only there: nvlink 11.8 says nothing for sm_52 to sm_89.)
 		diags.Warnf(diag.At(diag.PhaseInputs, -1, 0), preserveRelocsWarning, opts.Arch)

@@ -276,3 +276,45 @@ func TestMappedInfoSectionsSurviveGC(t *testing.T) {
 		t.Fatalf("the link with mapped sections (%d bytes) differs from the plain one (%d bytes)", len(got), len(want))
 	}
 }
+
+// TestReleaseNames checks that a link frees the inputs' string tables
+// once merge has copied the names (releaseNames), but where a later pass
+// reads them (--kernels-used: lastSingleConstant; 13.0: eachName), and
+// that the output is the same bytes either way, and as with no arena for
+// them (small pages).
+func TestReleaseNames(t *testing.T) {
+	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/xcall")
+	var outs [][]byte
+	for _, c := range []struct {
+		kernels []string
+		small   bool
+		freed   bool
+	}{{nil, false, true}, {[]string{"xcall"}, false, false}, {nil, true, false}} {
+		opts := &Options{
+			Flags:  linkflags.Flags{Arch: "sm_90", KernelsUsed: c.kernels, Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin"), filepath.Join(dir, "c.cubin")}},
+			Tuning: Tuning{CheckNames: true, SmallPages: c.small},
+		}
+		ctx := newContext(opts, &diag.Bag{}, "warplink")
+		var used int
+		ctx.Opts.PassDone = func(pass string) {
+			if pass == "read" {
+				used = ctx.names.Used()
+			}
+		}
+		if err := run(ctx); err != nil || ctx.Diags.Failed() {
+			t.Fatalf("%+v: %v %v", c, err, ctx.Diags.Sorted())
+		}
+		if freed := used > 0 && ctx.names.Used() == 0; freed != c.freed {
+			t.Errorf("%+v: names freed %v (%d bytes read, %d left)", c, freed, used, ctx.names.Used())
+		}
+		if c.kernels == nil {
+			outs = append(outs, ctx.Out)
+		}
+		ctx.tables.Free()
+		ctx.mem.Free()
+		ctx.names.Free()
+	}
+	if len(outs[0]) == 0 || !bytes.Equal(outs[0], outs[1]) {
+		t.Errorf("outputs differ: %d and %d bytes", len(outs[0]), len(outs[1]))
+	}
+}

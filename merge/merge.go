@@ -95,10 +95,6 @@ func merge(ctx *Context) error {
 	}
 	if least > 0 && nsec+nsym >= least && runtime.GOMAXPROCS(0) > 1 && workers(ctx.Opts.Threads) > 1 {
 		ctx.strq = openStrQueue(reserve, ctx.Str, ctx.ShStr)
-		defer func() {
-			ctx.strq.close()
-			ctx.strq = nil
-		}()
 	} else {
 		reserve()
 	}
@@ -135,6 +131,12 @@ func merge(ctx *Context) error {
 	for id := range ctx.unclaimedSecSyms {
 		ctx.Syms[id].dead = true
 	}
+	if ctx.strq != nil {
+		ctx.strq.close()
+		ctx.strq = nil
+	}
+	ctx.protoStrs = ctx.Str.Bytes()
+	ctx.releaseNames(ctx.Opts.CheckNames)
 	return nil
 }
 

@@ -326,10 +326,11 @@ func mergeSectionRecords(ctx *Context, o *Obj) {
 		case s.Type == elf.SHTCudaCallgraph:
 			noteCallgraphProtos(ctx, o, s)
 		case s.Type == elf.SHTCudaPrototype:
-			strs := o.strtab()
-			for off := 0; off+8 <= len(s.Data()); off += 8 {
-				if str, ok := elf.CString(strs, uint32(elf.CallgraphEntryAt(s.Data(), off).Callee)); ok {
-					ctx.addStr(ctx.Str, str, nil)
+			strs, d := o.strtab(), protoRecords(o, s)
+			for off := 0; off+8 <= len(d); off += 8 {
+				str, ok := elf.CString(strs, uint32(elf.CallgraphEntryAt(d, off).Callee))
+				movePrototype(ctx, d, off, str, ok)
+				if ok {
 					ctx.noteProto(str)
 				}
 			}
@@ -342,15 +343,21 @@ func mergeSectionRecords(ctx *Context, o *Obj) {
 // noteCallgraphProtos enters the prototype strings of a call graph's
 // address-taken (-2) and indirect-call (-3) lists.
 func noteCallgraphProtos(ctx *Context, o *Obj, s *elf.Section) {
-	strs := o.strtab()
-	for list, e := range elf.CallgraphRecords(s.Data()) {
-		if !elf.CallgraphProtoBlock(list) {
+	strs, d := o.strtab(), protoRecords(o, s)
+	block := int32(-1)
+	for off := 0; off+8 <= len(d); off += 8 {
+		e := elf.CallgraphEntryAt(d, off)
+		if e.IsMarker() {
+			block = e.Callee
+			continue
+		}
+		if !elf.CallgraphProtoBlock(block) {
 			continue
 		}
 		str, ok := elf.CString(strs, uint32(e.Callee))
+		movePrototype(ctx, d, off, str, ok)
 		switch {
 		case ok && str != "":
-			ctx.addStr(ctx.Str, str, nil)
 			ctx.noteProto(str)
 		case ok:
 			ctx.noteProto("")

@@ -579,16 +579,9 @@ func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []
 	var buf [infoBuf]elf.Attr
 	ng, nf := 0, 0
 	var ids []byte // an EXTERNS record's kept IDs (appendCompact copies them)
-	// isGlobal: bit si-first is set when section si is .nv.info (its name
-	// read once: the names are cold), for the first 64 from first.
-	var isGlobal uint64
-	first := o.infos.first()
 	o.eachInfoSection(func(si int, s *elf.Section) {
-		if o.F.SecNameIs(si, ".nv.info") {
+		if o.isGlobalInfo(si) {
 			ng += len(s.Data())
-			if si-first < 64 {
-				isGlobal |= 1 << (si - first)
-			}
 		} else {
 			nf += len(s.Data())
 		}
@@ -597,11 +590,7 @@ func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []
 	enc := slab.take(nf)
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
-		named := isGlobal>>(si-first)&1 != 0
-		if si-first >= 64 {
-			named = o.F.SecNameIs(si, ".nv.info")
-		}
-		if !named {
+		if !o.isGlobalInfo(si) {
 			if int(s.Info) >= len(o.F.Sections) || o.Drop[s.Info] || o.SecMap[s.Info] < 0 {
 				return
 			}

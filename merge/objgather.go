@@ -106,7 +106,6 @@ func gatherObjects(ctx *Context) *objGather {
 // the other lists' records to others, in order.
 func gatherCallgraph(ctx *Context, o *Obj, file int32, edges []cgEdge, others []cgRecord) ([]cgEdge, []cgRecord) {
 	o.eachCallgraph(func(s *elf.Section) {
-		var strs []byte // (read for a prototype record only: most files have none)
 		for list, r := range elf.CallgraphRecords(s.Data()) {
 			ca := ctx.liveSym(o, r.Caller)
 			if ca < 0 {
@@ -125,10 +124,7 @@ func gatherCallgraph(ctx *Context, o *Obj, file int32, edges []cgEdge, others []
 				}
 				continue
 			}
-			if strs == nil {
-				strs = o.strtab()
-			}
-			if str, ok := elf.CString(strs, uint32(r.Callee)); ok {
+			if str, ok := elf.CString(ctx.protoStrs, uint32(r.Callee)); ok {
 				others = append(others, cgRecord{file: file, list: list, caller: ca, str: str, hash: ctx.Str.hash(str)})
 			}
 		}
@@ -140,17 +136,13 @@ func gatherCallgraph(ctx *Context, o *Obj, file int32, edges []cgEdge, others []
 // to protos, in order.
 func gatherPrototypes(ctx *Context, o *Obj, protos []protoRec) []protoRec {
 	o.eachPrototype(func(s *elf.Section) {
-		var strs []byte
 		for off := 0; off+8 <= len(s.Data()); off += 8 {
 			r := elf.CallgraphEntryAt(s.Data(), off) // (a .nv.prototype record has the same layout)
 			sym := ctx.liveSym(o, r.Caller)
 			if sym < 0 {
 				continue
 			}
-			if strs == nil {
-				strs = o.strtab()
-			}
-			if str, ok := elf.CString(strs, uint32(r.Callee)); ok {
+			if str, ok := elf.CString(ctx.protoStrs, uint32(r.Callee)); ok {
 				protos = append(protos, protoRec{unsafe.StringData(str), sym, uint32(len(str))})
 			}
 		}
@@ -182,10 +174,9 @@ func (t *StrTab) addWithHash(s string, h uint32) uint32 {
 // (as merge's prefetchAhead does), in stages, each needing what the one
 // before brought in: an object's record four ahead, its file's record
 // three ahead, its section headers, symbols, symbol map and resolution IDs and the
-// start of its contents (.shstrtab, whose names objectInfo reads) two
-// ahead, and the next one's .nv.info, call graph and prototype sections,
-// string table, the slots of the output symbols it maps to and its
-// resolutions. Hints
+// start of its contents two ahead, and the next one's .nv.info, call
+// graph and prototype sections, the slots of the output symbols it maps
+// to and its resolutions. Hints
 // only: what the pass finds is the same without them.
 func gatherAhead(ctx *Context, objs []*Obj, k int) {
 	prefetchObj(objs, k+4)
@@ -208,7 +199,6 @@ func gatherAhead(ctx *Context, objs []*Obj, k int) {
 			}
 		}
 		o.prefetchFirst(0, o.cg, o.proto)
-		prefetch.Slice(o.strtab())
 		for _, m := range o.SymMap {
 			if m >= 0 && int(m) < len(ctx.Syms) {
 				prefetch.Line(uintptr(unsafe.Pointer(&ctx.Syms[m])))

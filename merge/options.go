@@ -54,6 +54,10 @@ type Tuning struct {
 	// link that would write more fails before writing anything. Only
 	// malformed inputs can come near the default; tests set less.
 	MaxOutputSize uint64
+	// CheckNames has merge check every name it moves into the output's
+	// string tables before it frees the inputs' (releaseNames; tests).
+	// It does not change the output.
+	CheckNames bool
 	// PlainMemory keeps the input files in Go-allocated buffers instead of
 	// huge-page mappings (internal/hugemem); cmd/warplink sets it when
 	// WARPLINK_HUGEPAGES=0, and for a light link (inputs of less than 2

@@ -11,7 +11,8 @@ import (
 // placedTypes are the types a link keeps in arena memory (internal/hugemem),
 // which the collector does not scan, with the fields allowed to hold
 // pointers: each points into an input's bytes or into memory from the same
-// arena, kept alive by the link's input list (elf.File.Raw), never to Go
+// arena, kept alive by the link's input list (elf.File.Raw) or the arena
+// (an input's names: Context.names, until releaseNames), never to Go
 // memory only the field refers to. A type placed there by a new
 // elf.SliceOf or elf.Alloc call belongs here.
 var placedTypes = []struct {
@@ -38,7 +39,9 @@ var placedTypes = []struct {
 	// finalize's .nv.info.<f> sections (newSecChunks, from lateMapped):
 	// their names and contents from the same memory, gen nil. Every other
 	// section and symbol (recordSlab: pointer-free heap memory): names
-	// from an input, or pinned with the contents, pieces and gen (pin).
+	// from an input until merge ends, in the output's string tables after
+	// (releaseNames, which pins the tables), or pinned with the contents,
+	// pieces and gen (pin).
 	{reflect.TypeFor[OutSec](), []string{"Name", "body", "gen"}},
 	{reflect.TypeFor[OutSym](), []string{"Name"}},
 }

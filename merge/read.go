@@ -8,9 +8,11 @@ package merge
 // and fatbin members in their order).
 // Invariants: positions are fixed before any goroutine starts; every
 // goroutine writes only its own slot; diagnostics are keyed by position.
-// Only the sections later passes read are kept (in the arena); the symbol
-// and relocation tables are decoded before their bytes are let go
-// (decodedOnly, input.Memory.Release), and no later pass reads them.
+// Only the sections later passes read are kept (in the arena; the string
+// tables in one of their own, Context.names, until merge has copied the
+// names); the symbol and relocation tables are decoded before their bytes
+// are let go (decodedOnly, input.Memory.Release), and no later pass reads
+// them.
 // Workers take batches of consecutive inputs, each read with a few system
 // calls through an io_uring where there is one (input.Ring); what a ring
 // cannot read is read file by file, so the outcome is the same.
@@ -121,7 +123,7 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 	n := len(paths)
 	l := &loaded{objs: make([][]*Obj, n), sizes: make([]int64, n), errs: make([]error, n),
 		perrs: make([]error, n), pbad: make([]int, n), noHost: make([]bool, n)}
-	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Symbols: ctx.tables.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
+	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Symbols: ctx.tables.AllocMapped, Names: ctx.names.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
 		Workers: workers(ctx.Opts.Threads), MapFrom: mapFrom(ctx.Opts.MapFrom), JIT: ctx.Opts.JIT}
 	rings := newRings(!ctx.Opts.NoRing)
 	defer rings.close()
@@ -404,7 +406,10 @@ func defaultHeader(sm int) elf.Header {
 func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	nrel := 0
 	o.cg, o.proto, o.infos = 0, 0, 0
-	o.infoLast, o.cgRecords = 0, 0
+	o.infoLast, o.cgRecords, o.globalInfo = 0, 0, 0
+	if t := o.F.SecNameTable(); len(t) > 0 {
+		o.shstrtab = unsafe.SliceData(t)
+	}
 	for si := range o.F.Sections {
 		switch o.F.Sections[si].Type {
 		case elf.SHTRela, elf.SHTRel:
@@ -412,11 +417,20 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		case elf.SHTCudaInfo:
 			o.infos.note(si)
 			o.infoLast = int32(si)
+			if o.F.SecNameIs(si, ".nv.info") {
+				o.noteGlobalInfo(si)
+			}
 		case elf.SHTCudaCallgraph:
 			o.cg.note(si)
 			o.cgRecords += int32(len(o.F.Sections[si].Data()) / 8)
 		case elf.SHTCudaPrototype:
 			o.proto.note(si)
+		}
+	}
+	for i := range o.F.Symbols {
+		if s := &o.F.Symbols[i]; s.Shndx == elf.SHNUndef && s.Bind() == elf.STBLocal && s.Name == ptxConst0Size {
+			r := o.more()
+			r.const0Size = append(r.const0Size, int32(i))
 		}
 	}
 	o.relSecs = make([]relocSec, 0, nrel)
@@ -429,6 +443,9 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 				return fmt.Errorf("%v in '%s'", err, o.Name)
 			}
 			o.relSecs = append(o.relSecs, relocSec{int32(si), rels})
+			if !plainRelocs(o.F, s, rels) {
+				o.more().oddRelocs = true
+			}
 			continue
 		}
 		if s.Type != elf.SHTCudaInfo {
@@ -531,6 +548,57 @@ func (o *Obj) info(si int, buf []elf.Attr) []elf.Attr {
 	}
 	attrs, _ := elf.AppendNvInfoRecords(buf, o.F.Sections[si].Data())
 	return attrs
+}
+
+// noteGlobalInfo records .nv.info section si of o as its global one,
+// named .nv.info, not .nv.info.<f> (decodeInfo: the names are gone after
+// merge, releaseNames).
+func (o *Obj) noteGlobalInfo(si int) {
+	switch {
+	case o.globalInfo == 0:
+		o.globalInfo = int32(si) + 1
+	case o.globalInfo > 0:
+		o.more().globalInfos = []int32{o.globalInfo - 1, int32(si)}
+		o.globalInfo = -1
+	default:
+		o.rare.globalInfos = append(o.rare.globalInfos, int32(si))
+	}
+}
+
+// plainRelocs reports whether the relocations rels of section s of f
+// apply inside their target section and are of types relocate knows (or
+// drops first, skipReloc): it reports the others by their sections'
+// names, which are gone after merge (releaseNames keeps them then).
+func plainRelocs(f *elf.File, s *elf.Section, rels []elf.Rela) bool {
+	if s.Info == 0 || int(s.Info) >= len(f.Sections) {
+		return len(rels) == 0
+	}
+	size := f.Sections[s.Info].Size
+	for _, r := range rels {
+		switch r.Type {
+		case rNone, rYieldOpcode9, rYieldClearPred, rUnusedClear64:
+			continue // (skipReloc drops them first)
+		}
+		if _, known := relocField(r.Type); !known || r.Offset >= size {
+			return false
+		}
+	}
+	return true
+}
+
+// isConst0Size reports whether input symbol i of o is a local undefined
+// ptxConst0Size (noted by decodeInfo: the names are gone after merge).
+func (o *Obj) isConst0Size(i uint32) bool {
+	return o.rare != nil && slices.Contains(o.rare.const0Size, int32(i))
+}
+
+// isGlobalInfo reports whether .nv.info section si of o is a global one
+// (noteGlobalInfo).
+func (o *Obj) isGlobalInfo(si int) bool {
+	if o.globalInfo >= 0 {
+		return int(o.globalInfo) == si+1
+	}
+	return slices.Contains(o.rare.globalInfos, int32(si))
 }
 
 // eachInfoSection calls fn for each .nv.info section of o (the global

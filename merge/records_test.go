@@ -91,8 +91,9 @@ func TestSecOffWide(t *testing.T) {
 // TestRecordsKeepWhatTheyName checks that sections and symbols in
 // pointer-free slabs (recordSlab), listed in pointer-free lists
 // (appendRecord), which the collector does not scan, stay alive through
-// collections with the heap memory they name: generated names, contents,
-// pieces grown past the inline one, relocations and gen.
+// collections with the heap memory they name: names (in the string
+// tables, releaseNames), contents, pieces grown past the inline one,
+// relocations and gen.
 func TestRecordsKeepWhatTheyName(t *testing.T) {
 	t.Run("heap", func(t *testing.T) { testRecordsKeep(t, &Context{}) })
 	t.Run("arena", func(t *testing.T) {
@@ -127,6 +128,14 @@ func testRecordsKeep(t *testing.T, ctx *Context) {
 			ctx.setGen(s, &genSec{minStack: i})
 		}
 		newSym(ctx, OutSym{Name: s.Name, Sec: s.ID, IsSecSym: true}, false)
+	}
+	// The names move into the string tables (releaseNames), which then
+	// grow past them: the records keep the tables' first buffers.
+	ctx.Opts, ctx.names = &Options{}, &hugemem.Arena{}
+	ctx.releaseNames(true)
+	for i := range n {
+		ctx.ShStr.Add(fmt.Sprintf(".nv.more.%d", i))
+		ctx.Str.Add(fmt.Sprintf("more%d", i))
 	}
 	for range 3 {
 		runtime.GC()

@@ -476,7 +476,7 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		return -1, 0, false, true
 	}
 	in := &o.F.Symbols[r.Sym]
-	if in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal && in.Name == ptxConst0Size {
+	if in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal && o.isConst0Size(r.Sym) {
 		if id, ok := ctx.secNamed(moduleConstants); ok && !ctx.Secs[id].Dead {
 			return -1, ctx.Secs[id].Size, false, true
 		}
@@ -668,11 +668,16 @@ func (ctx *Context) constBank(o *Obj, sym uint32) int {
 	if int(sym) >= len(o.F.Symbols) {
 		return 0
 	}
+	// (The output section's name: a bank's input sections go to the
+	// output section of their name, and the inputs' names are gone,
+	// releaseNames.)
 	name := ""
 	if m := o.SymMap[sym]; m >= 0 && ctx.Syms[m].Sec >= 0 {
 		name = ctx.Secs[ctx.Syms[m].Sec].Name
-	} else if s := &o.F.Symbols[sym]; o.definingSection(s) != nil {
-		name = o.F.SecName(int(s.Shndx))
+	} else if sec, local := o.localDataSec(sym); local {
+		name = ctx.Secs[sec].Name
+	} else if s := &o.F.Symbols[sym]; o.definingSection(s) != nil && o.SecMap[s.Shndx] >= 0 {
+		name = ctx.Secs[o.SecMap[s.Shndx]].Name
 	}
 	rest, ok := strings.CutPrefix(name, ".nv.constant")
 	if !ok {

@@ -45,24 +45,29 @@ func (ctx *Context) reserveSecs(n int) {
 }
 
 // relSecReady is a relocation section prepared for newRelSection: its
-// list (empty: no section), its name and the name's .shstrtab hash; own:
-// the name is an input section's (not pinned: see recordSlab).
+// list (empty: no section), its name (pinned: see recordSlab) and the
+// name's .shstrtab hash.
 type relSecReady struct {
 	l    []OutRel
 	name string
 	h    uint32
-	own  bool
 }
 
 // prepareRelSecs gathers the list, name and name hash of each section of
 // order, in parallel (the lists are disjoint runs of done, the names and
 // tables only read), so that making them in order is all that stays
-// serial.
+// serial. A batch's names share one buffer (the inputs' own names of
+// their relocation sections are gone with their string tables:
+// releaseNames; one concatenation each took 20 ms a link at 100,000
+// objects), pinned here.
 func prepareRelSecs(ctx *Context, order []relSecMade, runs []relRun, last *lastRuns, done []objRelocs) []relSecReady {
 	ready := make([]relSecReady, len(order))
 	const batch = 256
-	parallelFor((len(order)+batch-1)/batch, ctx.Opts.Threads, func(b int) error {
-		for i := b * batch; i < min(len(order), (b+1)*batch); i++ {
+	bufs := make([][]byte, (len(order)+batch-1)/batch)
+	parallelFor(len(bufs), ctx.Opts.Threads, func(b int) error {
+		lo, hi := b*batch, min(len(order), (b+1)*batch)
+		size := 0
+		for i := lo; i < hi; i++ {
 			m := order[i]
 			var l []OutRel
 			if m.kind == kindBound {
@@ -70,21 +75,30 @@ func prepareRelSecs(ctx *Context, order []relSecMade, runs []relRun, last *lastR
 			} else {
 				l = keptList(runs, last.of(m.relSec)-1, done)
 			}
-			if len(l) == 0 {
+			if len(l) > 0 {
+				ready[i].l = l
+				size += len(m.relKind().prefix) + len(ctx.Secs[m.tgt].Name)
+			}
+		}
+		buf := make([]byte, 0, size)
+		for i := lo; i < hi; i++ {
+			if len(ready[i].l) == 0 {
 				continue
 			}
-			// (The input relocation section's own name, as a rule: no
-			// concatenation then, 20 ms a link at 100,000 objects.)
-			have := ""
-			if m.obj >= 0 {
-				have = ctx.Objs[m.obj].F.SecName(int(m.in))
-			}
-			name := joined(have, m.relKind().prefix, ctx.Secs[m.tgt].Name)
-			own := have != "" && unsafe.StringData(name) == unsafe.StringData(have)
-			ready[i] = relSecReady{l: l, name: name, h: ctx.ShStr.hash(name), own: own}
+			m := order[i]
+			start := len(buf)
+			buf = append(append(buf, m.relKind().prefix...), ctx.Secs[m.tgt].Name...)
+			name := unsafe.String(unsafe.SliceData(buf[start:]), len(buf)-start)
+			ready[i].name, ready[i].h = name, ctx.ShStr.hash(name)
 		}
+		bufs[b] = buf
 		return nil
 	})
+	for _, b := range bufs {
+		if cap(b) > 0 {
+			ctx.pin(unsafe.Pointer(unsafe.SliceData(b)))
+		}
+	}
 	return ready
 }
 
@@ -94,9 +108,6 @@ func prepareRelSecs(ctx *Context, order []relSecMade, runs []relRun, last *lastR
 func (ctx *Context) newRelSection(r *relSecReady, k relKind) *OutSec {
 	s := ctx.allocSec()
 	*s = genSection(r.name, k.typ, 0, 8, uint16(k.ent))
-	if !r.own {
-		ctx.pinName(r.name)
-	}
 	if !ctx.secNamesDone || ctx.strq != nil {
 		ctx.addSection(s)
 		return s

@@ -38,12 +38,13 @@ func (ctx *Context) allocSec() *OutSec {
 //
 // So a record may point only at memory kept alive from elsewhere, as in
 // the arenas (hugemem.Arena.AllocMapped): the inputs' bytes (their
-// names), or what pin holds, which the setters of anything else a
-// record points to (setData, setPieces, setRelocs, setGen) and the
-// makers of generated sections (newSection, newRelSection,
+// names, until merge ends; then the output's string tables, which
+// releaseNames pins), or what pin holds, which the setters of anything
+// else a record points to (setData, setPieces, setRelocs, setGen) and
+// the makers of generated sections (newSection, newRelSection,
 // lateSharedSection, claimCode's .nv.shared.<k>) pin; a symbol's name is
-// an input's or its section's. (A section of secChunks has its own
-// storage and rule.)
+// an input's or its section's until then. (A section of secChunks has
+// its own storage and rule.)
 func recordSlab[T any](ctx *Context, n int) []T {
 	var z T
 	size := n * int(unsafe.Sizeof(z))

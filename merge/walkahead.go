@@ -54,9 +54,9 @@ func prefetchAhead(ctx *Context, objs []*Obj, k int) {
 		prefetch.Slice(f.Symbols)
 		prefetch.Slice(objs[j].resID)
 		prefetch.Slice(objs[j].relSecs)
-		// (The start of the kept contents: ptxas writes .shstrtab first,
-		// whose names hashObject reads.)
-		prefetch.Slice(f.Raw[:min(len(f.Raw), 512)])
+		// (The start of .shstrtab, whose names hashObject reads: past
+		// its end, a hint is harmless.)
+		prefetch.Range(unsafe.Pointer(objs[j].shstrtab), 512)
 	}
 	if j := k + 1; j < len(objs) {
 		o := objs[j]

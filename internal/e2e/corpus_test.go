@@ -83,7 +83,7 @@ func linkArgs(t *testing.T, dir, file, out string) *merge.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &merge.Options{Flags: linkflags.Flags{Output: out}}
+	o := &merge.Options{Flags: linkflags.Flags{Output: out}, Tuning: merge.Tuning{CheckNames: true}}
 	args := strings.Fields(string(b))
 	for i := 0; i < len(args); i++ {
 		a := args[i]

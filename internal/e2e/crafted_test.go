@@ -172,7 +172,7 @@ func linkCLI(dir string, args []string, stderr io.Writer) int {
 	}
 	bag.Print(&log, "nvlink")
 	inDirOptions(dir, &cmd.Opts)
-	return merge.Link(&merge.Options{Flags: cmd.Opts, Warplink: cmd.Warplink}, io.Discard, &log, "nvlink")
+	return merge.Link(&merge.Options{Flags: cmd.Opts, Warplink: cmd.Warplink, Tuning: merge.Tuning{CheckNames: true}}, io.Discard, &log, "nvlink")
 }
 
 // inDir is path p taken against folder dir: p itself when absolute, when

@@ -82,7 +82,7 @@ func (mem *Memory) scratchBuf() *[]byte {
 func LoadFile(f *File, t Target, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
 	x := &expander{arch: t.SM, virtual: t.Virtual, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
 	if mem.Keep != nil {
-		x.drop, x.zeros, x.syms = mem.Drop, mem.Zeros, mem.Symbols
+		x.drop, x.zeros, x.syms, x.names = mem.Drop, mem.Zeros, mem.Symbols, mem.Names
 	}
 	x.workers = mem.Workers
 	x.jit = mem.JIT

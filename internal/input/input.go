@@ -79,6 +79,7 @@ type expander struct {
 	alloc   func(int) []byte        // memory of parsed tables (nil: make; see elf.ParseInto)
 	syms    func(int) []byte        // with keep, memory of the symbol tables (nil: alloc; see Memory.Symbols)
 	keep    func(int) []byte        // memory the kept cubins are copied to (nil: they alias the input)
+	names   func(int) []byte        // with keep: memory of their string tables (see Memory.Names)
 	drop    func(*elf.Section) bool // with keep: sections only decoded (see Memory.Drop)
 	zeros   func(int) []byte        // with keep: shared zeros for all-zero sections (see Memory.Zeros)
 	arch    int                     // the target's SM number
@@ -172,6 +173,10 @@ type Memory struct {
 	// Symbols, with Keep, places their symbol tables instead (nil:
 	// Tables), for a caller that frees those first (elf.ParseCompact).
 	Symbols func(int) []byte
+	// Names, with Keep, takes the string tables of the cubins that
+	// elf.ParseCompact takes (nil, or nil from it: Keep), for a caller
+	// done with the names before the rest.
+	Names func(int) []byte
 	// Drop, with Keep, names the sections that are only decoded, not kept
 	// (elf.ParseCompact): until Release, their Data points into the
 	// scratch buffer the file was read into; Release clears it.
@@ -357,7 +362,7 @@ func (x *expander) parse(data []byte) ([]byte, *elf.File, bool, error) {
 		f, err := elf.ParseInto(data, x.alloc)
 		return data, f, false, err
 	}
-	if f, err := elf.ParseCompact(data, x.drop, x.keep, x.alloc, x.syms, x.zeros); err == nil {
+	if f, err := elf.ParseCompact(data, x.drop, x.keep, x.names, x.alloc, x.syms, x.zeros); err == nil {
 		return f.Raw, f, true, nil
 	}
 	whole := x.keep(len(data))
