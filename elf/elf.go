@@ -357,7 +357,7 @@ func Parse(b []byte) (*File, error) { return ParseInto(b, nil) }
 // from alloc (see Alloc). Their strings and slices point into b only,
 // which File.Raw keeps alive.
 func ParseInto(b []byte, alloc Alloc) (*File, error) {
-	return parseWith(b, alloc, alloc, nil)
+	return parseWith(nil, b, alloc, alloc, nil)
 }
 
 // ErrNotCompact is ParseCompact declining a file whose sections are not
@@ -396,11 +396,19 @@ var ErrNotCompact error = &Error{"sections out of order, overlapping or with 64-
 // zeroed bytes that stay valid while the names are read, or nil, and then
 // they go with the rest, into keep's buffer.
 func ParseCompact(b []byte, drop func(*Section) bool, keep, names func(int) []byte, alloc, symAlloc Alloc, zeros func(int) []byte) (*File, error) {
+	return ParseCompactTo(nil, b, drop, keep, names, alloc, symAlloc, zeros)
+}
+
+// ParseCompactTo is ParseCompact decoding into the record into (nil: a
+// new one), which it may overwrite whatever the outcome: a caller that
+// keeps many files may place their records together (merge's read does,
+// for the collector's sake).
+func ParseCompactTo(into *File, b []byte, drop func(*Section) bool, keep, names func(int) []byte, alloc, symAlloc Alloc, zeros func(int) []byte) (*File, error) {
 	kept := func(s *Section) bool { return s.data != nil && (drop == nil || !drop(s)) }
 	if symAlloc == nil {
 		symAlloc = alloc
 	}
-	return parseWith(b, alloc, symAlloc, func(secs []Section, shtab []byte) ([]byte, error) {
+	return parseWith(into, b, alloc, symAlloc, func(secs []Section, shtab []byte) ([]byte, error) {
 		// Per section: patched (a relocation section applies to it) and
 		// zeroed (its Data is zeros'); on the stack for the usual cubin.
 		const patched, zeroed = 1, 2
@@ -488,13 +496,13 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// parseWith is ParseInto with the symbol table from symAlloc; place, when
-// not nil, may move the sections' contents once their headers are read
-// (before any name is decoded from them; shtab is the section header
-// table)
+// parseWith is ParseInto with the symbol table from symAlloc, decoding
+// into the record into (nil: a new one); place, when not nil, may move
+// the sections' contents once their headers are read (before any name is
+// decoded from them; shtab is the section header table)
 // and returns what becomes File.Raw (see ParseCompact).
-func parseWith(b []byte, alloc, symAlloc Alloc, place func(secs []Section, shtab []byte) ([]byte, error)) (*File, error) {
-	f, err := parseHeader(b)
+func parseWith(into *File, b []byte, alloc, symAlloc Alloc, place func(secs []Section, shtab []byte) ([]byte, error)) (*File, error) {
+	f, err := parseHeader(into, b)
 	if err != nil {
 		return nil, err
 	}
@@ -527,8 +535,9 @@ func parseWith(b []byte, alloc, symAlloc Alloc, place func(secs []Section, shtab
 	return f, nil
 }
 
-// parseHeader checks b's identification and decodes its ELF header.
-func parseHeader(b []byte) (*File, error) {
+// parseHeader checks b's identification and decodes its ELF header, into
+// the record into (nil: a new one).
+func parseHeader(into *File, b []byte) (*File, error) {
 	if !IsELF(b) {
 		return nil, errorf("not an ELF file")
 	}
@@ -541,7 +550,11 @@ func parseHeader(b []byte) (*File, error) {
 	if b[5] != 1 {
 		return nil, errorf("not a little-endian ELF file")
 	}
-	f := &File{Raw: b}
+	f := into
+	if f == nil {
+		f = &File{}
+	}
+	*f = File{Raw: b}
 	h := &f.Header
 	copy(h.Ident[:], b[:16])
 	h.Type = le.Uint16(b[16:])

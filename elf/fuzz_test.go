@@ -449,3 +449,21 @@ func FuzzCallgraph(f *testing.F) {
 		}
 	})
 }
+
+// TestParseCompactTo checks that ParseCompactTo decodes into the record
+// it is given, whatever that record held, the tables ParseCompact gives.
+func TestParseCompactTo(t *testing.T) {
+	n := 0
+	keep := func(n int) []byte { return make([]byte, n) }
+	eachRelocatable(t, "../testdata/corpus/cuda11.8-sm_90/*/*.cubin", func(p string, b []byte, ef *File) {
+		n++
+		into := &File{Raw: []byte{1}, SymtabIndex: 99, compact: false, Symbols: make([]Symbol, 3)}
+		f, err := ParseCompactTo(into, b, nil, keep, nil, nil, nil, nil)
+		if err != nil || f != into || !sameTables(ef, f, nil) || !f.compact {
+			t.Fatalf("%s: ParseCompactTo gave %p (%v), want the record given (%p) with Parse's tables", p, f, err, into)
+		}
+	})
+	if n == 0 {
+		t.Fatal("no relocatable cubin in the corpus")
+	}
+}

@@ -108,8 +108,10 @@ func run(ctx *Context) error {
 		name string
 		fn   func(*Context) error
 		goOn bool
-		// then, when not nil, runs after the pass, in the background
-		// what it starts (not timed with the pass).
+		// then, when not nil, runs after the pass and after PassDone
+		// (its collection), in the background what it starts (not timed
+		// with the pass): started before the collection, that work took
+		// a core from the collector's marking.
 		then func(*Context)
 	}{
 		// Inputs: decode files, archives, fatbinaries, -l libraries (read.go).
@@ -139,11 +141,11 @@ func run(ctx *Context) error {
 			return err
 		}
 		ctx.Timer.add(p.name, time.Since(t0))
-		if p.then != nil && !ctx.Diags.Failed() {
-			p.then(ctx)
-		}
 		if ctx.Opts.PassDone != nil {
 			ctx.Opts.PassDone(p.name)
+		}
+		if p.then != nil && !ctx.Diags.Failed() {
+			p.then(ctx)
 		}
 		if ctx.Opts.Dump == p.name {
 			dumpState(ctx, ctx.Opts.DumpTo)

@@ -3,6 +3,7 @@ package input
 import (
 	"sync/atomic"
 
+	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
 )
 
@@ -17,6 +18,9 @@ type File struct {
 	// archive member, a host object without host reference information
 	// (set by LoadFile; not for libcudadevrt).
 	NoHostInfo bool
+	// Into, when not nil, is where LoadFile decodes a file named .cubin
+	// (elf.ParseCompactTo): its unit's ELF then points to it.
+	Into *elf.File
 
 	buf    *[]byte // the scratch buffer Data is in (with Memory.Keep)
 	mapped []byte  // the mapping Data is, if the file was mapped (Memory.MapFrom)
@@ -87,6 +91,7 @@ func LoadFile(f *File, t Target, diags *diag.Bag, fileID int, seen *Seen, mem *M
 	x.workers = mem.Workers
 	x.jit = mem.JIT
 	x.mapped = f.mapped != nil
+	x.into = f.Into
 	var noHostInfo atomic.Bool
 	x.noHostInfo = &noHostInfo
 	var units []Unit

@@ -93,6 +93,9 @@ type expander struct {
 	// information (shared by the copies archiveParallel makes).
 	noHostInfo *atomic.Bool
 	jit        Compiler // compiles PTX (nil: a PTX-only input is fatal)
+	// into is where a file named .cubin is decoded (File.Into; nil: a new
+	// record), taken by its one parse (parse) and by no other file's.
+	into *elf.File
 }
 
 func (x *expander) key() diag.Key {
@@ -281,6 +284,8 @@ func Expand(path string, data []byte, t Target, diags *diag.Bag, fileID int) ([]
 }
 
 func (x *expander) expand(path string, data []byte) ([]Unit, error) {
+	into := x.into
+	x.into = nil // (a .cubin's alone: other inputs' members may be parsed on several goroutines)
 	isAr := ar.IsArchive(data)
 	if !isAr && len(data) < probeSize {
 		return nil, x.fatal("Could not open input file '%s'", path)
@@ -290,6 +295,7 @@ func (x *expander) expand(path string, data []byte) ([]Unit, error) {
 		if !elf.IsELF(data) {
 			return nil, x.fatal("cubin not an elf?")
 		}
+		x.into = into
 		return x.noHostInfoIf(path)(x.cubin(path, path, data, true))
 	case ".fatbin":
 		if !fatbin.IsFatbin(data) {
@@ -362,7 +368,9 @@ func (x *expander) parse(data []byte) ([]byte, *elf.File, bool, error) {
 		f, err := elf.ParseInto(data, x.alloc)
 		return data, f, false, err
 	}
-	if f, err := elf.ParseCompact(data, x.drop, x.keep, x.names, x.alloc, x.syms, x.zeros); err == nil {
+	into := x.into
+	x.into = nil
+	if f, err := elf.ParseCompactTo(into, data, x.drop, x.keep, x.names, x.alloc, x.syms, x.zeros); err == nil {
 		return f.Raw, f, true, nil
 	}
 	whole := x.keep(len(data))
