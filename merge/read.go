@@ -221,7 +221,10 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 // 10,000 objects the four collections took half again as much marking
 // CPU (11.2 against 7.6 ms, medians of 15 links), and at 100,000 objects
 // the link took a tenth less wall time (medians of five alternating
-// links) in the same peak RSS.
+// links) in the same peak RSS. (The slabs, live among read's scratch
+// buffers, leave more of the heap's free pages unusable by merge's larger
+// allocations: 20 MB more peak there when those pages stay resident; a
+// large link returns them after resolve, cmd/warplink's returnLargeAfter.)
 type objSlot struct {
 	obj  Obj
 	file elf.File
