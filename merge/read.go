@@ -149,16 +149,10 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 		mem.ReadBatch(r, files)
 		rings.put(r)
 		var size int64
-		var slab []objSlot
-		if ctx.Opts.InputEstimate < slabsBelow {
-			slab = make([]objSlot, len(files))
-		}
+		slab := make([]objSlot, len(files))
 		for k := range files {
-			var slot *objSlot
-			if slab != nil {
-				slot = &slab[k]
-				files[k].Into = &slot.file
-			}
+			slot := &slab[k]
+			files[k].Into = &slot.file
 			l.load(ctx, mem, arch, b*batch+k, &files[k], slot)
 			size += l.sizes[b*batch+k]
 		}
@@ -198,7 +192,7 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 		u := &units[k]
 		f := u.ELF // (u.Data may be cut or compacted: not parsed again)
 		o := &Obj{}
-		if len(units) == 1 && slot != nil {
+		if len(units) == 1 {
 			o = &slot.obj // (the usual input: see objSlot)
 		}
 		*o = Obj{Name: u.Name, F: f, System: u.System,
@@ -220,23 +214,21 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 
 // objSlot holds the object of an input that holds one cubin (most do),
 // and the record of a .cubin's decoded file (input.File.Into), in a slab
-// per batch of inputs (readInputs, below slabsBelow). These records are
+// per batch of inputs (readInputs). These records are
 // most of what the collections after the passes scan (heapSizer.passDone),
 // and in slabs the collector reads them in sequence: allocated one by
 // one, scattered over the heap, each was a cache miss of its own, and at
 // 10,000 objects the four collections took half again as much marking
-// CPU (11.2 against 7.6 ms, medians of 15 links).
+// CPU (11.2 against 7.6 ms, medians of 15 links), and at 100,000 objects
+// the link took a tenth less wall time (medians of five alternating
+// links) in the same peak RSS. (The slabs, live among read's scratch
+// buffers, leave more of the heap's free pages unusable by merge's larger
+// allocations: 20 MB more peak there when those pages stay resident; a
+// large link returns them after resolve, cmd/warplink's returnLargeAfter.)
 type objSlot struct {
 	obj  Obj
 	file elf.File
 }
-
-// slabsBelow is the estimated input size (Options.InputEstimate) below
-// which read places objects in slabs (objSlot): 128 MiB, about 29,000
-// generated objects. At 100,000 objects the slabs raised peak RSS by
-// 13-15 MB (medians of five links; the objects alone in slabs as much),
-// for a time within the machine's noise.
-const slabsBelow = 128 << 20
 
 // numberObjects reports the first failed input, in command-line order,
 // and otherwise gives every object its file ID (its position in the
