@@ -29,6 +29,7 @@ func finalize(ctx *Context) error {
 	// prototype records mapped, in one parallel visit of each object,
 	// then folded in file order.
 	info := gatherObjects(ctx)
+	startPrepare(ctx) // (on the core the serial rest leaves idle)
 	buildCallgraph(ctx, info)
 	makeKernelBanks(ctx)
 	addBoundNames(ctx)

@@ -125,7 +125,7 @@ func run(ctx *Context) error {
 		// Data placed in commons, constant banks, shared memory (layout.go).
 		{"layout", layout, true, nil},
 		// Link-time relocations applied, the kept ones listed (relocate.go).
-		{"relocate", relocate, true, prepareOutput}, // then the output file prepared (output.go)
+		{"relocate", relocate, true, noteOutputSize}, // then the output file's size estimated (output.go)
 		// Generated sections (.nv.info, call graph, EXTERNS), undefined
 		// references, string tables (finalize.go).
 		{"finalize", finalize, true, nil},

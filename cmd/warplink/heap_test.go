@@ -53,7 +53,8 @@ func TestSizeHeap(t *testing.T) {
 
 // TestPassDoneCollects checks that a link, whose collector size leaves to
 // the memory limit, is collected once after each pass collectAfter names
-// (read, merge, relocate and finalize), after dce too from
+// (read, merge, relocate and finalize: from behindFinalizeFrom below
+// largeCollectFrom that one on another goroutine), after dce too from
 // largeCollectFrom, and no other; that
 // a heap that got no advice returns its free pages instead after those
 // returnAfter names (merge and relocate: a collection too), and a large
@@ -77,7 +78,8 @@ func TestPassDoneCollects(t *testing.T) {
 		{1 << 20, true, len(collectAfter) - len(returnAfter), len(returnAfter)},
 		{smallHeapBelow - 1, false, len(collectAfter), 0},
 		{smallHeapBelow - 1, true, len(collectAfter) - len(returnAfter), len(returnAfter)},
-		{smallHeapBelow, false, len(collectAfter), 0},
+		{behindFinalizeFrom - 1, false, len(collectAfter), 0},
+		{smallHeapBelow, false, len(collectAfter), 0}, // (finalize's behind order)
 		{largeCollectFrom - 1, false, len(collectAfter), 0},
 		{200 << 20, false, len(collectAfter) + 1, 1}, // (and after dce; returned after resolve)
 		{200 << 20, false, 0, 0},                     // (GOGC set: gogc below)
@@ -86,8 +88,9 @@ func TestPassDoneCollects(t *testing.T) {
 		if gogc {
 			t.Setenv("GOGC", "100")
 		}
-		gcs, returns := 0, 0
-		h := &heapSizer{adviseHeap: func(int, bool) bool { return true }, collect: func() { gcs++ }, freeOS: func() { returns++ }, noAdvice: c.noAdvice}
+		gcs, returns, behinds := 0, 0, 0
+		h := &heapSizer{adviseHeap: func(int, bool) bool { return true }, collect: func() { gcs++ }, freeOS: func() { returns++ }, noAdvice: c.noAdvice,
+			behind: func(collect func()) { behinds++; collect() }}
 		h.size(c.input, false)
 		for _, p := range passes {
 			g, r := gcs, returns
@@ -101,6 +104,10 @@ func TestPassDoneCollects(t *testing.T) {
 			if gcs != g && returns != r {
 				t.Errorf("input %d: both after %s", c.input, p)
 			}
+		}
+		middle := c.input >= behindFinalizeFrom && c.input < largeCollectFrom && !gogc
+		if want := map[bool]int{true: 1}[middle]; behinds != want {
+			t.Errorf("input %d: %d collections behind the passes, want %d (after finalize)", c.input, behinds, want)
 		}
 		if gcs != c.gcs || returns != c.returns {
 			t.Errorf("input %d, noAdvice %v: %d collections and %d returns after the passes, want %d and %d", c.input, c.noAdvice, gcs, returns, c.gcs, c.returns)
