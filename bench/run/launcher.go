@@ -18,7 +18,9 @@ package main
 // peak RSS and exit status. Each measurement (link) starts one and ends
 // it, so that a launcher's own peak, which the requests of a 100,000-
 // object link's arguments raise, never floors a smaller link's figure;
-// the peaks are printed with the tables (launchers.note).
+// the peaks are printed with the tables (launchers.note). A link of a few
+// objects peaks under any launcher's peak: the small links' peak RSS is
+// measured apart (probe.go).
 
 import (
 	"bufio"
@@ -118,7 +120,7 @@ func (ls *launchers) note() string {
 	}
 	sizes := slices.Sorted(maps.Keys(ls.peaks))
 	var b strings.Builder
-	b.WriteString("links started from a launcher process per measurement; launcher peak RSS (no link's figure can be lower):")
+	b.WriteString("links started from a launcher process per measurement; launcher peak RSS (no figure of a link it started can be lower; the small links' is measured apart):")
 	for i, n := range sizes {
 		if i > 0 {
 			b.WriteString(",")

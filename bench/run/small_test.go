@@ -21,9 +21,10 @@ func TestSmallTable(t *testing.T) {
 	rep := &report{smallRows: []smallRow{
 		{n: 3, bytes: 12300, nv: ms(2, 1, 9), wl: ms(3, 1.5, 1), nvRSS: []int64{3e6, 4e6, 5e6}, wlRSS: []int64{4e6, 4e6, 4e6}, outputs: "identical"},
 		{n: 10, err: "warplink: exit status 1"},
+		{n: 1, bytes: 5500, nv: ms(1), wl: ms(1), nvRSS: []int64{3.5e6}, wlRSS: []int64{1.9e6}, floor: 2e6, outputs: "identical"},
 	}}
 	tb, ok := rep.smallTable()
-	if !ok || len(tb.rows) != 2 {
+	if !ok || len(tb.rows) != 3 {
 		t.Fatalf("table %v %v", tb, ok)
 	}
 	if got := strings.Join(tb.rows[0], "|"); got != "3|12.3|2.00 ms|1.50 ms|0.75|4.0 MB|4.0 MB|identical|3" {
@@ -31,6 +32,10 @@ func TestSmallTable(t *testing.T) {
 	}
 	if !strings.Contains(tb.rows[1][2], "failed") {
 		t.Errorf("failed row %v", tb.rows[1])
+	}
+	// (A figure at rssprobe's own peak is marked as at most that.)
+	if got := strings.Join(tb.rows[2][5:7], "|"); got != "3.5 MB|≤2.0 MB" || !strings.Contains(tb.title, "rssprobe") {
+		t.Errorf("row %s, title %q", got, tb.title)
 	}
 	if _, ok := (&report{}).smallTable(); ok {
 		t.Error("a table without rows")
