@@ -109,9 +109,6 @@ type Context struct {
 	// prepareOutput has the output opened and its pages prepared ahead
 	// for sections of size bytes (nil: not; output.go).
 	prepareOutput func(size uint64)
-	// prepareSize is the file's size as estimated after relocate
-	// (noteOutputSize), for the preparation finalize starts (0: none).
-	prepareSize uint64
 	// preparedRuns hands write the run buffers the preparation made (nil
 	// or none: emit makes its own).
 	preparedRuns func() [][]byte

@@ -108,32 +108,27 @@ func run(ctx *Context) error {
 		name string
 		fn   func(*Context) error
 		goOn bool
-		// then, when not nil, runs after the pass and after PassDone
-		// (its collection), in the background what it starts (not timed
-		// with the pass): started before the collection, that work took
-		// a core from the collector's marking.
-		then func(*Context)
 	}{
 		// Inputs: decode files, archives, fatbinaries, -l libraries (read.go).
-		{"read", read, false, nil},
+		{"read", read, false},
 		// Symbol resolution: one winner per global name, sharded (resolve.go).
-		{"resolve", resolve, false, nil},
+		{"resolve", resolve, false},
 		// Output sections and symbols in nvlink's creation order (merge.go).
-		{"merge", merge, false, nil},
+		{"merge", merge, false},
 		// Functions no entry reaches removed; the call graph (dce.go).
-		{"dce", dce, false, nil},
+		{"dce", dce, false},
 		// Data placed in commons, constant banks, shared memory (layout.go).
-		{"layout", layout, true, nil},
+		{"layout", layout, true},
 		// Link-time relocations applied, the kept ones listed (relocate.go).
-		{"relocate", relocate, true, noteOutputSize}, // then the output file's size estimated (output.go)
+		{"relocate", relocate, true},
 		// Generated sections (.nv.info, call graph, EXTERNS), undefined
 		// references, string tables (finalize.go).
-		{"finalize", finalize, true, nil},
+		{"finalize", finalize, true},
 		// The deterministic ordering stage: section order and symbol
 		// indices (order.go); the -v report. Nothing is added after it.
-		{"order", order, false, nil},
+		{"order", order, false},
 		// The output file, streamed (write.go).
-		{"write", write, false, nil},
+		{"write", write, false},
 	}
 	for _, p := range passes {
 		t0 := time.Now()
@@ -143,9 +138,6 @@ func run(ctx *Context) error {
 		ctx.Timer.add(p.name, time.Since(t0))
 		if ctx.Opts.PassDone != nil {
 			ctx.Opts.PassDone(p.name)
-		}
-		if p.then != nil && !ctx.Diags.Failed() {
-			p.then(ctx)
 		}
 		if ctx.Opts.Dump == p.name {
 			dumpState(ctx, ctx.Opts.DumpTo)

@@ -3,9 +3,8 @@ package merge
 // output: the output file the write pass streams into, and its pages
 // prepared ahead.
 //
-// Inputs: an estimate of the file's size once relocate ends
-// (noteOutputSize; prepare, which finalize starts: startPrepare), the
-// file's size (open). Outputs: the file, an unnamed or temporary one
+// Inputs: an estimate of the file's size when finalize starts the
+// preparation (startPrepare; prepare), the file's size (open). Outputs: the file, an unnamed or temporary one
 // (atomicfile) named only by Commit.
 // Invariants: the goroutine that prepares the file has ended before open
 // returns and before the link commits or aborts the file; it only writes
@@ -180,17 +179,22 @@ func (o *outputFile) close(ok bool) error {
 	return err
 }
 
-// noteOutputSize notes, for startPrepare, an estimate of the file's
-// size as it is after relocate: the sections with bytes in the file, the string tables, a .symtab entry for every
-// symbol and a section header for every section, and a sixteenth more for
-// what finalize adds (its .nv.info.<f> sections, their headers and
-// names: 6-7 % of the file for the generated links). The tables and the
-// headers are a third of the file at 10,000 generated objects, and the
-// tables come first in it, so counting the sections alone left the file's
-// last third to fresh pages; a file smaller than the estimate is cut to
-// its size (open).
-func noteOutputSize(ctx *Context) {
-	if ctx.prepareOutput == nil {
+// startPrepare has the output prepared ahead (outputFile.prepare) for an
+// estimate of the file's size: the sections with bytes in the file, the
+// string tables, a .symtab entry for every symbol and a section header
+// for every section, and a sixteenth more for what finalize adds after
+// (its .nv.info.<f> sections, their headers and names: 6-7 % of the
+// file for the generated links). The tables and the headers are a third
+// of the file at 10,000 generated objects, and the tables come first in
+// it, so counting the sections alone left the file's last third to
+// fresh pages; a file smaller than the estimate is cut to its size
+// (open). Finalize starts it once its parallel visit of the objects
+// (gatherObjects) is over: the preparation takes a core for
+// milliseconds (10,000 objects: its run buffers' faults and the zeros),
+// which that visit needs both of, and the serial rest of finalize
+// leaves one idle. Not for a link that has failed.
+func startPrepare(ctx *Context) {
+	if ctx.prepareOutput == nil || ctx.Diags.Failed() {
 		return
 	}
 	var n uint64
@@ -201,17 +205,5 @@ func noteOutputSize(ctx *Context) {
 	}
 	n += uint64(len(ctx.ShStr.Bytes())) + uint64(len(ctx.Str.Bytes())) +
 		uint64(len(ctx.Syms))*elf.SymSize + uint64(len(ctx.Secs))*elf.ShdrSize
-	ctx.prepareSize = n + n/16
-}
-
-// startPrepare has the output prepared ahead (outputFile.prepare) for
-// the size noteOutputSize estimated. Finalize starts it once its
-// parallel visit of the objects (gatherObjects) is over: the preparation
-// takes a core for milliseconds (10,000 objects: its run buffers' faults
-// and the zeros), which that visit needs both of, and the serial rest of
-// finalize leaves one idle.
-func startPrepare(ctx *Context) {
-	if ctx.prepareSize > 0 && ctx.prepareOutput != nil {
-		ctx.prepareOutput(ctx.prepareSize)
-	}
+	ctx.prepareOutput(n + n/16)
 }

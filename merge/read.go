@@ -190,10 +190,10 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 	mapped := input.Mapped(units) // (the dropped sections are read here)
 	err = parallelFor(len(units), w, func(k int) error {
 		u := &units[k]
-		f := u.ELF // (u.Data may be cut or compacted: not parsed again)
-		o := &Obj{}
-		if len(units) == 1 {
-			o = &slot.obj // (the usual input: see objSlot)
+		f := u.ELF     // (u.Data may be cut or compacted: not parsed again)
+		o := &slot.obj // (the usual input, one cubin: see objSlot)
+		if len(units) > 1 {
+			o = new(Obj)
 		}
 		*o = Obj{Name: u.Name, F: f, System: u.System,
 			overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
@@ -600,8 +600,7 @@ func plainRelocs(f *elf.File, s *elf.Section, rels []elf.Rela) bool {
 	}
 	size := f.Sections[s.Info].Size
 	for _, r := range rels {
-		switch r.Type {
-		case rNone, rYieldOpcode9, rYieldClearPred, rUnusedClear64:
+		if droppedType(r.Type) {
 			continue // (skipReloc drops them first)
 		}
 		if _, known := relocField(r.Type); !known || r.Offset >= size {

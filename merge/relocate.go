@@ -331,19 +331,26 @@ func relocTargetData(ctx *Context, o *Obj, tgt int, privatized *map[int]bool) []
 	return data
 }
 
+// droppedType reports a relocation type skipReloc always drops: none,
+// the YIELD ones (they would turn a YIELD into a NOP where forward
+// progress is not required; nvlink 11.8 leaves the code as it is and
+// drops them: -G code, testdata/crafted/debug-yield-sm80), and
+// R_CUDA_UNUSED_CLEAR64, whose 8 bytes skipReloc clears when its symbol
+// is dead.
+func droppedType(t uint32) bool {
+	return t == rNone || t == rYieldOpcode9 || t == rYieldClearPred || t == rUnusedClear64
+}
+
 // skipReloc reports the relocations nvlink 11.8 neither applies nor
 // keeps; an UNUSED_CLEAR64 one clears its field in data first when the
 // function it names was removed.
 func skipReloc(ctx *Context, o *Obj, tgt int, r elf.Rela, data []byte) bool {
 	switch {
-	case r.Type == rNone || r.Type == rYieldOpcode9 || r.Type == rYieldClearPred:
-		// YIELD relocations would turn a YIELD into a NOP where forward
-		// progress is not required; nvlink 11.8 leaves the code as it is
-		// and drops them (-G code: testdata/crafted/debug-yield-sm80).
-		return true
-	case r.Type == rUnusedClear64:
-		if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].dead && r.Offset+8 <= uint64(len(data)) {
-			clear(data[r.Offset : r.Offset+8])
+	case droppedType(r.Type):
+		if r.Type == rUnusedClear64 {
+			if m := remapSym(o, r.Sym); m >= 0 && ctx.Syms[m].dead && r.Offset+8 <= uint64(len(data)) {
+				clear(data[r.Offset : r.Offset+8])
+			}
 		}
 		return true
 	case o.inLostData(tgt, r.Offset):
@@ -476,13 +483,13 @@ func (ctx *Context) relocValue(o *Obj, r elf.Rela) (sym int32, val uint64, keep,
 		return -1, 0, false, true
 	}
 	in := &o.F.Symbols[r.Sym]
-	if in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal && o.isConst0Size(r.Sym) {
-		if id, ok := ctx.secNamed(moduleConstants); ok && !ctx.Secs[id].Dead {
-			return -1, ctx.Secs[id].Size, false, true
-		}
-		return -1, 0xFFFFFFFF, false, true
-	}
 	if in.Shndx == elf.SHNUndef && in.Bind() == elf.STBLocal {
+		if o.isConst0Size(r.Sym) {
+			if id, ok := ctx.secNamed(moduleConstants); ok && !ctx.Secs[id].Dead {
+				return -1, ctx.Secs[id].Size, false, true
+			}
+			return -1, 0xFFFFFFFF, false, true
+		}
 		// Another local undefined symbol (a PTX label ptxas left
 		// undefined for -G's .debug_loc, in -G builds of Thrust): 0, and
 		// under --preserve-relocs listed against the null symbol.
