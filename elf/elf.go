@@ -370,9 +370,10 @@ var ErrNotCompact error = &Error{"sections out of order, overlapping or with 64-
 // the contents of the sections for which drop (nil: none) reports false
 // are copied, each 8-byte aligned, into one buffer from keep, which
 // becomes File.Raw and which those sections' Data and every name point
-// into (but see names below); the section header table and the padding between sections are
-// left out. The sections drop reports keep Data pointing into b, for the
-// caller to decode and then clear before b is used again. A file whose
+// into (but see names below); the section header table and the padding
+// between sections are left out. The sections drop reports keep Data
+// pointing into b, for the caller to decode and then clear before b is
+// used again. A file whose
 // sections are not laid out in index order without overlaps (none that
 // ptxas or nvlink write), or one with a section whose flags have bits
 // above the low 32 (which File.SecFlags reads from the section header

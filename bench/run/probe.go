@@ -63,18 +63,16 @@ func probeLink(c config, probe, bin string, w *workload, out string, env []strin
 	if err != nil {
 		return 0, 0, fmt.Errorf("rssprobe: %v: %s", err, firstLine(strings.TrimSpace(stderr.String())))
 	}
-	f := strings.Fields(string(b))
+	bad := fmt.Errorf("rssprobe: bad answer %q", b)
+	f := strings.Fields(string(b)) // MAXRSS EXIT PEAK
+	if len(f) != 3 {
+		return 0, 0, bad
+	}
 	var v [3]int64
 	for i := range v {
-		if len(f) != len(v) {
-			break
-		}
 		if v[i], err = strconv.ParseInt(f[i], 10, 64); err != nil {
-			break
+			return 0, 0, bad
 		}
-	}
-	if len(f) != len(v) || err != nil {
-		return 0, 0, fmt.Errorf("rssprobe: bad answer %q", b)
 	}
 	if v[1] != 0 {
 		return 0, 0, fmt.Errorf("exit status %d", v[1])
