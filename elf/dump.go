@@ -345,6 +345,18 @@ func CallgraphEntryAt(b []byte, off int) CallgraphEntry {
 // are in block -1. A trailing partial record is ignored.
 func CallgraphRecords(b []byte) iter.Seq2[int32, CallgraphEntry] {
 	return func(yield func(int32, CallgraphEntry) bool) {
+		for block, off := range CallgraphOffsets(b) {
+			if !yield(block, CallgraphEntryAt(b, off)) {
+				return
+			}
+		}
+	}
+}
+
+// CallgraphOffsets is CallgraphRecords yielding each record's byte offset
+// in b instead of the record, for a reader that rewrites it in place.
+func CallgraphOffsets(b []byte) iter.Seq2[int32, int] {
+	return func(yield func(int32, int) bool) {
 		block := int32(-1)
 		for off := 0; off+8 <= len(b); off += 8 {
 			e := CallgraphEntryAt(b, off)
@@ -352,7 +364,7 @@ func CallgraphRecords(b []byte) iter.Seq2[int32, CallgraphEntry] {
 				block = e.Callee
 				continue
 			}
-			if !yield(block, e) {
+			if !yield(block, off) {
 				return
 			}
 		}

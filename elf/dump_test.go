@@ -384,6 +384,16 @@ func TestCallgraphRecords(t *testing.T) {
 	if !slices.Equal(all, want) {
 		t.Errorf("records %v, want %v", all, want)
 	}
+	var offs []int
+	for block, off := range CallgraphOffsets(b) {
+		if e := CallgraphEntryAt(b, off); e.IsMarker() || block != want[len(offs)].block {
+			t.Errorf("offset %d: record %v in block %d", off, e, block)
+		}
+		offs = append(offs, off)
+	}
+	if want := []int{0, 16, 24, 40, 64}; !slices.Equal(offs, want) {
+		t.Errorf("offsets %v, want %v", offs, want)
+	}
 	n := 0
 	for range CallgraphRecords(b) {
 		if n++; n == 2 {

@@ -344,17 +344,11 @@ func mergeSectionRecords(ctx *Context, o *Obj) {
 // address-taken (-2) and indirect-call (-3) lists.
 func noteCallgraphProtos(ctx *Context, o *Obj, s *elf.Section) {
 	strs, d := o.strtab(), protoRecords(o, s)
-	block := int32(-1)
-	for off := 0; off+8 <= len(d); off += 8 {
-		e := elf.CallgraphEntryAt(d, off)
-		if e.IsMarker() {
-			block = e.Callee
-			continue
-		}
+	for block, off := range elf.CallgraphOffsets(d) {
 		if !elf.CallgraphProtoBlock(block) {
 			continue
 		}
-		str, ok := elf.CString(strs, uint32(e.Callee))
+		str, ok := elf.CString(strs, uint32(elf.CallgraphEntryAt(d, off).Callee))
 		movePrototype(ctx, d, off, str, ok)
 		switch {
 		case ok && str != "":
