@@ -281,18 +281,13 @@ func (ctx *Context) textSections() []int32 {
 
 // encodeInfo writes the records of generated .nv.info sections, now that
 // symbol indices are final: .nv.info's from its records, each
-// .nv.info.<f>'s in place from its compact form.
-func encodeInfo(ctx *Context) {
-	var secs []*OutSec
-	for _, s := range ctx.Secs {
-		if s.Type == elf.SHTCudaInfo {
-			secs = append(secs, s)
-		}
-	}
+// .nv.info.<f>'s in place from its compact form: the sections secs (every
+// .nv.info section, orderSections).
+func encodeInfo(ctx *Context, secs []int32) {
 	// Each section is encoded on its own (symbols are only read), into a
 	// buffer of its exact size.
 	parallelFor(len(secs), ctx.Opts.Threads, func(i int) error {
-		encodeInfoSection(ctx, secs[i])
+		encodeInfoSection(ctx, ctx.Secs[secs[i]])
 		return nil
 	})
 }
@@ -319,7 +314,7 @@ func sortMinStack(ctx *Context, b []byte) {
 		copy(recs[i][:], b[i*minStackSize:])
 	}
 	index := func(r *[minStackSize]byte) int {
-		return ctx.Syms[binary.LittleEndian.Uint32(r[4:])].Index
+		return ctx.symIndexOf(int32(binary.LittleEndian.Uint32(r[4:])))
 	}
 	sort.SliceStable(recs, func(i, j int) bool { return index(&recs[i]) < index(&recs[j]) })
 	for i := range recs {

@@ -126,8 +126,8 @@ func sectionHeaders(ctx *Context) ([]shdr, []hdrKind, *[5]OutSec) {
 			}
 		}
 		switch {
-		case s.InfoSym >= 0 && ctx.Syms[s.InfoSym].Index > 0:
-			h.info = uint32(ctx.Syms[s.InfoSym].Index) | uint32(s.InfoExtra)<<24
+		case s.InfoSym >= 0 && ctx.symIndexOf(s.InfoSym) > 0:
+			h.info = uint32(ctx.symIndexOf(s.InfoSym)) | uint32(s.InfoExtra)<<24
 		case s.InfoSec >= 0:
 			h.info = uint32(ctx.sectionIndex(s.InfoSec))
 		}
@@ -332,13 +332,9 @@ func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 		n := min(len(b)/int(es), len(rels)-first)
 		rels = rels[first : first+n]
 		for k, r := range rels {
-			if a := k + 8; a < len(rels) && rels[a].Sym >= 0 {
-				// (The symbol records are scattered: asked for ahead.)
-				prefetch.Line(uintptr(unsafe.Pointer(&ctx.Syms[rels[a].Sym].Index)))
-			}
 			e := elf.Rela{Offset: r.Offset, Type: r.Type, Addend: r.Addend}
 			if r.Sym != symNull {
-				e.Sym = uint32(ctx.Syms[r.Sym].Index)
+				e.Sym = uint32(ctx.symIndexOf(r.Sym))
 			}
 			if isRel {
 				elf.PutRel(b[k*elf.RelSize:], &e)
