@@ -472,6 +472,17 @@ func (p *funcInfos) noteSections(ctx *Context, alloc elf.Alloc) {
 	n := len(p.sec)
 	p.sym, p.alive, p.entry = elf.SliceOf[int32](n, alloc), elf.SliceOf[bool](n, alloc), elf.SliceOf[bool](n, alloc)
 	for k, t := range p.sec {
+		// (The section records, and the records of their functions'
+		// symbols, are cold and scattered: asked for ahead, in two
+		// stages.)
+		if a := k + 8; a < n {
+			prefetch.Range(unsafe.Pointer(ctx.Secs[p.sec[a]]), unsafe.Sizeof(OutSec{}))
+		}
+		if a := k + 4; a < n {
+			if f := ctx.Secs[p.sec[a]].InfoSym; f >= 0 {
+				prefetch.Range(unsafe.Pointer(ctx.Syms[f]), unsafe.Sizeof(OutSym{}))
+			}
+		}
 		s := ctx.Secs[t]
 		p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
 		p.entry[k] = ctx.gathers(s.InfoSym)
