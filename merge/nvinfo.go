@@ -433,6 +433,10 @@ func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
 	return p
 }
 
+// recsAhead is how many functions or objects ahead the walks over their
+// compact records (gatherExterns, globalInfo) ask for them.
+const recsAhead = 6
+
 // gatherExterns decodes the functions' EXTERNS records into ext (their
 // headers alone are read past the others).
 func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
@@ -450,6 +454,11 @@ func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
 	}
 	p.ext = make([]infoRec, 0, n)
 	for k, b := range p.enc {
+		if a := k + recsAhead; a < len(p.enc) && p.kinds[a]&kindExterns != 0 {
+			// (Each function's records lie in its object's memory:
+			// asked for ahead.)
+			prefetch.Slice(p.enc[a][:min(len(p.enc[a]), 128)])
+		}
 		if p.kinds[k]&kindExterns != 0 {
 			for off := 0; off < len(b); {
 				next := compactNext(b, off)
@@ -718,6 +727,11 @@ func globalInfo(ctx *Context, per []objInfo, n int) []byte {
 	out := ctx.lateKeep(size)[:0]
 	var at []int
 	for i := len(per) - 1; i >= 0; i-- {
+		if a := i - recsAhead; a >= 0 {
+			// (Each object's records lie in its own memory: asked for
+			// ahead.)
+			prefetch.Slice(per[a].global[:min(len(per[a].global), 128)])
+		}
 		b := per[i].global
 		at = at[:0]
 		for off := 0; off < len(b); off = compactNext(b, off) {
