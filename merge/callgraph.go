@@ -255,14 +255,12 @@ func buildPrototype(ctx *Context, g *objGather) {
 	p.SymID = newSym(ctx, OutSym{Name: p.Name, Info: elf.STTSection, Sec: p.ID, IsSecSym: true}, false)
 }
 
-// encodeCallgraph writes .nv.callgraph and .nv.prototype with final indices.
-func encodeCallgraph(ctx *Context) {
+// encodeCallgraph writes .nv.callgraph and .nv.prototype with final
+// indices: the sections secs (those with either, orderSections).
+func encodeCallgraph(ctx *Context, secs []int32) {
 	le := binary.LittleEndian
-	for _, s := range ctx.Secs {
-		if s.gen == nil {
-			continue
-		}
-		switch {
+	for _, id := range secs {
+		switch s := ctx.Secs[id]; {
 		case s.gen.callgraph != nil:
 			// Callers in the order their symbols were created (nvlink's
 			// function numbers: file order, .symtab order inside a file),
@@ -280,8 +278,8 @@ func encodeCallgraph(ctx *Context) {
 			for _, c := range callers {
 				calls := calls.of(c)
 				for k := len(calls) - 1; k >= 0; k-- {
-					out = le.AppendUint32(out, uint32(ctx.Syms[c].Index))
-					out = le.AppendUint32(out, uint32(ctx.Syms[calls[k]].Index))
+					out = le.AppendUint32(out, uint32(ctx.symIndexOf(c)))
+					out = le.AppendUint32(out, uint32(ctx.symIndexOf(calls[k])))
 				}
 			}
 			for _, m := range []int32{-2, -3, -4} {
@@ -305,11 +303,11 @@ func encodeCallgraph(ctx *Context) {
 				out = le.AppendUint32(out, 0)
 				out = le.AppendUint32(out, uint32(m))
 				for _, e := range l {
-					out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
+					out = le.AppendUint32(out, uint32(ctx.symIndexOf(e.caller)))
 					if elf.CallgraphProtoBlock(m) {
 						out = le.AppendUint32(out, uint32(e.callee)) // a .strtab offset
 					} else {
-						out = le.AppendUint32(out, uint32(ctx.Syms[e.callee].Index))
+						out = le.AppendUint32(out, uint32(ctx.symIndexOf(e.callee)))
 					}
 				}
 			}
@@ -324,7 +322,7 @@ func encodeCallgraph(ctx *Context) {
 			slices.SortStableFunc(recs, func(a, b cgEdge) int { return cmp.Compare(a.caller, b.caller) })
 			var out []byte
 			for _, e := range recs {
-				out = le.AppendUint32(out, uint32(ctx.Syms[e.caller].Index))
+				out = le.AppendUint32(out, uint32(ctx.symIndexOf(e.caller)))
 				out = le.AppendUint32(out, uint32(e.callee))
 			}
 			ctx.setData(s, out)

@@ -78,6 +78,13 @@ type Context struct {
 	// header table (0: not written); set by order (orderSections), kept
 	// apart from OutSec, as nothing before order reads it.
 	secIndex []int32
+	// symIndex: by output symbol ID, its .symtab index (OutSym.Index),
+	// set by order (indexSymbols) for the passes that look indices up by
+	// ID (the .nv.info records, the call graph, relocations, section
+	// headers): 4 bytes a symbol, which stay in the caches where the
+	// symbols' records (64 bytes, scattered) missed them on every
+	// lookup. symIndexOf reads it.
+	symIndex []int32
 
 	Timer *Timer
 

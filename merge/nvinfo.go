@@ -281,18 +281,13 @@ func (ctx *Context) textSections() []int32 {
 
 // encodeInfo writes the records of generated .nv.info sections, now that
 // symbol indices are final: .nv.info's from its records, each
-// .nv.info.<f>'s in place from its compact form.
-func encodeInfo(ctx *Context) {
-	var secs []*OutSec
-	for _, s := range ctx.Secs {
-		if s.Type == elf.SHTCudaInfo {
-			secs = append(secs, s)
-		}
-	}
+// .nv.info.<f>'s in place from its compact form: the sections secs (every
+// .nv.info section, orderSections).
+func encodeInfo(ctx *Context, secs []int32) {
 	// Each section is encoded on its own (symbols are only read), into a
 	// buffer of its exact size.
 	parallelFor(len(secs), ctx.Opts.Threads, func(i int) error {
-		encodeInfoSection(ctx, secs[i])
+		encodeInfoSection(ctx, ctx.Secs[secs[i]])
 		return nil
 	})
 }
@@ -319,7 +314,7 @@ func sortMinStack(ctx *Context, b []byte) {
 		copy(recs[i][:], b[i*minStackSize:])
 	}
 	index := func(r *[minStackSize]byte) int {
-		return ctx.Syms[binary.LittleEndian.Uint32(r[4:])].Index
+		return ctx.symIndexOf(int32(binary.LittleEndian.Uint32(r[4:])))
 	}
 	sort.SliceStable(recs, func(i, j int) bool { return index(&recs[i]) < index(&recs[j]) })
 	for i := range recs {
@@ -438,6 +433,10 @@ func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
 	return p
 }
 
+// recsAhead is how many functions or objects ahead the walks over their
+// compact records (gatherExterns, globalInfo) ask for them.
+const recsAhead = 6
+
 // gatherExterns decodes the functions' EXTERNS records into ext (their
 // headers alone are read past the others).
 func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
@@ -455,6 +454,11 @@ func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
 	}
 	p.ext = make([]infoRec, 0, n)
 	for k, b := range p.enc {
+		if a := k + recsAhead; a < len(p.enc) && p.kinds[a]&kindExterns != 0 {
+			// (Each function's records lie in its object's memory:
+			// asked for ahead.)
+			prefetch.Slice(p.enc[a][:min(len(p.enc[a]), 128)])
+		}
 		if p.kinds[k]&kindExterns != 0 {
 			for off := 0; off < len(b); {
 				next := compactNext(b, off)
@@ -477,6 +481,17 @@ func (p *funcInfos) noteSections(ctx *Context, alloc elf.Alloc) {
 	n := len(p.sec)
 	p.sym, p.alive, p.entry = elf.SliceOf[int32](n, alloc), elf.SliceOf[bool](n, alloc), elf.SliceOf[bool](n, alloc)
 	for k, t := range p.sec {
+		// (The section records, and the records of their functions'
+		// symbols, are cold and scattered: asked for ahead, in two
+		// stages.)
+		if a := k + 8; a < n {
+			prefetch.Range(unsafe.Pointer(ctx.Secs[p.sec[a]]), unsafe.Sizeof(OutSec{}))
+		}
+		if a := k + 4; a < n {
+			if f := ctx.Secs[p.sec[a]].InfoSym; f >= 0 {
+				prefetch.Range(unsafe.Pointer(ctx.Syms[f]), unsafe.Sizeof(OutSym{}))
+			}
+		}
 		s := ctx.Secs[t]
 		p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
 		p.entry[k] = ctx.gathers(s.InfoSym)
@@ -712,6 +727,11 @@ func globalInfo(ctx *Context, per []objInfo, n int) []byte {
 	out := ctx.lateKeep(size)[:0]
 	var at []int
 	for i := len(per) - 1; i >= 0; i-- {
+		if a := i - recsAhead; a >= 0 {
+			// (Each object's records lie in its own memory: asked for
+			// ahead.)
+			prefetch.Slice(per[a].global[:min(len(per[a].global), 128)])
+		}
 		b := per[i].global
 		at = at[:0]
 		for off := 0; off < len(b); off = compactNext(b, off) {

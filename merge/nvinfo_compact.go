@@ -95,11 +95,11 @@ func patchCompact(ctx *Context, b []byte) {
 		switch {
 		case f&compactSym != 0:
 			id := binary.LittleEndian.Uint32(p)
-			binary.LittleEndian.PutUint32(p, uint32(ctx.Syms[id].Index))
+			binary.LittleEndian.PutUint32(p, uint32(ctx.symIndexOf(int32(id))))
 		case code == elf.EIAttrExterns && n > 0:
 			for k := 0; k+4 <= n; k += 4 {
 				id := binary.LittleEndian.Uint32(p[k:])
-				binary.LittleEndian.PutUint32(p[k:], uint32(ctx.Syms[id].Index))
+				binary.LittleEndian.PutUint32(p[k:], uint32(ctx.symIndexOf(int32(id))))
 			}
 		}
 	}

@@ -19,9 +19,11 @@ import (
 // link's properties, which names them. It runs after finalize's
 // diagnostics too, as the -v report does in nvlink.
 func order(ctx *Context) error {
-	orderSections(ctx)
+	infos, graphs := orderSections(ctx)
 	reorderByInput(ctx)
 	indexSymbols(ctx)
+	encodeInfo(ctx, infos)
+	encodeCallgraph(ctx, graphs)
 	if ctx.Opts.Verbose {
 		reportProperties(ctx)
 	}
@@ -56,8 +58,11 @@ func (s *OutSec) empty() bool {
 
 // orderSections assigns final section indices: the fixed four first, then
 // the buckets in order, each stable-sorted by section type (so writable
-// PROGBITS data precedes NOBITS data).
-func orderSections(ctx *Context) {
+// PROGBITS data precedes NOBITS data). It returns, from the same walk over
+// every section, the sections whose contents wait for the symbols'
+// indices, in creation order: the .nv.info ones (encodeInfo) and those
+// with a call graph or prototypes (encodeCallgraph).
+func orderSections(ctx *Context) (infos, graphs []int32) {
 	// A stable counting sort by (bucket, type); relocation sections
 	// (bucket 1) stay in creation order whatever their type. The keys are
 	// few (a dozen): each section keeps the index of its key in a short
@@ -75,7 +80,14 @@ func orderSections(ctx *Context) {
 	var count []int
 	keyOf := make([]int32, len(ctx.Secs)) // index into keys; -1: empty
 	live, last := 0, -1
+	infos = elf.SliceOf[int32](len(ctx.Secs), ctx.lateScratch)[:0]
 	for i, s := range ctx.Secs {
+		if s.Type == elf.SHTCudaInfo {
+			infos = append(infos, int32(i))
+		}
+		if s.gen.contents() {
+			graphs = append(graphs, int32(i))
+		}
 		if s.empty() {
 			s.Dead = true
 			keyOf[i] = -1
@@ -120,6 +132,16 @@ func orderSections(ctx *Context) {
 		next[j]++
 	}
 	ctx.secIndex = keyOf // (each key replaced by the index it gives)
+	return infos, graphs
+}
+
+// symIndexOf is output symbol id's .symtab index (OutSym.Index, from
+// order on; -1: not written), from the dense Context.symIndex.
+func (ctx *Context) symIndexOf(id int32) int {
+	if int(id) < len(ctx.symIndex) {
+		return int(ctx.symIndex[id])
+	}
+	return ctx.Syms[id].Index
 }
 
 // sectionIndex is output section id's index in the section header table
@@ -131,38 +153,38 @@ func (ctx *Context) sectionIndex(id int32) int {
 	return 0
 }
 
-// indexSymbols assigns .symtab indices: null, live locals, then globals.
+// indexSymbols assigns .symtab indices: null, live locals, then globals
+// (OutSym.Index, and Context.symIndex by ID).
 func indexSymbols(ctx *Context) {
+	byID := elf.SliceOf[int32](len(ctx.Syms), ctx.lateKeep) // (zeroed: 0 for a symbol in neither list)
 	idx := 1
 	at := ctx.symAt[:0]
 	at = append(at, 0) // (index 0, the null symbol: from the start)
 	for k, id := range ctx.Locals {
 		s := ctx.Syms[id]
 		if s.dead || (s.Sec >= 0 && ctx.Secs[s.Sec].Dead) || ctx.dropsSym(s) {
-			s.Index = -1
+			s.Index, byID[id] = -1, -1
 			continue
 		}
 		if idx%symAtStride == 0 {
 			at = append(at, int32(k))
 		}
-		s.Index = idx
+		s.Index, byID[id] = idx, int32(idx)
 		idx++
 	}
 	ctx.firstGlobal = idx
 	for k, id := range ctx.Globals {
 		if s := ctx.Syms[id]; s.dead || ctx.dropsSym(s) {
-			s.Index = -1
+			s.Index, byID[id] = -1, -1
 		} else {
 			if idx%symAtStride == 0 {
 				at = append(at, int32(len(ctx.Locals)+k))
 			}
-			s.Index = idx
+			s.Index, byID[id] = idx, int32(idx)
 			idx++
 		}
 	}
-	ctx.nsyms, ctx.symAt = idx, at
-	encodeInfo(ctx)
-	encodeCallgraph(ctx)
+	ctx.nsyms, ctx.symAt, ctx.symIndex = idx, at, byID
 }
 
 // dropsSym: the release writes no symbol for s, which the link keeps.

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/binary"
 	"io"
+	"math/bits"
 	"runtime"
 	"strings"
 	"unsafe"
@@ -126,8 +127,8 @@ func sectionHeaders(ctx *Context) ([]shdr, []hdrKind, *[5]OutSec) {
 			}
 		}
 		switch {
-		case s.InfoSym >= 0 && ctx.Syms[s.InfoSym].Index > 0:
-			h.info = uint32(ctx.Syms[s.InfoSym].Index) | uint32(s.InfoExtra)<<24
+		case s.InfoSym >= 0 && ctx.symIndexOf(s.InfoSym) > 0:
+			h.info = uint32(ctx.symIndexOf(s.InfoSym)) | uint32(s.InfoExtra)<<24
 		case s.InfoSec >= 0:
 			h.info = uint32(ctx.sectionIndex(s.InfoSec))
 		}
@@ -148,11 +149,30 @@ const (
 	hdrNobits                     // SHT_NOBITS
 	hdrAlloc                      // SHF_ALLOC
 	hdrWrite                      // SHF_WRITE
+	// The upper four bits hold the section's alignment (hdrKind.align):
+	// its log2 when it is a power of two below 2^hdrAlignOther (0 for an
+	// alignment of 0 or 1), else hdrAlignOther.
+	hdrAlignShift = 4
+	hdrAlignOther = 15
 )
+
+// align is the alignment of section s, whose kind k is (0 reads as 1):
+// from k, or from s's record when k does not hold it. (programHeaders
+// reads the alignment of every SHF_ALLOC section, whose records, cold by
+// then, cost a cache miss each.)
+func (k hdrKind) align(s *OutSec) uint64 {
+	if l := k >> hdrAlignShift; l != hdrAlignOther {
+		return 1 << l
+	}
+	return max(s.Align, 1)
+}
 
 // hdrKindOf is the hdrKind of section s of size bytes.
 func hdrKindOf(s *OutSec, size uint64) hdrKind {
-	var k hdrKind
+	k := hdrKind(hdrAlignOther) << hdrAlignShift
+	if a := max(s.Align, 1); a&(a-1) == 0 && a < 1<<hdrAlignOther {
+		k = hdrKind(bits.TrailingZeros64(a)) << hdrAlignShift
+	}
 	if s.Nobits {
 		k |= hdrNobits
 	} else if size > 0 {
@@ -332,13 +352,9 @@ func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 		n := min(len(b)/int(es), len(rels)-first)
 		rels = rels[first : first+n]
 		for k, r := range rels {
-			if a := k + 8; a < len(rels) && rels[a].Sym >= 0 {
-				// (The symbol records are scattered: asked for ahead.)
-				prefetch.Line(uintptr(unsafe.Pointer(&ctx.Syms[rels[a].Sym].Index)))
-			}
 			e := elf.Rela{Offset: r.Offset, Type: r.Type, Addend: r.Addend}
 			if r.Sym != symNull {
-				e.Sym = uint32(ctx.Syms[r.Sym].Index)
+				e.Sym = uint32(ctx.symIndexOf(r.Sym))
 			}
 			if isRel {
 				elf.PutRel(b[k*elf.RelSize:], &e)
@@ -407,20 +423,12 @@ func programHeaders(hdrs []shdr, kinds []hdrKind, phoff uint64) []elf.Prog {
 		var nobitsAlign uint64
 		for _, i := range idx {
 			if kinds[i]&hdrNobits != 0 {
-				nobitsAlign = max(nobitsAlign, hdrs[i].sec.Align)
+				nobitsAlign = max(nobitsAlign, kinds[i].align(hdrs[i].sec))
 			}
 		}
-		for n, i := range idx {
-			if n+8 < len(idx) {
-				// (The section records are scattered and cold: asked
-				// for ahead.)
-				prefetch.Line(uintptr(unsafe.Pointer(hdrs[idx[n+8]].sec)) + unsafe.Offsetof(OutSec{}.Align))
-			}
+		for _, i := range idx {
 			h := hdrs[i]
-			a := h.sec.Align
-			if a == 0 {
-				a = 1
-			}
+			a := kinds[i].align(h.sec)
 			nobits := kinds[i]&hdrNobits != 0
 			if nobits && !sawNobits {
 				// nvlink (11.8, 12.4 and 12.5 alike) starts the
@@ -531,6 +539,9 @@ type symtabOut struct {
 	shndx []byte  // .symtab_shndx (nil: none)
 }
 
+// symAhead is how many symbols ahead fillSymtab asks for a record.
+const symAhead = 12
+
 // symAtStride is how many symbol indices apart indexSymbols notes where a
 // symbol is in Locals then Globals (Context.symAt), for fillSymtab.
 const symAtStride = 1024
@@ -550,14 +561,19 @@ func (ctx *Context) fillSymtab(b []byte, lo uint64) {
 	x, nl := ctx.symOut.shndx, len(ctx.Locals)
 	parallelFor((end+symAtStride-1)/symAtStride-span0, ctx.Opts.Threads, func(k int) error {
 		from, to := max(first, (span0+k)*symAtStride), min(end, (span0+k+1)*symAtStride)
-		for pos := int(ctx.symAt[span0+k]); pos < nl+len(ctx.Globals); pos++ {
-			id := int32(0)
+		idAt := func(pos int) int32 {
 			if pos < nl {
-				id = ctx.Locals[pos]
-			} else {
-				id = ctx.Globals[pos-nl]
+				return ctx.Locals[pos]
 			}
-			s := ctx.Syms[id]
+			return ctx.Globals[pos-nl]
+		}
+		for pos := int(ctx.symAt[span0+k]); pos < nl+len(ctx.Globals); pos++ {
+			if a := pos + symAhead; a < nl+len(ctx.Globals) {
+				// (The records lie in creation order, locals and
+				// globals interleaved: asked for ahead.)
+				prefetch.Range(unsafe.Pointer(ctx.Syms[idAt(a)]), unsafe.Sizeof(OutSym{}))
+			}
+			s := ctx.Syms[idAt(pos)]
 			if s.Index >= to {
 				break
 			}

@@ -12,7 +12,9 @@ package merge
 
 import (
 	"bufio"
+	"cmp"
 	"io"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -306,7 +308,7 @@ func (e *emitter) emitLarge(h *shdr, pos uint64) {
 		run := e.next(pad + n)
 		clear(run.b[:pad])
 		if pc != nil {
-			pc.fill(e.ctx, run.b[pad:], lo)
+			pc.fillAll(e.ctx, run.b[pad:], lo)
 		} else {
 			h.fill(e.ctx, run.b[pad:], lo)
 		}
@@ -327,10 +329,19 @@ type pieceCursor struct {
 	ps     []Piece
 	start  int  // every piece before it ends at or before the part
 	sorted bool // offsets never decrease
+	// serial: parts are filled by fill, on this goroutine (fillAll found
+	// two pieces overlapping, or sorted is false).
+	serial bool
+	span   uint64 // bytes of one task of fillAll (fillSpan; tests make it small)
 }
 
+// fillSpan is the part of a run one task of pieceCursor.fillAll fills:
+// 64 KiB, 32 tasks a run of 2 MiB (at 100,000 generated objects each
+// holds some 350 of .debug_frame's pieces).
+const fillSpan = 64 << 10
+
 func newPieceCursor(ps []Piece) *pieceCursor {
-	c := &pieceCursor{ps: ps, sorted: true}
+	c := &pieceCursor{ps: ps, sorted: true, span: fillSpan}
 	for i := 1; i < len(ps) && c.sorted; i++ {
 		c.sorted = ps[i].Offset >= ps[i-1].Offset
 	}
@@ -348,6 +359,64 @@ func (c *pieceCursor) fill(ctx *Context, b []byte, lo uint64) {
 		c.start++
 	}
 	ctx.fillPieces(c.ps[c.start:], b, lo, c.sorted)
+}
+
+// fillAll is fill over all threads, for pieces in offset order: each task
+// fills a span of the part (fillSpan) from the pieces that begin in it
+// and the last one before it, found by a binary search of the offsets.
+// Where no piece overlaps the next, that one alone can reach into the
+// span; each task checks that of the pieces it reads, and the last piece
+// one task reads is the first the next task reads (across parts too), so
+// that every piece is checked against the next. Pieces that do overlap
+// (only a malformed input's, as merge lays each piece after the one
+// before) make the part and every later one filled by fill instead.
+// (Filled on one goroutine, .debug_frame's parts, 18 MB of 184-byte
+// pieces at 100,000 generated objects, kept the writer waiting.)
+func (c *pieceCursor) fillAll(ctx *Context, b []byte, lo uint64) {
+	if c.serial || !c.sorted {
+		c.fill(ctx, b, lo)
+		return
+	}
+	var overlap atomic.Bool
+	parallelFor(int((uint64(len(b))+c.span-1)/c.span), ctx.Opts.Threads, func(k int) error {
+		from := uint64(k) * c.span
+		if !c.fillSpan(ctx, b[from:min(from+c.span, uint64(len(b)))], lo+from) {
+			overlap.Store(true)
+		}
+		return nil
+	})
+	if overlap.Load() {
+		c.serial = true
+		c.fill(ctx, b, lo)
+	}
+}
+
+// fillSpan writes the section's bytes [lo, lo+len(b)) into b from the
+// pieces that begin in it and the last one before it (fillAll), and
+// reports whether each of those pieces ends before the next begins (if
+// not, b may be incomplete).
+func (c *pieceCursor) fillSpan(ctx *Context, b []byte, lo uint64) bool {
+	hi := lo + uint64(len(b))
+	first, _ := slices.BinarySearchFunc(c.ps, lo, func(p Piece, off uint64) int { return cmp.Compare(p.Offset, off) })
+	first = max(first-1, 0)
+	cur, prevEnd := lo, uint64(0) // b holds the section's bytes up to cur
+	for k := first; k < len(c.ps) && c.ps[k].Offset < hi; k++ {
+		p := c.ps[k]
+		if k > first && prevEnd > p.Offset {
+			return false
+		}
+		data := ctx.Objs[p.Obj].F.Sections[p.Sec].Data()
+		prevEnd = p.Offset + uint64(len(data))
+		from, to := max(p.Offset, lo), min(prevEnd, hi)
+		if from >= to {
+			continue
+		}
+		clear(b[cur-lo : from-lo])
+		copy(b[from-lo:to-lo], data[from-p.Offset:])
+		cur = to
+	}
+	clear(b[cur-lo:])
+	return true
 }
 
 // prefetchFill asks for what filling the sections after hdrs[k] reads,
