@@ -133,6 +133,10 @@ type Context struct {
 	// information: a cubin or fatbinary, a host object without it (one
 	// without device code too) (read).
 	hostInfoMissing bool
+	// totals: the objects' sections, symbols and string tables, summed
+	// by read's workers (known: there was a read), for merge's sizes.
+	totals      objTotals
+	totalsKnown bool
 	// nullSymValue: st_value of the null symbol (lastSingleConstant).
 	nullSymValue  uint64
 	cg            cgReport           // what --dump-callgraph prints besides the graph

@@ -64,21 +64,94 @@ func outType(s *elf.Section) (uint32, bool) {
 	return s.Type, false
 }
 
+// objTotals is what merge sizes its arrays and tables by: the objects'
+// input sections and symbols, and the bytes of their .strtab and
+// .shstrtab. read sums it batch by batch as it loads the objects (merge
+// counting it read four records an object that were no longer in the
+// caches: 6 ms at 100,000 objects).
+type objTotals struct {
+	secs, syms, str, shstr int
+}
+
+// add counts o (nil: nothing).
+func (t *objTotals) add(o *Obj) {
+	if o == nil {
+		return
+	}
+	t.secs += len(o.F.Sections)
+	t.syms += len(o.F.Symbols)
+	if i := o.F.StrtabIndex; i > 0 {
+		t.str += len(o.F.Sections[i].Data())
+	}
+	if i := o.F.Header.Shstrndx; int(i) < len(o.F.Sections) {
+		t.shstr += len(o.F.Sections[i].Data())
+	}
+}
+
+// sub uncounts o (an object resolve leaves out).
+func (t *objTotals) sub(o *Obj) {
+	var u objTotals
+	u.add(o)
+	t.secs, t.syms, t.str, t.shstr = t.secs-u.secs, t.syms-u.syms, t.str-u.str, t.shstr-u.shstr
+}
+
+// addTotals adds u to t.
+func (t *objTotals) addTotals(u objTotals) {
+	t.secs, t.syms, t.str, t.shstr = t.secs+u.secs, t.syms+u.syms, t.str+u.str, t.shstr+u.shstr
+}
+
+// objTotalsOf counts objs.
+func objTotalsOf(objs []*Obj) objTotals {
+	var t objTotals
+	for _, o := range objs {
+		t.add(o)
+	}
+	return t
+}
+
+// objArrays is the memory of the per-object maps of objects with t's
+// totals (Obj.SecMap and SymMap, all -1; SecOff; Drop), carved by takeArrays.
+type objArrays struct {
+	maps  []int32
+	offs  []uint32
+	drops []bool
+}
+
+func newObjArrays(t objTotals) objArrays {
+	a := objArrays{maps: make([]int32, t.secs+t.syms), offs: make([]uint32, t.secs), drops: make([]bool, t.secs)}
+	for i := range a.maps {
+		a.maps[i] = -1
+	}
+	// (Read before written: see touchSlice.)
+	touchSlice(a.offs)
+	touchSlice(a.drops)
+	return a
+}
+
+// take gives objs[k] its maps from a, or from new arrays for the objects
+// from k on when a has too little left (Context.totals out of step with
+// the objects: a safeguard).
+func (a *objArrays) take(objs []*Obj, k int) {
+	o := objs[k]
+	n, m := len(o.F.Sections), len(o.F.Symbols)
+	if len(a.maps) < n+m || len(a.offs) < n {
+		*a = newObjArrays(objTotalsOf(objs[k:]))
+	}
+	o.SecMap, a.maps = a.maps[:n:n], a.maps[n:]
+	o.SymMap, a.maps = a.maps[:m:m], a.maps[m:]
+	o.SecOff, a.offs = a.offs[:n:n], a.offs[n:]
+	o.Drop, a.drops = a.drops[:n:n], a.drops[n:]
+}
+
 func merge(ctx *Context) error {
 	// The per-object maps come from slabs, and the string tables start at
 	// about their final size: at 10,000 objects that saves some 40,000
 	// allocations and the copies of repeated growth.
-	var nsec, nsym, strBytes, shstrBytes int
-	for _, o := range ctx.Objs {
-		nsec += len(o.F.Sections)
-		nsym += len(o.F.Symbols)
-		if i := o.F.StrtabIndex; i > 0 {
-			strBytes += len(o.F.Sections[i].Data())
-		}
-		if i := o.F.Header.Shstrndx; int(i) < len(o.F.Sections) {
-			shstrBytes += len(o.F.Sections[i].Data())
-		}
+	t := ctx.totals
+	if !ctx.totalsKnown {
+		t = objTotalsOf(ctx.Objs)
 	}
+	nsec, nsym, strBytes, shstrBytes := t.secs, t.syms, t.str, t.shstr
 	reserve := func() {
 		ctx.Str.reserve(strBytes, ctx.mem.Alloc)
 		ctx.ShStr.reserve(shstrBytes, ctx.mem.Alloc)
@@ -109,20 +182,11 @@ func merge(ctx *Context) error {
 	ctx.Syms = growRecords(ctx.Syms, nsym/2+64)
 	ctx.Locals = slices.Grow(ctx.Locals, nsym*3/10+64)
 	ctx.Globals = slices.Grow(ctx.Globals, nsym/5+64)
-	maps := make([]int32, nsec+nsym)
-	for i := range maps {
-		maps[i] = -1
-	}
-	offs := make([]uint32, nsec)
-	drops := make([]bool, nsec)
+	arrays := newObjArrays(t)
 	for k, o := range ctx.Objs {
 		prefetchAhead(ctx, ctx.Objs, k)
-		n, m := len(o.F.Sections), len(o.F.Symbols)
-		o.SecMap, maps = maps[:n:n], maps[n:]
-		o.SymMap, maps = maps[:m:m], maps[m:]
-		o.SecOff, offs = offs[:n:n], offs[n:]
-		o.Drop, drops = drops[:n:n], drops[n:]
-		prefetchDrops(drops)
+		arrays.take(ctx.Objs, k)
+		prefetchDrops(arrays.drops)
 		markWeakLosers(ctx, o)
 		ctx.hashObject(o)
 		mergeFile(ctx, o)
