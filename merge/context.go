@@ -165,7 +165,8 @@ type Context struct {
 	symSlab       []OutSym           // backing store of Syms (recordSlab)
 	secSlab       []OutSec           // backing store of Secs (recordSlab)
 	nameSlab      []byte             // backing store of the names joinName makes
-	secSlabs      [][]OutSec         // slabs reserved for it (reserveSecs), taken in turn
+	secSlabs      [][]OutSec         // slabs reserved for it (reserveSecs, strQueue), taken in turn
+	symSlabs      [][]OutSym         // the same for symSlab (strQueue)
 	firstGlobal   int
 	nsyms         int
 	// symAt: where in Locals then Globals the symbol of index

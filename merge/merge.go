@@ -167,7 +167,11 @@ func merge(ctx *Context) error {
 		least = queueMin
 	}
 	if least > 0 && nsec+nsym >= least && runtime.GOMAXPROCS(0) > 1 && workers(ctx.Opts.Threads) > 1 {
-		ctx.strq = openStrQueue(reserve, ctx.Str, ctx.ShStr)
+		var slabs *slabFeed
+		if !ctx.recordsMapped {
+			slabs = newSlabFeed()
+		}
+		ctx.strq = openStrQueue(reserve, slabs, ctx.Str, ctx.ShStr)
 	} else {
 		reserve()
 	}
@@ -197,6 +201,7 @@ func merge(ctx *Context) error {
 	}
 	if ctx.strq != nil {
 		ctx.strq.close()
+		ctx.keepFed(ctx.strq.slabs)
 		ctx.strq = nil
 	}
 	ctx.protoStrs = ctx.Str.Bytes()

@@ -18,13 +18,19 @@ func (ctx *Context) allocSec() *OutSec {
 	if len(ctx.secSlab) == cap(ctx.secSlab) {
 		if len(ctx.secSlabs) > 0 {
 			ctx.secSlab, ctx.secSlabs = ctx.secSlabs[0], ctx.secSlabs[1:]
-		} else {
-			ctx.secSlab = recordSlab[OutSec](ctx, slabCap(cap(ctx.secSlab), 1024))
+		} else if n := slabCap(cap(ctx.secSlab), secSlabLen); n < secSlabLen || !ctx.takeFedSecs() {
+			ctx.secSlab = recordSlab[OutSec](ctx, n)
 		}
 	}
 	ctx.secSlab = ctx.secSlab[:len(ctx.secSlab)+1]
 	return &ctx.secSlab[len(ctx.secSlab)-1]
 }
+
+// The most records of one slab of sections and of symbols.
+const (
+	secSlabLen = 1024
+	symSlabLen = 4096
+)
 
 // recordSlab is an empty slab of capacity n for output sections or
 // symbols (allocSec, newSym), in memory the collector neither scans nor

@@ -80,14 +80,18 @@ type strQueue struct {
 	tabs []*StrTab
 	// setup runs on the consumer before the first addition (nil: none).
 	setup func()
+	// slabs: record slabs the consumer makes ready while it waits
+	// (slabfeed.go; nil: none).
+	slabs *slabFeed
 }
 
 // openStrQueue starts a consumer that makes the additions queued to
 // tables tabs (at most 256) from here until close, and marks the tables
 // queued. The consumer first runs setup (unless nil), which may use the
-// tables' unexported methods (StrTab.reserve).
-func openStrQueue(setup func(), tabs ...*StrTab) *strQueue {
-	q := &strQueue{setup: setup,
+// tables' unexported methods (StrTab.reserve). Between additions it
+// makes slabs ready in slabs (nil: none).
+func openStrQueue(setup func(), slabs *slabFeed, tabs ...*StrTab) *strQueue {
+	q := &strQueue{setup: setup, slabs: slabs,
 		cur:  &opBatch{},
 		full: make(chan *opBatch, 8),
 		free: make(chan *opBatch, 8),
@@ -113,7 +117,20 @@ func (q *strQueue) consume() {
 	}
 	var joined []byte // (strPrefix's names, joined here)
 	var hashes [strBatch]uint32
-	for b := range q.full {
+	for {
+		var b *opBatch
+		select {
+		case b = <-q.full:
+		default:
+			// (Nothing to add yet: ready a slab for the walk instead.)
+			if q.slabs.feed() {
+				continue
+			}
+			b = <-q.full
+		}
+		if b == nil {
+			return // (closed)
+		}
 		ops := b.ops[:b.n]
 		// Each lookup's slot is asked for hashAhead additions before it,
 		// and the bytes of the string there probeAhead before it: the
