@@ -95,17 +95,26 @@ func (t *objTotals) sub(o *Obj) {
 	t.secs, t.syms, t.str, t.shstr = t.secs-u.secs, t.syms-u.syms, t.str-u.str, t.shstr-u.shstr
 }
 
-// addTotals adds u to t.
-func (t *objTotals) addTotals(u objTotals) {
-	t.secs, t.syms, t.str, t.shstr = t.secs+u.secs, t.syms+u.syms, t.str+u.str, t.shstr+u.shstr
+// addAll counts objs.
+func (t *objTotals) addAll(objs []*Obj) {
+	for _, o := range objs {
+		t.add(o)
+	}
+}
+
+// sumTotals is the sum of ts.
+func sumTotals(ts []objTotals) objTotals {
+	var t objTotals
+	for _, u := range ts {
+		t.secs, t.syms, t.str, t.shstr = t.secs+u.secs, t.syms+u.syms, t.str+u.str, t.shstr+u.shstr
+	}
+	return t
 }
 
 // objTotalsOf counts objs.
 func objTotalsOf(objs []*Obj) objTotals {
 	var t objTotals
-	for _, o := range objs {
-		t.add(o)
-	}
+	t.addAll(objs)
 	return t
 }
 

@@ -63,10 +63,7 @@ func read(ctx *Context) error {
 		return errVirtualTarget
 	}
 	ctx.Header = outputHeader(ctx, sm)
-	for _, t := range l.totals {
-		ctx.totals.addTotals(t)
-	}
-	ctx.totalsKnown = true
+	ctx.totals, ctx.totalsKnown = sumTotals(l.totals), true
 	ctx.hostInfoMissing = slices.Contains(l.noHost, true)
 	ctx.hostKernels = hostKernels(ctx)
 	return nil
@@ -161,9 +158,7 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 			files[k].Into = &slot.file
 			l.load(ctx, mem, arch, b*batch+k, &files[k], slot)
 			size += l.sizes[b*batch+k]
-			for _, o := range l.objs[b*batch+k] {
-				l.totals[b].add(o) // (while its tables are in the cache)
-			}
+			l.totals[b].addAll(l.objs[b*batch+k]) // (while their tables are in the cache)
 		}
 		if ctx.Opts.Reading != nil {
 			ctx.Opts.Reading(done.Add(size))
