@@ -66,9 +66,9 @@ func outType(s *elf.Section) (uint32, bool) {
 
 // objTotals is what merge sizes its arrays and tables by: the objects'
 // input sections and symbols, and the bytes of their .strtab and
-// .shstrtab. read sums it batch by batch as it loads the objects (merge
-// counting it read four records an object that were no longer in the
-// caches: 6 ms at 100,000 objects).
+// .shstrtab. read sums it batch by batch as it loads the objects, while
+// their records are in the caches (counted by merge, every object would
+// cost four cache misses more on its serial path).
 type objTotals struct {
 	secs, syms, str, shstr int
 }

@@ -27,9 +27,8 @@ const (
 
 // feedMin is the least input (sections and symbols together) for which
 // merge has its slabs made ready: at 10,000 generated objects (235,000)
-// the slabs made ahead, and those left at close, raised the peak RSS
-// (78.3-80.5 MB against 75.9-78.6 without, 16 links each) for about a
-// millisecond of merge's 16.
+// the slabs made ahead, and those left at close, cost up to 2 MB of peak
+// RSS for about a millisecond of merge's 16.
 const feedMin = 1 << 20
 
 // slabFeed holds the ready slabs.
