@@ -140,6 +140,10 @@ type Context struct {
 	// information: a cubin or fatbinary, a host object without it (one
 	// without device code too) (read).
 	hostInfoMissing bool
+	// totals: the objects' sections, symbols and string tables, summed
+	// by read's workers (known: there was a read), for merge's sizes.
+	totals      objTotals
+	totalsKnown bool
 	// nullSymValue: st_value of the null symbol (lastSingleConstant).
 	nullSymValue  uint64
 	cg            cgReport           // what --dump-callgraph prints besides the graph
@@ -168,7 +172,8 @@ type Context struct {
 	symSlab       []OutSym           // backing store of Syms (recordSlab)
 	secSlab       []OutSec           // backing store of Secs (recordSlab)
 	nameSlab      []byte             // backing store of the names joinName makes
-	secSlabs      [][]OutSec         // slabs reserved for it (reserveSecs), taken in turn
+	secSlabs      [][]OutSec         // slabs reserved for it (reserveSecs, strQueue), taken in turn
+	symSlabs      [][]OutSym         // the same for symSlab (strQueue)
 	firstGlobal   int
 	nsyms         int
 	// symAt: where in Locals then Globals the symbol of index

@@ -64,21 +64,118 @@ func outType(s *elf.Section) (uint32, bool) {
 	return s.Type, false
 }
 
+// objTotals is what merge sizes its arrays and tables by: the objects'
+// input sections and symbols, and the bytes of their .strtab and
+// .shstrtab. read sums it batch by batch as it loads the objects, while
+// their records are in the caches (counted by merge, every object would
+// cost four cache misses more on its serial path).
+type objTotals struct {
+	secs, syms, str, shstr int
+}
+
+// add counts o (nil: nothing).
+func (t *objTotals) add(o *Obj) {
+	if o == nil {
+		return
+	}
+	t.secs += len(o.F.Sections)
+	t.syms += len(o.F.Symbols)
+	if i := o.F.StrtabIndex; i > 0 {
+		t.str += len(o.F.Sections[i].Data())
+	}
+	if i := o.F.Header.Shstrndx; int(i) < len(o.F.Sections) {
+		t.shstr += len(o.F.Sections[i].Data())
+	}
+}
+
+// sub uncounts o (an object resolve leaves out).
+func (t *objTotals) sub(o *Obj) {
+	var u objTotals
+	u.add(o)
+	t.secs, t.syms, t.str, t.shstr = t.secs-u.secs, t.syms-u.syms, t.str-u.str, t.shstr-u.shstr
+}
+
+// addAll counts objs.
+func (t *objTotals) addAll(objs []*Obj) {
+	for _, o := range objs {
+		t.add(o)
+	}
+}
+
+// sumTotals is the sum of ts.
+func sumTotals(ts []objTotals) objTotals {
+	var t objTotals
+	for _, u := range ts {
+		t.secs, t.syms, t.str, t.shstr = t.secs+u.secs, t.syms+u.syms, t.str+u.str, t.shstr+u.shstr
+	}
+	return t
+}
+
+// objTotalsOf counts objs.
+func objTotalsOf(objs []*Obj) objTotals {
+	var t objTotals
+	t.addAll(objs)
+	return t
+}
+
+// objArrays is the memory of the per-object maps of objects with t's
+// totals (Obj.SecMap and SymMap, all -1; SecOff; Drop), carved by takeArrays.
+type objArrays struct {
+	maps  []int32
+	offs  []uint32
+	drops []bool
+}
+
+// threads is how many goroutines fill them (see fillBlock).
+func newObjArrays(t objTotals, threads int) objArrays {
+	a := objArrays{maps: make([]int32, t.secs+t.syms), offs: make([]uint32, t.secs), drops: make([]bool, t.secs)}
+	blocks := (len(a.maps) + fillBlock - 1) / fillBlock
+	if blocks < 4 {
+		threads = 1
+	}
+	parallelFor(blocks, threads, func(b int) error {
+		lo, hi := b*fillBlock, min(len(a.maps), (b+1)*fillBlock)
+		for i := lo; i < hi; i++ {
+			a.maps[i] = -1
+		}
+		// (Read before written: see touchSlice.)
+		touchSlice(a.offs[min(lo, len(a.offs)):min(hi, len(a.offs))])
+		touchSlice(a.drops[min(lo, len(a.drops)):min(hi, len(a.drops))])
+		return nil
+	})
+	return a
+}
+
+// fillBlock is how many entries of the maps one step of newObjArrays
+// fills: from four of them on, the steps run on every thread (at 100,000
+// objects 16 MB of fresh memory, faulted and filled while merge's string
+// queue has little to do yet).
+const fillBlock = 1 << 18
+
+// take gives objs[k] its maps from a, or from new arrays for the objects
+// from k on when a has too little left (Context.totals out of step with
+// the objects: a safeguard).
+func (a *objArrays) take(objs []*Obj, k int) {
+	o := objs[k]
+	n, m := len(o.F.Sections), len(o.F.Symbols)
+	if len(a.maps) < n+m || len(a.offs) < n {
+		*a = newObjArrays(objTotalsOf(objs[k:]), 1)
+	}
+	o.SecMap, a.maps = a.maps[:n:n], a.maps[n:]
+	o.SymMap, a.maps = a.maps[:m:m], a.maps[m:]
+	o.SecOff, a.offs = a.offs[:n:n], a.offs[n:]
+	o.Drop, a.drops = a.drops[:n:n], a.drops[n:]
+}
+
 func merge(ctx *Context) error {
 	// The per-object maps come from slabs, and the string tables start at
 	// about their final size: at 10,000 objects that saves some 40,000
 	// allocations and the copies of repeated growth.
-	var nsec, nsym, strBytes, shstrBytes int
-	for _, o := range ctx.Objs {
-		nsec += len(o.F.Sections)
-		nsym += len(o.F.Symbols)
-		if i := o.F.StrtabIndex; i > 0 {
-			strBytes += len(o.F.Sections[i].Data())
-		}
-		if i := o.F.Header.Shstrndx; int(i) < len(o.F.Sections) {
-			shstrBytes += len(o.F.Sections[i].Data())
-		}
+	t := ctx.totals
+	if !ctx.totalsKnown {
+		t = objTotalsOf(ctx.Objs)
 	}
+	nsec, nsym, strBytes, shstrBytes := t.secs, t.syms, t.str, t.shstr
 	reserve := func() {
 		ctx.Str.reserve(strBytes, ctx.mem.Alloc)
 		ctx.ShStr.reserve(shstrBytes, ctx.mem.Alloc)
@@ -94,7 +191,11 @@ func merge(ctx *Context) error {
 		least = queueMin
 	}
 	if least > 0 && nsec+nsym >= least && runtime.GOMAXPROCS(0) > 1 && workers(ctx.Opts.Threads) > 1 {
-		ctx.strq = openStrQueue(reserve, ctx.Str, ctx.ShStr)
+		var slabs *slabFeed
+		if !ctx.recordsMapped && nsec+nsym >= feedMin {
+			slabs = newSlabFeed()
+		}
+		ctx.strq = openStrQueue(reserve, slabs, ctx.Str, ctx.ShStr)
 	} else {
 		reserve()
 	}
@@ -109,20 +210,11 @@ func merge(ctx *Context) error {
 	ctx.Syms = growRecords(ctx.Syms, nsym/2+64)
 	ctx.Locals = slices.Grow(ctx.Locals, nsym*3/10+64)
 	ctx.Globals = slices.Grow(ctx.Globals, nsym/5+64)
-	maps := make([]int32, nsec+nsym)
-	for i := range maps {
-		maps[i] = -1
-	}
-	offs := make([]uint32, nsec)
-	drops := make([]bool, nsec)
+	arrays := newObjArrays(t, ctx.Opts.Threads)
 	for k, o := range ctx.Objs {
 		prefetchAhead(ctx, ctx.Objs, k)
-		n, m := len(o.F.Sections), len(o.F.Symbols)
-		o.SecMap, maps = maps[:n:n], maps[n:]
-		o.SymMap, maps = maps[:m:m], maps[m:]
-		o.SecOff, offs = offs[:n:n], offs[n:]
-		o.Drop, drops = drops[:n:n], drops[n:]
-		prefetchDrops(drops)
+		arrays.take(ctx.Objs, k)
+		prefetchDrops(arrays.drops)
 		markWeakLosers(ctx, o)
 		ctx.hashObject(o)
 		mergeFile(ctx, o)
@@ -133,6 +225,7 @@ func merge(ctx *Context) error {
 	}
 	if ctx.strq != nil {
 		ctx.strq.close()
+		ctx.keepFed(ctx.strq.slabs)
 		ctx.strq = nil
 	}
 	ctx.protoStrs = ctx.Str.Bytes()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/linkflags"
 )
 
@@ -226,4 +227,39 @@ func TestBatchSize(t *testing.T) {
 	if got := batchSize(10, 2, true, 1<<20); got != 1 {
 		t.Errorf("10 files: batches of %d, want 1", got)
 	}
+}
+
+// TestObjTotals checks that the totals read sums (Context.totals) are the
+// objects' own once resolve has left out the unused device-runtime
+// objects (xcall needs none of them), which merge carves its per-object
+// arrays by.
+func TestObjTotals(t *testing.T) {
+	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/xcall")
+	opts := &Options{Flags: linkflags.Flags{Arch: "sm_90", LibDirs: []string{"../testdata/cudalib"},
+		Inputs: []string{filepath.Join(dir, "a.cubin"), filepath.Join(dir, "b.cubin"), filepath.Join(dir, "c.cubin"), "-lcudadevrt"}}}
+	ctx := newContext(opts, &diag.Bag{}, "warplink")
+	checked := false
+	ctx.Opts.PassDone = func(pass string) {
+		if pass != "resolve" {
+			return
+		}
+		checked = true
+		if len(ctx.Objs) != 3 {
+			t.Errorf("%d objects after resolve, want the 3 inputs (no device runtime)", len(ctx.Objs))
+		}
+		if !ctx.totalsKnown || ctx.totals != objTotalsOf(ctx.Objs) {
+			t.Errorf("totals %+v (known %v), objects' %+v", ctx.totals, ctx.totalsKnown, objTotalsOf(ctx.Objs))
+		}
+		if ctx.totals.secs == 0 || ctx.totals.str == 0 {
+			t.Errorf("totals %+v: nothing counted", ctx.totals)
+		}
+	}
+	if err := run(ctx); err != nil || ctx.Diags.Failed() {
+		t.Fatalf("%v %v", err, ctx.Diags.Sorted())
+	}
+	if !checked {
+		t.Fatal("resolve did not run")
+	}
+	ctx.tables.Free()
+	ctx.mem.Free()
 }

@@ -31,12 +31,27 @@ func (ctx *Context) releaseNames(check bool) {
 	shstr, str := ctx.ShStr.Bytes(), ctx.Str.Bytes()
 	ctx.pin(unsafe.Pointer(unsafe.SliceData(shstr)))
 	ctx.pin(unsafe.Pointer(unsafe.SliceData(str)))
-	for _, s := range ctx.Secs {
-		s.Name = tableName(shstr, s.nameOff, s.Name, check)
+	// (In blocks on every thread from a few blocks on: at 100,000
+	// objects 900,000 records, a cache miss or two each.)
+	nsec := (len(ctx.Secs) + renameBlock - 1) / renameBlock
+	blocks := nsec + (len(ctx.Syms)+renameBlock-1)/renameBlock
+	w := ctx.Opts.Threads
+	if blocks < 4 {
+		w = 1
 	}
-	for _, s := range ctx.Syms {
-		s.Name = tableName(str, s.nameOff, s.Name, check)
-	}
+	parallelFor(blocks, w, func(b int) error {
+		if b < nsec {
+			for _, s := range ctx.Secs[b*renameBlock : min(len(ctx.Secs), (b+1)*renameBlock)] {
+				s.Name = tableName(shstr, s.nameOff, s.Name, check)
+			}
+			return nil
+		}
+		b -= nsec
+		for _, s := range ctx.Syms[b*renameBlock : min(len(ctx.Syms), (b+1)*renameBlock)] {
+			s.Name = tableName(str, s.nameOff, s.Name, check)
+		}
+		return nil
+	})
 	if ctx.protoNames != nil {
 		// (The inputs' prototype strings, in .strtab since merge entered them.)
 		clear(ctx.protoNames)
@@ -53,6 +68,9 @@ func (ctx *Context) releaseNames(check bool) {
 	}
 	ctx.names.Free()
 }
+
+// renameBlock is how many records one step of releaseNames renames.
+const renameBlock = 1 << 14
 
 // namesRead reports a link whose later passes read the inputs' names:
 // under Release.InputOrder, finalize orders the string tables by the

@@ -63,6 +63,7 @@ func read(ctx *Context) error {
 		return errVirtualTarget
 	}
 	ctx.Header = outputHeader(ctx, sm)
+	ctx.totals, ctx.totalsKnown = sumTotals(l.totals), true
 	ctx.hostInfoMissing = slices.Contains(l.noHost, true)
 	ctx.hostKernels = hostKernels(ctx)
 	return nil
@@ -106,11 +107,12 @@ func inputPaths(ctx *Context) (paths []string, nfiles int) {
 // assigned afterwards (numberObjects), in command-line order.
 type loaded struct {
 	objs   [][]*Obj
-	sizes  []int64 // bytes of the input's cubins
-	errs   []error // the input's load error
-	perrs  []error // the first bad cubin of each input
-	pbad   []int   // and its position among the input's cubins
-	noHost []bool  // a host object without host information (hostKernels)
+	sizes  []int64     // bytes of the input's cubins
+	errs   []error     // the input's load error
+	perrs  []error     // the first bad cubin of each input
+	pbad   []int       // and its position among the input's cubins
+	noHost []bool      // a host object without host information (hostKernels)
+	totals []objTotals // by batch: its objects' (Context.totals)
 }
 
 // readInputs reads, parses and decodes every path on the workers, in
@@ -139,6 +141,7 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 	// whatever GOMAXPROCS a small link was given: see Options.JITWorkers.)
 	w = max(w, ctx.Opts.JITWorkers)
 	batch := batchSize(n, w, rings.ok(), input.OpenFileLimit())
+	l.totals = make([]objTotals, (n+batch-1)/batch)
 	var done atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
 	parallelFor((n+batch-1)/batch, w, func(b int) error {
 		files := make([]input.File, min(batch, n-b*batch))
@@ -155,6 +158,7 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 			files[k].Into = &slot.file
 			l.load(ctx, mem, arch, b*batch+k, &files[k], slot)
 			size += l.sizes[b*batch+k]
+			l.totals[b].addAll(l.objs[b*batch+k]) // (while their tables are in the cache)
 		}
 		if ctx.Opts.Reading != nil {
 			ctx.Opts.Reading(done.Add(size))

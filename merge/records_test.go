@@ -95,18 +95,28 @@ func TestSecOffWide(t *testing.T) {
 // tables, releaseNames), contents, pieces grown past the inline one,
 // relocations and gen.
 func TestRecordsKeepWhatTheyName(t *testing.T) {
-	t.Run("heap", func(t *testing.T) { testRecordsKeep(t, &Context{}) })
+	t.Run("heap", func(t *testing.T) { testRecordsKeep(t, &Context{}, 300, false) })
 	t.Run("arena", func(t *testing.T) {
 		ctx := &Context{mem: &hugemem.Arena{}, recordsMapped: true}
 		defer ctx.mem.Free()
-		testRecordsKeep(t, ctx)
+		testRecordsKeep(t, ctx, 300, false)
 	})
+	// Past the slabs' doubling, with the string queue's consumer making
+	// slabs ready (slabfeed.go).
+	t.Run("fed", func(t *testing.T) { testRecordsKeep(t, &Context{}, 12000, true) })
 }
 
-func testRecordsKeep(t *testing.T, ctx *Context) {
+func testRecordsKeep(t *testing.T, ctx *Context, n int, fed bool) {
 	ctx.ShStr, ctx.Str = NewStrTab(), newStrTabNoOrdinals()
 	ctx.secNames = newSecNames(0)
-	const n = 300
+	var q *strQueue
+	if fed {
+		q = openStrQueue(nil, newSlabFeed(), ctx.Str, ctx.ShStr)
+		ctx.strq = q
+		for len(q.slabs.secs) < cap(q.slabs.secs) || len(q.slabs.syms) < cap(q.slabs.syms) {
+			runtime.Gosched() // (until the consumer has the slabs ready)
+		}
+	}
 	for i := range n {
 		name := fmt.Sprintf(".nv.test.%d", i)
 		s := ctx.newSection(name, elf.SHTProgbits, 0, 4, 0)
@@ -128,6 +138,14 @@ func testRecordsKeep(t *testing.T, ctx *Context) {
 			ctx.setGen(s, &genSec{minStack: i})
 		}
 		newSym(ctx, OutSym{Name: s.Name, Sec: s.ID, IsSecSym: true}, false)
+	}
+	if fed {
+		q.close()
+		ctx.keepFed(q.slabs)
+		ctx.strq = nil
+		if q.slabs.taken == 0 {
+			t.Errorf("no ready slab taken")
+		}
 	}
 	// The names move into the string tables (releaseNames), which then
 	// grow past them: the records keep the tables' first buffers.

@@ -34,7 +34,7 @@ func (ctx *Context) reserveSecs(n int) {
 	const per = 1024
 	slabs := make([][]OutSec, (n+per-1)/per)
 	for i := range slabs {
-		slabs[i] = recordSlab[OutSec](ctx, per)
+		slabs[i] = untouchedSlab[OutSec](ctx, per) // (touched below, in parallel)
 	}
 	parallelFor(len(slabs), ctx.Opts.Threads, func(i int) error {
 		s := slabs[i][:per]

@@ -35,13 +35,17 @@ type secSlot struct {
 // secNameHash is the hash secNames files name under.
 func secNameHash(name string) uint32 { return shard.Murmur3String(name) }
 
-// newSecNames returns a table sized for n names without growing.
+// newSecNames returns a table sized for n names without growing, its
+// pages faulted in by writing (touchSlice): lookups read a slot before an
+// insertion writes it.
 func newSecNames(n int) secNames {
 	size := 16
 	for size < 2*n {
 		size *= 2
 	}
-	return secNames{slots: make([]secSlot, size)}
+	t := secNames{slots: make([]secSlot, size)}
+	touchSlice(t.slots)
+	return t
 }
 
 // find returns the ID of the section named name (hash h), if any (0 if

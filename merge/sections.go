@@ -7,20 +7,30 @@ package merge
 // (orderSections sorts stably), so callers create sections in nvlink's
 // order.
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/warplink/warplink/internal/hugemem"
+)
 
 // allocSec returns storage for a new output section from a slab.
 func (ctx *Context) allocSec() *OutSec {
 	if len(ctx.secSlab) == cap(ctx.secSlab) {
 		if len(ctx.secSlabs) > 0 {
 			ctx.secSlab, ctx.secSlabs = ctx.secSlabs[0], ctx.secSlabs[1:]
-		} else {
-			ctx.secSlab = recordSlab[OutSec](ctx, slabCap(cap(ctx.secSlab), 1024))
+		} else if n := slabCap(cap(ctx.secSlab), secSlabLen); n < secSlabLen || !ctx.takeFedSecs() {
+			ctx.secSlab = recordSlab[OutSec](ctx, n)
 		}
 	}
 	ctx.secSlab = ctx.secSlab[:len(ctx.secSlab)+1]
 	return &ctx.secSlab[len(ctx.secSlab)-1]
 }
+
+// The most records of one slab of sections and of symbols.
+const (
+	secSlabLen = 1024
+	symSlabLen = 4096
+)
 
 // recordSlab is an empty slab of capacity n for output sections or
 // symbols (allocSec, newSym), in memory the collector neither scans nor
@@ -46,6 +56,19 @@ func (ctx *Context) allocSec() *OutSec {
 // an input's or its section's until then. (A section of secChunks has
 // its own storage and rule.)
 func recordSlab[T any](ctx *Context, n int) []T {
+	s := untouchedSlab[T](ctx, n)
+	// The first store to a record reads it first while the collector
+	// marks (the write barrier of its Name), which on a fresh page maps
+	// the kernel's zero page, and the store then faults again, a
+	// copy-on-write that interrupts every other core to flush its TLB.
+	// Written here, each page faults once.
+	touchSlice(s[:n])
+	return s
+}
+
+// untouchedSlab is recordSlab without the touch (for callers that fault
+// the slab in themselves).
+func untouchedSlab[T any](ctx *Context, n int) []T {
 	var z T
 	size := n * int(unsafe.Sizeof(z))
 	var b []byte
@@ -132,6 +155,13 @@ func (ctx *Context) pinName(n string) { ctx.pin(unsafe.Pointer(unsafe.StringData
 // (a one-object link: 60 page faults, a tenth of a millisecond); a large
 // one still allocates slabs of most.
 func slabCap(last, most int) int { return min(max(2*last, 16), most) }
+
+// touchSlice faults in the pages of s by writing them (hugemem.Touch):
+// for fresh memory that the first use reads before it writes.
+func touchSlice[T any](s []T) {
+	var z T
+	hugemem.Touch(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z))))
+}
 
 // slabTake is an empty slice of capacity n from the free end of *free, a
 // slab of slabLen elements (a new one when n does not fit): one

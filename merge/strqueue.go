@@ -80,14 +80,18 @@ type strQueue struct {
 	tabs []*StrTab
 	// setup runs on the consumer before the first addition (nil: none).
 	setup func()
+	// slabs: record slabs the consumer makes ready while it waits
+	// (slabfeed.go; nil: none).
+	slabs *slabFeed
 }
 
 // openStrQueue starts a consumer that makes the additions queued to
 // tables tabs (at most 256) from here until close, and marks the tables
 // queued. The consumer first runs setup (unless nil), which may use the
-// tables' unexported methods (StrTab.reserve).
-func openStrQueue(setup func(), tabs ...*StrTab) *strQueue {
-	q := &strQueue{setup: setup,
+// tables' unexported methods (StrTab.reserve). Between additions it
+// makes slabs ready in slabs (nil: none).
+func openStrQueue(setup func(), slabs *slabFeed, tabs ...*StrTab) *strQueue {
+	q := &strQueue{setup: setup, slabs: slabs,
 		cur:  &opBatch{},
 		full: make(chan *opBatch, 8),
 		free: make(chan *opBatch, 8),
@@ -111,30 +115,43 @@ func (q *strQueue) consume() {
 	for _, t := range q.tabs {
 		t.prefault()
 	}
-	var joined []byte // (strPrefix's names, joined here)
+	var joined joinedRing
 	var hashes [strBatch]uint32
-	for b := range q.full {
+	for {
+		var b *opBatch
+		select {
+		case b = <-q.full:
+		default:
+			// (Nothing to add yet: ready a slab for the walk instead.)
+			if q.slabs.feed() {
+				continue
+			}
+			b = <-q.full
+		}
+		if b == nil {
+			return // (closed)
+		}
 		ops := b.ops[:b.n]
 		// Each lookup's slot is asked for hashAhead additions before it,
 		// and the bytes of the string there probeAhead before it: the
 		// lookups' cache misses overlap instead of coming one by one.
 		for i := range min(hashAhead, len(ops)) {
-			q.hashAhead(&ops[i], &hashes[i])
+			q.hashAhead(&ops[i], &hashes[i], joined.at(i))
 		}
 		for i := range ops {
 			if j := i + hashAhead; j < len(ops) {
-				q.hashAhead(&ops[j], &hashes[j])
+				q.hashAhead(&ops[j], &hashes[j], joined.at(j))
 			}
-			if j := i + probeAhead; j < len(ops) && ops[j].pre == preNone && ops[j].s != "" {
+			if j := i + probeAhead; j < len(ops) && ops[j].hashed() {
 				q.tabs[ops[j].tab].prefetchFirst(hashes[j])
 			}
 			op := &ops[i]
-			s, hashed := op.s, op.pre == preNone && op.s != ""
+			s, hashed := op.s, op.hashed()
 			if op.pre != preNone {
 				// (put keeps no reference to s: a new string's bytes are
 				// copied into the table.)
-				joined = append(append(joined[:0], strPrefixes[op.pre]...), op.s...)
-				s = unsafe.String(unsafe.SliceData(joined), len(joined))
+				b := *joined.at(i)
+				s = unsafe.String(unsafe.SliceData(b), len(b))
 			}
 			t := q.tabs[op.tab]
 			off := putMaybeHashed(t, s, hashed, hashes[i], op.dup)
@@ -162,13 +179,32 @@ const (
 	probeAhead = 8
 )
 
-// hashAhead hashes op's string into *h and asks for its first slot (for
-// the plain additions other than "": a joined name is hashed in turn), in
-// its second table too when that hashes alike.
-func (q *strQueue) hashAhead(op *strOp, h *uint32) {
-	if op.pre == preNone && op.s != "" {
+// joinedRing holds the names of the additions that join a prefix and a
+// rest (strPrefix), made as hashAhead reaches them, one buffer for each
+// addition from the one being made to the last hashed ahead: the buffer
+// of addition i is reused by addition i+len(joinedRing), hashed after
+// addition i is made.
+type joinedRing [hashAhead + 1][]byte
+
+// at is the buffer of addition i of a batch.
+func (r *joinedRing) at(i int) *[]byte { return &r[i%len(r)] }
+
+// hashed reports whether consume hashes op's string ahead (every
+// addition but of "").
+func (op *strOp) hashed() bool { return op.pre != preNone || op.s != "" }
+
+// hashAhead hashes op's string into *h and asks for its first slot, in
+// its second table too when that hashes alike; a joined name is made in
+// *joined first.
+func (q *strQueue) hashAhead(op *strOp, h *uint32, joined *[]byte) {
+	if op.hashed() {
 		t := q.tabs[op.tab]
-		*h = t.hash(op.s)
+		s := op.s
+		if op.pre != preNone {
+			*joined = append(append((*joined)[:0], strPrefixes[op.pre]...), op.s...)
+			s = unsafe.String(unsafe.SliceData(*joined), len(*joined))
+		}
+		*h = t.hash(s)
 		t.prefetchSlot(*h)
 		if op.also != 0 {
 			if u := q.tabs[op.also-1]; u.seed == t.seed {

@@ -51,7 +51,7 @@ func TestStrQueueSameAsDirect(t *testing.T) {
 			offs[i] = 0xdead
 		}
 		if queued {
-			ctx.strq = openStrQueue(nil, ctx.Str, ctx.ShStr)
+			ctx.strq = openStrQueue(nil, nil, ctx.Str, ctx.ShStr)
 		}
 		for i, o := range ops {
 			tab := ctx.Str
@@ -107,7 +107,7 @@ func TestStrQueueSameAsDirect(t *testing.T) {
 // again afterwards.
 func TestStrQueueRefusesDirectUse(t *testing.T) {
 	str := NewStrTab()
-	q := openStrQueue(nil, str)
+	q := openStrQueue(nil, nil, str)
 	for name, f := range map[string]func(){
 		"Add":     func() { str.Add("x") },
 		"AddDup":  func() { str.AddDup("x") },
