@@ -115,6 +115,7 @@ func merge(ctx *Context) error {
 	}
 	offs := make([]uint32, nsec)
 	drops := make([]bool, nsec)
+	ctx.objArrays.maps, ctx.objArrays.offs, ctx.objArrays.drops = maps, offs, drops
 	for k, o := range ctx.Objs {
 		prefetchAhead(ctx, ctx.Objs, k)
 		n, m := len(o.F.Sections), len(o.F.Symbols)

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,7 +40,8 @@ import (
 func read(ctx *Context) error {
 	sm, virtual := ctx.Opts.Target()
 	paths, nfiles := inputPaths(ctx)
-	l := readInputs(ctx, paths, input.Target{SM: sm, Virtual: virtual})
+	l := readInputs(ctx, paths, nfiles, input.Target{SM: sm, Virtual: virtual})
+	ctx.objKeep = l.keep
 	if err := numberObjects(ctx, l, nfiles); err != nil {
 		return err
 	}
@@ -111,6 +113,13 @@ type loaded struct {
 	perrs  []error // the first bad cubin of each input
 	pbad   []int   // and its position among the input's cubins
 	noHost []bool  // a host object without host information (hostKernels)
+	// keep holds what pointer-free slabs point to on the heap (nil: the
+	// slabs are typed memory; see noscanSlab); nfiles is how many paths
+	// are the command line's strings (keptRefs).
+	keep   *objKeep
+	nfiles int
+	// tables is where decodeInfo puts the decoded relocations.
+	tables func(int) []byte
 }
 
 // readInputs reads, parses and decodes every path on the workers, in
@@ -119,10 +128,11 @@ type loaded struct {
 // leaves the CPU idle: then more workers. Decoded tables holding pointers
 // take only mapped memory (AllocMapped: nil, so typed Go allocations, when
 // there is none; see elf.ParseInto); what is kept: see the pass's header.
-func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
+func readInputs(ctx *Context, paths []string, nfiles int, arch input.Target) *loaded {
 	n := len(paths)
 	l := &loaded{objs: make([][]*Obj, n), sizes: make([]int64, n), errs: make([]error, n),
-		perrs: make([]error, n), pbad: make([]int, n), noHost: make([]bool, n)}
+		perrs: make([]error, n), pbad: make([]int, n), noHost: make([]bool, n), nfiles: nfiles,
+		tables: ctx.tables.AllocMapped}
 	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Symbols: ctx.tables.AllocMapped, Names: ctx.names.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
 		Workers: workers(ctx.Opts.Threads), MapFrom: mapFrom(ctx.Opts.MapFrom), JIT: ctx.Opts.JIT}
 	rings := newRings(!ctx.Opts.NoRing)
@@ -139,6 +149,14 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 	// whatever GOMAXPROCS a small link was given: see Options.JITWorkers.)
 	w = max(w, ctx.Opts.JITWorkers)
 	batch := batchSize(n, w, rings.ok(), input.OpenFileLimit())
+	if ctx.mem.OffHeap() && ctx.tables.OffHeap() && batch <= math.MaxUint8 {
+		// Pointer-free slabs (noscanSlab); what a failed mapping would
+		// put on the heap is kept (keptAlloc). (Names: nil from the
+		// arena puts them in Keep's memory.)
+		k := &objKeep{batches: make([]batchKeep, (n+batch-1)/batch)}
+		l.keep, l.tables = k, k.keptAlloc(ctx.tables.AllocMapped)
+		mem.Keep, mem.Tables, mem.Symbols = k.keptAlloc(ctx.mem.AllocMapped), k.keptAlloc(ctx.mem.AllocMapped), l.tables
+	}
 	var done atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
 	parallelFor((n+batch-1)/batch, w, func(b int) error {
 		files := make([]input.File, min(batch, n-b*batch))
@@ -149,11 +167,19 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 		mem.ReadBatch(r, files)
 		rings.put(r)
 		var size int64
-		slab := make([]objSlot, len(files))
+		var slab []objSlot
+		var bk *batchKeep
+		if l.keep != nil {
+			bk = &l.keep.batches[b]
+			bk.rares, slab = make([]*objRare, len(files)), noscanSlab(len(files), bk)
+			bk.slab = unsafe.Pointer(unsafe.SliceData(slab))
+		} else {
+			slab = make([]objSlot, len(files))
+		}
 		for k := range files {
 			slot := &slab[k]
 			files[k].Into = &slot.file
-			l.load(ctx, mem, arch, b*batch+k, &files[k], slot)
+			l.load(ctx, mem, arch, b*batch+k, &files[k], slot, bk, k)
 			size += l.sizes[b*batch+k]
 		}
 		if ctx.Opts.Reading != nil {
@@ -168,9 +194,11 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 // cubins into slot i. An input of many cubins (an archive of host
 // objects) is decoded on every worker; the first bad cubin by position is
 // recorded either way (parallelFor's error is its lowest failing index's).
+// With keep (a pointer-free slab: noscanSlab), the slot is the batch's
+// place-th, and keep holds what it points to on the heap.
 // NOTE: runs concurrently with the loads of other inputs; it writes only
-// slot i.
-func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int, file *input.File, slot *objSlot) {
+// slot i (and keep, its batch's).
+func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int, file *input.File, slot *objSlot, keep *batchKeep, place int) {
 	units, err := input.LoadFile(file, arch, ctx.Diags, i, nil, mem)
 	l.noHost[i] = file.NoHostInfo
 	if err != nil {
@@ -197,11 +225,14 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 		}
 		*o = Obj{Name: u.Name, F: f, System: u.System,
 			overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
+		if keep != nil && o == &slot.obj {
+			o.slot = uint8(place + 1) // (before more)
+		}
 		o.setHost(u.ModuleID, u.HostKernels)
 		if o.overlaps {
 			o.more() // (relocate adds private copies to it: relocTargetData)
 		}
-		if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(ctx.tables.AllocMapped) }); err != nil {
+		if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(l.tables) }); err != nil {
 			return badUnit{k, err}
 		}
 		objs[k] = o
@@ -210,24 +241,13 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 	if bad, ok := err.(badUnit); ok {
 		l.perrs[i], l.pbad[i] = bad.err, bad.k
 	}
-}
-
-// objSlot holds the object of an input that holds one cubin (most do),
-// and the record of a .cubin's decoded file (input.File.Into), in a slab
-// per batch of inputs (readInputs). These records are
-// most of what the collections after the passes scan (heapSizer.passDone),
-// and in slabs the collector reads them in sequence: allocated one by
-// one, scattered over the heap, each was a cache miss of its own, and at
-// 10,000 objects the four collections took half again as much marking
-// CPU (11.2 against 7.6 ms, medians of 15 links), and at 100,000 objects
-// the link took a tenth less wall time (medians of five alternating
-// links) in the same peak RSS. (The slabs, live among read's scratch
-// buffers, leave more of the heap's free pages unusable by merge's larger
-// allocations: 20 MB more peak there when those pages stay resident; a
-// large link returns them after resolve, cmd/warplink's returnLargeAfter.)
-type objSlot struct {
-	obj  Obj
-	file elf.File
+	if keep != nil && len(units) == 1 && objs[0] == &slot.obj {
+		keep.refs = keptRefs(keep.refs, slot, units[0].Name, file.Path, i < l.nfiles, units[0].ELF)
+	} else if keep != nil {
+		for _, o := range objs { // (on the heap: numberObjects's list is pointer-free)
+			keep.refs = append(keep.refs, unsafe.Pointer(o))
+		}
+	}
 }
 
 // numberObjects reports the first failed input, in command-line order,
@@ -248,6 +268,15 @@ func numberObjects(ctx *Context, l *loaded, nfiles int) error {
 			return errFatal
 		}
 		return err
+	}
+	if l.keep != nil {
+		// (Pointer-free: the slabs and the objects on the heap are held
+		// by the keep.)
+		n := 0
+		for i := range l.objs {
+			n += len(l.objs[i])
+		}
+		ctx.Objs = growRecords(ctx.Objs, n)
 	}
 	for i := range l.objs {
 		if l.perrs[i] != nil {
@@ -422,7 +451,8 @@ func defaultHeader(sm int) elf.Header {
 }
 
 // decodeInfo decodes every relocation section of the object once, in
-// the parallel read pass (later passes use Obj.relocs), and checks its
+// the parallel read pass (later passes use Obj.relocs), into memory from
+// alloc (their list too, Obj.relSecs, which points there), and checks its
 // .nv.info sections, whose records later passes decode again where they
 // read them (Obj.info: for a decoding of some 50 ns a section, 12 records
 // of 32 bytes an object less in Context.tables, whose pages stay resident
@@ -458,7 +488,7 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 			r.const0Size = append(r.const0Size, int32(i))
 		}
 	}
-	o.relSecs = make([]relocSec, 0, nrel)
+	o.relSecs = elf.SliceOf[relocSec](nrel, alloc)[:0]
 	var buf [infoBuf]elf.Attr
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
