@@ -527,7 +527,7 @@ func parseWith(into *File, b []byte, alloc, symAlloc Alloc, place func(secs []Se
 	if err := f.nameSections(shnum, shstrndx); err != nil {
 		return nil, err
 	}
-	if err := f.parseProgs(b); err != nil {
+	if err := f.parseProgs(b, alloc); err != nil {
 		return nil, err
 	}
 	if err := f.parseSymbols(shtab, symAlloc); err != nil {
@@ -677,8 +677,9 @@ func (f *File) nameSections(shnum uint64, shstrndx uint32) error {
 }
 
 // parseProgs decodes the program headers from b, the file as read (f.Raw
-// may have been moved by then).
-func (f *File) parseProgs(b []byte) error {
+// may have been moved by then), into memory from alloc (nil: make), as
+// the section table.
+func (f *File) parseProgs(b []byte, alloc Alloc) error {
 	h := &f.Header
 	size := uint64(len(b))
 	if h.Phoff == 0 || h.Phnum == 0 {
@@ -690,7 +691,7 @@ func (f *File) parseProgs(b []byte) error {
 	if h.Phoff > size || !fits(uint64(h.Phnum), PhdrSize, size-h.Phoff) {
 		return errorf("program header table goes past the end of the file")
 	}
-	f.Progs = make([]Prog, h.Phnum)
+	f.Progs = SliceOf[Prog](int(h.Phnum), alloc)
 	for i := range f.Progs {
 		p := b[h.Phoff+uint64(i)*PhdrSize:]
 		f.Progs[i] = Prog{

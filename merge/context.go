@@ -34,7 +34,10 @@ type Context struct {
 	// Release.InputOrder (release130.go); nil otherwise.
 	inOrder *inputOrder
 
-	Objs []*Obj // by file ID
+	// Objs are the objects by file ID; read's list is pointer-free memory
+	// with pointer-free slabs (objKeep holds what it points to), so that
+	// nothing but numberObjects appends a new object within its capacity.
+	Objs []*Obj
 
 	// Output under construction.
 	// Secs and Syms are in creation order, indexed by OutSec.ID and
@@ -187,6 +190,10 @@ type Context struct {
 	// recordSlab and growRecords).
 	pins      pinList
 	piecePins map[*OutSec]int // where pins holds a section's pieces (setPieces)
+	// objKeep and objArrays keep alive what the objects of pointer-free
+	// slabs point to on the heap (noscanSlab; objKeep nil: none).
+	objKeep   *objKeep
+	objArrays objArrays
 	// recordsMapped: recordSlab takes the main arena's memory (a small
 	// link's).
 	recordsMapped bool
@@ -226,6 +233,9 @@ type Obj struct {
 	// localByBinding: its symbols' local part is its local symbols, not
 	// those below .symtab's sh_info (Release.LocalByBinding).
 	localByBinding bool
+	// slot is 1 + the object's place in a pointer-free slab (noscanSlab;
+	// 0: not in one), where more finds its batch's keep (rareKeep).
+	slot uint8
 	// placeholder is the nameless function symbol kept under
 	// --preserve-relocs: read and set through placeholderSym and
 	// setPlaceholderSym (symmap.go), which keep its encoding.
@@ -328,7 +338,11 @@ func (o *Obj) setSecOff(i int, off uint64) {
 // it adds (relocTargetData).
 func (o *Obj) more() *objRare {
 	if o.rare == nil {
-		o.rare = &objRare{}
+		r := &objRare{}
+		if o.slot != 0 {
+			*o.rareKeep() = r // (first: see objKeep)
+		}
+		o.rare = r
 	}
 	return o.rare
 }

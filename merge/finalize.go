@@ -71,7 +71,7 @@ func finalize(ctx *Context) error {
 	keyInfoSections(ctx)
 	// The inputs' relocations and resolutions are not read after this
 	// point (the arena holds most of them: this matters without one).
-	ctx.Res = nil
+	ctx.Res, ctx.objArrays.resID = nil, nil
 	for _, o := range ctx.Objs {
 		o.relSecs, o.resID = nil, nil
 	}

@@ -118,17 +118,17 @@ func objTotalsOf(objs []*Obj) objTotals {
 	return t
 }
 
-// objArrays is the memory of the per-object maps of objects with t's
-// totals (Obj.SecMap and SymMap, all -1; SecOff; Drop), carved by takeArrays.
-type objArrays struct {
+// objMaps is the memory of the per-object maps of objects with t's
+// totals (Obj.SecMap and SymMap, all -1; SecOff; Drop), carved by take.
+type objMaps struct {
 	maps  []int32
 	offs  []uint32
 	drops []bool
 }
 
 // threads is how many goroutines fill them (see fillBlock).
-func newObjArrays(t objTotals, threads int) objArrays {
-	a := objArrays{maps: make([]int32, t.secs+t.syms), offs: make([]uint32, t.secs), drops: make([]bool, t.secs)}
+func newObjMaps(t objTotals, threads int) objMaps {
+	a := objMaps{maps: make([]int32, t.secs+t.syms), offs: make([]uint32, t.secs), drops: make([]bool, t.secs)}
 	blocks := (len(a.maps) + fillBlock - 1) / fillBlock
 	if blocks < 4 {
 		threads = 1
@@ -146,7 +146,7 @@ func newObjArrays(t objTotals, threads int) objArrays {
 	return a
 }
 
-// fillBlock is how many entries of the maps one step of newObjArrays
+// fillBlock is how many entries of the maps one step of newObjMaps
 // fills: from four of them on, the steps run on every thread (at 100,000
 // objects 16 MB of fresh memory, faulted and filled while merge's string
 // queue has little to do yet).
@@ -154,12 +154,13 @@ const fillBlock = 1 << 18
 
 // take gives objs[k] its maps from a, or from new arrays for the objects
 // from k on when a has too little left (Context.totals out of step with
-// the objects: a safeguard).
-func (a *objArrays) take(objs []*Obj, k int) {
+// the objects: a safeguard), which keep holds whole as merge's first.
+func (a *objMaps) take(objs []*Obj, k int, keep *objArrays) {
 	o := objs[k]
 	n, m := len(o.F.Sections), len(o.F.Symbols)
 	if len(a.maps) < n+m || len(a.offs) < n {
-		*a = newObjArrays(objTotalsOf(objs[k:]), 1)
+		*a = newObjMaps(objTotalsOf(objs[k:]), 1)
+		keep.keepMaps(*a)
 	}
 	o.SecMap, a.maps = a.maps[:n:n], a.maps[n:]
 	o.SymMap, a.maps = a.maps[:m:m], a.maps[m:]
@@ -210,10 +211,11 @@ func merge(ctx *Context) error {
 	ctx.Syms = growRecords(ctx.Syms, nsym/2+64)
 	ctx.Locals = slices.Grow(ctx.Locals, nsym*3/10+64)
 	ctx.Globals = slices.Grow(ctx.Globals, nsym/5+64)
-	arrays := newObjArrays(t, ctx.Opts.Threads)
+	arrays := newObjMaps(t, ctx.Opts.Threads)
+	ctx.objArrays.keepMaps(arrays)
 	for k, o := range ctx.Objs {
 		prefetchAhead(ctx, ctx.Objs, k)
-		arrays.take(ctx.Objs, k)
+		arrays.take(ctx.Objs, k, &ctx.objArrays)
 		prefetchDrops(arrays.drops)
 		markWeakLosers(ctx, o)
 		ctx.hashObject(o)

@@ -26,7 +26,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -39,7 +38,8 @@ import (
 func read(ctx *Context) error {
 	sm, virtual := ctx.Opts.Target()
 	paths, nfiles := inputPaths(ctx)
-	l := readInputs(ctx, paths, input.Target{SM: sm, Virtual: virtual})
+	l := readInputs(ctx, paths, nfiles, input.Target{SM: sm, Virtual: virtual})
+	ctx.objKeep = l.keep
 	if err := numberObjects(ctx, l, nfiles); err != nil {
 		return err
 	}
@@ -113,6 +113,13 @@ type loaded struct {
 	pbad   []int       // and its position among the input's cubins
 	noHost []bool      // a host object without host information (hostKernels)
 	totals []objTotals // by batch: its objects' (Context.totals)
+	// keep holds what pointer-free slabs point to on the heap (nil: the
+	// slabs are typed memory; see noscanSlab); nfiles is how many paths
+	// are the command line's strings (keptRefs).
+	keep   *objKeep
+	nfiles int
+	// tables is where decodeInfo puts the decoded relocations.
+	tables func(int) []byte
 }
 
 // readInputs reads, parses and decodes every path on the workers, in
@@ -121,10 +128,11 @@ type loaded struct {
 // leaves the CPU idle: then more workers. Decoded tables holding pointers
 // take only mapped memory (AllocMapped: nil, so typed Go allocations, when
 // there is none; see elf.ParseInto); what is kept: see the pass's header.
-func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
+func readInputs(ctx *Context, paths []string, nfiles int, arch input.Target) *loaded {
 	n := len(paths)
 	l := &loaded{objs: make([][]*Obj, n), sizes: make([]int64, n), errs: make([]error, n),
-		perrs: make([]error, n), pbad: make([]int, n), noHost: make([]bool, n)}
+		perrs: make([]error, n), pbad: make([]int, n), noHost: make([]bool, n), nfiles: nfiles,
+		tables: ctx.tables.AllocMapped}
 	mem := &input.Memory{Keep: ctx.mem.Alloc, Tables: ctx.mem.AllocMapped, Symbols: ctx.tables.AllocMapped, Names: ctx.names.AllocMapped, Drop: decodedOnly, Zeros: ctx.mem.Zeros,
 		Workers: workers(ctx.Opts.Threads), MapFrom: mapFrom(ctx.Opts.MapFrom), JIT: ctx.Opts.JIT}
 	rings := newRings(!ctx.Opts.NoRing)
@@ -142,6 +150,7 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 	w = max(w, ctx.Opts.JITWorkers)
 	batch := batchSize(n, w, rings.ok(), input.OpenFileLimit())
 	l.totals = make([]objTotals, (n+batch-1)/batch)
+	l.keepSlabs(ctx, mem, n, batch)
 	var done atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
 	parallelFor((n+batch-1)/batch, w, func(b int) error {
 		files := make([]input.File, min(batch, n-b*batch))
@@ -152,11 +161,11 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 		mem.ReadBatch(r, files)
 		rings.put(r)
 		var size int64
-		slab := make([]objSlot, len(files))
+		slab, bk := l.batchSlab(b, len(files))
 		for k := range files {
 			slot := &slab[k]
 			files[k].Into = &slot.file
-			l.load(ctx, mem, arch, b*batch+k, &files[k], slot)
+			l.load(ctx, mem, arch, b*batch+k, &files[k], slot, bk, k)
 			size += l.sizes[b*batch+k]
 			l.totals[b].addAll(l.objs[b*batch+k]) // (while their tables are in the cache)
 		}
@@ -172,9 +181,11 @@ func readInputs(ctx *Context, paths []string, arch input.Target) *loaded {
 // cubins into slot i. An input of many cubins (an archive of host
 // objects) is decoded on every worker; the first bad cubin by position is
 // recorded either way (parallelFor's error is its lowest failing index's).
+// With keep (a pointer-free slab: noscanSlab), the slot is the batch's
+// place-th, and keep holds what it points to on the heap.
 // NOTE: runs concurrently with the loads of other inputs; it writes only
-// slot i.
-func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int, file *input.File, slot *objSlot) {
+// slot i (and keep, its batch's).
+func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int, file *input.File, slot *objSlot, keep *batchKeep, place int) {
 	units, err := input.LoadFile(file, arch, ctx.Diags, i, nil, mem)
 	l.noHost[i] = file.NoHostInfo
 	if err != nil {
@@ -201,11 +212,14 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 		}
 		*o = Obj{Name: u.Name, F: f, System: u.System,
 			overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
+		if keep != nil && o == &slot.obj {
+			o.slot = uint8(place + 1) // (before more)
+		}
 		o.setHost(u.ModuleID, u.HostKernels)
 		if o.overlaps {
 			o.more() // (relocate adds private copies to it: relocTargetData)
 		}
-		if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(ctx.tables.AllocMapped) }); err != nil {
+		if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(l.tables) }); err != nil {
 			return badUnit{k, err}
 		}
 		objs[k] = o
@@ -214,24 +228,13 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 	if bad, ok := err.(badUnit); ok {
 		l.perrs[i], l.pbad[i] = bad.err, bad.k
 	}
-}
-
-// objSlot holds the object of an input that holds one cubin (most do),
-// and the record of a .cubin's decoded file (input.File.Into), in a slab
-// per batch of inputs (readInputs). These records are
-// most of what the collections after the passes scan (heapSizer.passDone),
-// and in slabs the collector reads them in sequence: allocated one by
-// one, scattered over the heap, each was a cache miss of its own, and at
-// 10,000 objects the four collections took half again as much marking
-// CPU (11.2 against 7.6 ms, medians of 15 links), and at 100,000 objects
-// the link took a tenth less wall time (medians of five alternating
-// links) in the same peak RSS. (The slabs, live among read's scratch
-// buffers, leave more of the heap's free pages unusable by merge's larger
-// allocations: 20 MB more peak there when those pages stay resident; a
-// large link returns them after resolve, cmd/warplink's returnLargeAfter.)
-type objSlot struct {
-	obj  Obj
-	file elf.File
+	if keep != nil && len(units) == 1 && objs[0] == &slot.obj {
+		keep.refs = keptRefs(keep.refs, slot, units[0].Name, file.Path, i < l.nfiles, units[0].ELF)
+	} else if keep != nil {
+		for _, o := range objs { // (on the heap: numberObjects's list is pointer-free)
+			keep.refs = append(keep.refs, unsafe.Pointer(o))
+		}
+	}
 }
 
 // numberObjects reports the first failed input, in command-line order,
@@ -252,6 +255,15 @@ func numberObjects(ctx *Context, l *loaded, nfiles int) error {
 			return errFatal
 		}
 		return err
+	}
+	if l.keep != nil {
+		// (Pointer-free: the slabs and the objects on the heap are held
+		// by the keep.)
+		n := 0
+		for i := range l.objs {
+			n += len(l.objs[i])
+		}
+		ctx.Objs = growRecords(ctx.Objs, n)
 	}
 	for i := range l.objs {
 		if l.perrs[i] != nil {
@@ -426,7 +438,8 @@ func defaultHeader(sm int) elf.Header {
 }
 
 // decodeInfo decodes every relocation section of the object once, in
-// the parallel read pass (later passes use Obj.relocs), and checks its
+// the parallel read pass (later passes use Obj.relocs), into memory from
+// alloc (their list too, Obj.relSecs, which points there), and checks its
 // .nv.info sections, whose records later passes decode again where they
 // read them (Obj.info: for a decoding of some 50 ns a section, 12 records
 // of 32 bytes an object less in Context.tables, whose pages stay resident
@@ -462,7 +475,7 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 			r.const0Size = append(r.const0Size, int32(i))
 		}
 	}
-	o.relSecs = make([]relocSec, 0, nrel)
+	o.relSecs = elf.SliceOf[relocSec](nrel, alloc)[:0]
 	var buf [infoBuf]elf.Attr
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
@@ -702,98 +715,3 @@ func mapFrom(opt int64) int64 {
 // calls serve many small files (input.Ring), where a mapping each would
 // cost two and a page fault or more.
 const mapInputsFrom = 1 << 20
-
-// batchSize is how many of n files each of w workers reads at once, with
-// rings (ring) or one at a time, under a descriptor limit of fdLimit. A
-// batch holds its files open at once: within a quarter of the descriptor
-// limit for all workers (a file the ring cannot open is read again file
-// by file, so this only keeps that path rare), and with rings within the
-// descriptor table a process starts with (freshFDTable).
-func batchSize(n, w int, ring bool, fdLimit int) int {
-	batch := min(max(n/(4*w), 1), readBatch, max(fdLimit/(4*w), 1))
-	if ring {
-		batch = min(batch, max((freshFDTable-fdReserve)/w-1, 1))
-	}
-	return batch
-}
-
-// freshFDTable is the size of the descriptor table a process starts with
-// when its parent had no descriptor past 63 open (make, ninja, nvcc: all
-// but a shell, which keeps 255 open): 64 entries. Opening past it makes
-// the kernel grow the table, and in a process of several threads (any Go
-// program) it then waits for an RCU grace period, 10-30 ms on the 2-CPU
-// virtual machine (a C probe: 14-28 ms a growth). The rings' batches of
-// all workers together stay within it, less fdReserve for the standard
-// streams, the rings themselves and the few the link opens besides:
-// started with a fresh table, the read pass of 1,000 objects took
-// 10.3-10.6 ms (medians) against 4.2-4.3 from a shell.
-const (
-	freshFDTable = 64
-	fdReserve    = 8
-)
-
-// readBatch is the most files read with one ring at once (input.Ring: on
-// the measurement machine 32 read 10,000 small files fastest).
-const readBatch = 32
-
-// rings hands out io_uring rings, one per worker at a time, made as they
-// are first needed.
-type rings struct {
-	mu      sync.Mutex
-	free    []*input.Ring
-	all     []*input.Ring
-	refused bool // NewRing failed (or rings are not wanted): read without
-}
-
-func newRings(want bool) *rings {
-	rs := &rings{refused: !want}
-	if want {
-		rs.put(rs.get()) // (so that ok can tell)
-	}
-	return rs
-}
-
-// ok reports whether rings are in use.
-func (rs *rings) ok() bool {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return !rs.refused
-}
-
-// get returns a ring, or nil if there is none.
-func (rs *rings) get() *input.Ring {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if n := len(rs.free); n > 0 {
-		r := rs.free[n-1]
-		rs.free = rs.free[:n-1]
-		return r
-	}
-	if rs.refused {
-		return nil
-	}
-	r := input.NewRing()
-	if r == nil {
-		rs.refused = true
-		return nil
-	}
-	rs.all = append(rs.all, r)
-	return r
-}
-
-func (rs *rings) put(r *input.Ring) {
-	if r == nil {
-		return
-	}
-	rs.mu.Lock()
-	rs.free = append(rs.free, r)
-	rs.mu.Unlock()
-}
-
-// close releases every ring.
-func (rs *rings) close() {
-	for _, r := range rs.all {
-		r.Release()
-	}
-	rs.all, rs.free = nil, nil
-}

@@ -156,6 +156,7 @@ func relocate(ctx *Context) error {
 	// sections past this point: the offsets (merge's one array, 8 bytes an
 	// input section: 11 MB at 100,000 objects) go with the collection
 	// that follows relocate, before finalize allocates.
+	ctx.objArrays.offs = nil
 	for _, o := range ctx.Objs {
 		o.SecOff = nil
 	}

@@ -166,6 +166,7 @@ func allocResIDs(ctx *Context) [][]uint16 {
 		nsym += len(o.F.Symbols)
 	}
 	ids, shards := make([]int32, nsym), make([]uint16, nsym)
+	ctx.objArrays.resID = ids
 	for i := range ids {
 		ids[i] = -1
 	}
