@@ -71,30 +71,32 @@ func fedSlab[T any](n int) []T {
 // takeFedSecs makes a ready slab the walk's section slab, if the queue
 // has one, and reports whether it did.
 func (ctx *Context) takeFedSecs() bool {
-	if ctx.strq == nil || ctx.strq.slabs == nil {
-		return false
-	}
-	select {
-	case s := <-ctx.strq.slabs.secs:
-		ctx.pin(unsafe.Pointer(unsafe.SliceData(s)))
-		ctx.secSlab = s
-		ctx.strq.slabs.taken++
-		return true
-	default:
-		return false
-	}
+	f := ctx.feed()
+	return f != nil && takeFed(ctx, f, f.secs, &ctx.secSlab)
 }
 
 // takeFedSyms is takeFedSecs for the symbol slab.
 func (ctx *Context) takeFedSyms() bool {
-	if ctx.strq == nil || ctx.strq.slabs == nil {
-		return false
+	f := ctx.feed()
+	return f != nil && takeFed(ctx, f, f.syms, &ctx.symSlab)
+}
+
+// feed is the string queue's slab feed (nil: none).
+func (ctx *Context) feed() *slabFeed {
+	if ctx.strq == nil {
+		return nil
 	}
+	return ctx.strq.slabs
+}
+
+// takeFed makes a slab ready on ch, f's, the walk's slab, pinned, if
+// there is one.
+func takeFed[T any](ctx *Context, f *slabFeed, ch chan []T, slab *[]T) bool {
 	select {
-	case s := <-ctx.strq.slabs.syms:
+	case s := <-ch:
 		ctx.pin(unsafe.Pointer(unsafe.SliceData(s)))
-		ctx.symSlab = s
-		ctx.strq.slabs.taken++
+		*slab = s
+		f.taken++
 		return true
 	default:
 		return false
