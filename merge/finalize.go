@@ -86,27 +86,17 @@ func finalize(ctx *Context) error {
 	ctx.setData(rel, ctx.Rel.RelAction)
 	rel.Size = uint64(len(ctx.Rel.RelAction))
 	rel.SymID = newSym(ctx, OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
-	// The sections an input's sh_info linked to its code (per-kernel
-	// data) name it by its input index: mapped now, each section on its
-	// own, in parallel (a walk of every section record, cold).
-	secs := ctx.Secs
-	parallelFor((len(secs)+secBlock-1)/secBlock, ctx.Opts.Threads, func(b int) error {
-		for _, s := range secs[b*secBlock : min(len(secs), (b+1)*secBlock)] {
-			if s.infoIn > 0 && s.InfoSec < 0 {
-				s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
-			}
-		}
-		return nil
-	})
+	// (The sections an input's sh_info linked to its code were mapped by
+	// dce, but those of .nv.info's type, which keyInfoSections reads.)
+	for _, id := range ctx.infoLinkLate {
+		s := ctx.Secs[id]
+		s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
+	}
 	toolNote(ctx)
 	compatOnce(ctx)
 	relayoutStrings(ctx)
 	return nil
 }
-
-// secBlock is the number of section records one task of finalize's
-// parallel walk over every section reads.
-const secBlock = 1024
 
 // releaseTablesBelow bounds the tables releaseTables frees: 8 MiB, about
 // 8,000 generated objects. Larger links' tables are reset instead, and
