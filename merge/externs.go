@@ -165,7 +165,7 @@ func externsRec(list []int32) infoRec {
 }
 
 // closeFunction closes the EXTERNS records recs of a code section, whose
-// function is f (-1: none; entry: it gathers, Context.gathers), in
+// function is f (-1: none; entry: it gathers, funcInfos.noteSections), in
 // place (their lists, dropped when empty), and returns the record to make
 // for it, if any: the root kernel's new list, or an entry's first.
 func (ec *externClosure) closeFunction(f int32, entry bool, recs []infoRec) (infoRec, bool) {

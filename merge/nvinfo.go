@@ -124,6 +124,7 @@ func buildNvInfo(ctx *Context, job *objGather) {
 	per := job.per
 	texts := ctx.textSections()
 	perFunc := gatherFuncInfos(len(ctx.Secs), per, ctx.lateScratch)
+	perFunc.noteSections(ctx, ctx.lateScratch)
 	order := ctx.infoOrder
 	for _, t := range texts {
 		if !ctx.infoNoted(t) {
@@ -348,15 +349,11 @@ type objInfo struct {
 }
 
 // funcRecs are the records of one input .nv.info.<f> section, for output
-// code section text, in compact form (nvinfo_compact.go), and what
-// noteSections keeps of the section: its function symbol (InfoSym),
-// whether it is live and whether its function is an entry that gathers
-// (none of which changes from dce's end on).
+// code section text, in compact form (nvinfo_compact.go).
 type funcRecs struct {
-	text, sym    int32
-	kinds        recKinds // which records of interest are among them
-	alive, entry bool
-	enc          []byte
+	text  int32
+	kinds recKinds // which records of interest are among them
+	enc   []byte
 }
 
 // recKinds marks the records of interest among a function's records.
@@ -399,10 +396,9 @@ type funcInfos struct {
 	any   recKinds // what any function's records hold
 	// By index in enc: the code section, its function symbol (InfoSym),
 	// whether it is live and whether it is an entry that gathers (see
-	// gathers), as objectInfo found them (funcRecs), in parallel. The
-	// steps over the functions read these rather than each output section
-	// and symbol again (at 100,000 objects each such pass took some 10
-	// ms, most of it cache misses).
+	// noteSections). The steps over the functions read these rather than
+	// each output section and symbol again (at 100,000 objects each such
+	// pass took some 10 ms, most of it cache misses).
 	sec, sym     []int32
 	alive, entry []bool
 }
@@ -416,8 +412,7 @@ func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
 		n += len(per[i].perFunc)
 	}
 	p := &funcInfos{at: elf.SliceOf[int32](nsecs, alloc), enc: make([][]byte, 0, n), kinds: elf.SliceOf[recKinds](n, alloc),
-		sec: elf.SliceOf[int32](n, alloc)[:0], sym: elf.SliceOf[int32](n, alloc)[:0],
-		alive: elf.SliceOf[bool](n, alloc)[:0], entry: elf.SliceOf[bool](n, alloc)[:0]}
+		sec: elf.SliceOf[int32](n, alloc)[:0]}
 	for i := range per {
 		for _, f := range per[i].perFunc {
 			k := p.at[f.text]
@@ -427,7 +422,6 @@ func gatherFuncInfos(nsecs int, per []objInfo, alloc elf.Alloc) *funcInfos {
 			} else {
 				p.enc = append(p.enc, f.enc) // usually the only contributor
 				p.sec = append(p.sec, f.text)
-				p.sym, p.alive, p.entry = append(p.sym, f.sym), append(p.alive, f.alive), append(p.entry, f.entry)
 				k = int32(len(p.enc))
 				p.at[f.text] = k
 			}
@@ -478,7 +472,33 @@ func (p *funcInfos) gatherExterns(alloc elf.Alloc) {
 	}
 }
 
-// live reports whether code section t is live.
+// noteSections fills in what the steps over the functions read of their
+// sections and symbols (alloc: as gatherFuncInfos'). An entry gathers
+// its callees' EXTERNS and gets a MIN_STACK_SIZE: under --kernels-used
+// only the roots of dead code elimination (a kernel only
+// --preserve-relocs keeps does not).
+func (p *funcInfos) noteSections(ctx *Context, alloc elf.Alloc) {
+	n := len(p.sec)
+	p.sym, p.alive, p.entry = elf.SliceOf[int32](n, alloc), elf.SliceOf[bool](n, alloc), elf.SliceOf[bool](n, alloc)
+	for k, t := range p.sec {
+		// (The section records, and the records of their functions'
+		// symbols, are cold and scattered: asked for ahead, in two
+		// stages.)
+		if a := k + 8; a < n {
+			prefetch.Range(unsafe.Pointer(ctx.Secs[p.sec[a]]), unsafe.Sizeof(OutSec{}))
+		}
+		if a := k + 4; a < n {
+			if f := ctx.Secs[p.sec[a]].InfoSym; f >= 0 {
+				prefetch.Range(unsafe.Pointer(ctx.Syms[f]), unsafe.Sizeof(OutSym{}))
+			}
+		}
+		s := ctx.Secs[t]
+		p.sym[k], p.alive[k] = s.InfoSym, !s.Dead
+		p.entry[k] = ctx.gathers(s.InfoSym)
+	}
+}
+
+// live reports whether code section t is live (noteSections).
 func (p *funcInfos) live(ctx *Context, t int32) bool {
 	if k := p.at[t]; k > 0 {
 		return p.alive[k-1]
@@ -487,15 +507,13 @@ func (p *funcInfos) live(ctx *Context, t int32) bool {
 }
 
 // gathers reports whether function symbol f (-1: none) is an entry that
-// gathers. An entry gathers its callees' EXTERNS and gets a
-// MIN_STACK_SIZE: under --kernels-used only the roots of dead code
-// elimination (a kernel only --preserve-relocs keeps does not).
+// gathers (noteSections).
 func (ctx *Context) gathers(f int32) bool {
 	return f >= 0 && ctx.Syms[f].Other&stoCudaEntry != 0 && (ctx.dceRoot == nil || ctx.dceRoot[f])
 }
 
 // function is code section t's function symbol and whether it is an
-// entry that gathers.
+// entry that gathers (noteSections).
 func (p *funcInfos) function(ctx *Context, t int32) (f int32, entry bool) {
 	if k := p.at[t]; k > 0 {
 		return p.sym[k-1], p.entry[k-1]
@@ -629,12 +647,7 @@ func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []
 		if textSec < 0 {
 			enc, global = global, enc
 		} else {
-			// (The code section's record and its function's, cold,
-			// read here, on every core, rather than in a walk
-			// of their own: funcInfos.sym, alive and entry.)
-			t := ctx.Secs[textSec]
-			perFunc = append(perFunc, funcRecs{text: textSec, sym: t.InfoSym, kinds: kinds, alive: !t.Dead,
-				entry: ctx.gathers(t.InfoSym), enc: enc[start:len(enc):len(enc)]})
+			perFunc = append(perFunc, funcRecs{textSec, kinds, enc[start:len(enc):len(enc)]})
 		}
 	})
 	return global, perFunc
