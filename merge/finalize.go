@@ -71,9 +71,12 @@ func finalize(ctx *Context) error {
 	keyInfoSections(ctx)
 	// The inputs' relocations and resolutions are not read after this
 	// point (the arena holds most of them: this matters without one).
+	// (releaseTables dropped the objects' own slices but for a dump.)
 	ctx.Res, ctx.objArrays.resID = nil, nil
-	for _, o := range ctx.Objs {
-		o.relSecs, o.resID = nil, nil
+	if !ctx.tablesReleased() {
+		for _, o := range ctx.Objs {
+			o.relSecs, o.resID = nil, nil
+		}
 	}
 	if ctx.Opts.DumpCallgraph {
 		dumpCallgraph(ctx)
@@ -127,11 +130,13 @@ const releaseTablesBelow = 8 << 20
 // use after this fails at once; a dump (after any pass, or of the call
 // graph, which names input symbols) shows them, so they stay for one.
 func releaseTables(ctx *Context) {
-	if ctx.Opts.Dump != "" || ctx.Opts.DumpCallgraph {
+	if !ctx.tablesReleased() {
 		return
 	}
 	for _, o := range ctx.Objs {
-		o.F.Symbols, o.relSecs = nil, nil // (nvinfo went after its last use)
+		// (nvinfo went after its last use; the resolution IDs, read
+		// last by gatherObjects, go in the same walk of the objects.)
+		o.F.Symbols, o.relSecs, o.resID = nil, nil, nil
 	}
 	if ctx.tables.Used() <= ctx.freeTablesBelow {
 		ctx.tables.Free()
@@ -139,6 +144,12 @@ func releaseTables(ctx *Context) {
 	}
 	ctx.tables.Reset()
 	ctx.late = ctx.tables
+}
+
+// tablesReleased reports whether releaseTables releases the inputs'
+// tables: not for a dump.
+func (ctx *Context) tablesReleased() bool {
+	return ctx.Opts.Dump == "" && !ctx.Opts.DumpCallgraph
 }
 
 // lateScratch is an elf.Alloc for finalize's pointer-free tables past
