@@ -325,9 +325,14 @@ func dropUnreferencedUndefined(ctx *Context, used symSet) {
 // output section it names (InfoSec), as the objects' section maps are
 // final since merge; those of .nv.info's type, whose InfoSec
 // keyInfoSections reads to tell them from .nv.info.<f> sections, are left
-// to finalize's end (Context.infoLinkLate).
+// to finalize's end (Context.infoLinkLate). It lists the live code
+// sections too (Context.liveTexts: no code section is made or removed
+// after dce).
 func dropDeadFunctionSections(ctx *Context, deadText []bool) {
 	for _, s := range ctx.Secs {
+		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
+			ctx.liveTexts = append(ctx.liveTexts, s.ID)
+		}
 		if s.infoIn > 0 {
 			t := ctx.Objs[s.infoObj].SecMap[s.infoIn]
 			if t >= 0 && deadText[t] {

@@ -122,7 +122,8 @@ func idPayload(ids []int32) []byte {
 // order.
 func buildNvInfo(ctx *Context, job *objGather) {
 	per := job.per
-	texts := ctx.textSections()
+	texts := ctx.liveTexts // (textSections, listed by dce's walk of every section)
+	ctx.liveTexts = nil
 	perFunc := gatherFuncInfos(len(ctx.Secs), per, ctx.lateScratch)
 	perFunc.noteSections(ctx, ctx.lateScratch)
 	order := ctx.infoOrder
