@@ -211,6 +211,13 @@ type Context struct {
 	// entsize field is wideEntsize (an input's of 65,535 or more: none
 	// in the corpus), by section ID.
 	wideEntsize map[int32]uint32
+	// liveTexts lists the live code sections in creation order, as dce
+	// left them (textSections), for buildNvInfo.
+	liveTexts []int32
+	// infoLinkLate lists the sections of .nv.info's type that an input's
+	// sh_info linked to its code: their InfoSec is set at finalize's end
+	// (dropDeadFunctionSections sets the others').
+	infoLinkLate []int32
 	// infoSecs is the storage of finalize's .nv.info.<f> sections
 	// (newSecChunks), kept for what mapped ones point to on the heap.
 	infoSecs secChunks

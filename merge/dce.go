@@ -320,12 +320,30 @@ func dropUnreferencedUndefined(ctx *Context, used symSet) {
 }
 
 // dropDeadFunctionSections: per-function sections of removed code go with
-// it.
+// it. The same walk (every section record, cold) gives each section that
+// an input's sh_info linked to its code (per-kernel data: infoIn) the
+// output section it names (InfoSec), as the objects' section maps are
+// final since merge; those of .nv.info's type, whose InfoSec
+// keyInfoSections reads to tell them from .nv.info.<f> sections, are left
+// to finalize's end (Context.infoLinkLate). It lists the live code
+// sections too (Context.liveTexts: no code section is made or removed
+// after dce).
 func dropDeadFunctionSections(ctx *Context, deadText []bool) {
 	for _, s := range ctx.Secs {
+		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
+			ctx.liveTexts = append(ctx.liveTexts, s.ID)
+		}
 		if s.infoIn > 0 {
-			if t := ctx.Objs[s.infoObj].SecMap[s.infoIn]; t >= 0 && deadText[t] {
+			t := ctx.Objs[s.infoObj].SecMap[s.infoIn]
+			if t >= 0 && deadText[t] {
 				s.Dead = true
+			}
+			if s.InfoSec < 0 {
+				if s.Type == elf.SHTCudaInfo {
+					ctx.infoLinkLate = append(ctx.infoLinkLate, s.ID)
+				} else {
+					s.InfoSec = t
+				}
 			}
 		}
 	}

@@ -47,16 +47,12 @@ func externKept(s *OutSym) bool {
 // them all, reversed (nvlink prepends): what functions it does not reach
 // name too (testdata/crafted/externs-root, kernels-used-launched).
 func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (made map[int32]infoRec) {
-	own := ownExterns(perFunc)
-	if len(own) == 0 {
+	own, found := ownExterns(perFunc, len(ctx.Syms), ctx.lateScratch)
+	if !found {
 		return nil // (no record to close, none to make)
 	}
-	hasOwn := elf.SliceOf[uint64]((len(ctx.Syms)+63)/64, ctx.lateScratch)
-	for f := range own {
-		hasOwn[f/64] |= 1 << (f % 64)
-	}
 	ec := &externClosure{
-		ctx: ctx, calls: ctx.calls, own: own, hasOwn: hasOwn, inOrder: inOrder,
+		ctx: ctx, calls: ctx.calls, own: own, inOrder: inOrder,
 		seen: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch), visited: elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch),
 	}
 	ec.rank = externRanks(ctx, perFunc, ec, order)
@@ -78,30 +74,65 @@ func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (mad
 	return made
 }
 
-// ownExterns maps each function symbol to the surviving entries of its
-// own EXTERNS records, in order (few functions have any: a map, not a
-// slot per symbol).
-func ownExterns(perFunc *funcInfos) map[int32][]int32 {
-	own := make(map[int32][]int32, len(perFunc.ext)) // (sized once: the records are at most so many functions)
+// ownLists holds, by function symbol, the surviving entries of its own
+// EXTERNS records, in order: list k is ids[lo[k]:hi[k]], a symbol's is
+// at[f]-1 (0: none). (Dense tables rather than a map of slices: at
+// 100,000 objects 40,000 lists, each a lookup per visit and an
+// allocation.)
+type ownLists struct {
+	at     []int32
+	lo, hi []int32
+	ids    []int32
+}
+
+// of is f's list (nil when empty or none).
+func (l *ownLists) of(f int32) []int32 {
+	k := l.at[f]
+	if k == 0 || l.lo[k-1] == l.hi[k-1] {
+		return nil
+	}
+	return l.ids[l.lo[k-1]:l.hi[k-1]:l.hi[k-1]]
+}
+
+// ownExterns is each function symbol's surviving entries of its own
+// EXTERNS records (nsyms symbols, the index's memory from alloc), and
+// whether any function has such a record, even an empty one.
+func ownExterns(perFunc *funcInfos, nsyms int, alloc elf.Alloc) (own ownLists, found bool) {
+	own.at = elf.SliceOf[int32](nsyms, alloc)
 	perFunc.eachExterns(func(f int32, recs []infoRec) {
 		for _, r := range recs {
-			if r.isExterns() && f >= 0 {
-				own[f] = r.externIDs(own[f])
+			if !r.isExterns() || f < 0 {
+				continue
 			}
+			found = true
+			if k := own.at[f]; k > 0 && int(k) != len(own.lo) {
+				// (A function with records in two sections, not
+				// one after the other: its list moves to the end.)
+				lo := len(own.ids)
+				own.ids = append(own.ids, own.ids[own.lo[k-1]:own.hi[k-1]]...)
+				own.lo[k-1] = int32(lo)
+			} else if k == 0 {
+				own.lo = append(own.lo, int32(len(own.ids)))
+				own.hi = append(own.hi, int32(len(own.ids)))
+				own.at[f] = int32(len(own.lo))
+			}
+			own.ids = r.externIDs(own.ids)
+			own.hi[own.at[f]-1] = int32(len(own.ids))
 		}
 	})
-	return own
+	return own, found
 }
 
 // externRanks is where each function with a list of its own has its
-// .nv.info section in the output (order): the order its list is taken in.
-func externRanks(ctx *Context, perFunc *funcInfos, ec *externClosure, order []int32) map[int32]int {
-	rank := make(map[int32]int, len(ec.own))
+// .nv.info section in the output (order): the order its list is taken in,
+// by symbol (0 for one without: only those with lists are ranked).
+func externRanks(ctx *Context, perFunc *funcInfos, ec *externClosure, order []int32) []int32 {
+	rank := elf.SliceOf[int32](len(ctx.Syms), ctx.lateScratch)
+	ranked := elf.SliceOf[uint64]((len(ctx.Syms)+63)/64, ctx.lateScratch)
 	for k, t := range order {
-		if f, _ := perFunc.function(ctx, t); f >= 0 && ec.owns(f) {
-			if _, ok := rank[f]; !ok {
-				rank[f] = k
-			}
+		if f, _ := perFunc.function(ctx, t); f >= 0 && ec.owns(f) && ranked[f/64]&(1<<(f%64)) == 0 {
+			ranked[f/64] |= 1 << (f % 64)
+			rank[f] = int32(k)
 		}
 	}
 	return rank
@@ -113,22 +144,19 @@ func externRanks(ctx *Context, perFunc *funcInfos, ec *externClosure, order []in
 type externClosure struct {
 	ctx           *Context
 	calls         lists[int32]
-	own           map[int32][]int32
-	rank          map[int32]int
+	own           ownLists
+	rank          []int32
 	inOrder       []int32
 	seen, visited []uint32
 	gen           uint32
 	list          []int32 // a list being closed (reused)
-	// hasOwn: by symbol, a bit set when own has its list (most functions
-	// have none: no lookup of theirs). queue, reached and more are
-	// gather's (reused).
-	hasOwn               []uint64
+	// queue, reached and more are gather's (reused).
 	queue, reached, more []int32
 }
 
-// owns reports whether function f has a list of its own (own[f] != nil).
+// owns reports whether function f has a non-empty list of its own.
 func (ec *externClosure) owns(f int32) bool {
-	return ec.hasOwn[f/64]&(1<<(f%64)) != 0 && ec.own[f] != nil
+	return ec.own.of(f) != nil
 }
 
 // externsRec is a new EXTERNS record listing list.
@@ -160,7 +188,7 @@ func (ec *externClosure) closeFunction(f int32, entry bool, recs []infoRec) (inf
 		ec.gen++
 		list := ec.list[:0]
 		if f >= 0 {
-			for _, m := range ec.own[f] {
+			for _, m := range ec.own.of(f) {
 				if ec.seen[m] != ec.gen {
 					ec.seen[m] = ec.gen
 					list = append(list, m)
@@ -207,10 +235,10 @@ func (ec *externClosure) gather(f int32) []int32 {
 		queue = append(queue, ec.calls.of(g)...)
 	}
 	ec.queue, ec.reached = queue, reached
-	slices.SortFunc(reached, func(a, b int32) int { return ec.rank[a] - ec.rank[b] })
+	slices.SortFunc(reached, func(a, b int32) int { return int(ec.rank[a]) - int(ec.rank[b]) })
 	more := ec.more[:0]
 	for _, g := range reached {
-		for _, m := range ec.own[g] {
+		for _, m := range ec.own.of(g) {
 			if ec.seen[m] != gen {
 				ec.seen[m] = gen
 				more = append(more, m)
@@ -228,7 +256,7 @@ func (ec *externClosure) gather(f int32) []int32 {
 func (ec *externClosure) rootList(f int32) []int32 {
 	ctx := ec.ctx
 	ec.gen++
-	for _, m := range ec.own[f] {
+	for _, m := range ec.own.of(f) {
 		ec.seen[m] = ec.gen
 	}
 	ec.gen++
@@ -241,7 +269,7 @@ func (ec *externClosure) rootList(f int32) []int32 {
 			continue
 		}
 		ec.visited[g] = gen
-		for _, m := range ec.own[g] {
+		for _, m := range ec.own.of(g) {
 			if ec.seen[m] < gen {
 				grew = grew || ec.seen[m] != gen-1
 				ec.seen[m] = gen

@@ -71,9 +71,12 @@ func finalize(ctx *Context) error {
 	keyInfoSections(ctx)
 	// The inputs' relocations and resolutions are not read after this
 	// point (the arena holds most of them: this matters without one).
+	// (releaseTables dropped the objects' own slices but for a dump.)
 	ctx.Res, ctx.objArrays.resID = nil, nil
-	for _, o := range ctx.Objs {
-		o.relSecs, o.resID = nil, nil
+	if !ctx.tablesReleased() {
+		for _, o := range ctx.Objs {
+			o.relSecs, o.resID = nil, nil
+		}
 	}
 	if ctx.Opts.DumpCallgraph {
 		dumpCallgraph(ctx)
@@ -86,27 +89,17 @@ func finalize(ctx *Context) error {
 	ctx.setData(rel, ctx.Rel.RelAction)
 	rel.Size = uint64(len(ctx.Rel.RelAction))
 	rel.SymID = newSym(ctx, OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
-	// The sections an input's sh_info linked to its code (per-kernel
-	// data) name it by its input index: mapped now, each section on its
-	// own, in parallel (a walk of every section record, cold).
-	secs := ctx.Secs
-	parallelFor((len(secs)+secBlock-1)/secBlock, ctx.Opts.Threads, func(b int) error {
-		for _, s := range secs[b*secBlock : min(len(secs), (b+1)*secBlock)] {
-			if s.infoIn > 0 && s.InfoSec < 0 {
-				s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
-			}
-		}
-		return nil
-	})
+	// (The sections an input's sh_info linked to its code were mapped by
+	// dce, but those of .nv.info's type, which keyInfoSections reads.)
+	for _, id := range ctx.infoLinkLate {
+		s := ctx.Secs[id]
+		s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
+	}
 	toolNote(ctx)
 	compatOnce(ctx)
 	relayoutStrings(ctx)
 	return nil
 }
-
-// secBlock is the number of section records one task of finalize's
-// parallel walk over every section reads.
-const secBlock = 1024
 
 // releaseTablesBelow bounds the tables releaseTables frees: 8 MiB, about
 // 8,000 generated objects. Larger links' tables are reset instead, and
@@ -137,11 +130,13 @@ const releaseTablesBelow = 8 << 20
 // use after this fails at once; a dump (after any pass, or of the call
 // graph, which names input symbols) shows them, so they stay for one.
 func releaseTables(ctx *Context) {
-	if ctx.Opts.Dump != "" || ctx.Opts.DumpCallgraph {
+	if !ctx.tablesReleased() {
 		return
 	}
 	for _, o := range ctx.Objs {
-		o.F.Symbols, o.relSecs = nil, nil // (nvinfo went after its last use)
+		// (nvinfo went after its last use; the resolution IDs, read
+		// last by gatherObjects, go in the same walk of the objects.)
+		o.F.Symbols, o.relSecs, o.resID = nil, nil, nil
 	}
 	if ctx.tables.Used() <= ctx.freeTablesBelow {
 		ctx.tables.Free()
@@ -149,6 +144,12 @@ func releaseTables(ctx *Context) {
 	}
 	ctx.tables.Reset()
 	ctx.late = ctx.tables
+}
+
+// tablesReleased reports whether releaseTables releases the inputs'
+// tables: not for a dump.
+func (ctx *Context) tablesReleased() bool {
+	return ctx.Opts.Dump == "" && !ctx.Opts.DumpCallgraph
 }
 
 // lateScratch is an elf.Alloc for finalize's pointer-free tables past

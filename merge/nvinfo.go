@@ -122,7 +122,8 @@ func idPayload(ids []int32) []byte {
 // order.
 func buildNvInfo(ctx *Context, job *objGather) {
 	per := job.per
-	texts := ctx.textSections()
+	texts := ctx.liveTexts // (textSections, listed by dce's walk of every section)
+	ctx.liveTexts = nil
 	perFunc := gatherFuncInfos(len(ctx.Secs), per, ctx.lateScratch)
 	perFunc.noteSections(ctx, ctx.lateScratch)
 	order := ctx.infoOrder
@@ -141,10 +142,10 @@ func buildNvInfo(ctx *Context, job *objGather) {
 	newExterns := closeExterns(ctx, perFunc, order, inOrder)
 	gs := ctx.newSection(".nv.info", elf.SHTCudaInfo, 0, 4, 0)
 	gs.LinkSymtab = true
-	global := globalInfo(ctx, per, len(texts))
-	propagateRegCount(ctx, global)
+	global, facts := globalInfo(ctx, per, len(texts))
+	propagateRegCount(ctx, global, facts.regAt)
 	n := len(global)
-	global, unknown := stackSizes(ctx, global, texts, perFunc)
+	global, unknown := stackSizes(ctx, global, texts, perFunc, &facts)
 	ctx.setData(gs, global)
 	gs.Size = uint64(len(global))
 	ctx.setGen(gs, &genSec{minStack: n})
@@ -718,12 +719,15 @@ func (c secChunks) alloc(ctx *Context, n, names int) ([]byte, []byte) {
 // global records, the last object's first, each object's reversed (nvlink
 // prepends), with room after them for n MIN_STACK_SIZE records (in the
 // memory of the inputs' tables: the objects' records go with finalize's
-// collection).
-func globalInfo(ctx *Context, per []objInfo, n int) []byte {
+// collection). What propagateRegCount and stackSizes read of the records
+// is noted as they are placed (globalFacts), not found by walks of their
+// own over the whole.
+func globalInfo(ctx *Context, per []objInfo, n int) ([]byte, globalFacts) {
 	size := n * minStackSize
 	for i := range per {
 		size += len(per[i].global)
 	}
+	facts := newGlobalFacts(len(ctx.Syms), ctx.lateScratch)
 	out := ctx.lateKeep(size)[:0]
 	var at []int
 	for i := len(per) - 1; i >= 0; i-- {
@@ -739,9 +743,43 @@ func globalInfo(ctx *Context, per []objInfo, n int) []byte {
 		}
 		end := len(b)
 		for k := len(at) - 1; k >= 0; k-- {
+			if c := b[at[k]+1]; c == elf.EIAttrRegcount || c == elf.EIAttrFrameSize {
+				facts.note(b[at[k]:end], len(out))
+			}
 			out = append(out, b[at[k]:end]...)
 			end = at[k]
 		}
 	}
-	return out
+	return out, facts
+}
+
+// globalFacts is what globalInfo notes of .nv.info's records, by output
+// symbol ID, the first record of a function in output order counting:
+// the offset (+1; 0: none) of its REGCOUNT record (propagateRegCount
+// raises it in place) and the value of its FRAME_SIZE (stackSizes).
+type globalFacts struct {
+	regAt  []int32
+	frame  []uint32
+	framed []bool
+}
+
+// newGlobalFacts is globalFacts for n symbols, from alloc (nil: make).
+func newGlobalFacts(n int, alloc elf.Alloc) globalFacts {
+	return globalFacts{regAt: elf.SliceOf[int32](n, alloc), frame: elf.SliceOf[uint32](n, alloc), framed: elf.SliceOf[bool](n, alloc)}
+}
+
+// note notes the REGCOUNT or FRAME_SIZE record rec, placed at off.
+func (g *globalFacts) note(rec []byte, off int) {
+	f, ok := compactSymAt(rec, 0)
+	if !ok || f < 0 || int(f) >= len(g.regAt) {
+		return
+	}
+	if rec[1] == elf.EIAttrRegcount {
+		if g.regAt[f] == 0 {
+			g.regAt[f] = int32(off) + 1
+		}
+	} else if !g.framed[f] {
+		g.frame[f], _ = compactU32(rec, 0, 4)
+		g.framed[f] = true
+	}
 }

@@ -5,6 +5,7 @@ package merge
 // contents in compact form.
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"unsafe"
@@ -36,15 +37,21 @@ type funcInfoJob struct {
 func (j *funcInfoJob) block(made secChunks, nameHash []uint32, lo, hi int, recs *[]infoRec) {
 	ctx := j.ctx
 	var ends, sizes [infoBlock]int32
+	var plain [infoBlock]plainInfo
 	all := (*recs)[:0]
 	total, names := 0, 0 // contents (each 8-byte aligned), names
 	for k := lo; k < hi; k++ {
 		infoAhead(ctx, j.live, k)
-		start := len(all)
-		all = j.records(j.live[k], all)
 		size := 0
-		for i := start; i < len(all); i++ {
-			size += compactSize(&all[i])
+		if p, ok := j.plain(j.live[k]); ok {
+			plain[k-lo] = p
+			size = p.size()
+		} else {
+			start := len(all)
+			all = j.records(j.live[k], all)
+			for i := start; i < len(all); i++ {
+				size += compactSize(&all[i])
+			}
 		}
 		ends[k-lo], sizes[k-lo] = int32(len(all)), int32(size)
 		total += (size + 7) &^ 7
@@ -67,6 +74,9 @@ func (j *funcInfoJob) block(made secChunks, nameHash []uint32, lo, hi int, recs 
 		if size > 0 {
 			out = m[:0:size]
 		}
+		if p := &plain[k-lo]; p.ok {
+			out = p.appendTo(out, ctx.Header.Version)
+		}
 		for i := start; i < int(ends[k-lo]); i++ {
 			out = appendCompact(out, &all[i])
 		}
@@ -75,6 +85,71 @@ func (j *funcInfoJob) block(made secChunks, nameHash []uint32, lo, hi int, recs 
 		s.Size = uint64(len(out))
 		m = m[(size+7)&^7:]
 	}
+}
+
+// plainInfo is a function whose .nv.info.<f> holds its inputs' records
+// as they are, but in reverse order (nvlink prepends), after a
+// CUDA_API_VERSION record when they have none (api): nothing that
+// records adds or changes. Its contents are copied from the compact
+// records (enc), which go out as decodeCompact and appendCompact would
+// make them, without decoding them.
+type plainInfo struct {
+	ok, api bool
+	enc     []byte
+}
+
+// plain is code section t's plainInfo, if its records are plain (ok).
+func (j *funcInfoJob) plain(t int32) (plainInfo, bool) {
+	p := j.perFunc
+	var enc []byte
+	if k := p.at[t]; k > 0 {
+		if p.kinds[k-1]&kindExterns != 0 {
+			return plainInfo{}, false
+		}
+		enc = p.enc[k-1]
+	}
+	if len(j.unknown) > 0 || len(j.mbarriers) > 0 || len(j.ctaidz) > 0 {
+		return plainInfo{}, false // (rare: records does the rest)
+	}
+	if _, ok := j.newExterns[t]; ok {
+		return plainInfo{}, false
+	}
+	api := true
+	for off := 0; off+4 <= len(enc); off = compactNext(enc, off) {
+		if enc[off+1] == elf.EIAttrCudaApiVersion {
+			api = false
+			break
+		}
+	}
+	return plainInfo{ok: true, api: api, enc: enc}, true
+}
+
+// size is the size of p's contents.
+func (p *plainInfo) size() int {
+	if p.api {
+		return len(p.enc) + 8
+	}
+	return len(p.enc)
+}
+
+// appendTo appends p's contents to dst: the CUDA API version record
+// (version) when p needs one, then its records from the last.
+func (p *plainInfo) appendTo(dst []byte, version uint32) []byte {
+	if p.api {
+		dst = append(dst, elf.EIFmtSVal, elf.EIAttrCudaApiVersion, 4, 0)
+		dst = binary.LittleEndian.AppendUint32(dst, version)
+	}
+	var at [32]int
+	offs := at[:0]
+	for off := 0; off+4 <= len(p.enc); off = compactNext(p.enc, off) {
+		offs = append(offs, off)
+	}
+	end := len(p.enc)
+	for k := len(offs) - 1; k >= 0; k-- {
+		dst = append(dst, p.enc[offs[k]:end]...)
+		end = offs[k]
+	}
+	return dst
 }
 
 // infoPrefix starts the name of a function's .nv.info.<f>.

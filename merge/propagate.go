@@ -19,19 +19,10 @@ import (
 // to the high byte of its code section's sh_info. Other functions keep
 // their own counts. global is .nv.info's records in compact form, in
 // output order (the inputs' last first: the first of a function's records
-// is the one that counts), the raised counts written in place.
-func propagateRegCount(ctx *Context, global []byte) {
-	// By output symbol ID: the offset in global of the function's own
-	// REGCOUNT record (+1; 0: none), its best count so far.
-	own := elf.SliceOf[int32](len(ctx.Syms), ctx.lateScratch)
-	for off := 0; off < len(global); off = compactNext(global, off) {
-		if global[off+1] != elf.EIAttrRegcount {
-			continue
-		}
-		if f, ok := compactSymAt(global, off); ok && f >= 0 && int(f) < len(own) && own[f] == 0 {
-			own[f] = int32(off) + 1
-		}
-	}
+// is the one that counts), the raised counts written in place; own is, by
+// output symbol ID, the offset in global of the function's own REGCOUNT
+// record (+1; 0: none: globalFacts.regAt).
+func propagateRegCount(ctx *Context, global []byte, own []int32) {
 	// Each function's count becomes the largest over what it can reach
 	// (raiseCallers: the source named in --dump-callgraph's report is
 	// independent of scheduling too).
@@ -63,7 +54,9 @@ func propagateRegCount(ctx *Context, global []byte) {
 		// keeps its own, even when it calls one with more
 		// (testdata/crafted/regcount-entries-only); the values above
 		// still flow through it.
-		if own[f] == 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
+		// (A function whose best is still its own count, src, keeps
+		// it: its symbol, cold, is not read.)
+		if own[f] == 0 || val[f].src == int32(f) || ctx.Syms[f].Other&stoCudaEntry == 0 {
 			continue
 		}
 		b := val[f]
@@ -143,14 +136,20 @@ func propagateBarriers(ctx *Context) {
 	if val == nil {
 		return
 	}
+	// Only a function whose count grew can raise its section's: those
+	// are visited (raised, in any order: a section's count only grows),
+	// not every symbol again.
+	var raised []int32
 	raiseCallers(ctx, queue, func(f, c int32) bool {
 		if val[f] > val[c] {
 			val[c] = val[f]
+			raised = append(raised, c)
 			return true
 		}
 		return false
 	})
-	for _, s := range ctx.Syms {
+	for _, id := range raised {
+		s := ctx.Syms[id]
 		if s.Other&stoCudaEntry == 0 || s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym || s.dead {
 			continue
 		}
@@ -163,24 +162,13 @@ func propagateBarriers(ctx *Context) {
 // stackSizes computes EIATTR_MIN_STACK_SIZE for every entry function: the
 // deepest sum of frame sizes along the call graph from the entry, or
 // 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
-// global is .nv.info's records in compact form, in output order (a
-// function's first FRAME_SIZE counts), with room for the records, which
-// are appended to it.
-func stackSizes(ctx *Context, global []byte, texts []int32, perFunc *funcInfos) ([]byte, map[int32]bool) {
+// global is .nv.info's records in compact form, with room for the
+// records, which are appended to it; facts holds each function's frame
+// size (its first FRAME_SIZE record in output order).
+func stackSizes(ctx *Context, global []byte, texts []int32, perFunc *funcInfos, facts *globalFacts) ([]byte, map[int32]bool) {
 	calls := ctx.calls
 	unknownAt := map[int32]bool{}
-	// By output symbol ID.
-	frame := elf.SliceOf[uint32](len(ctx.Syms), ctx.lateScratch)
-	framed := elf.SliceOf[bool](len(ctx.Syms), ctx.lateScratch)
-	for off := 0; off < len(global); off = compactNext(global, off) {
-		if global[off+1] != elf.EIAttrFrameSize {
-			continue
-		}
-		if f, ok := compactSymAt(global, off); ok && f >= 0 && !framed[f] {
-			frame[f], _ = compactU32(global, off, 4)
-			framed[f] = true
-		}
-	}
+	frame := facts.frame // by output symbol ID
 	const unknown = ^uint64(0)
 	// Per function: its depth once known, and whether it is being walked
 	// (a call back to it is recursion: unknown) or done.

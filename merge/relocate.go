@@ -105,7 +105,11 @@ func relocate(ctx *Context) error {
 		if sc == nil {
 			sc = &relocScratch{}
 		}
-		done[i] = relocateObject(ctx, ctx.Objs[i], sc)
+		o := ctx.Objs[i]
+		done[i] = relocateObject(ctx, o, sc)
+		// Only o's own relocations read where its sections lie in
+		// their output sections: nothing past this (see below).
+		o.SecOff = nil
 		scratch.Put(sc)
 		return nil
 	})
@@ -155,11 +159,9 @@ func relocate(ctx *Context) error {
 	// Nothing reads where the inputs' sections lie in their output
 	// sections past this point: the offsets (merge's one array, 8 bytes an
 	// input section: 11 MB at 100,000 objects) go with the collection
-	// that follows relocate, before finalize allocates.
+	// that follows relocate, before finalize allocates. (Each object's
+	// own slice was dropped as its relocations were done.)
 	ctx.objArrays.offs = nil
-	for _, o := range ctx.Objs {
-		o.SecOff = nil
-	}
 	ctx.reserveSecs(len(relSecOrder))
 	ready := prepareRelSecs(ctx, relSecOrder, runs, &lastRun, done)
 	for i, m := range relSecOrder {
