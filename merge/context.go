@@ -62,8 +62,9 @@ type Context struct {
 	// bankSecs and sharedSecs are the output sections layout looks for by
 	// name, noted as they are made (noteSecName): module-scope constant
 	// banks (.nv.constantN), and entries' .nv.shared.<k> with the module's
-	// .nv_debug.shared.
-	bankSecs, sharedSecs []int32
+	// .nv_debug.shared; funcBankSecs: the function and kernel banks
+	// (.nv.constant2.<f>).
+	bankSecs, sharedSecs, funcBankSecs []int32
 
 	// Strings of .shstrtab and .strtab, in the order nvlink adds them.
 	ShStr *StrTab

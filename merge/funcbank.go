@@ -55,8 +55,9 @@ type newKernelBank struct {
 func layoutFunctionBanks(ctx *Context) {
 	var funcs []int32 // function banks, in creation order
 	codeOf := map[int32]int32{}
-	for _, s := range ctx.Secs {
-		if s.Dead || !strings.HasPrefix(s.Name, funcBankPrefix) || s.infoIn <= 0 {
+	for _, id := range ctx.funcBankSecs { // (in ID order: as made)
+		s := ctx.Secs[id]
+		if s.Dead || s.infoIn <= 0 {
 			continue
 		}
 		t := ctx.Objs[s.infoObj].SecMap[s.infoIn]

@@ -56,7 +56,8 @@ func layout(ctx *Context) error {
 // noteSecName notes output section id, just made with that name, when
 // layout will look for it: in bankSecs, a module-scope constant bank
 // (.nv.constantN without an entry suffix), in sharedSecs, an entry's
-// .nv.shared.<k> or the module's .nv_debug.shared. (While the name is in
+// .nv.shared.<k> or the module's .nv_debug.shared, in funcBankSecs, a
+// function's or kernel's bank (funcBankPrefix). (While the name is in
 // the cache: layout's passes over every section's name took a tenth of
 // it at 100,000 objects.)
 func (ctx *Context) noteSecName(id int32, name string) {
@@ -65,6 +66,8 @@ func (ctx *Context) noteSecName(id int32, name string) {
 		ctx.bankSecs = append(ctx.bankSecs, id)
 	case isSharedName(name):
 		ctx.sharedSecs = append(ctx.sharedSecs, id)
+	case strings.HasPrefix(name, funcBankPrefix):
+		ctx.funcBankSecs = append(ctx.funcBankSecs, id)
 	}
 }
 
