@@ -59,12 +59,12 @@ type Context struct {
 	secNamesDone bool
 	// lateShared: the .nv.shared.<k> sections layout made (lateSharedSection).
 	lateShared []int32
-	// bankSecs and sharedSecs are the output sections layout looks for by
-	// name, noted as they are made (noteSecName): module-scope constant
-	// banks (.nv.constantN), and entries' .nv.shared.<k> with the module's
+	// bankSecs, sharedSecs, moduleSharedSecs and funcBankSecs are the
+	// output sections layout looks for by name, noted as they are made
+	// (noteSecName): module-scope constant banks (.nv.constantN), entries' .nv.shared.<k>, the module's
 	// .nv_debug.shared; funcBankSecs: the function and kernel banks
 	// (.nv.constant2.<f>).
-	bankSecs, sharedSecs, funcBankSecs []int32
+	bankSecs, sharedSecs, moduleSharedSecs, funcBankSecs []int32
 
 	// Strings of .shstrtab and .strtab, in the order nvlink adds them.
 	ShStr *StrTab

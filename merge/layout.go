@@ -3,7 +3,8 @@ package merge
 // layout: place data inside the memory-space sections.
 //
 // Inputs: merged sections, SymMap markers for section-local data.
-// Outputs: Context.dataVal (new offsets of local data), section sizes.
+// Outputs: Context.dataVal (new offsets of local data, made by
+// layoutShared), section sizes.
 // Invariants: .text is never re-laid out. Per-entry shared memory
 // (.nv.shared.<k>) grows by the window the architecture reserves
 // (1 KiB on sm_90) and holds its variables sorted by alignment, largest
@@ -32,7 +33,6 @@ func reservedShared(sm int) uint64 {
 type dataKey struct{ obj, sym int32 }
 
 func layout(ctx *Context) error {
-	ctx.dataVal = map[dataKey]uint64{}
 	allocateCommons(ctx)
 	layoutBoundRefs(ctx)
 	checkConstantBanks(ctx)
@@ -56,7 +56,8 @@ func layout(ctx *Context) error {
 // noteSecName notes output section id, just made with that name, when
 // layout will look for it: in bankSecs, a module-scope constant bank
 // (.nv.constantN without an entry suffix), in sharedSecs, an entry's
-// .nv.shared.<k> or the module's .nv_debug.shared, in funcBankSecs, a
+// .nv.shared.<k>, in moduleSharedSecs, the module's .nv_debug.shared
+// (so that no shared section's name is compared again), in funcBankSecs, a
 // function's or kernel's bank (funcBankPrefix). (While the name is in
 // the cache: layout's passes over every section's name took a tenth of
 // it at 100,000 objects.)
@@ -64,6 +65,8 @@ func (ctx *Context) noteSecName(id int32, name string) {
 	switch {
 	case isModuleBankName(name):
 		ctx.bankSecs = append(ctx.bankSecs, id)
+	case name == moduleShared:
+		ctx.moduleSharedSecs = append(ctx.moduleSharedSecs, id)
 	case isSharedName(name):
 		ctx.sharedSecs = append(ctx.sharedSecs, id)
 	case strings.HasPrefix(name, funcBankPrefix):

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // moduleShared is the section ptxas puts module-scope __shared__ variables in.
@@ -46,6 +47,11 @@ type sharedVar struct {
 // grows by the reserved window when not empty.
 func layoutShared(ctx *Context) {
 	sv := collectSharedVars(ctx)
+	n := len(sv.module) + len(sv.alias)
+	for _, l := range sv.own {
+		n += len(l)
+	}
+	ctx.dataVal = make(map[dataKey]uint64, n) // (sized: no growth)
 	su := findSharedUsers(ctx, &sv)
 	mp := placeModuleVars(ctx, &sv, &su)
 	ly := layoutSharedLayers(ctx, sv, su, mp.placed)
@@ -66,19 +72,46 @@ func layoutShared(ctx *Context) {
 
 // sharedVars is what collectSharedVars finds in the inputs.
 type sharedVars struct {
-	own       map[int32][]sharedVar // by .nv.shared.<k> section
-	module    []sharedVar           // the module variables, in nvlink 11.8's list order
-	moduleSec int32                 // .nv_debug.shared, or -1 when no variable is there
-	alias     map[dataKey]dataKey   // another copy of global shared data -> the winner's
-	// kind marks which output sections are an entry's .nv.shared.<k> (1)
-	// or the module's (2); placeModuleVars extends it for the sections it
-	// makes.
-	kind []uint8
+	own       [][]sharedVar       // each entry section's own, by its slot (kind)
+	module    []sharedVar         // the module variables, in nvlink 11.8's list order
+	moduleSec int32               // .nv_debug.shared, or -1 when no variable is there
+	alias     map[dataKey]dataKey // another copy of global shared data -> the winner's
+	// kind marks which output sections are an entry's .nv.shared.<k>
+	// (kindEntry, or 2+k once it has own variables, in own[k]) or the
+	// module's (kindModule); placeModuleVars extends it for the sections
+	// it makes. (A dense table by section ID: no map lookups or growth
+	// for the 80,000 shared sections of 100,000 objects.)
+	kind []int32
 	// secs lists the sections kind marks, each once, in the order they
 	// were made (placeModuleVars appends those it makes): layout's walks
 	// over them, not over every output section record (280,000 records
 	// at 100,000 objects, of which 80,000 shared).
 	secs []int32
+}
+
+// The kinds of output section sharedVars.kind tells apart (0: neither).
+const (
+	kindModule = -1
+	kindEntry  = 1
+)
+
+// addOwn appends v to entry section sec's own variables.
+func (sv *sharedVars) addOwn(sec int32, v sharedVar) {
+	k := sv.kind[sec]
+	if k < 2 {
+		k = 2 + int32(len(sv.own))
+		sv.kind[sec] = k
+		sv.own = append(sv.own, nil)
+	}
+	sv.own[k-2] = append(sv.own[k-2], v)
+}
+
+// ownOf is entry section sec's own variables.
+func (sv *sharedVars) ownOf(sec int32) []sharedVar {
+	if k := sv.kind[sec]; k >= 2 {
+		return sv.own[k-2]
+	}
+	return nil
 }
 
 // collectSharedVars lists every shared variable: each entry's own by its
@@ -87,37 +120,49 @@ type sharedVars struct {
 // each, another copy's symbol an alias of the winner's; extern __shared__
 // arrays once each, by name).
 func collectSharedVars(ctx *Context) sharedVars {
-	sv := sharedVars{own: map[int32][]sharedVar{}, moduleSec: -1, alias: map[dataKey]dataKey{}}
+	sv := sharedVars{moduleSec: -1, alias: map[dataKey]dataKey{}}
 	// (The kinds noted as the sections were made, noteSecName, not one test
 	// per section symbol of every object, nor per output section: their
 	// names, far apart in memory, cost 3 ms at 10,000 objects to compare,
 	// and a tenth of layout at 100,000.)
-	sv.kind = make([]uint8, len(ctx.Secs))
-	sv.secs = make([]int32, 0, len(ctx.sharedSecs))
+	sv.kind = make([]int32, len(ctx.Secs))
+	sv.secs = make([]int32, 0, len(ctx.sharedSecs)+len(ctx.moduleSharedSecs))
 	for _, id := range ctx.sharedSecs {
-		if sv.kind[id] != 0 {
-			continue
+		if sv.kind[id] == 0 {
+			sv.kind[id] = kindEntry
+			sv.secs = append(sv.secs, id)
 		}
-		sv.kind[id] = 1
-		if ctx.Secs[id].Name == moduleShared {
-			sv.kind[id] = 2
+	}
+	for _, id := range ctx.moduleSharedSecs {
+		if sv.kind[id] == 0 {
+			sv.kind[id] = kindModule
+			sv.secs = append(sv.secs, id)
 		}
-		sv.secs = append(sv.secs, id)
 	}
 	// (Extern arrays by name: by resolution, one a global name, as the
 	// inputs' names are gone, releaseNames.)
+	// Only the symbol map is read for every symbol: local data is marked
+	// there, and extern arrays are looked for only when merge met one
+	// (Context.hasExtern); the objects' records and maps are asked for
+	// ahead (prefetchObj), as the walk misses the caches at every object.
 	externSeen := map[int32]bool{}
-	for _, o := range ctx.Objs {
-		for i := range o.SymMap {
-			if s := &o.F.Symbols[i]; isExternShared(s) {
-				if k := o.resID[i]; !externSeen[k] {
-					externSeen[k] = true
-					sv.module = append(sv.module, sharedVar{key: dataKey{int32(o.ID), int32(i)}, extern: true})
+	for k, o := range ctx.Objs {
+		prefetchObj(ctx.Objs, k+4)
+		if j := k + 2; j < len(ctx.Objs) {
+			prefetch.Slice(ctx.Objs[j].SymMap)
+		}
+		for i, m := range o.SymMap {
+			if m > -2 { // (not local data: localDataSec)
+				if s := &o.F.Symbols[i]; ctx.hasExtern && isExternShared(s) {
+					if r := o.resID[i]; !externSeen[r] {
+						externSeen[r] = true
+						sv.module = append(sv.module, sharedVar{key: dataKey{int32(o.ID), int32(i)}, extern: true})
+					}
 				}
 				continue
 			}
-			sec, local := o.localDataSec(uint32(i))
-			if !local || sv.kind[sec] == 0 {
+			sec, _ := o.localDataSec(uint32(i))
+			if sv.kind[sec] == 0 {
 				continue
 			}
 			if r := ctx.res(o, i); r != nil && r.File >= 0 && (r.File != int32(o.ID) || r.Index != int32(i)) {
@@ -130,10 +175,10 @@ func collectSharedVars(ctx *Context) sharedVars {
 				a = min(s.Size, 8)
 			}
 			v := sharedVar{key: dataKey{int32(o.ID), int32(i)}, align: a, size: s.Size}
-			if sv.kind[sec] == 2 {
+			if sv.kind[sec] == kindModule {
 				sv.module, sv.moduleSec = append(sv.module, v), sec
 			} else {
-				sv.own[sec] = append(sv.own[sec], v)
+				sv.addOwn(sec, v)
 			}
 		}
 	}
@@ -229,8 +274,8 @@ func placeModuleVars(ctx *Context, sv *sharedVars, su *sharedUsers) modulePlacem
 	late := func(k int) {
 		if id := su.entries[k].shared; id < 0 {
 			id = lateSharedSection(ctx, -1-id)
-			sv.kind = append(sv.kind, make([]uint8, int(id)+1-len(sv.kind))...)
-			sv.kind[id] = 1
+			sv.kind = append(sv.kind, make([]int32, int(id)+1-len(sv.kind))...)
+			sv.kind[id] = kindEntry
 			sv.secs = append(sv.secs, id)
 			su.entries[k].shared = id
 		}
@@ -254,7 +299,7 @@ func placeModuleVars(ctx *Context, sv *sharedVars, su *sharedUsers) modulePlacem
 		switch {
 		case len(u) == 1:
 			sec := su.entries[u[0]].shared
-			sv.own[sec] = append(sv.own[sec], v)
+			sv.addOwn(sec, v)
 		case len(u) > 1:
 			for _, k := range u {
 				mp.sharedBy[su.entries[k].shared] = true
@@ -407,16 +452,19 @@ func layoutEntryShared(ctx *Context, sv *sharedVars, mp modulePlacement, ly shar
 	if ctx.keep.ExternSharedAtOffset && len(ctx.externSyms) > 0 {
 		end = map[int32]uint64{}
 	}
+	// (Without placed variables or the ends asked for, a section with no
+	// variables of its own nor placed ones keeps its size and alignment.)
+	all := unowned || end != nil
 	for _, id := range sv.secs {
-		if sv.kind[id] != 1 {
-			continue
+		if sv.kind[id] < kindEntry || sv.kind[id] == kindEntry && !all && !mp.sharedBy[id] {
+			continue // (a section without variables is left as it is)
 		}
 		s := ctx.Secs[id]
 		var cur uint64
 		if mp.sharedBy[s.ID] {
 			cur = ly.commonTo[s.ID]
 		}
-		items := sortOwn(sv.own[s.ID])
+		items := sortOwn(sv.ownOf(s.ID))
 		if len(items) > 0 || mp.sharedBy[s.ID] {
 			// The variables laid out there set its alignment, not the
 			// input sections' (ptxas may give a kernel's section 8 for
