@@ -159,6 +159,7 @@ type Context struct {
 	externOff     map[int32]uint64   // code section -> offset of extern __shared__ memory (layout)
 	bound         *boundRefs         // bound texture and surface references' slots (layoutBoundRefs; nil: none)
 	hasExtern     bool               // some input references extern __shared__ memory
+	hasCommon     bool               // some output symbol was made SHN_COMMON (allocateCommons)
 	externSyms    []int32            // under -g: the output symbols of extern __shared__ arrays, in .nv_debug.shared
 	externSymOff  map[int32]uint64   // under -g: the offset the code reads for each of them (layout)
 	hasBoundRefs  bool               // some input refers to a bound texture or surface reference (merge)

@@ -87,6 +87,9 @@ func isModuleBankName(n string) bool {
 // common that resolution kept: the first one), with the largest size any
 // file declared.
 func allocateCommons(ctx *Context) {
+	if !ctx.hasCommon {
+		return // (no walk over every global's record)
+	}
 	var sec *OutSec
 	for k := len(ctx.Globals) - 1; k >= 0; k-- {
 		s := ctx.Syms[ctx.Globals[k]]

@@ -67,7 +67,7 @@ func layoutShared(ctx *Context) {
 			ctx.dataVal[k] = v // (each key written once: order does not matter)
 		}
 	}
-	growSharedWindows(ctx, sv.secs)
+	growSharedWindows(ctx, &sv)
 }
 
 // sharedVars is what collectSharedVars finds in the inputs.
@@ -621,21 +621,22 @@ func spanModuleShared(ctx *Context, base uint64) {
 }
 
 // growSharedWindows grows every .nv.shared.<k> that holds anything, or is
-// kept for extern shared memory, by the window the driver reserves. secs
-// are the shared sections (sharedVars.secs: every section so named).
-func growSharedWindows(ctx *Context, secs []int32) {
+// kept for extern shared memory, by the window the driver reserves.
+// (sv.secs are every section so named, sv.kind tells which are which.)
+func growSharedWindows(ctx *Context, sv *sharedVars) {
 	base := reservedShared(ctx.Header.SM())
-	for _, id := range secs {
+	for _, id := range sv.secs {
 		s := ctx.Secs[id]
-		module := s.Name == moduleShared && !ctx.keep.SharedSyms
-		if s.keep && s.Size == 0 && s.Align > externSharedAlign && (module || base == 0 && strings.HasPrefix(s.Name, ".nv.shared.")) {
+		entry := sv.kind[id] >= kindEntry // (named .nv.shared.<k>)
+		module := sv.kind[id] == kindModule && !ctx.keep.SharedSyms
+		if s.keep && s.Size == 0 && s.Align > externSharedAlign && (module || base == 0 && entry) {
 			// A shared section kept empty (extern memory, or
 			// alignEntriesToModule, on sm_80; .nv_debug.shared of extern
 			// memory) goes when aligned past 16 (crafted
 			// extern-shared-align-32, extern-shared-align-32-sm80).
 			s.keep = false
 		}
-		if strings.HasPrefix(s.Name, ".nv.shared.") && (s.Size > 0 || s.keep) {
+		if entry && (s.Size > 0 || s.keep) {
 			s.Size += base
 			if s.Size == 0 && s.SymID >= 0 {
 				// Kept empty for extern shared memory alone where no window

@@ -233,6 +233,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 	case elf.SHNCommon:
 		sym.Shndx = elf.SHNCommon
 		sym.Value = s.Value
+		ctx.hasCommon = true
 		sym.Size = r.Size
 	default:
 		sec := mapSection(ctx, o, int(s.Shndx))
