@@ -13,6 +13,7 @@ import (
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/hugemem"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // reserveSecsFrom is the least count of sections reserveSecs makes room
@@ -68,6 +69,15 @@ func prepareRelSecs(ctx *Context, order []relSecMade, runs []relRun, last *lastR
 		lo, hi := b*batch, min(len(order), (b+1)*batch)
 		size := 0
 		for i := lo; i < hi; i++ {
+			// (The target's record, then its name, asked for ahead: each
+			// is a miss at every section otherwise. Hints only.)
+			if a := i + 12; a < hi {
+				prefetch.Range(unsafe.Pointer(ctx.Secs[order[a].tgt]), 64)
+			}
+			if a := i + 6; a < hi {
+				n := ctx.Secs[order[a].tgt].Name
+				prefetch.Range(unsafe.Pointer(unsafe.StringData(n)), uintptr(len(n)))
+			}
 			m := order[i]
 			var l []OutRel
 			if m.kind == kindBound {
