@@ -99,14 +99,28 @@ func relocate(ctx *Context) error {
 	// lists a serial pass would.
 	done := make([]objRelocs, len(ctx.Objs))
 	var scratch sync.Pool // of *relocScratch: one per thread, reused
+	var made struct {
+		sync.Mutex
+		l []*relocScratch // every scratch made, for their counts
+	}
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		prefetchObject(ctx.Objs, i)
 		sc, _ := scratch.Get().(*relocScratch)
 		if sc == nil {
 			sc = &relocScratch{}
+			made.Lock()
+			made.l = append(made.l, sc)
+			made.Unlock()
 		}
 		o := ctx.Objs[i]
 		done[i] = relocateObject(ctx, o, sc)
+		for _, ev := range done[i].evs { // (while they are in the cache)
+			if ev.note {
+				sc.nnotes++
+			} else {
+				sc.nruns++
+			}
+		}
 		// Only o's own relocations read where its sections lie in
 		// their output sections: nothing past this (see below).
 		o.SecOff = nil
@@ -117,14 +131,8 @@ func relocate(ctx *Context) error {
 	// of its runs, each run linked to the one before it (file order, then
 	// the object's order): a list is its runs walked back, each reversed.
 	nruns, nnotes := 0, 0
-	for i := range done {
-		for _, ev := range done[i].evs {
-			if ev.note {
-				nnotes++
-			} else {
-				nruns++
-			}
-		}
+	for _, sc := range made.l {
+		nruns, nnotes = nruns+sc.nruns, nnotes+sc.nnotes
 	}
 	runs := make([]relRun, 0, nruns)
 	// (At most a section a note: sized once, where growing it by appends

@@ -276,6 +276,9 @@ type relocScratch struct {
 	rels    []OutRel
 	evSlab  []relEvent
 	relSlab []OutRel
+	// nruns and nnotes count the runs and notes of the objects this
+	// scratch served (relocate sizes its replay's arrays by their sums).
+	nruns, nnotes int
 }
 
 // keep appends rel to the relocations kept for section k: to the run
