@@ -173,11 +173,11 @@ func relocate(ctx *Context) error {
 	ctx.reserveSecs(len(relSecOrder))
 	ready := prepareRelSecs(ctx, relSecOrder, runs, &lastRun, done)
 	for i, m := range relSecOrder {
-		if a := i + 16; a < len(ready) && ready[a].h != 0 {
+		if a := i + 16; a < len(ready) && ready[a].h != 0 && ready[a].off == 0 {
 			// (The name's .shstrtab slot, asked for ahead: hints.)
 			ctx.ShStr.prefetchSlot(ready[a].h)
 		}
-		if a := i + 8; a < len(ready) && ready[a].h != 0 {
+		if a := i + 8; a < len(ready) && ready[a].h != 0 && ready[a].off == 0 {
 			ctx.ShStr.prefetchFirst(ready[a].h)
 		}
 		r := &ready[i]

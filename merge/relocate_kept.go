@@ -46,16 +46,20 @@ func (ctx *Context) reserveSecs(n int) {
 }
 
 // relSecReady is a relocation section prepared for newRelSection: its
-// list (empty: no section), its name (pinned: see recordSlab) and the
-// name's .shstrtab hash.
+// list (empty: no section), its name (pinned: see recordSlab), the
+// name's .shstrtab hash and, when the table holds the name already (an
+// input's own relocation section of that name put it there), its offset
+// (0: not looked up, or not there).
 type relSecReady struct {
 	l    []OutRel
 	name string
 	h    uint32
+	off  uint32
 }
 
 // prepareRelSecs gathers the list, name and name hash of each section of
-// order, in parallel (the lists are disjoint runs of done, the names and
+// order, and the name's .shstrtab offset when the table has it, in
+// parallel (the lists are disjoint runs of done, the names and
 // tables only read), so that making them in order is all that stays
 // serial. A batch's names share one buffer (the inputs' own names of
 // their relocation sections are gone with their string tables:
@@ -65,6 +69,7 @@ func prepareRelSecs(ctx *Context, order []relSecMade, runs []relRun, last *lastR
 	ready := make([]relSecReady, len(order))
 	const batch = 256
 	bufs := make([][]byte, (len(order)+batch-1)/batch)
+	lookup := ctx.secNamesDone && ctx.strq == nil // (newRelSection's own path)
 	parallelFor(len(bufs), ctx.Opts.Threads, func(b int) error {
 		lo, hi := b*batch, min(len(order), (b+1)*batch)
 		size := 0
@@ -102,6 +107,22 @@ func prepareRelSecs(ctx *Context, order []relSecMade, runs []relRun, last *lastR
 			ready[i].name, ready[i].h = name, ctx.ShStr.hash(name)
 		}
 		bufs[b] = buf
+		if lookup {
+			// The names' offsets where .shstrtab has them (nothing adds
+			// to it meanwhile), so that the serial section making looks
+			// up only the rest.
+			for i := lo; i < hi; i++ {
+				if a := i + 16; a < hi && ready[a].h != 0 {
+					ctx.ShStr.prefetchSlot(ready[a].h)
+				}
+				if a := i + 8; a < hi && ready[a].h != 0 {
+					ctx.ShStr.prefetchFirst(ready[a].h)
+				}
+				if r := &ready[i]; r.h != 0 {
+					r.off = ctx.ShStr.slots[ctx.ShStr.find(r.name, r.h)].off
+				}
+			}
+		}
 		return nil
 	})
 	for _, b := range bufs {
@@ -124,7 +145,9 @@ func (ctx *Context) newRelSection(r *relSecReady, k relKind) *OutSec {
 	}
 	s.ID = int32(len(ctx.Secs))
 	ctx.Secs = appendRecord(ctx.Secs, s)
-	s.nameOff = ctx.ShStr.putHashed(r.name, r.h, false)
+	if s.nameOff = r.off; r.off == 0 {
+		s.nameOff = ctx.ShStr.putHashed(r.name, r.h, false)
+	}
 	return s
 }
 
