@@ -61,9 +61,9 @@ type Context struct {
 	lateShared []int32
 	// bankSecs, sharedSecs, moduleSharedSecs and funcBankSecs are the
 	// output sections layout looks for by name, noted as they are made
-	// (noteSecName): module-scope constant banks (.nv.constantN), entries' .nv.shared.<k>, the module's
-	// .nv_debug.shared; funcBankSecs: the function and kernel banks
-	// (.nv.constant2.<f>).
+	// (noteSecName): module-scope constant banks (.nv.constantN),
+	// entries' .nv.shared.<k>, the module's .nv_debug.shared, and the
+	// function and kernel banks (.nv.constant2.<f>).
 	bankSecs, sharedSecs, moduleSharedSecs, funcBankSecs []int32
 
 	// Strings of .shstrtab and .strtab, in the order nvlink adds them.
