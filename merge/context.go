@@ -145,9 +145,8 @@ type Context struct {
 	// without device code too) (read).
 	hostInfoMissing bool
 	// totals: the objects' sections, symbols and string tables, summed
-	// by read's workers (known: there was a read), for merge's sizes.
-	totals      objTotals
-	totalsKnown bool
+	// by read's workers, for merge's sizes (nil: there was no read).
+	totals *objTotals
 	// nullSymValue: st_value of the null symbol (lastSingleConstant).
 	nullSymValue  uint64
 	cg            cgReport           // what --dump-callgraph prints besides the graph

@@ -172,8 +172,10 @@ func merge(ctx *Context) error {
 	// The per-object maps come from slabs, and the string tables start at
 	// about their final size: at 10,000 objects that saves some 40,000
 	// allocations and the copies of repeated growth.
-	t := ctx.totals
-	if !ctx.totalsKnown {
+	var t objTotals
+	if ctx.totals != nil {
+		t = *ctx.totals
+	} else {
 		t = objTotalsOf(ctx.Objs)
 	}
 	nsec, nsym, strBytes, shstrBytes := t.secs, t.syms, t.str, t.shstr

@@ -45,7 +45,7 @@ type objKeep struct {
 	// heap are read's allocations that an arena could not map
 	// (keptAlloc): rare, but then the tables a slot points to are here.
 	mu   sync.Mutex
-	heap [][]uint64
+	heap [][]byte
 }
 
 // batchKeep is one batch's: its slab (Context.Objs, pointer-free then,
@@ -70,11 +70,11 @@ func (k *objKeep) keptAlloc(mapped func(int) []byte) func(int) []byte {
 		if b := mapped(n); b != nil || n <= 0 {
 			return b
 		}
-		w := make([]uint64, (n+7)/8)
+		b := noscanBytes(n)
 		k.mu.Lock()
-		k.heap = append(k.heap, w)
+		k.heap = append(k.heap, b)
 		k.mu.Unlock()
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), n)
+		return b
 	}
 }
 
@@ -89,8 +89,7 @@ func (k *objKeep) keptAlloc(mapped func(int) []byte) func(int) []byte {
 // head's 8 bytes fit in the size class of a ring's batch of 27 slots.)
 func noscanSlab(n int, keep *batchKeep) []objSlot {
 	head := int(unsafe.Sizeof(slabHead{}))
-	w := make([]uint64, (head+n*int(unsafe.Sizeof(objSlot{}))+7)/8)
-	p := unsafe.Pointer(unsafe.SliceData(w))
+	p := unsafe.Pointer(unsafe.SliceData(noscanBytes(head + n*int(unsafe.Sizeof(objSlot{})))))
 	(*slabHead)(p).keep = keep
 	return unsafe.Slice((*objSlot)(unsafe.Add(p, head)), n)
 }

@@ -63,7 +63,8 @@ func read(ctx *Context) error {
 		return errVirtualTarget
 	}
 	ctx.Header = outputHeader(ctx, sm)
-	ctx.totals, ctx.totalsKnown = sumTotals(l.totals), true
+	t := sumTotals(l.totals)
+	ctx.totals = &t
 	ctx.hostInfoMissing = slices.Contains(l.noHost, true)
 	ctx.hostKernels = hostKernels(ctx)
 	return nil

@@ -340,7 +340,9 @@ func dropUnusedSystemObjects(ctx *Context) {
 	kept := ctx.Objs[:0]
 	for _, o := range ctx.Objs {
 		if o.System && !definesAny(o, wanted) {
-			ctx.totals.sub(o)
+			if ctx.totals != nil {
+				ctx.totals.sub(o)
+			}
 			continue
 		}
 		o.ID = len(kept)

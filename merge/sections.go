@@ -76,7 +76,7 @@ func untouchedSlab[T any](ctx *Context, n int) []T {
 		b = ctx.mem.AllocMapped(size)
 	}
 	if b == nil {
-		b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))), size)
+		b = noscanBytes(size)
 		ctx.pin(unsafe.Pointer(unsafe.SliceData(b)))
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)[:0]
@@ -102,11 +102,19 @@ func growRecords[T any](l []*T, n int) []*T {
 	if cap(l)-len(l) >= n {
 		return l
 	}
-	size := (len(l) + n) * int(unsafe.Sizeof(uintptr(0)))
-	b := make([]uint64, (size+7)/8)
+	b := noscanBytes((len(l) + n) * int(unsafe.Sizeof(uintptr(0))))
 	m := unsafe.Slice((**T)(unsafe.Pointer(unsafe.SliceData(b))), len(l)+n)[:len(l)]
 	copy(m, l)
 	return m
+}
+
+// noscanBytes returns size zeroed bytes, 8-byte aligned, of heap memory
+// allocated as pointer-free: the collector neither scans them nor follows
+// a pointer stored in them, so what they point to must be kept alive from
+// elsewhere (pin, objKeep).
+func noscanBytes(size int) []byte {
+	w := make([]uint64, (size+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), size)
 }
 
 // pin keeps p (nil or not) alive for the link: only pointer-free memory

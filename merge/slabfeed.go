@@ -63,7 +63,7 @@ func (f *slabFeed) feed() bool {
 func fedSlab[T any](n int) []T {
 	var z T
 	size := n * int(unsafe.Sizeof(z))
-	s := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))), n)
+	s := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(noscanBytes(size)))), n)
 	touchSlice(s)
 	return s[:0]
 }

@@ -150,8 +150,8 @@ func (q *strQueue) consume() {
 			if op.pre != preNone {
 				// (put keeps no reference to s: a new string's bytes are
 				// copied into the table.)
-				b := *joined.at(i)
-				s = unsafe.String(unsafe.SliceData(b), len(b))
+				name := *joined.at(i)
+				s = unsafe.String(unsafe.SliceData(name), len(name))
 			}
 			t := q.tabs[op.tab]
 			off := putMaybeHashed(t, s, hashed, hashes[i], op.dup)
