@@ -593,16 +593,22 @@ func (ctx *Context) fillSection(s *OutSec, b []byte, lo uint64) {
 // fillPieces writes the bytes [lo, lo+len(b)) of a section made of
 // pieces ps into b, every one of them (fillSection); sorted says the
 // pieces' offsets never decrease, so that none past the range need be
-// looked at (pieceCursor).
-func (ctx *Context) fillPieces(ps []Piece, b []byte, lo uint64, sorted bool) {
+// looked at (pieceCursor). It reports whether each piece it looked at
+// ends at or before the next begins (pieceCursor.fillSpan).
+func (ctx *Context) fillPieces(ps []Piece, b []byte, lo uint64, sorted bool) (disjoint bool) {
 	hi := lo + uint64(len(b))
 	cur := lo // b holds the section's bytes up to cur
-	for _, p := range ps {
+	disjoint = true
+	for k, p := range ps {
 		if sorted && p.Offset >= hi {
 			break
 		}
 		data := ctx.Objs[p.Obj].F.Sections[p.Sec].Data()
-		from, to := max(p.Offset, lo), min(p.Offset+uint64(len(data)), hi)
+		end := p.Offset + uint64(len(data))
+		if k+1 < len(ps) && end > ps[k+1].Offset {
+			disjoint = false
+		}
+		from, to := max(p.Offset, lo), min(end, hi)
 		if from >= to {
 			continue
 		}
@@ -613,6 +619,7 @@ func (ctx *Context) fillPieces(ps []Piece, b []byte, lo uint64, sorted bool) {
 		cur = max(cur, to)
 	}
 	clear(b[cur-lo:])
+	return disjoint
 }
 
 // setField writes v into the bit field f of the little-endian bytes at b

@@ -396,27 +396,8 @@ func (c *pieceCursor) fillAll(ctx *Context, b []byte, lo uint64) {
 // reports whether each of those pieces ends before the next begins (if
 // not, b may be incomplete).
 func (c *pieceCursor) fillSpan(ctx *Context, b []byte, lo uint64) bool {
-	hi := lo + uint64(len(b))
 	first, _ := slices.BinarySearchFunc(c.ps, lo, func(p Piece, off uint64) int { return cmp.Compare(p.Offset, off) })
-	first = max(first-1, 0)
-	cur, prevEnd := lo, uint64(0) // b holds the section's bytes up to cur
-	for k := first; k < len(c.ps) && c.ps[k].Offset < hi; k++ {
-		p := c.ps[k]
-		if k > first && prevEnd > p.Offset {
-			return false
-		}
-		data := ctx.Objs[p.Obj].F.Sections[p.Sec].Data()
-		prevEnd = p.Offset + uint64(len(data))
-		from, to := max(p.Offset, lo), min(prevEnd, hi)
-		if from >= to {
-			continue
-		}
-		clear(b[cur-lo : from-lo])
-		copy(b[from-lo:to-lo], data[from-p.Offset:])
-		cur = to
-	}
-	clear(b[cur-lo:])
-	return true
+	return ctx.fillPieces(c.ps[max(first-1, 0):], b, lo, true)
 }
 
 // prefetchFill asks for what filling the sections after hdrs[k] reads,
