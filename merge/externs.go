@@ -125,14 +125,13 @@ func ownExterns(perFunc *funcInfos, nsyms int, alloc elf.Alloc) (own ownLists, f
 
 // externRanks is where each function with a list of its own has its
 // .nv.info section in the output (order): the order its list is taken in,
-// by symbol (0 for one without: only those with lists are ranked).
+// by symbol, from 1 (0 for one without: only those with lists are
+// ranked).
 func externRanks(ctx *Context, perFunc *funcInfos, ec *externClosure, order []int32) []int32 {
 	rank := elf.SliceOf[int32](len(ctx.Syms), ctx.lateScratch)
-	ranked := elf.SliceOf[uint64]((len(ctx.Syms)+63)/64, ctx.lateScratch)
 	for k, t := range order {
-		if f, _ := perFunc.function(ctx, t); f >= 0 && ec.owns(f) && ranked[f/64]&(1<<(f%64)) == 0 {
-			ranked[f/64] |= 1 << (f % 64)
-			rank[f] = int32(k)
+		if f, _ := perFunc.function(ctx, t); f >= 0 && ec.owns(f) && rank[f] == 0 {
+			rank[f] = int32(k + 1)
 		}
 	}
 	return rank

@@ -108,11 +108,17 @@ func (j *funcInfoJob) plain(t int32) (plainInfo, bool) {
 		}
 		enc = p.enc[k-1]
 	}
-	if len(j.unknown) > 0 || len(j.mbarriers) > 0 || len(j.ctaidz) > 0 {
-		return plainInfo{}, false // (rare: records does the rest)
-	}
+	// (What records adds or changes for t; rare.)
 	if _, ok := j.newExterns[t]; ok {
 		return plainInfo{}, false
+	}
+	if _, ok := j.mbarriers[t]; ok {
+		return plainInfo{}, false
+	}
+	if len(j.unknown) > 0 || len(j.ctaidz) > 0 {
+		if sym := j.ctx.Secs[t].InfoSym; j.unknown[sym] || j.ctaidz[sym] {
+			return plainInfo{}, false
+		}
 	}
 	api := true
 	for off := 0; off+4 <= len(enc); off = compactNext(enc, off) {
