@@ -82,8 +82,8 @@ type sharedVars struct {
 	// it makes. (A dense table by section ID: no map lookups or growth
 	// for the 80,000 shared sections of 100,000 objects.)
 	kind []int32
-	// secs lists the sections kind marks, each once, in the order they
-	// were made (placeModuleVars appends those it makes): layout's walks
+	// secs lists the sections kind marks, each once: the entries', the
+	// module's, then those placeModuleVars makes; layout's walks
 	// over them, not over every output section record (280,000 records
 	// at 100,000 objects, of which 80,000 shared).
 	secs []int32
@@ -126,19 +126,14 @@ func collectSharedVars(ctx *Context) sharedVars {
 	// names, far apart in memory, cost 3 ms at 10,000 objects to compare,
 	// and a tenth of layout at 100,000.)
 	sv.kind = make([]int32, len(ctx.Secs))
-	sv.secs = make([]int32, 0, len(ctx.sharedSecs)+len(ctx.moduleSharedSecs))
+	// (noteSecName notes each section once, in one list.)
 	for _, id := range ctx.sharedSecs {
-		if sv.kind[id] == 0 {
-			sv.kind[id] = kindEntry
-			sv.secs = append(sv.secs, id)
-		}
+		sv.kind[id] = kindEntry
 	}
 	for _, id := range ctx.moduleSharedSecs {
-		if sv.kind[id] == 0 {
-			sv.kind[id] = kindModule
-			sv.secs = append(sv.secs, id)
-		}
+		sv.kind[id] = kindModule
 	}
+	sv.secs = slices.Concat(ctx.sharedSecs, ctx.moduleSharedSecs)
 	// (Extern arrays by name: by resolution, one a global name, as the
 	// inputs' names are gone, releaseNames.)
 	// Only the symbol map is read for every symbol: local data is marked

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/warplink/warplink/elf"
-	"github.com/warplink/warplink/internal/hugemem"
 	"github.com/warplink/warplink/internal/prefetch"
 )
 
@@ -32,14 +31,12 @@ func (ctx *Context) reserveSecs(n int) {
 	if n < reserveSecsFrom || cap(ctx.secSlab)-len(ctx.secSlab) >= n {
 		return
 	}
-	const per = 1024
-	slabs := make([][]OutSec, (n+per-1)/per)
+	slabs := make([][]OutSec, (n+secSlabLen-1)/secSlabLen)
 	for i := range slabs {
-		slabs[i] = untouchedSlab[OutSec](ctx, per) // (touched below, in parallel)
+		slabs[i] = untouchedSlab[OutSec](ctx, secSlabLen) // (touched below, in parallel)
 	}
 	parallelFor(len(slabs), ctx.Opts.Threads, func(i int) error {
-		s := slabs[i][:per]
-		hugemem.Touch(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), per*int(unsafe.Sizeof(OutSec{}))))
+		touchSlice(slabs[i][:secSlabLen])
 		return nil
 	})
 	ctx.secSlabs = append(ctx.secSlabs, slabs...)
@@ -69,7 +66,7 @@ func prepareRelSecs(ctx *Context, order []relSecMade, runs []relRun, last *lastR
 	ready := make([]relSecReady, len(order))
 	const batch = 256
 	bufs := make([][]byte, (len(order)+batch-1)/batch)
-	lookup := ctx.secNamesDone && ctx.strq == nil // (newRelSection's own path)
+	lookup := ctx.relSecsDirect()
 	parallelFor(len(bufs), ctx.Opts.Threads, func(b int) error {
 		lo, hi := b*batch, min(len(order), (b+1)*batch)
 		size := 0
@@ -133,13 +130,19 @@ func prepareRelSecs(ctx *Context, order []relSecMade, runs []relRun, last *lastR
 	return ready
 }
 
+// relSecsDirect reports whether newRelSection enters a relocation
+// section's name in .shstrtab itself, by the hash prepareRelSecs made
+// (merge has noted every section name and its string queue is closed),
+// and so whether prepareRelSecs looks the names up.
+func (ctx *Context) relSecsDirect() bool { return ctx.secNamesDone && ctx.strq == nil }
+
 // newRelSection is newSection of the relocation section r prepared, of
 // kind k: past layout (no section names noted) and merge's string queue,
 // with the name's .shstrtab hash prepareRelSecs made.
 func (ctx *Context) newRelSection(r *relSecReady, k relKind) *OutSec {
 	s := ctx.allocSec()
 	*s = genSection(r.name, k.typ, 0, 8, uint16(k.ent))
-	if !ctx.secNamesDone || ctx.strq != nil {
+	if !ctx.relSecsDirect() {
 		ctx.addSection(s)
 		return s
 	}

@@ -6,7 +6,6 @@ import (
 	"unsafe"
 
 	"github.com/warplink/warplink/elf"
-	"github.com/warplink/warplink/internal/hugemem"
 	"github.com/warplink/warplink/internal/prefetch"
 )
 
@@ -168,7 +167,7 @@ func (t *StrTab) insert(i int, s string, h uint32) uint32 {
 // hugemem.Touch): find reads a slot before insert writes it. Not while
 // another goroutine may use t.
 func (t *StrTab) prefault() {
-	hugemem.Touch(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(t.slots))), len(t.slots)*int(unsafe.Sizeof(strSlot{}))))
+	touchSlice(t.slots)
 }
 
 func (t *StrTab) grow() {
