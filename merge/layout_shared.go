@@ -147,7 +147,8 @@ func collectSharedVars(ctx *Context) sharedVars {
 			prefetch.Slice(ctx.Objs[j].SymMap)
 		}
 		for i, m := range o.SymMap {
-			if m > -2 { // (not local data: localDataSec)
+			sec, local := localDataOf(m)
+			if !local {
 				if s := &o.F.Symbols[i]; ctx.hasExtern && isExternShared(s) {
 					if r := o.resID[i]; !externSeen[r] {
 						externSeen[r] = true
@@ -156,7 +157,6 @@ func collectSharedVars(ctx *Context) sharedVars {
 				}
 				continue
 			}
-			sec, _ := o.localDataSec(uint32(i))
 			if sv.kind[sec] == 0 {
 				continue
 			}

@@ -736,18 +736,11 @@ func globalInfo(ctx *Context, per []objInfo, n int) ([]byte, globalFacts) {
 			// ahead.)
 			prefetch.Slice(per[a].global[:min(len(per[a].global), 128)])
 		}
-		b := per[i].global
-		at = at[:0]
-		for off := 0; off < len(b); off = compactNext(b, off) {
-			at = append(at, off)
-		}
-		end := len(b)
-		for k := len(at) - 1; k >= 0; k-- {
-			if c := b[at[k]+1]; c == elf.EIAttrRegcount || c == elf.EIAttrFrameSize {
-				facts.note(b[at[k]:end], len(out))
+		for rec := range compactBackward(per[i].global, &at) {
+			if c := rec[1]; c == elf.EIAttrRegcount || c == elf.EIAttrFrameSize {
+				facts.note(rec, len(out))
 			}
-			out = append(out, b[at[k]:end]...)
-			end = at[k]
+			out = append(out, rec...)
 		}
 	}
 	return out, facts

@@ -43,7 +43,7 @@ func (j *funcInfoJob) block(made secChunks, nameHash []uint32, lo, hi int, recs 
 	for k := lo; k < hi; k++ {
 		infoAhead(ctx, j.live, k)
 		size := 0
-		if p, ok := j.plain(j.live[k]); ok {
+		if p := j.plain(j.live[k]); p.ok {
 			plain[k-lo] = p
 			size = p.size()
 		} else {
@@ -98,26 +98,26 @@ type plainInfo struct {
 	enc     []byte
 }
 
-// plain is code section t's plainInfo, if its records are plain (ok).
-func (j *funcInfoJob) plain(t int32) (plainInfo, bool) {
+// plain is code section t's plainInfo (ok: its records are plain).
+func (j *funcInfoJob) plain(t int32) plainInfo {
 	p := j.perFunc
 	var enc []byte
 	if k := p.at[t]; k > 0 {
 		if p.kinds[k-1]&kindExterns != 0 {
-			return plainInfo{}, false
+			return plainInfo{}
 		}
 		enc = p.enc[k-1]
 	}
 	// (What records adds or changes for t; rare.)
 	if _, ok := j.newExterns[t]; ok {
-		return plainInfo{}, false
+		return plainInfo{}
 	}
 	if _, ok := j.mbarriers[t]; ok {
-		return plainInfo{}, false
+		return plainInfo{}
 	}
 	if len(j.unknown) > 0 || len(j.ctaidz) > 0 {
 		if sym := j.ctx.Secs[t].InfoSym; j.unknown[sym] || j.ctaidz[sym] {
-			return plainInfo{}, false
+			return plainInfo{}
 		}
 	}
 	api := true
@@ -127,7 +127,7 @@ func (j *funcInfoJob) plain(t int32) (plainInfo, bool) {
 			break
 		}
 	}
-	return plainInfo{ok: true, api: api, enc: enc}, true
+	return plainInfo{ok: true, api: api, enc: enc}
 }
 
 // size is the size of p's contents.
@@ -147,13 +147,8 @@ func (p *plainInfo) appendTo(dst []byte, version uint32) []byte {
 	}
 	var at [32]int
 	offs := at[:0]
-	for off := 0; off+4 <= len(p.enc); off = compactNext(p.enc, off) {
-		offs = append(offs, off)
-	}
-	end := len(p.enc)
-	for k := len(offs) - 1; k >= 0; k-- {
-		dst = append(dst, p.enc[offs[k]:end]...)
-		end = offs[k]
+	for rec := range compactBackward(p.enc, &offs) {
+		dst = append(dst, rec...)
 	}
 	return dst
 }

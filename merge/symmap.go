@@ -21,7 +21,12 @@ func (o *Obj) setLocalData(i int, sec int32) { o.SymMap[i] = -2 - sec }
 // localDataSec is the output section input symbol i of o is local data
 // of; ok is false when SymMap holds an output symbol or none.
 func (o *Obj) localDataSec(i uint32) (sec int32, ok bool) {
-	if m := o.SymMap[i]; m <= -2 {
+	return localDataOf(o.SymMap[i])
+}
+
+// localDataOf is localDataSec of a symbol map entry m.
+func localDataOf(m int32) (sec int32, ok bool) {
+	if m <= -2 {
 		return -2 - m, true
 	}
 	return 0, false
