@@ -435,6 +435,14 @@ func keepModuleSharedSyms(ctx *Context, sv sharedVars, su sharedUsers, placed []
 	}
 }
 
+// externAtOffset reports whether extern __shared__ arrays get one offset
+// each, past every entry that can use them (-g: keepPolicy's
+// ExternSharedAtOffset), where there are any: layoutEntryShared then keeps
+// the entries' sizes for externSharedSyms.
+func (ctx *Context) externAtOffset() bool {
+	return ctx.keep.ExternSharedAtOffset && len(ctx.externSyms) > 0
+}
+
 // layoutEntryShared lays out each entry's .nv.shared.<k>: its own
 // variables (sortOwn's order) past the placed ones it uses, each at the
 // next multiple of its alignment. It returns each section's size (not yet
@@ -444,7 +452,7 @@ func keepModuleSharedSyms(ctx *Context, sv sharedVars, su sharedUsers, placed []
 func layoutEntryShared(ctx *Context, sv *sharedVars, mp modulePlacement, ly sharedLayers) map[int32]uint64 {
 	unowned := len(mp.placed) > 0
 	var end map[int32]uint64
-	if ctx.keep.ExternSharedAtOffset && len(ctx.externSyms) > 0 {
+	if ctx.externAtOffset() {
 		end = map[int32]uint64{}
 	}
 	// (Without placed variables or the ends asked for, a section with no
@@ -559,7 +567,7 @@ func externSharedSyms(ctx *Context, su sharedUsers, entryEnd map[int32]uint64, p
 			ctx.Syms[x].dead = !placed || base == 0
 		}
 	}
-	if ctx.keep.ExternSharedAtOffset && len(ctx.externSyms) > 0 {
+	if ctx.externAtOffset() {
 		// Under -g each extern __shared__ array is a symbol with one
 		// value: the largest offset of the entries that can run code
 		// using it, to which all of them grow (crafted

@@ -16,14 +16,21 @@ import (
 // allocSec returns storage for a new output section from a slab.
 func (ctx *Context) allocSec() *OutSec {
 	if len(ctx.secSlab) == cap(ctx.secSlab) {
-		if len(ctx.secSlabs) > 0 {
-			ctx.secSlab, ctx.secSlabs = ctx.secSlabs[0], ctx.secSlabs[1:]
-		} else if n := slabCap(cap(ctx.secSlab), secSlabLen); n < secSlabLen || !ctx.takeFedSecs() {
-			ctx.secSlab = recordSlab[OutSec](ctx, n)
-		}
+		refillSlab(ctx, &ctx.secSlab, &ctx.secSlabs, secSlabLen, fedSecs)
 	}
 	ctx.secSlab = ctx.secSlab[:len(ctx.secSlab)+1]
 	return &ctx.secSlab[len(ctx.secSlab)-1]
+}
+
+// refillSlab makes *slab, full, an empty slab of records: a spare one
+// made earlier (spares), else one growing to most records, full-size
+// from the string queue's feed (fed) when it has one ready, else new.
+func refillSlab[T any](ctx *Context, slab *[]T, spares *[][]T, most int, fed func(*slabFeed) chan []T) {
+	if len(*spares) > 0 {
+		*slab, *spares = (*spares)[0], (*spares)[1:]
+	} else if n := slabCap(cap(*slab), most); n < most || !takeFed(ctx, fed, slab) {
+		*slab = recordSlab[T](ctx, n)
+	}
 }
 
 // The most records of one slab of sections and of symbols.

@@ -221,11 +221,7 @@ const nameSlabBytes = 32 << 10
 
 func newSym(ctx *Context, v OutSym, global bool) int32 {
 	if len(ctx.symSlab) == cap(ctx.symSlab) {
-		if len(ctx.symSlabs) > 0 {
-			ctx.symSlab, ctx.symSlabs = ctx.symSlabs[0], ctx.symSlabs[1:]
-		} else if n := slabCap(cap(ctx.symSlab), symSlabLen); n < symSlabLen || !ctx.takeFedSyms() {
-			ctx.symSlab = recordSlab[OutSym](ctx, n)
-		}
+		refillSlab(ctx, &ctx.symSlab, &ctx.symSlabs, symSlabLen, fedSyms)
 	}
 	ctx.symSlab = append(ctx.symSlab, v)
 	s := &ctx.symSlab[len(ctx.symSlab)-1]

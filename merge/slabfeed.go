@@ -68,32 +68,20 @@ func fedSlab[T any](n int) []T {
 	return s[:0]
 }
 
-// takeFedSecs makes a ready slab the walk's section slab, if the queue
-// has one, and reports whether it did.
-func (ctx *Context) takeFedSecs() bool {
-	f := ctx.feed()
-	return f != nil && takeFed(ctx, f, f.secs, &ctx.secSlab)
-}
+// fedSecs and fedSyms are the feed's channels of section and symbol
+// slabs (refillSlab).
+func fedSecs(f *slabFeed) chan []OutSec { return f.secs }
+func fedSyms(f *slabFeed) chan []OutSym { return f.syms }
 
-// takeFedSyms is takeFedSecs for the symbol slab.
-func (ctx *Context) takeFedSyms() bool {
-	f := ctx.feed()
-	return f != nil && takeFed(ctx, f, f.syms, &ctx.symSlab)
-}
-
-// feed is the string queue's slab feed (nil: none).
-func (ctx *Context) feed() *slabFeed {
-	if ctx.strq == nil {
-		return nil
+// takeFed makes a slab ready on the string queue's feed (fed: which
+// channel) *slab, pinned, if there is one, and reports whether it did.
+func takeFed[T any](ctx *Context, fed func(*slabFeed) chan []T, slab *[]T) bool {
+	if ctx.strq == nil || ctx.strq.slabs == nil {
+		return false
 	}
-	return ctx.strq.slabs
-}
-
-// takeFed makes a slab ready on ch, f's, the walk's slab, pinned, if
-// there is one.
-func takeFed[T any](ctx *Context, f *slabFeed, ch chan []T, slab *[]T) bool {
+	f := ctx.strq.slabs
 	select {
-	case s := <-ch:
+	case s := <-fed(f):
 		ctx.pin(unsafe.Pointer(unsafe.SliceData(s)))
 		*slab = s
 		f.taken++
