@@ -736,11 +736,15 @@ func globalInfo(ctx *Context, per []objInfo, n int) ([]byte, globalFacts) {
 			// ahead.)
 			prefetch.Slice(per[a].global[:min(len(per[a].global), 128)])
 		}
-		for rec := range compactBackward(per[i].global, &at) {
-			if c := rec[1]; c == elf.EIAttrRegcount || c == elf.EIAttrFrameSize {
-				facts.note(rec, len(out))
+		b := per[i].global
+		at = compactOffsets(at[:0], b)
+		end := len(b)
+		for k := len(at) - 1; k >= 0; k-- {
+			if c := b[at[k]+1]; c == elf.EIAttrRegcount || c == elf.EIAttrFrameSize {
+				facts.note(b[at[k]:end], len(out))
 			}
-			out = append(out, rec...)
+			out = append(out, b[at[k]:end]...)
+			end = at[k]
 		}
 	}
 	return out, facts

@@ -15,7 +15,6 @@ package merge
 
 import (
 	"encoding/binary"
-	"iter"
 
 	"github.com/warplink/warplink/elf"
 )
@@ -114,24 +113,13 @@ func compactNext(b []byte, off int) int {
 	return off + 4
 }
 
-// compactBackward yields the compact records of b from the last (as
-// nvlink prepends each it reads), each as its bytes; *offs is scratch for
-// their offsets.
-func compactBackward(b []byte, offs *[]int) iter.Seq[[]byte] {
-	return func(yield func([]byte) bool) {
-		at := (*offs)[:0]
-		for off := 0; off+4 <= len(b); off = compactNext(b, off) {
-			at = append(at, off)
-		}
-		*offs = at
-		end := len(b)
-		for k := len(at) - 1; k >= 0; k-- {
-			if !yield(b[at[k]:end]) {
-				return
-			}
-			end = at[k]
-		}
+// compactOffsets appends to offs the offset of each compact record of b
+// (read from the last: nvlink prepends each record it reads).
+func compactOffsets(offs []int, b []byte) []int {
+	for off := 0; off+4 <= len(b); off = compactNext(b, off) {
+		offs = append(offs, off)
 	}
+	return offs
 }
 
 // compactSymAt is the output symbol the record at off of b names, if any.

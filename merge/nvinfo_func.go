@@ -146,9 +146,11 @@ func (p *plainInfo) appendTo(dst []byte, version uint32) []byte {
 		dst = binary.LittleEndian.AppendUint32(dst, version)
 	}
 	var at [32]int
-	offs := at[:0]
-	for rec := range compactBackward(p.enc, &offs) {
-		dst = append(dst, rec...)
+	offs := compactOffsets(at[:0], p.enc)
+	end := len(p.enc)
+	for k := len(offs) - 1; k >= 0; k-- {
+		dst = append(dst, p.enc[offs[k]:end]...)
+		end = offs[k]
 	}
 	return dst
 }
