@@ -74,52 +74,35 @@ func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (mad
 	return made
 }
 
-// ownLists holds, by function symbol, the surviving entries of its own
-// EXTERNS records, in order: list k is ids[lo[k]:hi[k]], a symbol's is
-// at[f]-1 (0: none). (Dense tables rather than a map of slices: at
-// 100,000 objects 40,000 lists, each a lookup per visit and an
-// allocation.)
-type ownLists struct {
-	at     []int32
-	lo, hi []int32
-	ids    []int32
-}
-
-// of is f's list (nil when empty or none).
-func (l *ownLists) of(f int32) []int32 {
-	k := l.at[f]
-	if k == 0 || l.lo[k-1] == l.hi[k-1] {
-		return nil
-	}
-	return l.ids[l.lo[k-1]:l.hi[k-1]:l.hi[k-1]]
-}
-
 // ownExterns is each function symbol's surviving entries of its own
-// EXTERNS records (nsyms symbols, the index's memory from alloc), and
-// whether any function has such a record, even an empty one.
-func ownExterns(perFunc *funcInfos, nsyms int, alloc elf.Alloc) (own ownLists, found bool) {
-	own.at = elf.SliceOf[int32](nsyms, alloc)
+// EXTERNS records, in order (a function with records in two sections has
+// both sections' entries; lists by symbol, nsyms of them, in alloc's
+// memory), and whether any function has such a record, even an empty
+// one.
+func ownExterns(perFunc *funcInfos, nsyms int, alloc elf.Alloc) (own lists[int32], found bool) {
+	own = newListsIn[int32](nsyms, alloc)
 	perFunc.eachExterns(func(f int32, recs []infoRec) {
-		for _, r := range recs {
-			if !r.isExterns() || f < 0 {
-				continue
+		for k := range recs {
+			if recs[k].isExterns() && f >= 0 {
+				found = true
+				own.countN(f, recs[k].externCount())
 			}
-			found = true
-			if k := own.at[f]; k > 0 && int(k) != len(own.lo) {
-				// (A function with records in two sections, not
-				// one after the other: its list moves to the end.)
-				lo := len(own.ids)
-				own.ids = append(own.ids, own.ids[own.lo[k-1]:own.hi[k-1]]...)
-				own.lo[k-1] = int32(lo)
-			} else if k == 0 {
-				own.lo = append(own.lo, int32(len(own.ids)))
-				own.hi = append(own.hi, int32(len(own.ids)))
-				own.at[f] = int32(len(own.lo))
-			}
-			own.ids = r.externIDs(own.ids)
-			own.hi[own.at[f]-1] = int32(len(own.ids))
 		}
 	})
+	if !found {
+		return own, false // (no list to put: closeExterns stops here)
+	}
+	own.place()
+	perFunc.eachExterns(func(f int32, recs []infoRec) {
+		for k := range recs {
+			if r := &recs[k]; r.isExterns() && f >= 0 {
+				for i := range r.externCount() {
+					own.put(f, r.externID(i))
+				}
+			}
+		}
+	})
+	own.done()
 	return own, found
 }
 
@@ -143,7 +126,7 @@ func externRanks(ctx *Context, perFunc *funcInfos, ec *externClosure, order []in
 type externClosure struct {
 	ctx           *Context
 	calls         lists[int32]
-	own           ownLists
+	own           lists[int32] // by function symbol: its own surviving entries (ownExterns)
 	rank          []int32
 	inOrder       []int32
 	seen, visited []uint32
@@ -155,7 +138,7 @@ type externClosure struct {
 
 // owns reports whether function f has a non-empty list of its own.
 func (ec *externClosure) owns(f int32) bool {
-	return ec.own.of(f) != nil
+	return len(ec.own.of(f)) != 0
 }
 
 // externsRec is a new EXTERNS record listing list.

@@ -26,6 +26,9 @@ func newListsIn[T any](n int, alloc elf.Alloc) lists[T] {
 // count notes one more value for key k (first pass).
 func (l *lists[T]) count(k int32) { l.start[k+1]++ }
 
+// countN notes n more values for key k (first pass).
+func (l *lists[T]) countN(k int32, n int) { l.start[k+1] += int32(n) }
+
 // counted reports whether key k has a value yet (first pass).
 func (l *lists[T]) counted(k int32) bool { return l.start[k+1] != 0 }
 

@@ -52,7 +52,7 @@ func (ctx *Context) liveSym(o *Obj, idx uint32) int32 {
 // when it names none; symDropped: the record is removed from the
 // output, which only EXTERNS records are). An EIATTR_EXTERNS record
 // holds output symbol IDs in its payload, a little-endian word each
-// (externIDs). Records are kept in compact form (appendCompact); an
+// (externID). Records are kept in compact form (appendCompact); an
 // infoRec is one decoded for the few steps that read or change it.
 type infoRec struct {
 	Format  uint8
@@ -83,13 +83,10 @@ func (r *infoRec) U32(off int) uint32 { a := r.attr(); return a.U32(off) }
 func (r *infoRec) isExterns() bool { return r.Code == elf.EIAttrExterns }
 func (r *infoRec) isDropped() bool { return r.sym == symDropped }
 
-// externIDs appends the output symbol IDs an EXTERNS record lists to dst.
-func (r *infoRec) externIDs(dst []int32) []int32 {
-	for k := 0; k+4 <= len(r.Payload); k += 4 {
-		dst = append(dst, int32(binary.LittleEndian.Uint32(r.Payload[k:])))
-	}
-	return dst
-}
+// externCount is how many output symbol IDs an EXTERNS record lists;
+// externID the i-th.
+func (r *infoRec) externCount() int     { return len(r.Payload) / 4 }
+func (r *infoRec) externID(i int) int32 { return int32(binary.LittleEndian.Uint32(r.Payload[4*i:])) }
 
 // idPayloadOver is idPayload written over p when it has room (p is a
 // record's own copy: a compact one's), else new.
