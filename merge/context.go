@@ -213,7 +213,8 @@ type Context struct {
 	// in the corpus), by section ID.
 	wideEntsize map[int32]uint32
 	// liveTexts lists the live code sections in creation order, as dce
-	// left them (textSections), for buildNvInfo.
+	// left them: no code section is made or revived after dce, and only
+	// orderSections drops one (empty) afterwards.
 	liveTexts []int32
 	// infoLinkLate lists the sections of .nv.info's type that an input's
 	// sh_info linked to its code: their InfoSec is set at finalize's end

@@ -326,13 +326,9 @@ func dropUnreferencedUndefined(ctx *Context, used symSet) {
 // final since merge; those of .nv.info's type, whose InfoSec
 // keyInfoSections reads to tell them from .nv.info.<f> sections, are left
 // to finalize's end (Context.infoLinkLate). It lists the live code
-// sections too (Context.liveTexts: no code section is made or removed
-// after dce).
+// sections too, as the walk leaves them (Context.liveTexts).
 func dropDeadFunctionSections(ctx *Context, deadText []bool) {
 	for _, s := range ctx.Secs {
-		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
-			ctx.liveTexts = append(ctx.liveTexts, s.ID)
-		}
 		if s.infoIn > 0 {
 			t := ctx.Objs[s.infoObj].SecMap[s.infoIn]
 			if t >= 0 && deadText[t] {
@@ -345,6 +341,9 @@ func dropDeadFunctionSections(ctx *Context, deadText []bool) {
 					s.InfoSec = t
 				}
 			}
+		}
+		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
+			ctx.liveTexts = append(ctx.liveTexts, s.ID)
 		}
 	}
 }

@@ -85,7 +85,7 @@ func layoutFunctionBanks(ctx *Context) {
 		made  bool // in order
 	}
 	var kernels []*kernel
-	for _, t := range ctx.textSections() {
+	for _, t := range ctx.liveTexts {
 		f := ctx.Secs[t].InfoSym
 		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
 			continue

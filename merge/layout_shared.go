@@ -212,7 +212,7 @@ func findSharedUsers(ctx *Context, sv *sharedVars) sharedUsers {
 			su.referenced[v] = true
 		}
 	}
-	for _, t := range ctx.textSections() {
+	for _, t := range ctx.liveTexts {
 		f := ctx.Secs[t].InfoSym
 		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
 			continue

@@ -119,8 +119,7 @@ func idPayload(ids []int32) []byte {
 // order.
 func buildNvInfo(ctx *Context, job *objGather) {
 	per := job.per
-	texts := ctx.liveTexts // (textSections, listed by dce's walk of every section)
-	ctx.liveTexts = nil
+	texts := ctx.liveTexts
 	perFunc := gatherFuncInfos(len(ctx.Secs), per, ctx.lateScratch)
 	perFunc.noteSections(ctx, ctx.lateScratch)
 	order := ctx.infoOrder
@@ -264,17 +263,6 @@ func le32(v uint32) []byte {
 	b := make([]byte, 4)
 	binary.LittleEndian.PutUint32(b, v)
 	return b
-}
-
-// textSections lists the live code sections in creation order.
-func (ctx *Context) textSections() []int32 {
-	var out []int32
-	for _, s := range ctx.Secs {
-		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
-			out = append(out, s.ID)
-		}
-	}
-	return out
 }
 
 // encodeInfo writes the records of generated .nv.info sections, now that

@@ -52,11 +52,11 @@ func reportProperties(ctx *Context) {
 			}
 		}
 	}
-	texts := ctx.textSections()
+	texts := ctx.liveTexts
 	for k := len(texts) - 1; k >= 0; k-- {
 		t := ctx.Secs[texts[k]]
 		f := t.InfoSym
-		if f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 {
+		if t.Dead || f < 0 || ctx.Syms[f].Other&stoCudaEntry == 0 { // (Dead: orderSections dropped it, empty)
 			continue
 		}
 		suffix := strings.TrimPrefix(t.Name, ".text")
