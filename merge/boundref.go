@@ -165,14 +165,10 @@ func layoutBoundRefs(ctx *Context) {
 // boundBankText reports the code section of the kernel whose constant bank
 // 0 s is (.nv.constant0.<k>, for .text.<k>: its input's sh_info).
 func boundBankText(ctx *Context, s *OutSec) (int32, bool) {
-	if !strings.HasPrefix(s.Name, ".nv.constant0.") || s.Dead || s.infoIn <= 0 {
+	if !strings.HasPrefix(s.Name, ".nv.constant0.") || s.Dead {
 		return -1, false
 	}
-	o := ctx.Objs[s.infoObj]
-	if int(s.infoIn) >= len(o.SecMap) {
-		return -1, false
-	}
-	text := o.SecMap[s.infoIn]
+	text := s.InfoSec // (mapped by dce; -1: none)
 	if text < 0 || ctx.Secs[text].Dead {
 		return -1, false
 	}

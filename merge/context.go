@@ -216,10 +216,6 @@ type Context struct {
 	// left them: no code section is made or revived after dce, and only
 	// orderSections drops one (empty) afterwards.
 	liveTexts []int32
-	// infoLinkLate lists the sections of .nv.info's type that an input's
-	// sh_info linked to its code: their InfoSec is set at finalize's end
-	// (dropDeadFunctionSections sets the others').
-	infoLinkLate []int32
 	// infoSecs is the storage of finalize's .nv.info.<f> sections
 	// (newSecChunks), kept for what mapped ones point to on the heap.
 	infoSecs secChunks

@@ -323,10 +323,9 @@ func dropUnreferencedUndefined(ctx *Context, used symSet) {
 // it. The same walk (every section record, cold) gives each section that
 // an input's sh_info linked to its code (per-kernel data: infoIn) the
 // output section it names (InfoSec), as the objects' section maps are
-// final since merge; those of .nv.info's type, whose InfoSec
-// keyInfoSections reads to tell them from .nv.info.<f> sections, are left
-// to finalize's end (Context.infoLinkLate). It lists the live code
-// sections too, as the walk leaves them (Context.liveTexts).
+// final since merge (no section names one before: the sections that name
+// theirs otherwise are made later). It lists the live code sections too,
+// as the walk leaves them (Context.liveTexts).
 func dropDeadFunctionSections(ctx *Context, deadText []bool) {
 	for _, s := range ctx.Secs {
 		if s.infoIn > 0 {
@@ -334,13 +333,7 @@ func dropDeadFunctionSections(ctx *Context, deadText []bool) {
 			if t >= 0 && deadText[t] {
 				s.Dead = true
 			}
-			if s.InfoSec < 0 {
-				if s.Type == elf.SHTCudaInfo {
-					ctx.infoLinkLate = append(ctx.infoLinkLate, s.ID)
-				} else {
-					s.InfoSec = t
-				}
-			}
+			s.InfoSec = t
 		}
 		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
 			ctx.liveTexts = append(ctx.liveTexts, s.ID)

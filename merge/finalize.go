@@ -89,12 +89,6 @@ func finalize(ctx *Context) error {
 	ctx.setData(rel, ctx.Rel.RelAction)
 	rel.Size = uint64(len(ctx.Rel.RelAction))
 	rel.SymID = newSym(ctx, OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
-	// (The sections an input's sh_info linked to its code were mapped by
-	// dce, but those of .nv.info's type, which keyInfoSections reads.)
-	for _, id := range ctx.infoLinkLate {
-		s := ctx.Secs[id]
-		s.InfoSec = ctx.Objs[s.infoObj].SecMap[s.infoIn]
-	}
 	toolNote(ctx)
 	compatOnce(ctx)
 	relayoutStrings(ctx)

@@ -57,11 +57,8 @@ func layoutFunctionBanks(ctx *Context) {
 	codeOf := map[int32]int32{}
 	for _, id := range ctx.funcBankSecs { // (in ID order: as made)
 		s := ctx.Secs[id]
-		if s.Dead || s.infoIn <= 0 {
-			continue
-		}
-		t := ctx.Objs[s.infoObj].SecMap[s.infoIn]
-		if t < 0 || ctx.Secs[t].Dead {
+		t := s.InfoSec // (its input's sh_info, mapped by dce; -1: none)
+		if s.Dead || t < 0 || ctx.Secs[t].Dead {
 			continue
 		}
 		if f := ctx.Secs[t].InfoSym; f < 0 || ctx.Syms[f].Other&stoCudaEntry != 0 {
