@@ -736,18 +736,17 @@ func globalInfo(ctx *Context, per []objInfo, n int) ([]byte, globalFacts) {
 }
 
 // globalFacts is what globalInfo notes of .nv.info's records, by output
-// symbol ID, the first record of a function in output order counting:
-// the offset (+1; 0: none) of its REGCOUNT record (propagateRegCount
-// raises it in place) and the value of its FRAME_SIZE (stackSizes).
+// symbol ID, the first record of a function in output order counting: the
+// offset in .nv.info's compact records (+1; 0: none) of its REGCOUNT
+// record (propagateRegCount raises it in place) and of its FRAME_SIZE
+// record (stackSizes reads its value there).
 type globalFacts struct {
-	regAt  []int32
-	frame  []uint32
-	framed []bool
+	regAt, frameAt []int32
 }
 
 // newGlobalFacts is globalFacts for n symbols, from alloc (nil: make).
 func newGlobalFacts(n int, alloc elf.Alloc) globalFacts {
-	return globalFacts{regAt: elf.SliceOf[int32](n, alloc), frame: elf.SliceOf[uint32](n, alloc), framed: elf.SliceOf[bool](n, alloc)}
+	return globalFacts{regAt: elf.SliceOf[int32](n, alloc), frameAt: elf.SliceOf[int32](n, alloc)}
 }
 
 // note notes the REGCOUNT or FRAME_SIZE record rec, placed at off.
@@ -756,12 +755,11 @@ func (g *globalFacts) note(rec []byte, off int) {
 	if !ok || f < 0 || int(f) >= len(g.regAt) {
 		return
 	}
+	at := g.frameAt
 	if rec[1] == elf.EIAttrRegcount {
-		if g.regAt[f] == 0 {
-			g.regAt[f] = int32(off) + 1
-		}
-	} else if !g.framed[f] {
-		g.frame[f], _ = compactU32(rec, 0, 4)
-		g.framed[f] = true
+		at = g.regAt
+	}
+	if at[f] == 0 {
+		at[f] = int32(off) + 1
 	}
 }

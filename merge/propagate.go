@@ -163,12 +163,12 @@ func propagateBarriers(ctx *Context) {
 // deepest sum of frame sizes along the call graph from the entry, or
 // 0xFFFFFFFF (with nvlink's warning) when recursion makes it unknowable.
 // global is .nv.info's records in compact form, with room for the
-// records, which are appended to it; facts holds each function's frame
-// size (its first FRAME_SIZE record in output order).
+// records, which are appended to it; facts holds where each function's
+// frame size is (its first FRAME_SIZE record in output order).
 func stackSizes(ctx *Context, global []byte, texts []int32, perFunc *funcInfos, facts *globalFacts) ([]byte, map[int32]bool) {
 	calls := ctx.calls
 	unknownAt := map[int32]bool{}
-	frame := facts.frame // by output symbol ID
+	frameAt := facts.frameAt // by output symbol ID
 	const unknown = ^uint64(0)
 	// Per function: its depth once known, and whether it is being walked
 	// (a call back to it is recursion: unknown) or done.
@@ -201,8 +201,9 @@ func stackSizes(ctx *Context, global []byte, texts []int32, perFunc *funcInfos, 
 				best = d
 			}
 		}
-		if best != unknown {
-			best += uint64(frame[f])
+		if at := frameAt[f]; best != unknown && at != 0 {
+			frame, _ := compactU32(global, int(at-1), 4)
+			best += uint64(frame)
 		}
 		memo[f], state[f] = best, done
 		return best
