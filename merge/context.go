@@ -63,7 +63,8 @@ type Context struct {
 	// output sections layout looks for by name, noted as they are made
 	// (noteSecName): module-scope constant banks (.nv.constantN),
 	// entries' .nv.shared.<k>, the module's .nv_debug.shared, and the
-	// function and kernel banks (.nv.constant2.<f>).
+	// function and kernel banks (.nv.constant2.<f>); dropped at layout's
+	// end.
 	bankSecs, sharedSecs, moduleSharedSecs, funcBankSecs []int32
 
 	// Strings of .shstrtab and .strtab, in the order nvlink adds them.

@@ -39,6 +39,9 @@ func layout(ctx *Context) error {
 	layoutShared(ctx)
 	layoutFunctionBanks(ctx)
 	ctx.secNamesDone = true // (see Context.secNamesDone)
+	// (No pass reads the sections noteSecName listed after this, and
+	// none is noted: their lists go.)
+	ctx.bankSecs, ctx.sharedSecs, ctx.moduleSharedSecs, ctx.funcBankSecs = nil, nil, nil, nil
 	// --preserve-relocs' shared-data symbols: their laid-out offsets, past
 	// the window the driver reserves (as nvlink writes them; the code's
 	// own offsets do not include it).
