@@ -233,8 +233,7 @@ func merge(ctx *Context) error {
 		ctx.strq = nil
 	}
 	ctx.protoStrs = ctx.Str.Bytes()
-	ctx.releaseNames(ctx.Opts.CheckNames)
-	return nil
+	return ctx.releaseNames(ctx.Opts.CheckNames)
 }
 
 // joined returns a+b, or have when it spells a+b already (an input

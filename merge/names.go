@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"unsafe"
 
@@ -21,12 +22,13 @@ import (
 // nameOff in its table, its Name, made by merge's queue once it is
 // closed; the tables' buffers stay alive (in mem, or pinned here when
 // grown onto the heap), as the record-slab rule wants (recordSlab).
-// check compares the bytes first (tests).
+// check compares the bytes first (tests): a name not there is an error,
+// and the inputs' tables stay.
 // Not where a later pass still reads them (namesRead), nor where
 // relocate may report a relocation by its sections' names (oddRelocs).
-func (ctx *Context) releaseNames(check bool) {
+func (ctx *Context) releaseNames(check bool) error {
 	if ctx.names == nil || ctx.namesRead() || slices.ContainsFunc(ctx.Objs, func(o *Obj) bool { return o.rare != nil && o.rare.oddRelocs }) {
-		return
+		return nil
 	}
 	shstr, str := ctx.ShStr.Bytes(), ctx.Str.Bytes()
 	ctx.pin(unsafe.Pointer(unsafe.SliceData(shstr)))
@@ -39,19 +41,28 @@ func (ctx *Context) releaseNames(check bool) {
 	if blocks < 4 {
 		w = 1
 	}
-	parallelFor(blocks, w, func(b int) error {
+	err := parallelFor(blocks, w, func(b int) error {
 		if b < nsec {
 			for _, s := range ctx.Secs[b*renameBlock : min(len(ctx.Secs), (b+1)*renameBlock)] {
-				s.Name = tableName(shstr, s.nameOff, s.Name, check)
+				if check && !nameAt(shstr, s.nameOff, s.Name) {
+					return fmt.Errorf("merge: section %d's name %q is not at its offset %d in .shstrtab", s.ID, s.Name, s.nameOff)
+				}
+				s.Name = tableName(shstr, s.nameOff, s.Name)
 			}
 			return nil
 		}
 		b -= nsec
-		for _, s := range ctx.Syms[b*renameBlock : min(len(ctx.Syms), (b+1)*renameBlock)] {
-			s.Name = tableName(str, s.nameOff, s.Name, check)
+		for k, s := range ctx.Syms[b*renameBlock : min(len(ctx.Syms), (b+1)*renameBlock)] {
+			if check && !nameAt(str, s.nameOff, s.Name) {
+				return fmt.Errorf("merge: symbol %d's name %q is not at its offset %d in .strtab", b*renameBlock+k, s.Name, s.nameOff)
+			}
+			s.Name = tableName(str, s.nameOff, s.Name)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
 	if ctx.protoNames != nil {
 		// (The inputs' prototype strings, in .strtab since merge entered them.)
 		clear(ctx.protoNames)
@@ -67,6 +78,7 @@ func (ctx *Context) releaseNames(check bool) {
 		}
 	}
 	ctx.names.Free()
+	return nil
 }
 
 // renameBlock is how many records one step of releaseNames renames.
@@ -83,14 +95,17 @@ func (ctx *Context) namesRead() bool {
 }
 
 // tableName is name as it stands in the string table tab at off.
-func tableName(tab []byte, off uint32, name string, check bool) string {
+func tableName(tab []byte, off uint32, name string) string {
 	if len(name) == 0 {
 		return name
 	}
-	if check && (uint64(off)+uint64(len(name)) > uint64(len(tab)) || string(tab[off:int(off)+len(name)]) != name) {
-		panic("merge: a record's name is not at its offset in the string table")
-	}
 	return unsafe.String(&tab[off], len(name))
+}
+
+// nameAt reports whether name stands in the string table tab at off
+// (releaseNames' check).
+func nameAt(tab []byte, off uint32, name string) bool {
+	return len(name) == 0 || uint64(off)+uint64(len(name)) <= uint64(len(tab)) && string(tab[off:int(off)+len(name)]) == name
 }
 
 // The prototype strings of the inputs' .nv.prototype records and of their

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -150,7 +151,9 @@ func testRecordsKeep(t *testing.T, ctx *Context, n int, fed bool) {
 	// The names move into the string tables (releaseNames), which then
 	// grow past them: the records keep the tables' first buffers.
 	ctx.Opts, ctx.names = &Options{}, &hugemem.Arena{}
-	ctx.releaseNames(true)
+	if err := ctx.releaseNames(true); err != nil {
+		t.Fatal(err)
+	}
 	for i := range n {
 		ctx.ShStr.Add(fmt.Sprintf(".nv.more.%d", i))
 		ctx.Str.Add(fmt.Sprintf("more%d", i))
@@ -194,5 +197,25 @@ func testRecordsKeep(t *testing.T, ctx *Context, n int, fed bool) {
 				t.Errorf("section %d: gen %v", i, s.gen)
 			}
 		}
+	}
+}
+
+// TestReleaseNamesCheck checks that, under the check (tests), a record
+// whose name is not at its offset in its string table is an error of the
+// link, not a panic on a worker goroutine.
+func TestReleaseNamesCheck(t *testing.T) {
+	ctx := &Context{Opts: &Options{}, names: &hugemem.Arena{}}
+	ctx.ShStr, ctx.Str = NewStrTab(), newStrTabNoOrdinals()
+	ctx.secNames = newSecNames(0)
+	s := ctx.newSection(".nv.test", elf.SHTProgbits, 0, 4, 0)
+	newSym(ctx, OutSym{Name: "sym", Sec: s.ID}, false)
+	if err := ctx.releaseNames(true); err != nil {
+		t.Fatalf("names at their offsets: %v", err)
+	}
+	ctx.names = &hugemem.Arena{}
+	s.Name = ".nv.tesT" // (not what .shstrtab holds at its offset)
+	err := ctx.releaseNames(true)
+	if err == nil || !strings.Contains(err.Error(), `".nv.tesT" is not at its offset`) {
+		t.Fatalf("a name not at its offset: err = %v, want one naming it", err)
 	}
 }
