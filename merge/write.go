@@ -71,10 +71,9 @@ func write(ctx *Context) error {
 // table is in the heap's free pages when it has room (heapRoom), else in
 // the inputs' tables' memory when finalize reset it for reuse
 // (lateMapped); the fixed sections' stand-ins, which only it points to,
-// are returned to be kept alive while it is used. Each header's off holds
-// its section's alignment until layoutFile places it, and kinds what the
-// layout and the writer's serial steps need of each section (hdrKind), so
-// that those read no section record.
+// are returned to be kept alive while it is used. kinds holds what the
+// layout and the writer's serial steps need of each section, its
+// alignment too (hdrKind), so that those read no section record.
 func sectionHeaders(ctx *Context) ([]shdr, []hdrKind, *[5]OutSec) {
 	var shndx []byte
 	if ctx.fixed == 5 {
@@ -104,7 +103,7 @@ func sectionHeaders(ctx *Context) ([]shdr, []hdrKind, *[5]OutSec) {
 		hdrs[4] = shdr{sec: &fixed[4], size: uint64(len(shndx)), link: 3}
 	}
 	for i := range ctx.fixed {
-		hdrs[i].off, kinds[i] = hdrs[i].sec.Align, hdrKindOf(hdrs[i].sec, hdrs[i].size)
+		kinds[i] = hdrKindOf(hdrs[i].sec, hdrs[i].size)
 	}
 	// Every header owns its slot: filled in parallel (the records'
 	// first reads, which miss the caches, overlap; each asked for eight
@@ -114,7 +113,7 @@ func sectionHeaders(ctx *Context) ([]shdr, []hdrKind, *[5]OutSec) {
 			prefetch.Range(unsafe.Pointer(ctx.Secs[ctx.Order[a]]), unsafe.Sizeof(OutSec{}))
 		}
 		s := ctx.Secs[ctx.Order[i]]
-		h := shdr{sec: s, size: s.Size, off: s.Align}
+		h := shdr{sec: s, size: s.Size}
 		kinds[ctx.fixed+i] = hdrKindOf(s, s.Size)
 		if s.LinkSymtab {
 			h.link = 3
@@ -157,9 +156,9 @@ const (
 )
 
 // align is the alignment of section s, whose kind k is (0 reads as 1):
-// from k, or from s's record when k does not hold it. (programHeaders
-// reads the alignment of every SHF_ALLOC section, whose records, cold by
-// then, cost a cache miss each.)
+// from k, or from s's record when k does not hold it. (layoutFile reads
+// every section's alignment, programHeaders every SHF_ALLOC section's,
+// whose records, cold by then, would cost a cache miss each.)
 func (k hdrKind) align(s *OutSec) uint64 {
 	if l := k >> hdrAlignShift; l != hdrAlignOther {
 		return 1 << l
@@ -217,11 +216,7 @@ func layoutFile(ctx *Context, hdrs []shdr, kinds []hdrKind) (*outputLayout, erro
 	}
 	for i := 1; i < len(hdrs); i++ {
 		h := &hdrs[i]
-		a := h.off // (the alignment, until here: sectionHeaders)
-		if a == 0 {
-			a = 1
-		}
-		pos = alignUp(pos, a)
+		pos = alignUp(pos, kinds[i].align(h.sec))
 		h.off = pos
 		if kinds[i]&hdrFilled != 0 {
 			pos += h.size
