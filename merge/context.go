@@ -456,8 +456,11 @@ type OutSec struct {
 	InfoSym int32 // symbol ID named by sh_info (text, nv.info.<f>, constant0.<f>); -1 none
 	InfoSec int32 // section ID named by sh_info (rela, nv.info.<f>); -1 none
 	infoObj int32 // with infoIn: the input section sh_info names (per-kernel data sections)
-	infoIn  int32
-	SymID   int32 // its section symbol; -1 none
+	// infoIn is sh_info as an input gave it (0: none). Only sections made
+	// from an input have one, and the passes that make a section with an
+	// InfoSec of its own never set it (keyInfoSections relies on this).
+	infoIn int32
+	SymID  int32 // its section symbol; -1 none
 	// entsize is sh_entsize, or wideEntsize for one that Context.wideEntsize
 	// holds (Context.entsize reads it; setEntsize sets it).
 	entsize uint16

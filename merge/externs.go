@@ -82,8 +82,11 @@ func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (mad
 func ownExterns(perFunc *funcInfos, nsyms int, alloc elf.Alloc) (own lists[int32], found bool) {
 	own = newListsIn[int32](nsyms, alloc)
 	perFunc.eachExterns(func(f int32, recs []infoRec) {
+		if f < 0 {
+			return
+		}
 		for k := range recs {
-			if recs[k].isExterns() && f >= 0 {
+			if recs[k].isExterns() {
 				found = true
 				own.countN(f, recs[k].externCount())
 			}
@@ -94,8 +97,11 @@ func ownExterns(perFunc *funcInfos, nsyms int, alloc elf.Alloc) (own lists[int32
 	}
 	own.place()
 	perFunc.eachExterns(func(f int32, recs []infoRec) {
+		if f < 0 {
+			return
+		}
 		for k := range recs {
-			if r := &recs[k]; r.isExterns() && f >= 0 {
+			if r := &recs[k]; r.isExterns() {
 				for i := range r.externCount() {
 					own.put(f, r.externID(i))
 				}

@@ -73,7 +73,7 @@ func Link(opts *Options, stdout, stderr io.Writer, prog string) int {
 	if opts.Time != "" {
 		ctx.Timer.report(opts.Time, stdout, opts)
 	}
-	if err != nil && !errors.Is(err, errFatal) && !diags.Failed() {
+	if err != nil && (errors.Is(err, errCheck) || !errors.Is(err, errFatal) && !diags.Failed()) {
 		fmt.Fprintf(stderr, "%s fatal   : %v\n", prog, err)
 		return 1
 	}

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"unsafe"
@@ -26,6 +27,17 @@ import (
 // and the inputs' tables stay.
 // Not where a later pass still reads them (namesRead), nor where
 // relocate may report a relocation by its sections' names (oddRelocs).
+// errCheck marks the failure of a consistency check tests ask for
+// (Options.CheckNames): Link reports it even after diagnostics, since no
+// diagnostic stands for it.
+var errCheck = errors.New("merge: check failed")
+
+// nameMoved is releaseNames' check failure: record id of kind what names
+// name, which is not at off in table.
+func nameMoved(what string, id int32, name string, off uint32, table string) error {
+	return fmt.Errorf("%w: %s %d's name %q is not at its offset %d in %s", errCheck, what, id, name, off, table)
+}
+
 func (ctx *Context) releaseNames(check bool) error {
 	if ctx.names == nil || ctx.namesRead() || slices.ContainsFunc(ctx.Objs, func(o *Obj) bool { return o.rare != nil && o.rare.oddRelocs }) {
 		return nil
@@ -45,16 +57,16 @@ func (ctx *Context) releaseNames(check bool) error {
 		if b < nsec {
 			for _, s := range ctx.Secs[b*renameBlock : min(len(ctx.Secs), (b+1)*renameBlock)] {
 				if check && !nameAt(shstr, s.nameOff, s.Name) {
-					return fmt.Errorf("merge: section %d's name %q is not at its offset %d in .shstrtab", s.ID, s.Name, s.nameOff)
+					return nameMoved("section", s.ID, s.Name, s.nameOff, ".shstrtab")
 				}
 				s.Name = tableName(shstr, s.nameOff, s.Name)
 			}
 			return nil
 		}
 		b -= nsec
-		for k, s := range ctx.Syms[b*renameBlock : min(len(ctx.Syms), (b+1)*renameBlock)] {
+		for _, s := range ctx.Syms[b*renameBlock : min(len(ctx.Syms), (b+1)*renameBlock)] {
 			if check && !nameAt(str, s.nameOff, s.Name) {
-				return fmt.Errorf("merge: symbol %d's name %q is not at its offset %d in .strtab", b*renameBlock+k, s.Name, s.nameOff)
+				return nameMoved("symbol", s.ID, s.Name, s.nameOff, ".strtab")
 			}
 			s.Name = tableName(str, s.nameOff, s.Name)
 		}

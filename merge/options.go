@@ -55,8 +55,8 @@ type Tuning struct {
 	// malformed inputs can come near the default; tests set less.
 	MaxOutputSize uint64
 	// CheckNames has merge check every name it moves into the output's
-	// string tables before it frees the inputs' (releaseNames; tests).
-	// It does not change the output.
+	// string tables before it frees the inputs' (releaseNames; tests): a
+	// name not at its offset fails the link with an error (errCheck).
 	CheckNames bool
 	// PlainMemory keeps the input files in Go-allocated buffers instead of
 	// huge-page mappings (internal/hugemem); cmd/warplink sets it when

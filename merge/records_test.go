@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -215,7 +216,14 @@ func TestReleaseNamesCheck(t *testing.T) {
 	ctx.names = &hugemem.Arena{}
 	s.Name = ".nv.tesT" // (not what .shstrtab holds at its offset)
 	err := ctx.releaseNames(true)
-	if err == nil || !strings.Contains(err.Error(), `".nv.tesT" is not at its offset`) {
-		t.Fatalf("a name not at its offset: err = %v, want one naming it", err)
+	if err == nil || !errors.Is(err, errCheck) || !strings.Contains(err.Error(), `section 0's name ".nv.tesT" is not at its offset`) {
+		t.Fatalf("a name not at its offset: err = %v, want errCheck naming it", err)
+	}
+	s.Name = ".nv.test"
+	ctx.Syms[0].Name = "syM"
+	ctx.names = &hugemem.Arena{}
+	err = ctx.releaseNames(true)
+	if err == nil || !strings.Contains(err.Error(), `symbol 0's name "syM" is not at its offset`) {
+		t.Fatalf("a symbol's name not at its offset: err = %v, want one naming it", err)
 	}
 }

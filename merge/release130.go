@@ -214,15 +214,16 @@ func keyInfoSections(ctx *Context) {
 		if s.Type != elf.SHTCudaInfo || s.Dead {
 			continue
 		}
-		// A generated .nv.info.<f> names its function's code (InfoSec);
-		// the global .nv.info names none. (A section of .nv.info's type
-		// an input brought, through a symbol defined in it, names what
-		// its sh_info did, infoIn: it is keyed as one naming none.)
-		fn := s.InfoSec >= 0 && s.infoIn == 0
+		// A generated .nv.info.<f> names its function's code (InfoSec)
+		// and came from no input (infoIn 0); the global .nv.info names
+		// none. A section of .nv.info's type that an input brought (a
+		// forged one, through a symbol defined in it) keeps its input's
+		// sh_info and is keyed as the global one is.
+		generatedFuncInfo := s.InfoSec >= 0 && s.infoIn == 0
 		var obj int32 = -1
-		if !fn && s.Name == ".nv.info" && len(ctx.Objs) > 0 {
+		if !generatedFuncInfo && s.Name == ".nv.info" && len(ctx.Objs) > 0 {
 			obj = 0
-		} else if fn && int(s.InfoSec) < len(ctx.inOrder.sec) && ctx.inOrder.sec[s.InfoSec] != noKey {
+		} else if generatedFuncInfo && int(s.InfoSec) < len(ctx.inOrder.sec) && ctx.inOrder.sec[s.InfoSec] != noKey {
 			obj = int32(ctx.inOrder.sec[s.InfoSec] >> 32)
 		}
 		if obj < 0 {
@@ -234,7 +235,7 @@ func keyInfoSections(ctx *Context) {
 				k |= laterKey // (a device function's after the entries': corpus weakregs)
 			}
 			setKey(&ctx.inOrder.sec, s.ID, k)
-			if fn {
+			if generatedFuncInfo {
 				infos = append(infos, s.ID)
 			}
 		}
