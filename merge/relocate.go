@@ -115,7 +115,7 @@ func relocate(ctx *Context) error {
 		for i := b * relocBlock; i < min(len(ctx.Objs), (b+1)*relocBlock); i++ {
 			prefetchRelocs(ctx, ctx.Objs, i)
 			o := ctx.Objs[i]
-			done[i] = relocateObject(ctx, o, sc, &c)
+			relocateObject(ctx, o, sc, &c, &done[i])
 			// Only o's own relocations read where its sections lie in
 			// their output sections: nothing past this (see below).
 			o.SecOff = nil
@@ -192,15 +192,16 @@ func relocate(ctx *Context) error {
 }
 
 // relocateObject applies the link-time relocations of o to its bytes and
-// returns the rest. An error stops at the relocation that raised it, as a
-// serial pass would (what came before it stands). The events and kept
-// relocations are gathered in sc's buffers (reused from one object to the
-// next) and returned at their exact size: the output lists of one run
+// puts the rest in *dst, adding its runs and notes to n. An error stops
+// at the relocation that raised it, as a serial pass would (what came
+// before it stands). The events and kept relocations are gathered in sc's
+// buffers (reused from one object to the next) and kept at their exact
+// size: the output lists of one run
 // alias them to the end of the link, and the heap is near its peak here
 // (generated links keep three relocations in five; room for every one,
 // then a copy at the exact size, would allocate 40 MB at 100,000
 // objects).
-func relocateObject(ctx *Context, o *Obj, sc *relocScratch, n *relCounts) objRelocs {
+func relocateObject(ctx *Context, o *Obj, sc *relocScratch, n *relCounts, dst *objRelocs) {
 	or := relocBuild{objRelocs: objRelocs{evs: sc.evs[:0], rels: sc.rels[:0]}}
 	var privatized map[int]bool
 	for _, d := range o.relSecs {
@@ -210,9 +211,11 @@ func relocateObject(ctx *Context, o *Obj, sc *relocScratch, n *relCounts) objRel
 	}
 	n.runs, n.notes = n.runs+or.nruns, n.notes+or.nnotes
 	sc.evs, sc.rels = or.evs[:0], or.rels[:0]
-	or.evs = carve(&sc.evSlab, or.evs)
-	or.rels = carve(&sc.relSlab, or.rels)
-	return or.objRelocs
+	// (Into *dst field by field: the record returned whole was copied
+	// twice, each read right after its fields were stored.)
+	dst.evs = carve(&sc.evSlab, or.evs)
+	dst.rels = carve(&sc.relSlab, or.rels)
+	dst.err = or.err
 }
 
 // prefetchRelocs asks for what relocating the objects after objs[k]
@@ -349,7 +352,7 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, or *relocBuild, privatize
 			return fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, o.F.SecName(int(d.si)))
 		}
 		if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
-			patchReloc(ctx, o, data[r.Offset:], r, f, v)
+			patchReloc(ctx, o, data[r.Offset:], r, f, &v)
 		}
 		if ctx.keep.ResolvedRelocs && (v.sym >= 0 || v.sym == symNull) && !v.bound {
 			// (A bound reference's slot is no resolved relocation:
@@ -461,7 +464,7 @@ func resolveReloc(ctx *Context, o *Obj, r elf.Rela, alloc bool, out int32, v *re
 }
 
 // patchReloc writes resolved relocation r into b (its field's bytes on).
-func patchReloc(ctx *Context, o *Obj, b []byte, r elf.Rela, f field, v relocTarget) {
+func patchReloc(ctx *Context, o *Obj, b []byte, r elf.Rela, f field, v *relocTarget) {
 	if v.bound {
 		// ptxas leaves an offset of its own in the field: replaced, not
 		// added to (boundref.go).

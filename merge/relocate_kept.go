@@ -141,7 +141,7 @@ func (ctx *Context) relSecsDirect() bool { return ctx.secNamesDone && ctx.strq =
 // with the name's .shstrtab hash prepareRelSecs made.
 func (ctx *Context) newRelSection(r *relSecReady, k relKind) *OutSec {
 	s := ctx.allocSec()
-	*s = genSection(r.name, k.typ, 0, 8, uint16(k.ent))
+	genSection(s, r.name, k.typ, 0, 8, uint16(k.ent))
 	if !ctx.relSecsDirect() {
 		ctx.addSection(s)
 		return s
