@@ -25,28 +25,30 @@ func finalize(ctx *Context) error {
 	// and the call graph dump, and still prints the -v summary: this
 	// pass and the order pass run either way, and run stops before write.
 	reportUndefined(ctx)
+	// Removing unused kernels, nvlink 11.8 makes (and drops) a section
+	// named TEMP_MERGED_CONSTANTS for the module's constants (crafted
+	// merged-constants-name), and leaves a value in the null symbol
+	// (lastSingleConstant reads the inputs' symbol tables: below).
+	_, constants := ctx.secNamed(moduleConstants)
+	mergedConstants := constants && !ctx.keep.EveryKernelUsed && ctx.usedFilter()
 	// The inputs' .nv.info records translated, their call graph and
 	// prototype records mapped, in one parallel visit of each object,
-	// then folded in file order.
-	info := gatherObjects(ctx)
+	// then folded in file order. The visit drops each object's tables
+	// when done with it where releaseTables releases them and
+	// lastSingleConstant does not read them.
+	info := gatherObjects(ctx, ctx.tablesReleased() && !mergedConstants)
 	startPrepare(ctx) // (on the core the serial rest leaves idle)
 	buildCallgraph(ctx, info)
 	makeKernelBanks(ctx)
 	addBoundNames(ctx)
 	// gatherObjects is over: no pass reads the inputs' symbol tables,
-	// relocations or .nv.info records after this.
-	// Removing unused kernels, nvlink 11.8 makes (and drops) a section
-	// named TEMP_MERGED_CONSTANTS for the module's constants (crafted
-	// merged-constants-name), and leaves a value in the null symbol
-	// (lastSingleConstant reads the inputs' symbol tables: now).
-	_, constants := ctx.secNamed(moduleConstants)
-	mergedConstants := constants && !ctx.keep.EveryKernelUsed && ctx.usedFilter()
+	// relocations or .nv.info records after this but lastSingleConstant.
 	if mergedConstants {
 		if single := lastSingleConstant(ctx); single >= 0 {
 			ctx.nullSymValue = ctx.Syms[single].Value
 		}
 	}
-	releaseTables(ctx)
+	releaseTables(ctx, !mergedConstants)
 	ctx.calls, ctx.callers = calleesByCaller(ctx.cgEdges, len(ctx.Syms), ctx.lateScratch)
 	propagateBarriers(ctx)
 	if ctx.hasExtern && !ctx.keep.ExternSharedAtOffset {
@@ -95,16 +97,18 @@ func finalize(ctx *Context) error {
 	return nil
 }
 
-// releaseTablesBelow bounds the tables releaseTables frees: 8 MiB, about
-// 8,000 generated objects. Larger links' tables are reset instead, and
-// reused for what finalize and write allocate after (lateAlloc): freed,
-// they cost the next process: this VM's kernel hands freed memory back to
+// releaseTablesBelow bounds the tables releaseTables frees: 4 MiB, about
+// 6,600 generated objects (some 630 bytes of tables an object). Larger
+// links' tables are reset instead, and reused for what finalize and write
+// allocate after (lateAlloc): at 10,000 objects (6.3 MB of tables) the
+// reuse spares finalize's and write's fresh memory its faults, about 2 ms
+// of CPU, at the same peak RSS. Freed, they also cost the next process: this VM's kernel hands freed memory back to
 // its host after a couple of seconds (free page reporting), and a link
 // started then has to fault it in again from the host (100,000 objects,
 // one link after another: 15 % slower at best in the benchmark; read,
 // merge and write twice as slow in the link after one that had freed
 // 100 MB midway).
-const releaseTablesBelow = 8 << 20
+const releaseTablesBelow = 4 << 20
 
 // releaseTables frees what nothing reads once finalize has collected the
 // call graph (and waited for objectInfo): the inputs' symbol tables,
@@ -121,16 +125,19 @@ const releaseTablesBelow = 8 << 20
 // take small pages (Options.SmallPages): in huge pages, what it freed
 // would leave one mostly empty before it (1,000 objects: 2 MB more). The
 // symbol tables and relocations are dropped from the objects, so that a
-// use after this fails at once; a dump (after any pass, or of the call
-// graph, which names input symbols) shows them, so they stay for one.
-func releaseTables(ctx *Context) {
+// use after this fails at once (gatherObjects dropped them already when
+// dropped); a dump (after any pass, or of the call graph, which names
+// input symbols) shows them, so they stay for one.
+func releaseTables(ctx *Context, dropped bool) {
 	if !ctx.tablesReleased() {
 		return
 	}
-	for _, o := range ctx.Objs {
-		// (nvinfo went after its last use; the resolution IDs, read
-		// last by gatherObjects, go in the same walk of the objects.)
-		o.F.Symbols, o.relSecs, o.resID = nil, nil, nil
+	if !dropped {
+		for _, o := range ctx.Objs {
+			// (nvinfo went after its last use; the resolution IDs, read
+			// last by gatherObjects, go in the same walk of the objects.)
+			o.F.Symbols, o.relSecs, o.resID = nil, nil, nil
+		}
 	}
 	if ctx.tables.Used() <= ctx.freeTablesBelow {
 		ctx.tables.Free()

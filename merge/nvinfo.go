@@ -580,6 +580,7 @@ func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []
 	var buf [infoBuf]elf.Attr
 	ng, nf := 0, 0
 	var ids []byte // an EXTERNS record's kept IDs (appendCompact copies them)
+	var r infoRec  // the record being translated
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		if o.isGlobalInfo(si) {
 			ng += len(s.Data())
@@ -607,7 +608,10 @@ func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []
 			if a.Code == elf.EIAttrMaxStackSize {
 				continue
 			}
-			r := recOf(a, -1)
+			// (Field by field into one record: a whole record made then
+			// copied, read whole right after its narrow fields were
+			// stored, stalled at every record.)
+			r.Format, r.Code, r.Value, r.sym, r.Payload = a.Format, a.Code, a.Value, -1, a.Payload
 			if a.Code == elf.EIAttrExterns {
 				// What stays is decided later, over the call graph.
 				ids = ids[:0]

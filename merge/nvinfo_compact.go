@@ -64,8 +64,13 @@ func compactSize(r *infoRec) int {
 // payloads are slices of b.
 func decodeCompact(dst []infoRec, b []byte) []infoRec {
 	for off := 0; off+4 <= len(b); {
+		// (Filled in its slot, field by field: a record made then
+		// appended was read whole right after its narrow fields were
+		// stored, a stall at every record.)
+		dst = append(dst, infoRec{})
+		r := &dst[len(dst)-1]
 		f := b[off]
-		r := infoRec{Format: f &^ compactSym, Code: b[off+1], Value: binary.LittleEndian.Uint16(b[off+2:]), sym: -1}
+		r.Format, r.Code, r.Value, r.sym = f&^compactSym, b[off+1], binary.LittleEndian.Uint16(b[off+2:]), -1
 		off += 4
 		if r.Format == elf.EIFmtSVal {
 			n := int(r.Value)
@@ -75,7 +80,6 @@ func decodeCompact(dst []infoRec, b []byte) []infoRec {
 				r.sym = int32(binary.LittleEndian.Uint32(r.Payload))
 			}
 		}
-		dst = append(dst, r)
 	}
 	return dst
 }

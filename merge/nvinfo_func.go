@@ -66,7 +66,7 @@ func (j *funcInfoJob) block(made secChunks, nameHash []uint32, lo, hi int, recs 
 		nm = nm[len(name):]
 		copy(name[copy(name, infoPrefix):], b)
 		s := made.at(k)
-		*s = genSection(unsafe.String(unsafe.SliceData(name), len(name)), elf.SHTCudaInfo, 0, 4, 0)
+		genSection(s, unsafe.String(unsafe.SliceData(name), len(name)), elf.SHTCudaInfo, 0, 4, 0)
 		s.LinkSymtab = true
 		s.InfoSec = j.live[k]
 		nameHash[k] = ctx.ShStr.hash(s.Name)

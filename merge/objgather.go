@@ -68,8 +68,11 @@ type protoRec struct {
 // str is the record's prototype string.
 func (r *protoRec) str() string { return unsafe.String(r.p, r.n) }
 
-// gatherObjects visits every object in parallel (see the file's comment).
-func gatherObjects(ctx *Context) *objGather {
+// gatherObjects visits every object in parallel (see the file's
+// comment); drop: it drops each object's symbol table, relocations and
+// resolution IDs once done with it (releaseTables' walk of the objects,
+// done here while their records are in the cache).
+func gatherObjects(ctx *Context, drop bool) *objGather {
 	n := len(ctx.Objs)
 	g := &objGather{per: make([]objInfo, n), edgeLo: make([]int32, n+1), edgeN: make([]int32, n), runs: make([]objRun, (n+gatherRun-1)/gatherRun)}
 	for i, o := range ctx.Objs {
@@ -93,6 +96,9 @@ func gatherObjects(ctx *Context) *objGather {
 			run.protos = gatherPrototypes(ctx, o, run.protos)
 			if len(o.launchedKernels()) > 0 {
 				run.launched = append(run.launched, int32(i))
+			}
+			if drop {
+				o.F.Symbols, o.relSecs, o.resID = nil, nil, nil
 			}
 		}
 		return nil

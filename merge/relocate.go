@@ -17,8 +17,10 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
+	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // R_CUDA relocation types (catalog numbering = raw r_type).
@@ -98,41 +100,36 @@ func relocate(ctx *Context) error {
 	// sections they go to. Replaying the records in file order builds the
 	// lists a serial pass would.
 	done := make([]objRelocs, len(ctx.Objs))
-	var scratch sync.Pool // of *relocScratch: one per thread, reused
-	var made struct {
-		sync.Mutex
-		l []*relocScratch // every scratch made, for their counts
-	}
-	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-		prefetchObject(ctx.Objs, i)
+	// Objects are relocated in blocks, each block counting the runs and
+	// notes its objects' events hold as it records them, so that the
+	// replay's arrays are sized once without walking the events twice.
+	// A thread's scratch goes from block to block through the pool.
+	var scratch sync.Pool // of *relocScratch
+	blocks := make([]relCounts, (len(ctx.Objs)+relocBlock-1)/relocBlock)
+	parallelFor(len(blocks), ctx.Opts.Threads, func(b int) error {
 		sc, _ := scratch.Get().(*relocScratch)
 		if sc == nil {
 			sc = &relocScratch{}
-			made.Lock()
-			made.l = append(made.l, sc)
-			made.Unlock()
 		}
-		o := ctx.Objs[i]
-		done[i] = relocateObject(ctx, o, sc)
-		for _, ev := range done[i].evs { // (while they are in the cache)
-			if ev.note {
-				sc.nnotes++
-			} else {
-				sc.nruns++
-			}
+		var c relCounts // (blocks[b] once: a neighbour's may be another thread's)
+		for i := b * relocBlock; i < min(len(ctx.Objs), (b+1)*relocBlock); i++ {
+			prefetchRelocs(ctx, ctx.Objs, i)
+			o := ctx.Objs[i]
+			relocateObject(ctx, o, sc, &c, &done[i])
+			// Only o's own relocations read where its sections lie in
+			// their output sections: nothing past this (see below).
+			o.SecOff = nil
 		}
-		// Only o's own relocations read where its sections lie in
-		// their output sections: nothing past this (see below).
-		o.SecOff = nil
+		blocks[b] = c
 		scratch.Put(sc)
 		return nil
 	})
 	// Per output section and kind (every target exists by now), the last
 	// of its runs, each run linked to the one before it (file order, then
 	// the object's order): a list is its runs walked back, each reversed.
-	nruns, nnotes := 0, 0
-	for _, sc := range made.l {
-		nruns, nnotes = nruns+sc.nruns, nnotes+sc.nnotes
+	var nruns, nnotes int
+	for _, c := range blocks {
+		nruns, nnotes = nruns+c.runs, nnotes+c.notes
 	}
 	runs := make([]relRun, 0, nruns)
 	// (At most a section a note: sized once, where growing it by appends
@@ -195,26 +192,84 @@ func relocate(ctx *Context) error {
 }
 
 // relocateObject applies the link-time relocations of o to its bytes and
-// returns the rest. An error stops at the relocation that raised it, as a
-// serial pass would (what came before it stands). The events and kept
-// relocations are gathered in sc's buffers (reused from one object to the
-// next) and returned at their exact size: the output lists of one run
+// puts the rest in *dst, adding its runs and notes to n. An error stops
+// at the relocation that raised it, as a serial pass would (what came
+// before it stands). The events and kept relocations are gathered in sc's
+// buffers (reused from one object to the next) and kept at their exact
+// size: the output lists of one run
 // alias them to the end of the link, and the heap is near its peak here
 // (generated links keep three relocations in five; room for every one,
 // then a copy at the exact size, would allocate 40 MB at 100,000
 // objects).
-func relocateObject(ctx *Context, o *Obj, sc *relocScratch) objRelocs {
-	or := objRelocs{evs: sc.evs[:0], rels: sc.rels[:0]}
+func relocateObject(ctx *Context, o *Obj, sc *relocScratch, n *relCounts, dst *objRelocs) {
+	or := relocBuild{objRelocs: objRelocs{evs: sc.evs[:0], rels: sc.rels[:0]}}
 	var privatized map[int]bool
 	for _, d := range o.relSecs {
 		if or.err = relocateSection(ctx, o, d, &or, &privatized); or.err != nil {
 			break
 		}
 	}
+	n.runs, n.notes = n.runs+or.nruns, n.notes+or.nnotes
 	sc.evs, sc.rels = or.evs[:0], or.rels[:0]
-	or.evs = carve(&sc.evSlab, or.evs)
-	or.rels = carve(&sc.relSlab, or.rels)
-	return or
+	// (Into *dst field by field: the record returned whole was copied
+	// twice, each read right after its fields were stored.)
+	dst.evs = carve(&sc.evSlab, or.evs)
+	dst.rels = carve(&sc.relSlab, or.rels)
+	dst.err = or.err
+}
+
+// prefetchRelocs asks for what relocating the objects after objs[k]
+// reads, in stages, each from what the one before brought in: an
+// object's record five objects ahead; its file record, relocation
+// section list and symbol and section maps four ahead; its section
+// table and relocations three ahead; each relocation section's target
+// output section record (the line of its Dead flag), and each
+// relocation's input symbol two ahead; the output symbol records they
+// map to one ahead. (Relocating an object is a chain of such misses
+// otherwise, one after the other.) Hints only.
+func prefetchRelocs(ctx *Context, objs []*Obj, k int) {
+	prefetchObj(objs, k+5)
+	if j := k + 4; j < len(objs) {
+		o := objs[j]
+		prefetch.Range(unsafe.Pointer(o.F), unsafe.Sizeof(*o.F))
+		prefetch.Slice(o.relSecs)
+		prefetch.Slice(o.SecMap)
+		prefetch.Slice(o.SymMap)
+	}
+	if j := k + 3; j < len(objs) {
+		o := objs[j]
+		prefetch.Slice(o.F.Sections)
+		for _, d := range o.relSecs {
+			prefetch.Slice(d.rels)
+		}
+	}
+	if j := k + 2; j < len(objs) {
+		o := objs[j]
+		for _, d := range o.relSecs {
+			if t := o.F.Sections[d.si].Info; int(t) < len(o.SecMap) {
+				if m := o.SecMap[t]; m >= 0 && int(m) < len(ctx.Secs) {
+					prefetch.Line(uintptr(unsafe.Pointer(ctx.Secs[m])) + unsafe.Offsetof(OutSec{}.Dead))
+				}
+			}
+			for _, r := range d.rels {
+				if int(r.Sym) < len(o.F.Symbols) {
+					prefetch.Line(uintptr(unsafe.Pointer(&o.F.Symbols[r.Sym])))
+				}
+			}
+		}
+	}
+	if j := k + 1; j < len(objs) {
+		o := objs[j]
+		for _, d := range o.relSecs {
+			for _, r := range d.rels {
+				if int(r.Sym) < len(o.SymMap) {
+					if m := o.SymMap[r.Sym]; m >= 0 && int(m) < len(ctx.Syms) {
+						prefetch.Range(unsafe.Pointer(ctx.Syms[m]), unsafe.Sizeof(OutSym{}))
+					}
+				}
+			}
+		}
+	}
 }
 
 // carve returns a copy of s (nil when empty) from *slab, the free rest of
@@ -239,7 +294,7 @@ const relSlabLen = 256
 // and the notes of the relocation sections the target needs (its own
 // kind's at least, even with nothing kept). A target that did not make it
 // into the output (dropped, removed) is skipped whole.
-func relocateSection(ctx *Context, o *Obj, d relocSec, or *objRelocs, privatized *map[int]bool) error {
+func relocateSection(ctx *Context, o *Obj, d relocSec, or *relocBuild, privatized *map[int]bool) error {
 	rs := &o.F.Sections[d.si]
 	tgt := int(rs.Info)
 	if tgt <= 0 || tgt >= len(o.F.Sections) || o.Drop[tgt] || o.SecMap[tgt] < 0 || ctx.Secs[o.SecMap[tgt]].Dead {
@@ -272,7 +327,8 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, or *objRelocs, privatized
 		if r.Offset >= o.F.Sections[tgt].Size {
 			return fmt.Errorf("%s: relocation offset 0x%x is past the end of section %s", o.Name, r.Offset, o.F.SecName(int(tgt)))
 		}
-		v := resolveReloc(ctx, o, r, alloc, out)
+		var v relocTarget
+		resolveReloc(ctx, o, r, alloc, out, &v)
 		if !v.ok {
 			continue // reference to a dropped weak copy: nvlink removes it
 		}
@@ -296,7 +352,7 @@ func relocateSection(ctx *Context, o *Obj, d relocSec, or *objRelocs, privatized
 			return fmt.Errorf("%s: unsupported relocation type %d in %s", o.Name, r.Type, o.F.SecName(int(d.si)))
 		}
 		if r.Offset < uint64(len(data)) { // (NOBITS targets have no bytes)
-			patchReloc(ctx, o, data[r.Offset:], r, f, v)
+			patchReloc(ctx, o, data[r.Offset:], r, f, &v)
 		}
 		if ctx.keep.ResolvedRelocs && (v.sym >= 0 || v.sym == symNull) && !v.bound {
 			// (A bound reference's slot is no resolved relocation:
@@ -385,10 +441,12 @@ type relocTarget struct {
 }
 
 // resolveReloc resolves relocation r of o, in a section of output section
-// out (alloc: an allocated one): relocValue's answer, a bound texture or
-// surface reference's slot in code, or extern shared memory's offset.
-func resolveReloc(ctx *Context, o *Obj, r elf.Rela, alloc bool, out int32) relocTarget {
-	var v relocTarget
+// out (alloc: an allocated one), into v: relocValue's answer, a bound
+// texture or surface reference's slot in code, or extern shared memory's
+// offset. (Into the caller's v: a result of five fields is no register
+// value, and its copy out, read whole right after its fields were
+// stored, stalled once per relocation.)
+func resolveReloc(ctx *Context, o *Obj, r elf.Rela, alloc bool, out int32, v *relocTarget) {
 	v.sym, v.val, v.keep, v.ok = ctx.relocValue(o, r)
 	slot, bound := ctx.bound.slotOf(v.sym)
 	v.bound = bound
@@ -403,11 +461,10 @@ func resolveReloc(ctx *Context, o *Obj, r elf.Rela, alloc bool, out int32) reloc
 		v.sym, v.val = ctx.externRelocValue(o, r, alloc, out)
 		v.keep, v.ok = false, true
 	}
-	return v
 }
 
 // patchReloc writes resolved relocation r into b (its field's bytes on).
-func patchReloc(ctx *Context, o *Obj, b []byte, r elf.Rela, f field, v relocTarget) {
+func patchReloc(ctx *Context, o *Obj, b []byte, r elf.Rela, f field, v *relocTarget) {
 	if v.bound {
 		// ptxas leaves an offset of its own in the field: replaced, not
 		// added to (boundref.go).

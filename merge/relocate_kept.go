@@ -141,7 +141,7 @@ func (ctx *Context) relSecsDirect() bool { return ctx.secNamesDone && ctx.strq =
 // with the name's .shstrtab hash prepareRelSecs made.
 func (ctx *Context) newRelSection(r *relSecReady, k relKind) *OutSec {
 	s := ctx.allocSec()
-	*s = genSection(r.name, k.typ, 0, 8, uint16(k.ent))
+	genSection(s, r.name, k.typ, 0, 8, uint16(k.ent))
 	if !ctx.relSecsDirect() {
 		ctx.addSection(s)
 		return s
@@ -302,14 +302,26 @@ type relocScratch struct {
 	rels    []OutRel
 	evSlab  []relEvent
 	relSlab []OutRel
-	// nruns and nnotes count the runs and notes of the objects this
-	// scratch served (relocate sizes its replay's arrays by their sums).
+}
+
+// relocBlock is the number of objects one task of relocate relocates,
+// counting their runs and notes together (relCounts).
+const relocBlock = 64
+
+// relCounts counts the runs and notes of a block of objects' events:
+// relocate sizes its replay's arrays by their sums.
+type relCounts struct{ runs, notes int }
+
+// relocBuild is an object's objRelocs while relocateSection adds to it,
+// with the count of runs and notes among its events.
+type relocBuild struct {
+	objRelocs
 	nruns, nnotes int
 }
 
 // keep appends rel to the relocations kept for section k: to the run
 // last began, when that is k's and ends here, else in a new run.
-func (or *objRelocs) keep(k relSec, rel OutRel, last *int) {
+func (or *relocBuild) keep(k relSec, rel OutRel, last *int) {
 	or.rels = append(or.rels, rel)
 	n := int32(len(or.rels))
 	if *last >= 0 && or.evs[*last].key() == k && or.evs[*last].hi == n-1 {
@@ -318,12 +330,14 @@ func (or *objRelocs) keep(k relSec, rel OutRel, last *int) {
 	}
 	*last = len(or.evs)
 	or.evs = append(or.evs, relEvent{tgt: k.tgt, kind: k.kind, lo: n - 1, hi: n})
+	or.nruns++
 }
 
 // note appends the notes of sections ks, asked for by input relocation
 // section in.
-func (or *objRelocs) note(in int32, ks ...relSec) {
+func (or *relocBuild) note(in int32, ks ...relSec) {
 	for _, k := range ks {
 		or.evs = append(or.evs, relEvent{note: true, tgt: k.tgt, kind: k.kind, lo: in})
 	}
+	or.nnotes += len(ks)
 }

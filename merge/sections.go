@@ -198,18 +198,22 @@ func slabTake[T any](free *[]T, n, slabLen int) []T {
 // newSection creates a generated output section.
 func (ctx *Context) newSection(name string, typ uint32, flags, align uint64, entsize uint16) *OutSec {
 	s := ctx.allocSec()
-	*s = genSection(name, typ, flags, align, entsize)
+	genSection(s, name, typ, flags, align, entsize)
 	ctx.pinName(name)
 	ctx.addSection(s)
 	return s
 }
 
-// genSection is a generated output section's record before addSection
-// makes it a section of the output (newSection does both; buildNvInfo
-// prepares its many records in parallel, then adds them in order).
-func genSection(name string, typ uint32, flags, align uint64, entsize uint16) OutSec {
-	return OutSec{Name: name, Type: typ, Flags: flags, Align: align, entsize: entsize,
-		InfoSym: -1, InfoSec: -1, SymID: -1}
+// genSection makes *s a generated output section's record before
+// addSection makes it a section of the output (newSection does both;
+// buildNvInfo prepares its many records in parallel, then adds them in
+// order). (Cleared, then stored field by field: a record made whole and
+// copied in was read in 16-byte words right after its narrow fields
+// were stored, a stall at every section.)
+func genSection(s *OutSec, name string, typ uint32, flags, align uint64, entsize uint16) {
+	*s = OutSec{}
+	s.Name, s.Type, s.Flags, s.Align, s.entsize = name, typ, flags, align, entsize
+	s.InfoSym, s.InfoSec, s.SymID = -1, -1, -1
 }
 
 // addSection makes s (from genSection) the next output section: its ID,

@@ -383,7 +383,7 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 			// Created empty; it stays only if layout puts module-scope or
 			// extern shared memory in it.
 			sh := ctx.allocSec()
-			*sh = genSection(n, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)
+			genSection(sh, n, elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)
 			ctx.pinName(n)
 			ctx.addSectionHashed(sh, h)
 			sh.Nobits = true

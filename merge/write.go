@@ -113,25 +113,29 @@ func sectionHeaders(ctx *Context) ([]shdr, []hdrKind, *[5]OutSec) {
 			prefetch.Range(unsafe.Pointer(ctx.Secs[ctx.Order[a]]), unsafe.Sizeof(OutSec{}))
 		}
 		s := ctx.Secs[ctx.Order[i]]
-		h := shdr{sec: s, size: s.Size}
 		kinds[ctx.fixed+i] = hdrKindOf(s, s.Size)
+		var link, info uint32
 		if s.LinkSymtab {
-			h.link = 3
+			link = 3
 		}
 		if s.Type == elf.SHTNote && s.Name == cuinfoName {
 			// The note on the CUDA version links the toolkit notes, as in
 			// every input that has both (nvlink 13.0's corpus outputs).
 			if id, ok := ctx.secNamed(tkinfoName); ok && !ctx.Secs[id].Dead {
-				h.link = uint32(ctx.sectionIndex(id))
+				link = uint32(ctx.sectionIndex(id))
 			}
 		}
 		switch {
 		case s.InfoSym >= 0 && ctx.symIndexOf(s.InfoSym) > 0:
-			h.info = uint32(ctx.symIndexOf(s.InfoSym)) | uint32(s.InfoExtra)<<24
+			info = uint32(ctx.symIndexOf(s.InfoSym)) | uint32(s.InfoExtra)<<24
 		case s.InfoSec >= 0:
-			h.info = uint32(ctx.sectionIndex(s.InfoSec))
+			info = uint32(ctx.sectionIndex(s.InfoSec))
 		}
-		hdrs[ctx.fixed+i] = h
+		// (Stored field by field: a header made whole then copied was
+		// read in 16-byte words right after its 4-byte fields were
+		// stored, a stall at every section.)
+		h := &hdrs[ctx.fixed+i]
+		h.size, h.link, h.info, h.sec = s.Size, link, info, s
 		return nil
 	})
 	return hdrs, kinds, fixed
@@ -260,6 +264,10 @@ func layoutFile(ctx *Context, hdrs []shdr, kinds []hdrKind) (*outputLayout, erro
 // holds the count.
 func putSectionHeaders(ctx *Context, hdrs []shdr, b []byte, i, j int) {
 	shnum := len(hdrs)
+	// (One header, filled field by field: a header made whole then
+	// copied, read in 16-byte words right after its 4-byte fields were
+	// stored, stalled at every section.)
+	var sh elf.Shdr
 	for k := i; k < j; k++ {
 		if a := k + 8; a < j {
 			// (The section records are scattered and cold: asked for
@@ -268,8 +276,8 @@ func putSectionHeaders(ctx *Context, hdrs []shdr, b []byte, i, j int) {
 		}
 		h := &hdrs[k]
 		s := h.sec
-		sh := elf.Shdr{NameOff: s.nameOff, Type: s.Type, Flags: s.Flags, Offset: h.off, Size: h.size,
-			Link: h.link, Info: h.info, Addralign: uint32(s.Align), Entsize: ctx.entsize(s)}
+		sh.NameOff, sh.Type, sh.Flags, sh.Offset, sh.Size = s.nameOff, s.Type, s.Flags, h.off, h.size
+		sh.Link, sh.Info, sh.Addralign, sh.Entsize = h.link, h.info, uint32(s.Align), ctx.entsize(s)
 		if ctx.Rel.InfoLink && infoLinked(s) {
 			sh.Flags |= elf.SHFInfoLink
 		}
@@ -518,7 +526,9 @@ func putSym(ctx *Context, b, x []byte, s *OutSym, first int) {
 	if s.emptyName && !ctx.Rel.StrtabSymbolsLast {
 		name = ctx.emptyProto // (12.x: its own, relayoutStrings)
 	}
-	e := elf.Symbol{Info: s.Info, Other: s.Other, RawShndx: shndx, Value: s.Value, Size: s.Size}
+	// (Field by field, as in putSectionHeaders.)
+	var e elf.Symbol
+	e.Info, e.Other, e.RawShndx, e.Value, e.Size = s.Info, s.Other, shndx, s.Value, s.Size
 	elf.PutSymbol(b[(s.Index-first)*elf.SymSize:], &e, name)
 }
 
