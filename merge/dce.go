@@ -441,13 +441,13 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 	return c
 }
 
-// prefetchObject asks for what dce's and relocate's walks of objs[k+1..]
-// read first, in stages, each needing what the one before brought in: an
-// object's record four ahead, its file record and tables two ahead, the
-// first relocations of each relocation section and its call graph one
-// ahead. The walks go through the objects in chunks of consecutive ones
-// (parallelFor), so the objects after k are mostly the same goroutine's
-// next ones. Hints only: what the walks do is the same without them.
+// prefetchObject asks for what dce's walk of objs[k+1..] reads first, in
+// stages, each needing what the one before brought in: an object's record
+// four ahead, its file record and tables two ahead, the first relocations
+// of each relocation section and its call graph one ahead. The walk goes
+// through the objects in chunks of consecutive ones (parallelFor), so the
+// objects after k are mostly the same goroutine's next ones. Hints only:
+// what the walk does is the same without them.
 func prefetchObject(objs []*Obj, k int) {
 	prefetchObj(objs, k+4)
 	prefetchFile(objs, k+2)

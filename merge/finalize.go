@@ -36,7 +36,8 @@ func finalize(ctx *Context) error {
 	// then folded in file order. The visit drops each object's tables
 	// when done with it where releaseTables releases them and
 	// lastSingleConstant does not read them.
-	info := gatherObjects(ctx, ctx.tablesReleased() && !mergedConstants)
+	drop := ctx.tablesReleased() && !mergedConstants
+	info := gatherObjects(ctx, drop)
 	startPrepare(ctx) // (on the core the serial rest leaves idle)
 	buildCallgraph(ctx, info)
 	makeKernelBanks(ctx)
@@ -48,7 +49,7 @@ func finalize(ctx *Context) error {
 			ctx.nullSymValue = ctx.Syms[single].Value
 		}
 	}
-	releaseTables(ctx, !mergedConstants)
+	releaseTables(ctx, drop)
 	ctx.calls, ctx.callers = calleesByCaller(ctx.cgEdges, len(ctx.Syms), ctx.lateScratch)
 	propagateBarriers(ctx)
 	if ctx.hasExtern && !ctx.keep.ExternSharedAtOffset {
@@ -102,9 +103,9 @@ func finalize(ctx *Context) error {
 // links' tables are reset instead, and reused for what finalize and write
 // allocate after (lateAlloc): at 10,000 objects (6.3 MB of tables) the
 // reuse spares finalize's and write's fresh memory its faults, about 2 ms
-// of CPU, at the same peak RSS. Freed, they also cost the next process: this VM's kernel hands freed memory back to
-// its host after a couple of seconds (free page reporting), and a link
-// started then has to fault it in again from the host (100,000 objects,
+// of CPU, at the same peak RSS. Freed, they also cost the next process:
+// this VM's kernel hands freed memory back to its host after a couple of
+// seconds (free page reporting), and a link started then has to fault it in again from the host (100,000 objects,
 // one link after another: 15 % slower at best in the benchmark; read,
 // merge and write twice as slow in the link after one that had freed
 // 100 MB midway).
@@ -125,9 +126,10 @@ const releaseTablesBelow = 4 << 20
 // take small pages (Options.SmallPages): in huge pages, what it freed
 // would leave one mostly empty before it (1,000 objects: 2 MB more). The
 // symbol tables and relocations are dropped from the objects, so that a
-// use after this fails at once (gatherObjects dropped them already when
-// dropped); a dump (after any pass, or of the call graph, which names
-// input symbols) shows them, so they stay for one.
+// use after this fails at once (gatherObjects dropped them already,
+// unless lastSingleConstant needed them); a dump (after any pass, or of
+// the call graph, which names input symbols) shows them, so they stay
+// for one.
 func releaseTables(ctx *Context, dropped bool) {
 	if !ctx.tablesReleased() {
 		return

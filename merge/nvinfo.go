@@ -65,11 +65,6 @@ type infoRec struct {
 // symDropped is infoRec.sym of a record removed from the output.
 const symDropped = -2
 
-// recOf is record a naming output symbol sym (-1: none).
-func recOf(a elf.Attr, sym int32) infoRec {
-	return infoRec{Format: a.Format, Code: a.Code, Value: a.Value, Payload: a.Payload, sym: sym}
-}
-
 // attr is the record as elf encodes it (an EXTERNS payload still of IDs).
 func (r *infoRec) attr() elf.Attr {
 	return elf.Attr{Format: r.Format, Code: r.Code, Value: r.Value, Payload: r.Payload}

@@ -94,3 +94,21 @@ func holdsPointers(t reflect.Type) bool {
 	}
 	return false
 }
+
+// TestAlignUp checks alignUp's mask (powers of two) against the division
+// it stands for, and its other alignments (0 and 1: none; others divide).
+func TestAlignUp(t *testing.T) {
+	t.Parallel()
+	top := ^uint64(0)
+	for _, a := range []uint64{0, 1, 2, 3, 4, 6, 8, 12, 16, 4096, 1 << 40, 1 << 63} {
+		for _, v := range []uint64{0, 1, 2, 3, 5, 7, 8, 9, 4095, 4096, 4097, 1<<40 + 1, top / 2, top - (1 << 40)} {
+			want := v
+			if a > 1 {
+				want = (v + a - 1) / a * a // (wraps as the mask does near the top)
+			}
+			if got := alignUp(v, a); got != want {
+				t.Errorf("alignUp(%d, %d) = %d, want %d", v, a, got, want)
+			}
+		}
+	}
+}

@@ -17,10 +17,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/warplink/warplink/elf"
-	"github.com/warplink/warplink/internal/prefetch"
 )
 
 // R_CUDA relocation types (catalog numbering = raw r_type).
@@ -196,11 +194,10 @@ func relocate(ctx *Context) error {
 // at the relocation that raised it, as a serial pass would (what came
 // before it stands). The events and kept relocations are gathered in sc's
 // buffers (reused from one object to the next) and kept at their exact
-// size: the output lists of one run
-// alias them to the end of the link, and the heap is near its peak here
-// (generated links keep three relocations in five; room for every one,
-// then a copy at the exact size, would allocate 40 MB at 100,000
-// objects).
+// size: the output lists of one run alias them to the end of the link,
+// and the heap is near its peak here (generated links keep three
+// relocations in five; room for every one, then a copy at the exact
+// size, would allocate 40 MB at 100,000 objects).
 func relocateObject(ctx *Context, o *Obj, sc *relocScratch, n *relCounts, dst *objRelocs) {
 	or := relocBuild{objRelocs: objRelocs{evs: sc.evs[:0], rels: sc.rels[:0]}}
 	var privatized map[int]bool
@@ -216,60 +213,6 @@ func relocateObject(ctx *Context, o *Obj, sc *relocScratch, n *relCounts, dst *o
 	dst.evs = carve(&sc.evSlab, or.evs)
 	dst.rels = carve(&sc.relSlab, or.rels)
 	dst.err = or.err
-}
-
-// prefetchRelocs asks for what relocating the objects after objs[k]
-// reads, in stages, each from what the one before brought in: an
-// object's record five objects ahead; its file record, relocation
-// section list and symbol and section maps four ahead; its section
-// table and relocations three ahead; each relocation section's target
-// output section record (the line of its Dead flag), and each
-// relocation's input symbol two ahead; the output symbol records they
-// map to one ahead. (Relocating an object is a chain of such misses
-// otherwise, one after the other.) Hints only.
-func prefetchRelocs(ctx *Context, objs []*Obj, k int) {
-	prefetchObj(objs, k+5)
-	if j := k + 4; j < len(objs) {
-		o := objs[j]
-		prefetch.Range(unsafe.Pointer(o.F), unsafe.Sizeof(*o.F))
-		prefetch.Slice(o.relSecs)
-		prefetch.Slice(o.SecMap)
-		prefetch.Slice(o.SymMap)
-	}
-	if j := k + 3; j < len(objs) {
-		o := objs[j]
-		prefetch.Slice(o.F.Sections)
-		for _, d := range o.relSecs {
-			prefetch.Slice(d.rels)
-		}
-	}
-	if j := k + 2; j < len(objs) {
-		o := objs[j]
-		for _, d := range o.relSecs {
-			if t := o.F.Sections[d.si].Info; int(t) < len(o.SecMap) {
-				if m := o.SecMap[t]; m >= 0 && int(m) < len(ctx.Secs) {
-					prefetch.Line(uintptr(unsafe.Pointer(ctx.Secs[m])) + unsafe.Offsetof(OutSec{}.Dead))
-				}
-			}
-			for _, r := range d.rels {
-				if int(r.Sym) < len(o.F.Symbols) {
-					prefetch.Line(uintptr(unsafe.Pointer(&o.F.Symbols[r.Sym])))
-				}
-			}
-		}
-	}
-	if j := k + 1; j < len(objs) {
-		o := objs[j]
-		for _, d := range o.relSecs {
-			for _, r := range d.rels {
-				if int(r.Sym) < len(o.SymMap) {
-					if m := o.SymMap[r.Sym]; m >= 0 && int(m) < len(ctx.Syms) {
-						prefetch.Range(unsafe.Pointer(ctx.Syms[m]), unsafe.Sizeof(OutSym{}))
-					}
-				}
-			}
-		}
-	}
 }
 
 // carve returns a copy of s (nil when empty) from *slab, the free rest of

@@ -191,8 +191,6 @@ func alignUp(v, a uint64) uint64 {
 	return (v + a - 1) / a * a
 }
 
-// newSym adds an output symbol (stored in slabs: a large link creates
-// hundreds of thousands) to the positive or negative array.
 // joinName returns a+b in the bytes of nameSlab, shared by many names in
 // memory the collector does not scan: a kernel's .nv.shared.<k> name (one
 // per kernel, kept by its section and section symbol) would otherwise be
@@ -225,6 +223,8 @@ func (ctx *Context) dropName(n string) {
 // nameSlabBytes is the most bytes of one of joinName's slabs.
 const nameSlabBytes = 32 << 10
 
+// newSym adds an output symbol (stored in slabs: a large link creates
+// hundreds of thousands) to the positive or negative array.
 func newSym(ctx *Context, v OutSym, global bool) int32 {
 	if len(ctx.symSlab) == cap(ctx.symSlab) {
 		refillSlab(ctx, &ctx.symSlab, &ctx.symSlabs, symSlabLen, fedSyms)

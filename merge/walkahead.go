@@ -105,6 +105,60 @@ func prefetchFile(objs []*Obj, j int) {
 	}
 }
 
+// prefetchRelocs asks for what relocating the objects after objs[k]
+// reads, in stages, each from what the one before brought in: an
+// object's record five objects ahead; its file record, relocation
+// section list and symbol and section maps four ahead; its section
+// table and relocations three ahead; each relocation section's target
+// output section record (the line of its Dead flag), and each
+// relocation's input symbol two ahead; the output symbol records they
+// map to one ahead. (Relocating an object is a chain of such misses
+// otherwise, one after the other.) Hints only.
+func prefetchRelocs(ctx *Context, objs []*Obj, k int) {
+	prefetchObj(objs, k+5)
+	prefetchFile(objs, k+4)
+	if j := k + 4; j < len(objs) {
+		o := objs[j]
+		prefetch.Slice(o.relSecs)
+		prefetch.Slice(o.SecMap)
+		prefetch.Slice(o.SymMap)
+	}
+	if j := k + 3; j < len(objs) {
+		o := objs[j]
+		prefetch.Slice(o.F.Sections)
+		for _, d := range o.relSecs {
+			prefetch.Slice(d.rels)
+		}
+	}
+	if j := k + 2; j < len(objs) {
+		o := objs[j]
+		for _, d := range o.relSecs {
+			if t := o.F.Sections[d.si].Info; int(t) < len(o.SecMap) {
+				if m := o.SecMap[t]; m >= 0 && int(m) < len(ctx.Secs) {
+					prefetch.Line(uintptr(unsafe.Pointer(ctx.Secs[m])) + unsafe.Offsetof(OutSec{}.Dead))
+				}
+			}
+			for _, r := range d.rels {
+				if int(r.Sym) < len(o.F.Symbols) {
+					prefetch.Line(uintptr(unsafe.Pointer(&o.F.Symbols[r.Sym])))
+				}
+			}
+		}
+	}
+	if j := k + 1; j < len(objs) {
+		o := objs[j]
+		for _, d := range o.relSecs {
+			for _, r := range d.rels {
+				if int(r.Sym) < len(o.SymMap) {
+					if m := o.SymMap[r.Sym]; m >= 0 && int(m) < len(ctx.Syms) {
+						prefetch.Range(unsafe.Pointer(ctx.Syms[m]), unsafe.Sizeof(OutSym{}))
+					}
+				}
+			}
+		}
+	}
+}
+
 // prefetchFirst asks for the contents of the first section of each kind
 // in ts that o has: their first limit bytes (0: all of them).
 func (o *Obj) prefetchFirst(limit int, ts ...typedSecs) {
