@@ -20,22 +20,26 @@ import (
 	"github.com/warplink/warplink/shard"
 )
 
-// candidate is what a file tells a shard owner about one global name.
+// candidate is what a file tells a shard owner about one global name,
+// with the name's hash (shard.Murmur3String), which the producer made to
+// pick the shard and the owner's index reuses.
 type candidate struct {
 	name string
 	c    shard.Cand
+	h    uint32
 }
 
 // shardState is one owner's table: the standing record of each name and
 // the diagnostics raised, in fold order.
 type shardState struct {
-	index map[string]int32 // name -> recs
+	index nameIndex // name -> recs
 	recs  []shardRec
 	diags []shardDiag
 }
 
 type shardRec struct {
 	sym   shard.Sym
+	name  string
 	other uint8 // st_other bits gathered over every appearance
 }
 
@@ -127,7 +131,7 @@ func resolve(ctx *Context) error {
 	}
 	perShard := nglobal/nshards/2 + 8
 	newState := func(int) shardState {
-		return shardState{index: make(map[string]int32, perShard), recs: make([]shardRec, 0, perShard)}
+		return shardState{index: newNameIndex(perShard), recs: make([]shardRec, 0, perShard)}
 	}
 	fold := func(st *shardState, file int, batch []candidate) {
 		foldCandidates(st, ctx.Objs[file].resID, file, batch)
@@ -187,19 +191,26 @@ func produceCandidates(ctx *Context, file, nshards int, resShard []uint16, emit 
 	prefetchSymbols(ctx.Objs, file)
 	o := ctx.Objs[file]
 	batches := newLists[candidate](nshards)
+	// (The names' hashes, kept between the two loops.)
+	var hbuf [256]uint32
+	hashes := hbuf[:]
+	if len(o.F.Symbols) > len(hbuf) {
+		hashes = make([]uint32, len(o.F.Symbols))
+	}
 	for i := 1; i < len(o.F.Symbols); i++ {
 		s := &o.F.Symbols[i]
 		if s.Bind() == elf.STBLocal {
 			continue
 		}
-		k := shard.ShardOf(shard.Murmur3String(s.Name), nshards)
-		resShard[i] = uint16(k)
+		h := shard.Murmur3String(s.Name)
+		k := shard.ShardOf(h, nshards)
+		hashes[i], resShard[i] = h, uint16(k)
 		batches.count(int32(k))
 	}
 	batches.place()
 	for i := 1; i < len(o.F.Symbols); i++ {
 		if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal {
-			batches.put(int32(resShard[i]), candidate{s.Name, candidateOf(ctx, o, i)})
+			batches.put(int32(resShard[i]), candidate{s.Name, candidateOf(ctx, o, i), hashes[i]})
 		}
 	}
 	batches.done()
@@ -230,11 +241,13 @@ func prefetchSymbols(objs []*Obj, k int) {
 // NOTE: runs on the shard's owner goroutine.
 func foldCandidates(st *shardState, resID []int32, file int, batch []candidate) {
 	for _, cd := range batch {
-		k, ok := st.index[cd.name]
-		if !ok {
-			resID[cd.c.Index] = int32(len(st.recs))
-			st.index[cd.name] = int32(len(st.recs))
-			st.recs = append(st.recs, shardRec{sym: shard.NewSym(cd.c), other: cd.c.Other & shard.OtherAddrTaken})
+		slot := st.index.find(st.recs, cd.name, cd.h)
+		k := st.index.rec(slot)
+		if k < 0 {
+			k = int32(len(st.recs))
+			resID[cd.c.Index] = k
+			st.recs = append(st.recs, shardRec{sym: shard.NewSym(cd.c), name: cd.name, other: cd.c.Other & shard.OtherAddrTaken})
+			st.index.insert(slot, cd.h, k)
 			continue
 		}
 		resID[cd.c.Index] = k
@@ -245,6 +258,70 @@ func foldCandidates(st *shardState, resID []int32, file int, batch []candidate) 
 			st.diags = append(st.diags, shardDiag{cd.name, out.Diags[i], int32(file), !cd.c.Func, cd.c.Index})
 		}
 		rec.sym = out.Sym
+	}
+}
+
+// nameIndex is a shard owner's index of names: open addressing over the
+// names' hashes, each slot the hash and the record (in shardState.recs,
+// whose name is compared on equal hashes). The producer's hash serves, so
+// no name is hashed twice; the records' order, and so the resolution, is
+// the order of first appearance whatever the slots.
+type nameIndex struct {
+	slots []nameSlot // a power of two long
+	n     int        // names held
+}
+
+type nameSlot struct {
+	h   uint32
+	ref int32 // the record's index + 1; 0: empty (so a new index needs no filling)
+}
+
+// newNameIndex returns an index for about n names.
+func newNameIndex(n int) nameIndex {
+	size := 16
+	for size*7/10 < n {
+		size *= 2
+	}
+	return nameIndex{slots: make([]nameSlot, size)}
+}
+
+// find returns the slot of name (hash h), or the empty slot where it would
+// go.
+func (x *nameIndex) find(recs []shardRec, name string, h uint32) int {
+	mask := len(x.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		e := &x.slots[i]
+		if e.ref == 0 || e.h == h && recs[e.ref-1].name == name {
+			return i
+		}
+	}
+}
+
+// rec is the record in slot, or -1 when the slot is empty.
+func (x *nameIndex) rec(slot int) int32 { return x.slots[slot].ref - 1 }
+
+// insert files record rec (hash h) in slot, the empty slot find returned,
+// and grows the index past 0.7 of its slots.
+func (x *nameIndex) insert(slot int, h uint32, rec int32) {
+	x.slots[slot] = nameSlot{h, rec + 1}
+	x.n++
+	if x.n*10 <= len(x.slots)*7 {
+		return
+	}
+	old := x.slots
+	*x = newNameIndex(len(old))
+	x.n = 0
+	mask := len(x.slots) - 1
+	for _, e := range old {
+		if e.ref == 0 {
+			continue
+		}
+		i := int(e.h) & mask
+		for x.slots[i].ref != 0 {
+			i = (i + 1) & mask
+		}
+		x.slots[i] = e
+		x.n++
 	}
 }
 
