@@ -220,17 +220,21 @@ func produceCandidates(ctx *Context, file, nshards int, resShard []uint16, emit 
 }
 
 // prefetchSymbols asks for what produceCandidates reads of the files
-// after file k, in stages: a file's object and file records two ahead,
-// its symbols, section headers and names one ahead (a producer takes
-// files in groups of consecutive ones). Hints only.
+// after file k, in stages, each needing what the one before brought in: a
+// file's object record four ahead, its file record three ahead, its
+// symbols and section headers two ahead, its names one ahead (whose
+// string table's header the stage before asked for). A producer takes
+// files in groups of consecutive ones. Hints only.
 func prefetchSymbols(objs []*Obj, k int) {
-	prefetchObj(objs, k+2)
-	prefetchFile(objs, k+2)
+	prefetchObj(objs, k+4)
+	prefetchFile(objs, k+3)
+	if j := k + 2; j < len(objs) {
+		f := objs[j].F
+		prefetch.Slice(f.Symbols)
+		prefetch.Slice(f.Sections)
+	}
 	if j := k + 1; j < len(objs) {
-		o := objs[j]
-		prefetch.Slice(o.F.Symbols)
-		prefetch.Slice(o.F.Sections)
-		names := o.strtab()
+		names := objs[j].strtab()
 		prefetch.Slice(names[:min(len(names), 2048)])
 	}
 }
