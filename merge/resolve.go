@@ -117,7 +117,13 @@ func regCount(o *Obj, i int) int32 {
 func resolve(ctx *Context) error {
 	dropUnusedSystemObjects(ctx)
 	nshards := resolveShards(ctx)
-	resShard := allocResIDs(ctx)
+	var t objTotals
+	if ctx.totals != nil {
+		t = *ctx.totals // (read's: no serial pass over the objects here)
+	} else {
+		t = objTotalsOf(ctx.Objs)
+	}
+	resShard := allocResIDs(ctx, t.syms)
 	produce := func(file int, emit func(shard int, batch []candidate)) error {
 		produceCandidates(ctx, file, nshards, resShard[file], emit)
 		return nil
@@ -125,11 +131,7 @@ func resolve(ctx *Context) error {
 	// Sized for half the global entries being distinct names (generated
 	// links: about 40,000 names for 60,000 entries at 10,000 objects); a
 	// shard's table grows past that when it must.
-	nglobal := 0
-	for _, o := range ctx.Objs {
-		nglobal += len(o.F.Symbols) - o.firstNonLocal()
-	}
-	perShard := nglobal/nshards/2 + 8
+	perShard := t.globals/nshards/2 + 8
 	newState := func(int) shardState {
 		return shardState{index: newNameIndex(perShard), recs: make([]shardRec, 0, perShard)}
 	}
@@ -158,24 +160,33 @@ func resolveShards(ctx *Context) int {
 }
 
 // allocResIDs gives every object its resID slice (all -1) and returns the
-// shard of each of its symbols, both carved from one array each.
+// shard of each of its symbols, both carved from one array each, of nsym
+// entries (the objects' symbols together, Context.totals: more is
+// harmless; too few, and the objects from the first that does not fit
+// get arrays of their own).
 //
 // Every global entry learns its name's record: the shard (from produce,
 // the file's only writer) and the record's index in it (from the shard's
 // owner: one writer per entry); combined after the fold.
-func allocResIDs(ctx *Context) [][]uint16 {
+func allocResIDs(ctx *Context, nsym int) [][]uint16 {
 	resShard := make([][]uint16, len(ctx.Objs))
-	nsym := 0
-	for _, o := range ctx.Objs {
-		nsym += len(o.F.Symbols)
-	}
-	ids, shards := make([]int32, nsym), make([]uint16, nsym)
-	ctx.objArrays.resID = ids
-	for i := range ids {
-		ids[i] = -1
-	}
+	var ids []int32
+	var shards []uint16
 	for k, o := range ctx.Objs {
 		n := len(o.F.Symbols)
+		if n > len(ids) {
+			// (The first object, or Context.totals out of step with the
+			// objects: a safeguard. Arrays for the objects from k on.)
+			if k > 0 {
+				nsym = objTotalsOf(ctx.Objs[k:]).syms
+			}
+			nsym = max(nsym, n)
+			ids, shards = make([]int32, nsym), make([]uint16, nsym)
+			ctx.objArrays.resID = append(ctx.objArrays.resID, ids)
+			for i := range ids {
+				ids[i] = -1
+			}
+		}
 		o.resID, ids = ids[:n:n], ids[n:]
 		resShard[k], shards = shards[:n:n], shards[n:]
 	}
