@@ -227,7 +227,7 @@ func merge(ctx *Context) error {
 		ctx.hashObject(o)
 		mergeFile(ctx, o)
 	}
-	ctx.walk, ctx.walkSyms = walkHashes{}, nil
+	ctx.walk, ctx.walkSyms, ctx.walkData, ctx.walkInfo = walkHashes{}, nil, nil, nil
 	for id := range ctx.unclaimedSecSyms {
 		ctx.Syms[id].dead = true
 	}
@@ -363,8 +363,13 @@ func isGlobalMemoryName(name string) bool {
 // noteFunctionInfo records the names of the .nv.info.<f> sections nvlink
 // creates for non-entry functions when it reads their records in .nv.info.
 func noteFunctionInfo(ctx *Context, o *Obj, si int) {
-	var buf [infoBuf]elf.Attr
-	attrs := o.info(si, buf[:0])
+	// (Into the walk's room, reused: an array on the stack would be
+	// cleared at every call.)
+	if ctx.walkInfo == nil {
+		ctx.walkInfo = make([]elf.Attr, 0, infoBuf)
+	}
+	attrs := o.info(si, ctx.walkInfo[:0])
+	ctx.walkInfo = attrs[:0]
 	// nvlink walks the records from the last (it keeps them in a list it
 	// prepends to): corpus weakregs and funcptr.
 	for k := len(attrs) - 1; k >= 0; k-- {
