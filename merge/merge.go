@@ -200,7 +200,7 @@ func merge(ctx *Context) error {
 	if least > 0 && nsec+nsym >= least && runtime.GOMAXPROCS(0) > 1 && workers(ctx.Opts.Threads) > 1 {
 		var slabs *slabFeed
 		if !ctx.recordsMapped && nsec+nsym >= feedMin {
-			slabs = newSlabFeed()
+			slabs = newSlabFeed(nsec, nsym)
 		}
 		ctx.strq = openStrQueue(reserve, slabs, ctx.Str, ctx.ShStr)
 	} else {
