@@ -26,11 +26,11 @@ const (
 )
 
 // feedMin is the least input (sections and symbols together) for which
-// merge has its slabs made ready: about 5,500 generated objects. At
-// 10,000 (235,000) the walk is about a millisecond shorter, for the same
-// peak RSS now that the feed makes no more slabs than the walk is expected
-// to fill (uncapped, the slabs left at close cost up to 2 MB); smaller
-// links keep the walk's own slabs.
+// merge has its slabs made ready: about 5,500 generated objects (10,000
+// have 235,000). The feed makes no more slabs than the walk is expected
+// to fill, so that few are left at close (uncapped, those cost a
+// 10,000-object link up to 2 MB of peak RSS); smaller links keep the
+// walk's own slabs.
 const feedMin = 1 << 17
 
 // slabFeed holds the ready slabs.

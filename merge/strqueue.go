@@ -68,12 +68,11 @@ type opBatch struct {
 
 // queuedBatches is how many full batches merge may queue ahead of the
 // consumer before it waits (and how many added ones are kept for reuse):
-// 64 (2 MiB of additions) cover what the walk queues while the consumer's
-// thread is off its core for a few scheduler slices, or faults in its
-// tables' pages. With 8, a 100,000-object link on a loaded machine had
-// its walk wait 137-231 ms in all (merge 345-439 against 176-187 ms),
-// a 10,000-object one up to 30 ms; the walk took as long either way when
-// it did not wait.
+// enough (2 MiB of additions) to cover what the walk queues while the
+// consumer's thread is off its core for a few scheduler slices (another
+// process on a loaded machine) or faults in its tables' pages; with a
+// few, the walk of a large link waited on the channel for a good part of
+// merge.
 const queuedBatches = 64
 
 // queueMin is the least input (sections and symbols together) for which
