@@ -13,6 +13,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
@@ -255,7 +256,15 @@ func prefetchSymbols(objs []*Obj, k int) {
 //
 // NOTE: runs on the shard's owner goroutine.
 func foldCandidates(st *shardState, resID []int32, file int, batch []candidate) {
-	for _, cd := range batch {
+	// (A file's batch holds a few names: their slots are asked for
+	// together, so that their misses overlap.)
+	for i := range min(len(batch), foldAhead) {
+		st.index.prefetch(batch[i].h)
+	}
+	for i, cd := range batch {
+		if j := i + foldAhead; j < len(batch) {
+			st.index.prefetch(batch[j].h)
+		}
 		slot := st.index.find(st.recs, cd.name, cd.h)
 		k := st.index.rec(slot)
 		if k < 0 {
@@ -311,6 +320,14 @@ func (x *nameIndex) find(recs []shardRec, name string, h uint32) int {
 		}
 	}
 }
+
+// prefetch asks for the first slot of a name of hash h.
+func (x *nameIndex) prefetch(h uint32) {
+	prefetch.Line(uintptr(unsafe.Pointer(&x.slots[int(h)&(len(x.slots)-1)])))
+}
+
+// foldAhead is how many candidates ahead foldCandidates asks for slots.
+const foldAhead = 8
 
 // rec is the record in slot, or -1 when the slot is empty.
 func (x *nameIndex) rec(slot int) int32 { return x.slots[slot].ref - 1 }
