@@ -257,13 +257,20 @@ func prefetchSymbols(objs []*Obj, k int) {
 // NOTE: runs on the shard's owner goroutine.
 func foldCandidates(st *shardState, resID []int32, file int, batch []candidate) {
 	// (A file's batch holds a few names: their slots are asked for
-	// together, so that their misses overlap.)
+	// together, then the records those hold, so that their misses
+	// overlap.)
 	for i := range min(len(batch), foldAhead) {
 		st.index.prefetch(batch[i].h)
+	}
+	for i := range min(len(batch), recAhead) {
+		st.index.prefetchRec(st.recs, batch[i].h)
 	}
 	for i, cd := range batch {
 		if j := i + foldAhead; j < len(batch) {
 			st.index.prefetch(batch[j].h)
+		}
+		if j := i + recAhead; j < len(batch) {
+			st.index.prefetchRec(st.recs, batch[j].h)
 		}
 		slot := st.index.find(st.recs, cd.name, cd.h)
 		k := st.index.rec(slot)
@@ -326,8 +333,20 @@ func (x *nameIndex) prefetch(h uint32) {
 	prefetch.Line(uintptr(unsafe.Pointer(&x.slots[int(h)&(len(x.slots)-1)])))
 }
 
-// foldAhead is how many candidates ahead foldCandidates asks for slots.
-const foldAhead = 8
+// prefetchRec asks for the record a name of hash h has in its first
+// slot, if that slot holds a name of that hash (a hint).
+func (x *nameIndex) prefetchRec(recs []shardRec, h uint32) {
+	if e := x.slots[int(h)&(len(x.slots)-1)]; e.ref != 0 && e.h == h && int(e.ref) <= len(recs) {
+		prefetch.Line(uintptr(unsafe.Pointer(&recs[e.ref-1])))
+	}
+}
+
+// foldAhead and recAhead are how many candidates ahead foldCandidates
+// asks for slots, and for the records in them.
+const (
+	foldAhead = 8
+	recAhead  = 4
+)
 
 // rec is the record in slot, or -1 when the slot is empty.
 func (x *nameIndex) rec(slot int) int32 { return x.slots[slot].ref - 1 }
