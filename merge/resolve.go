@@ -130,8 +130,9 @@ func resolve(ctx *Context) error {
 		return nil
 	}
 	// Sized for half the global entries being distinct names (generated
-	// links: about 40,000 names for 60,000 entries at 10,000 objects); a
-	// shard's table grows past that when it must.
+	// links: 14,476 names for 28,094 entries at 10,000 objects, 135,678
+	// for 266,096 at 100,000); a shard's table grows past that when it
+	// must.
 	perShard := t.globals/nshards/2 + 8
 	newState := func(int) shardState {
 		return shardState{index: newNameIndex(perShard), recs: make([]shardRec, 0, perShard)}
@@ -203,8 +204,10 @@ func produceCandidates(ctx *Context, file, nshards int, resShard []uint16, emit 
 	prefetchSymbols(ctx.Objs, file)
 	o := ctx.Objs[file]
 	batches := newLists[candidate](nshards)
-	// (The names' hashes, kept between the two loops.)
-	var hbuf [256]uint32
+	// (The names' hashes, kept between the two loops: on the stack for
+	// the usual object, of a few tens of symbols; a larger array would be
+	// cleared at every call.)
+	var hbuf [32]uint32
 	hashes := hbuf[:]
 	if len(o.F.Symbols) > len(hbuf) {
 		hashes = make([]uint32, len(o.F.Symbols))
