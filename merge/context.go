@@ -171,6 +171,8 @@ type Context struct {
 	protoStrs     []byte             // .strtab as merge leaves it, where the inputs' prototype records point (movePrototype)
 	walk          walkHashes         // while merge runs: the section name hashes of the object it walks
 	walkSyms      []walk             // while merge runs: its symbols' walks (symWalks)
+	walkData      []bool             // while merge runs: its object's symbolOrder.holdsData (classifySymbols)
+	walkInfo      []elf.Attr         // while merge runs: room for an .nv.info section's records (noteFunctionInfo)
 	strq          *strQueue          // while merge runs: where its string-table additions go (nil: made at once)
 	sawEmptyProto bool               // nvlink's empty prototype string was added (see mergeGlobal, mergeFile)
 	liveRefs      symSet             // symbol IDs named by relocations of live code (dce)

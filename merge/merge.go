@@ -66,11 +66,12 @@ func outType(s *elf.Section) (uint32, bool) {
 
 // objTotals is what merge sizes its arrays and tables by: the objects'
 // input sections and symbols, and the bytes of their .strtab and
-// .shstrtab. read sums it batch by batch as it loads the objects, while
-// their records are in the caches (counted by merge, every object would
-// cost four cache misses more on its serial path).
+// .shstrtab; and resolve its arrays and shard tables: the symbols, and
+// the global ones among them. read sums it batch by batch as it loads
+// the objects, while their records are in the caches (counted by merge
+// or resolve, every object would cost cache misses more on a serial path).
 type objTotals struct {
-	secs, syms, str, shstr int
+	secs, syms, str, shstr, globals int
 }
 
 // add counts o (nil: nothing).
@@ -80,6 +81,7 @@ func (t *objTotals) add(o *Obj) {
 	}
 	t.secs += len(o.F.Sections)
 	t.syms += len(o.F.Symbols)
+	t.globals += len(o.F.Symbols) - o.firstNonLocal()
 	if i := o.F.StrtabIndex; i > 0 {
 		t.str += len(o.F.Sections[i].Data())
 	}
@@ -93,6 +95,7 @@ func (t *objTotals) sub(o *Obj) {
 	var u objTotals
 	u.add(o)
 	t.secs, t.syms, t.str, t.shstr = t.secs-u.secs, t.syms-u.syms, t.str-u.str, t.shstr-u.shstr
+	t.globals -= u.globals
 }
 
 // addAll counts objs.
@@ -107,6 +110,7 @@ func sumTotals(ts []objTotals) objTotals {
 	var t objTotals
 	for _, u := range ts {
 		t.secs, t.syms, t.str, t.shstr = t.secs+u.secs, t.syms+u.syms, t.str+u.str, t.shstr+u.shstr
+		t.globals += u.globals
 	}
 	return t
 }
@@ -196,7 +200,7 @@ func merge(ctx *Context) error {
 	if least > 0 && nsec+nsym >= least && runtime.GOMAXPROCS(0) > 1 && workers(ctx.Opts.Threads) > 1 {
 		var slabs *slabFeed
 		if !ctx.recordsMapped && nsec+nsym >= feedMin {
-			slabs = newSlabFeed()
+			slabs = newSlabFeed(nsec, nsym)
 		}
 		ctx.strq = openStrQueue(reserve, slabs, ctx.Str, ctx.ShStr)
 	} else {
@@ -223,7 +227,7 @@ func merge(ctx *Context) error {
 		ctx.hashObject(o)
 		mergeFile(ctx, o)
 	}
-	ctx.walk, ctx.walkSyms = walkHashes{}, nil
+	ctx.walk, ctx.walkSyms, ctx.walkData, ctx.walkInfo = walkHashes{}, nil, nil, nil
 	for id := range ctx.unclaimedSecSyms {
 		ctx.Syms[id].dead = true
 	}
@@ -358,8 +362,13 @@ func isGlobalMemoryName(name string) bool {
 // noteFunctionInfo records the names of the .nv.info.<f> sections nvlink
 // creates for non-entry functions when it reads their records in .nv.info.
 func noteFunctionInfo(ctx *Context, o *Obj, si int) {
-	var buf [infoBuf]elf.Attr
-	attrs := o.info(si, buf[:0])
+	// (Into the walk's room, reused: an array on the stack would be
+	// cleared at every call.)
+	if ctx.walkInfo == nil {
+		ctx.walkInfo = make([]elf.Attr, 0, infoBuf)
+	}
+	attrs := o.info(si, ctx.walkInfo[:0])
+	ctx.walkInfo = attrs[:0]
 	// nvlink walks the records from the last (it keeps them in a list it
 	// prepends to): corpus weakregs and funcptr.
 	for k := len(attrs) - 1; k >= 0; k-- {

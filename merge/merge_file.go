@@ -20,7 +20,7 @@ import (
 // the object alone, so the walks' predicates do not overlap; each
 // symbol's walks are decided once (symWalks), before the first.
 func mergeFile(ctx *Context, o *Obj) {
-	so := classifySymbols(o)
+	so := classifySymbols(o, &ctx.walkData)
 	so.walks = ctx.symWalks(so)
 	mergeFunctions(ctx, o, so)
 	mergeEarlyLocals(ctx, o, so)
@@ -113,14 +113,21 @@ func (ctx *Context) symWalks(so symbolOrder) []walk {
 	return w
 }
 
-func classifySymbols(o *Obj) symbolOrder {
+// classifySymbols is o's symbolOrder (but walks); holdsData, when o
+// defines global data, is made in *room, reused from object to object.
+func classifySymbols(o *Obj, room *[]bool) symbolOrder {
 	so := symbolOrder{o: o}
 	syms := o.F.Symbols
 	for i := 1; i < len(syms); i++ {
 		so.definesFunc = so.definesFunc || syms[i].Type() == elf.STTFunc && syms[i].Shndx != elf.SHNUndef
 		if sh := syms[i].Shndx; syms[i].Bind() != elf.STBLocal && isDataSym(&syms[i]) && !so.localWeakData(i) && int(sh) < len(o.F.Sections) {
 			if so.holdsData == nil {
-				so.holdsData = make([]bool, len(o.F.Sections))
+				n := len(o.F.Sections)
+				if cap(*room) < n {
+					*room = make([]bool, max(n, 64))
+				}
+				so.holdsData = (*room)[:n]
+				clear(so.holdsData)
 			}
 			so.holdsData[sh] = true
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
 	"github.com/warplink/warplink/internal/linkflags"
 )
@@ -233,6 +234,37 @@ func TestBatchSize(t *testing.T) {
 // objects' own once resolve has left out the unused device-runtime
 // objects (xcall needs none of them), which merge carves its per-object
 // arrays by.
+// TestAllocResIDsShort: totals too small for the objects (a safeguard)
+// still give every object its own resID, all -1, and room for its shards.
+func TestAllocResIDsShort(t *testing.T) {
+	ctx := &Context{}
+	for i, n := range []int{3, 0, 5, 2} {
+		ctx.Objs = append(ctx.Objs, &Obj{ID: i, F: &elf.File{Symbols: make([]elf.Symbol, n)}})
+	}
+	for _, nsym := range []int{0, 4, 10, 100} {
+		ctx.objArrays.resID = nil
+		shards := allocResIDs(ctx, nsym)
+		for k, o := range ctx.Objs {
+			if len(o.resID) != len(o.F.Symbols) || len(shards[k]) != len(o.F.Symbols) {
+				t.Fatalf("nsym %d: object %d: %d ids, %d shards for %d symbols", nsym, k, len(o.resID), len(shards[k]), len(o.F.Symbols))
+			}
+			for i, id := range o.resID {
+				if id != -1 {
+					t.Fatalf("nsym %d: object %d: resID[%d] = %d", nsym, k, i, id)
+				}
+				o.resID[i] = int32(100*k + i) // (no two objects share an entry)
+			}
+		}
+		for k, o := range ctx.Objs {
+			for i, id := range o.resID {
+				if id != int32(100*k+i) {
+					t.Fatalf("nsym %d: object %d's entries overlap another's", nsym, k)
+				}
+			}
+		}
+	}
+}
+
 func TestObjTotals(t *testing.T) {
 	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/xcall")
 	opts := &Options{Flags: linkflags.Flags{Arch: "sm_90", LibDirs: []string{"../testdata/cudalib"},
@@ -251,7 +283,7 @@ func TestObjTotals(t *testing.T) {
 			t.Errorf("totals %+v, objects' %+v", ctx.totals, objTotalsOf(ctx.Objs))
 			return
 		}
-		if ctx.totals.secs == 0 || ctx.totals.str == 0 {
+		if ctx.totals.secs == 0 || ctx.totals.str == 0 || ctx.totals.globals == 0 {
 			t.Errorf("totals %+v: nothing counted", ctx.totals)
 		}
 	}

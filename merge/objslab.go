@@ -126,7 +126,7 @@ func keptRefs(refs []unsafe.Pointer, slot *objSlot, name, path string, pathKept 
 // resID; merge: SymMap and SecMap in maps, SecOff, Drop), for objects in
 // pointer-free slabs; each goes when the objects' slices do.
 type objArrays struct {
-	resID []int32
+	resID [][]int32
 	maps  [][]int32
 	offs  [][]uint32
 	drops [][]bool

@@ -113,7 +113,7 @@ func testRecordsKeep(t *testing.T, ctx *Context, n int, fed bool) {
 	ctx.secNames = newSecNames(0)
 	var q *strQueue
 	if fed {
-		q = openStrQueue(nil, newSlabFeed(), ctx.Str, ctx.ShStr)
+		q = openStrQueue(nil, newSlabFeed(1<<24, 1<<24), ctx.Str, ctx.ShStr) // (no budget in the way)
 		ctx.strq = q
 		for len(q.slabs.secs) < cap(q.slabs.secs) || len(q.slabs.syms) < cap(q.slabs.syms) {
 			runtime.Gosched() // (until the consumer has the slabs ready)

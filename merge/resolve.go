@@ -13,6 +13,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/warplink/warplink/elf"
 	"github.com/warplink/warplink/internal/diag"
@@ -20,22 +21,26 @@ import (
 	"github.com/warplink/warplink/shard"
 )
 
-// candidate is what a file tells a shard owner about one global name.
+// candidate is what a file tells a shard owner about one global name,
+// with the name's hash (shard.Murmur3String), which the producer made to
+// pick the shard and the owner's index reuses.
 type candidate struct {
 	name string
 	c    shard.Cand
+	h    uint32
 }
 
 // shardState is one owner's table: the standing record of each name and
 // the diagnostics raised, in fold order.
 type shardState struct {
-	index map[string]int32 // name -> recs
+	index nameIndex // name -> recs
 	recs  []shardRec
 	diags []shardDiag
 }
 
 type shardRec struct {
 	sym   shard.Sym
+	name  string
 	other uint8 // st_other bits gathered over every appearance
 }
 
@@ -113,21 +118,24 @@ func regCount(o *Obj, i int) int32 {
 func resolve(ctx *Context) error {
 	dropUnusedSystemObjects(ctx)
 	nshards := resolveShards(ctx)
-	resShard := allocResIDs(ctx)
+	var t objTotals
+	if ctx.totals != nil {
+		t = *ctx.totals // (read's: no serial pass over the objects here)
+	} else {
+		t = objTotalsOf(ctx.Objs)
+	}
+	resShard := allocResIDs(ctx, t.syms)
 	produce := func(file int, emit func(shard int, batch []candidate)) error {
 		produceCandidates(ctx, file, nshards, resShard[file], emit)
 		return nil
 	}
 	// Sized for half the global entries being distinct names (generated
-	// links: about 40,000 names for 60,000 entries at 10,000 objects); a
-	// shard's table grows past that when it must.
-	nglobal := 0
-	for _, o := range ctx.Objs {
-		nglobal += len(o.F.Symbols) - o.firstNonLocal()
-	}
-	perShard := nglobal/nshards/2 + 8
+	// links: 14,476 names for 28,094 entries at 10,000 objects, 135,678
+	// for 266,096 at 100,000); a shard's table grows past that when it
+	// must.
+	perShard := t.globals/nshards/2 + 8
 	newState := func(int) shardState {
-		return shardState{index: make(map[string]int32, perShard), recs: make([]shardRec, 0, perShard)}
+		return shardState{index: newNameIndex(perShard), recs: make([]shardRec, 0, perShard)}
 	}
 	fold := func(st *shardState, file int, batch []candidate) {
 		foldCandidates(st, ctx.Objs[file].resID, file, batch)
@@ -154,24 +162,33 @@ func resolveShards(ctx *Context) int {
 }
 
 // allocResIDs gives every object its resID slice (all -1) and returns the
-// shard of each of its symbols, both carved from one array each.
+// shard of each of its symbols, both carved from one array each, of nsym
+// entries (the objects' symbols together, Context.totals: more is
+// harmless; too few, and the objects from the first that does not fit
+// get arrays of their own).
 //
 // Every global entry learns its name's record: the shard (from produce,
 // the file's only writer) and the record's index in it (from the shard's
 // owner: one writer per entry); combined after the fold.
-func allocResIDs(ctx *Context) [][]uint16 {
+func allocResIDs(ctx *Context, nsym int) [][]uint16 {
 	resShard := make([][]uint16, len(ctx.Objs))
-	nsym := 0
-	for _, o := range ctx.Objs {
-		nsym += len(o.F.Symbols)
-	}
-	ids, shards := make([]int32, nsym), make([]uint16, nsym)
-	ctx.objArrays.resID = ids
-	for i := range ids {
-		ids[i] = -1
-	}
+	var ids []int32
+	var shards []uint16
 	for k, o := range ctx.Objs {
 		n := len(o.F.Symbols)
+		if n > len(ids) {
+			// (The first object, or Context.totals out of step with the
+			// objects: a safeguard. Arrays for the objects from k on.)
+			if k > 0 {
+				nsym = objTotalsOf(ctx.Objs[k:]).syms
+			}
+			nsym = max(nsym, n)
+			ids, shards = make([]int32, nsym), make([]uint16, nsym)
+			ctx.objArrays.resID = append(ctx.objArrays.resID, ids)
+			for i := range ids {
+				ids[i] = -1
+			}
+		}
 		o.resID, ids = ids[:n:n], ids[n:]
 		resShard[k], shards = shards[:n:n], shards[n:]
 	}
@@ -187,19 +204,28 @@ func produceCandidates(ctx *Context, file, nshards int, resShard []uint16, emit 
 	prefetchSymbols(ctx.Objs, file)
 	o := ctx.Objs[file]
 	batches := newLists[candidate](nshards)
+	// (The names' hashes, kept between the two loops: on the stack for
+	// the usual object, of a few tens of symbols; a larger array would be
+	// cleared at every call.)
+	var hbuf [32]uint32
+	hashes := hbuf[:]
+	if len(o.F.Symbols) > len(hbuf) {
+		hashes = make([]uint32, len(o.F.Symbols))
+	}
 	for i := 1; i < len(o.F.Symbols); i++ {
 		s := &o.F.Symbols[i]
 		if s.Bind() == elf.STBLocal {
 			continue
 		}
-		k := shard.ShardOf(shard.Murmur3String(s.Name), nshards)
-		resShard[i] = uint16(k)
+		h := shard.Murmur3String(s.Name)
+		k := shard.ShardOf(h, nshards)
+		hashes[i], resShard[i] = h, uint16(k)
 		batches.count(int32(k))
 	}
 	batches.place()
 	for i := 1; i < len(o.F.Symbols); i++ {
 		if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal {
-			batches.put(int32(resShard[i]), candidate{s.Name, candidateOf(ctx, o, i)})
+			batches.put(int32(resShard[i]), candidate{s.Name, candidateOf(ctx, o, i), hashes[i]})
 		}
 	}
 	batches.done()
@@ -209,17 +235,21 @@ func produceCandidates(ctx *Context, file, nshards int, resShard []uint16, emit 
 }
 
 // prefetchSymbols asks for what produceCandidates reads of the files
-// after file k, in stages: a file's object and file records two ahead,
-// its symbols, section headers and names one ahead (a producer takes
-// files in groups of consecutive ones). Hints only.
+// after file k, in stages, each needing what the one before brought in: a
+// file's object record four ahead, its file record three ahead, its
+// symbols and section headers two ahead, its names one ahead (whose
+// string table's header the stage before asked for). A producer takes
+// files in groups of consecutive ones. Hints only.
 func prefetchSymbols(objs []*Obj, k int) {
-	prefetchObj(objs, k+2)
-	prefetchFile(objs, k+2)
+	prefetchObj(objs, k+4)
+	prefetchFile(objs, k+3)
+	if j := k + 2; j < len(objs) {
+		f := objs[j].F
+		prefetch.Slice(f.Symbols)
+		prefetch.Slice(f.Sections)
+	}
 	if j := k + 1; j < len(objs) {
-		o := objs[j]
-		prefetch.Slice(o.F.Symbols)
-		prefetch.Slice(o.F.Sections)
-		names := o.strtab()
+		names := objs[j].strtab()
 		prefetch.Slice(names[:min(len(names), 2048)])
 	}
 }
@@ -229,12 +259,29 @@ func prefetchSymbols(objs []*Obj, k int) {
 //
 // NOTE: runs on the shard's owner goroutine.
 func foldCandidates(st *shardState, resID []int32, file int, batch []candidate) {
-	for _, cd := range batch {
-		k, ok := st.index[cd.name]
-		if !ok {
-			resID[cd.c.Index] = int32(len(st.recs))
-			st.index[cd.name] = int32(len(st.recs))
-			st.recs = append(st.recs, shardRec{sym: shard.NewSym(cd.c), other: cd.c.Other & shard.OtherAddrTaken})
+	// (A file's batch holds a few names: their slots are asked for
+	// together, then the records those hold, so that their misses
+	// overlap.)
+	for i := range min(len(batch), foldAhead) {
+		st.index.prefetch(batch[i].h)
+	}
+	for i := range min(len(batch), recAhead) {
+		st.index.prefetchRec(st.recs, batch[i].h)
+	}
+	for i, cd := range batch {
+		if j := i + foldAhead; j < len(batch) {
+			st.index.prefetch(batch[j].h)
+		}
+		if j := i + recAhead; j < len(batch) {
+			st.index.prefetchRec(st.recs, batch[j].h)
+		}
+		slot := st.index.find(st.recs, cd.name, cd.h)
+		k := st.index.rec(slot)
+		if k < 0 {
+			k = int32(len(st.recs))
+			resID[cd.c.Index] = k
+			st.recs = append(st.recs, shardRec{sym: shard.NewSym(cd.c), name: cd.name, other: cd.c.Other & shard.OtherAddrTaken})
+			st.index.insert(slot, cd.h, k)
 			continue
 		}
 		resID[cd.c.Index] = k
@@ -245,6 +292,90 @@ func foldCandidates(st *shardState, resID []int32, file int, batch []candidate) 
 			st.diags = append(st.diags, shardDiag{cd.name, out.Diags[i], int32(file), !cd.c.Func, cd.c.Index})
 		}
 		rec.sym = out.Sym
+	}
+}
+
+// nameIndex is a shard owner's index of names: open addressing over the
+// names' hashes, each slot the hash and the record (in shardState.recs,
+// whose name is compared on equal hashes). The producer's hash serves, so
+// no name is hashed twice; the records' order, and so the resolution, is
+// the order of first appearance whatever the slots.
+type nameIndex struct {
+	slots []nameSlot // a power of two long
+	n     int        // names held
+}
+
+type nameSlot struct {
+	h   uint32
+	ref int32 // the record's index + 1; 0: empty (so a new index needs no filling)
+}
+
+// newNameIndex returns an index for about n names.
+func newNameIndex(n int) nameIndex {
+	size := 16
+	for size*7/10 < n {
+		size *= 2
+	}
+	return nameIndex{slots: make([]nameSlot, size)}
+}
+
+// find returns the slot of name (hash h), or the empty slot where it would
+// go.
+func (x *nameIndex) find(recs []shardRec, name string, h uint32) int {
+	mask := len(x.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		e := &x.slots[i]
+		if e.ref == 0 || e.h == h && recs[e.ref-1].name == name {
+			return i
+		}
+	}
+}
+
+// prefetch asks for the first slot of a name of hash h.
+func (x *nameIndex) prefetch(h uint32) {
+	prefetch.Line(uintptr(unsafe.Pointer(&x.slots[int(h)&(len(x.slots)-1)])))
+}
+
+// prefetchRec asks for the record a name of hash h has in its first
+// slot, if that slot holds a name of that hash (a hint).
+func (x *nameIndex) prefetchRec(recs []shardRec, h uint32) {
+	if e := x.slots[int(h)&(len(x.slots)-1)]; e.ref != 0 && e.h == h && int(e.ref) <= len(recs) {
+		prefetch.Line(uintptr(unsafe.Pointer(&recs[e.ref-1])))
+	}
+}
+
+// foldAhead and recAhead are how many candidates ahead foldCandidates
+// asks for slots, and for the records in them.
+const (
+	foldAhead = 8
+	recAhead  = 4
+)
+
+// rec is the record in slot, or -1 when the slot is empty.
+func (x *nameIndex) rec(slot int) int32 { return x.slots[slot].ref - 1 }
+
+// insert files record rec (hash h) in slot, the empty slot find returned,
+// and grows the index past 0.7 of its slots.
+func (x *nameIndex) insert(slot int, h uint32, rec int32) {
+	x.slots[slot] = nameSlot{h, rec + 1}
+	x.n++
+	if x.n*10 <= len(x.slots)*7 {
+		return
+	}
+	old := x.slots
+	*x = newNameIndex(len(old))
+	x.n = 0
+	mask := len(x.slots) - 1
+	for _, e := range old {
+		if e.ref == 0 {
+			continue
+		}
+		i := int(e.h) & mask
+		for x.slots[i].ref != 0 {
+			i = (i + 1) & mask
+		}
+		x.slots[i] = e
+		x.n++
 	}
 }
 

@@ -26,20 +26,30 @@ const (
 )
 
 // feedMin is the least input (sections and symbols together) for which
-// merge has its slabs made ready: at 10,000 generated objects (235,000)
-// the slabs made ahead, and those left at close, cost up to 2 MB of peak
-// RSS for about a millisecond of merge's 16.
-const feedMin = 1 << 20
+// merge has its slabs made ready: about 5,500 generated objects (10,000
+// have 235,000). The feed makes no more slabs than the walk is expected
+// to fill, so that few are left at close (uncapped, those cost a
+// 10,000-object link up to 2 MB of peak RSS); smaller links keep the
+// walk's own slabs.
+const feedMin = 1 << 17
 
 // slabFeed holds the ready slabs.
 type slabFeed struct {
 	secs  chan []OutSec
 	syms  chan []OutSym
 	taken int // slabs the walk took (on the walk only)
+	// secsLeft and symsLeft are how many more slabs of each the feed
+	// makes (on the consumer only): about what the walk fills, so that
+	// few are left at close.
+	secsLeft, symsLeft int
 }
 
-func newSlabFeed() *slabFeed {
-	return &slabFeed{secs: make(chan []OutSec, fedSecSlabs), syms: make(chan []OutSym, fedSymSlabs)}
+// newSlabFeed returns a feed for a walk of nsec input sections and nsym
+// input symbols: it makes the slabs of up to 3 output sections in 10
+// and 2 output symbols in 5 of them (generated links: 0.33 and 0.45).
+func newSlabFeed(nsec, nsym int) *slabFeed {
+	return &slabFeed{secs: make(chan []OutSec, fedSecSlabs), syms: make(chan []OutSym, fedSymSlabs),
+		secsLeft: nsec * 3 / 10 / secSlabLen, symsLeft: nsym * 2 / 5 / symSlabLen}
 }
 
 // feed makes one more slab ready, if one is missing, and reports whether
@@ -48,10 +58,12 @@ func (f *slabFeed) feed() bool {
 	switch {
 	case f == nil:
 		return false
-	case len(f.secs) < cap(f.secs):
+	case len(f.secs) < cap(f.secs) && f.secsLeft > 0:
 		f.secs <- fedSlab[OutSec](secSlabLen)
-	case len(f.syms) < cap(f.syms):
+		f.secsLeft--
+	case len(f.syms) < cap(f.syms) && f.symsLeft > 0:
 		f.syms <- fedSlab[OutSym](symSlabLen)
+		f.symsLeft--
 	default:
 		return false
 	}

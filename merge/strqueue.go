@@ -66,6 +66,15 @@ type opBatch struct {
 	n   int
 }
 
+// queuedBatches is how many full batches merge may queue ahead of the
+// consumer before it waits (and how many added ones are kept for reuse):
+// enough (2 MiB of additions) to cover what the walk queues while the
+// consumer's thread is off its core for a few scheduler slices (another
+// process on a loaded machine) or faults in its tables' pages; with a
+// few, the walk of a large link waited on the channel for a good part of
+// merge.
+const queuedBatches = 64
+
 // queueMin is the least input (sections and symbols together) for which
 // merge queues its additions: below it the goroutine and its channel
 // operations cost more than the lookups (about 300 generated objects).
@@ -93,8 +102,8 @@ type strQueue struct {
 func openStrQueue(setup func(), slabs *slabFeed, tabs ...*StrTab) *strQueue {
 	q := &strQueue{setup: setup, slabs: slabs,
 		cur:  &opBatch{},
-		full: make(chan *opBatch, 8),
-		free: make(chan *opBatch, 8),
+		full: make(chan *opBatch, queuedBatches),
+		free: make(chan *opBatch, queuedBatches),
 		done: make(chan struct{}),
 		tabs: tabs,
 	}
