@@ -145,8 +145,9 @@ type Context struct {
 	// information: a cubin or fatbinary, a host object without it (one
 	// without device code too) (read).
 	hostInfoMissing bool
-	// totals: the objects' sections, symbols and string tables, summed
-	// by read's workers, for merge's sizes (nil: there was no read).
+	// totals: the objects' sections, symbols, global symbols and string
+	// tables, summed by read's workers, for resolve's and merge's sizes
+	// (nil: there was no read; Context.objTotals).
 	totals *objTotals
 	// nullSymValue: st_value of the null symbol (lastSingleConstant).
 	nullSymValue  uint64

@@ -94,8 +94,8 @@ func (t *objTotals) add(o *Obj) {
 func (t *objTotals) sub(o *Obj) {
 	var u objTotals
 	u.add(o)
-	t.secs, t.syms, t.str, t.shstr = t.secs-u.secs, t.syms-u.syms, t.str-u.str, t.shstr-u.shstr
-	t.globals -= u.globals
+	t.secs, t.syms, t.globals = t.secs-u.secs, t.syms-u.syms, t.globals-u.globals
+	t.str, t.shstr = t.str-u.str, t.shstr-u.shstr
 }
 
 // addAll counts objs.
@@ -109,8 +109,8 @@ func (t *objTotals) addAll(objs []*Obj) {
 func sumTotals(ts []objTotals) objTotals {
 	var t objTotals
 	for _, u := range ts {
-		t.secs, t.syms, t.str, t.shstr = t.secs+u.secs, t.syms+u.syms, t.str+u.str, t.shstr+u.shstr
-		t.globals += u.globals
+		t.secs, t.syms, t.globals = t.secs+u.secs, t.syms+u.syms, t.globals+u.globals
+		t.str, t.shstr = t.str+u.str, t.shstr+u.shstr
 	}
 	return t
 }
@@ -120,6 +120,15 @@ func objTotalsOf(objs []*Obj) objTotals {
 	var t objTotals
 	t.addAll(objs)
 	return t
+}
+
+// objTotals is the objects' totals: read's (Context.totals, no serial
+// pass over the objects), else counted here.
+func (ctx *Context) objTotals() objTotals {
+	if ctx.totals != nil {
+		return *ctx.totals
+	}
+	return objTotalsOf(ctx.Objs)
 }
 
 // objMaps is the memory of the per-object maps of objects with t's
@@ -176,12 +185,7 @@ func merge(ctx *Context) error {
 	// The per-object maps come from slabs, and the string tables start at
 	// about their final size: at 10,000 objects that saves some 40,000
 	// allocations and the copies of repeated growth.
-	var t objTotals
-	if ctx.totals != nil {
-		t = *ctx.totals
-	} else {
-		t = objTotalsOf(ctx.Objs)
-	}
+	t := ctx.objTotals()
 	nsec, nsym, strBytes, shstrBytes := t.secs, t.syms, t.str, t.shstr
 	reserve := func() {
 		ctx.Str.reserve(strBytes, ctx.mem.Alloc)

@@ -230,10 +230,6 @@ func TestBatchSize(t *testing.T) {
 	}
 }
 
-// TestObjTotals checks that the totals read sums (Context.totals) are the
-// objects' own once resolve has left out the unused device-runtime
-// objects (xcall needs none of them), which merge carves its per-object
-// arrays by.
 // TestAllocResIDsShort: totals too small for the objects (a safeguard)
 // still give every object its own resID, all -1, and room for its shards.
 func TestAllocResIDsShort(t *testing.T) {
@@ -265,6 +261,10 @@ func TestAllocResIDsShort(t *testing.T) {
 	}
 }
 
+// TestObjTotals checks that the totals read sums (Context.totals) are the
+// objects' own once resolve has left out the unused device-runtime
+// objects (xcall needs none of them), which merge carves its per-object
+// arrays by.
 func TestObjTotals(t *testing.T) {
 	dir, _ := filepath.Abs("../testdata/corpus/cuda11.8-sm_90/xcall")
 	opts := &Options{Flags: linkflags.Flags{Arch: "sm_90", LibDirs: []string{"../testdata/cudalib"},

@@ -118,12 +118,7 @@ func regCount(o *Obj, i int) int32 {
 func resolve(ctx *Context) error {
 	dropUnusedSystemObjects(ctx)
 	nshards := resolveShards(ctx)
-	var t objTotals
-	if ctx.totals != nil {
-		t = *ctx.totals // (read's: no serial pass over the objects here)
-	} else {
-		t = objTotalsOf(ctx.Objs)
-	}
+	t := ctx.objTotals()
 	resShard := allocResIDs(ctx, t.syms)
 	produce := func(file int, emit func(shard int, batch []candidate)) error {
 		produceCandidates(ctx, file, nshards, resShard[file], emit)
@@ -179,7 +174,7 @@ func allocResIDs(ctx *Context, nsym int) [][]uint16 {
 		if n > len(ids) {
 			// (The first object, or Context.totals out of step with the
 			// objects: a safeguard. Arrays for the objects from k on.)
-			if k > 0 {
+			if ids != nil {
 				nsym = objTotalsOf(ctx.Objs[k:]).syms
 			}
 			nsym = max(nsym, n)
@@ -299,7 +294,10 @@ func foldCandidates(st *shardState, resID []int32, file int, batch []candidate) 
 // names' hashes, each slot the hash and the record (in shardState.recs,
 // whose name is compared on equal hashes). The producer's hash serves, so
 // no name is hashed twice; the records' order, and so the resolution, is
-// the order of first appearance whatever the slots.
+// the order of first appearance whatever the slots. A slot is the hash's
+// low bits: they spread a shard's names since shard.ShardOf picks the
+// shard by the high bits (the same low bits for a whole shard would make
+// one long probe chain).
 type nameIndex struct {
 	slots []nameSlot // a power of two long
 	n     int        // names held

@@ -23,7 +23,8 @@ import (
 )
 
 // ShardOf maps a name hash to one of n shards (n >= 1). It uses the high
-// bits of the hash (a multiply-shift, no division).
+// bits of the hash (a multiply-shift, no division), leaving the low bits
+// to spread a shard's names over its owner's table (merge's nameIndex).
 func ShardOf(hash uint32, n int) int {
 	return int(uint64(hash) * uint64(n) >> 32)
 }
