@@ -26,6 +26,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -153,10 +154,20 @@ func readInputs(ctx *Context, paths []string, nfiles int, arch input.Target) *lo
 	l.totals = make([]objTotals, (n+batch-1)/batch)
 	l.keepSlabs(ctx, mem, n, batch)
 	var done atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
+	// The batches' File records (each with LoadFile's expander and unit)
+	// go from one batch to the next, warm, rather than zeroed afresh;
+	// nothing refers to them once their batch is loaded.
+	var records sync.Pool
 	parallelFor((n+batch-1)/batch, w, func(b int) error {
-		files := make([]input.File, min(batch, n-b*batch))
+		rec, _ := records.Get().(*[]input.File)
+		if rec == nil || cap(*rec) < batch {
+			rec = &[]input.File{}
+			*rec = make([]input.File, batch)
+		}
+		defer records.Put(rec)
+		files := (*rec)[:min(batch, n-b*batch)]
 		for k := range files {
-			files[k].Path = paths[b*batch+k]
+			files[k] = input.File{Path: paths[b*batch+k]}
 		}
 		r := rings.get()
 		mem.ReadBatch(r, files)
