@@ -405,27 +405,26 @@ func ParseCompact(b []byte, drop func(*Section) bool, keep, names func(int) []by
 // keeps many files may place their records together (merge's read does,
 // for the collector's sake).
 func ParseCompactTo(into *File, b []byte, drop func(*Section) bool, keep, names func(int) []byte, alloc, symAlloc Alloc, zeros func(int) []byte) (*File, error) {
-	kept := func(s *Section) bool { return s.data != nil && (drop == nil || !drop(s)) }
 	if symAlloc == nil {
 		symAlloc = alloc
 	}
 	return parseWith(into, b, alloc, symAlloc, func(secs []Section, shtab []byte) ([]byte, error) {
-		// Per section: patched (a relocation section applies to it) and
-		// zeroed (its Data is zeros'); on the stack for the usual cubin.
-		const patched, zeroed = 1, 2
+		// Per section: patched (a relocation section applies to it),
+		// zeroed (its Data is zeros') and copied (its contents go into
+		// keep's or names' buffer: drop is asked once); on the stack for
+		// the usual cubin.
+		const patched, zeroed, copied = 1, 2, 4
 		var small [64]uint8
 		flags := small[:0]
-		if zeros != nil {
-			if len(secs) <= len(small) {
-				flags = small[:len(secs)]
-			} else {
-				flags = make([]uint8, len(secs))
-			}
+		if len(secs) <= len(small) {
+			flags = small[:len(secs)]
+		} else {
+			flags = make([]uint8, len(secs))
 		}
 		var end, total, strs uint64
 		for i := range secs {
 			s := &secs[i]
-			if len(flags) > 0 && (s.Type == SHTRel || s.Type == SHTRela) && s.Info < uint32(len(secs)) {
+			if (s.Type == SHTRel || s.Type == SHTRela) && s.Info < uint32(len(secs)) {
 				flags[s.Info] |= patched
 			}
 			if le.Uint32(shtab[i*ShdrSize+12:]) != 0 {
@@ -442,16 +441,17 @@ func ParseCompactTo(into *File, b []byte, drop func(*Section) bool, keep, names 
 		}
 		for i := range secs {
 			s := &secs[i]
-			if !kept(s) {
+			if s.data == nil || drop != nil && drop(s) {
 				continue
 			}
-			if len(flags) > 0 && flags[i]&patched == 0 && allZero(s.Data()) {
+			if zeros != nil && flags[i]&patched == 0 && allZero(s.Data()) {
 				if z := zeros(int(s.Size)); z != nil {
 					s.SetData(z)
 					flags[i] |= zeroed
 					continue
 				}
 			}
+			flags[i] |= copied
 			if names != nil && s.Type == SHTStrtab {
 				strs += (s.Size + 7) &^ 7
 				continue
@@ -467,7 +467,7 @@ func ParseCompactTo(into *File, b []byte, drop func(*Section) bool, keep, names 
 		body := keep(int(total))
 		pos, strPos := 0, 0
 		for i := range secs {
-			if s := &secs[i]; kept(s) && (len(flags) == 0 || flags[i]&zeroed == 0) {
+			if s := &secs[i]; flags[i]&copied != 0 {
 				to, at := body, &pos
 				if strBody != nil && s.Type == SHTStrtab {
 					to, at = strBody, &strPos

@@ -2,6 +2,7 @@ package elf
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -129,6 +130,24 @@ func FuzzNvInfo(f *testing.F) {
 		again, aerr := AppendNvInfoRecords(buf[:0], b)
 		if (err == nil) != (aerr == nil) || err == nil && (len(again) != len(attrs) || NvInfoCount(b) != len(attrs)) {
 			t.Fatalf("AppendNvInfoRecords (%d, %v) or NvInfoCount (%d) differ from ParseNvInfo (%d, %v)", len(again), aerr, NvInfoCount(b), len(attrs), err)
+		}
+		// Walked record by record (as merge's checkInfo does), the
+		// records and the error are the same.
+		var walkErr error
+		n := 0
+		for off := 0; off < len(b); n++ {
+			a, next, werr := NextNvInfo(b, off)
+			if werr != nil {
+				walkErr = werr
+				break
+			}
+			if next <= off || err == nil && (n >= len(attrs) || a.Format != attrs[n].Format || a.Code != attrs[n].Code || a.Value != attrs[n].Value || !bytes.Equal(a.Payload, attrs[n].Payload)) {
+				t.Fatalf("record %d at 0x%x walked (%+v, next 0x%x) differs", n, off, a, next)
+			}
+			off = next
+		}
+		if fmt.Sprint(walkErr) != fmt.Sprint(err) || err == nil && n != len(attrs) {
+			t.Fatalf("NextNvInfo walk (%d records, %v) differs from ParseNvInfo (%d, %v)", n, walkErr, len(attrs), err)
 		}
 		if err != nil {
 			return

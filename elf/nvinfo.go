@@ -131,24 +131,37 @@ func NvInfoCount(b []byte) int {
 // payloads point into b only.
 func AppendNvInfoRecords(dst []Attr, b []byte) ([]Attr, error) {
 	for off := 0; off < len(b); {
-		if len(b)-off < 4 {
-			return nil, errorf("truncated .nv.info record at offset 0x%x", off)
-		}
-		a := Attr{Format: b[off], Code: b[off+1], Value: le.Uint16(b[off+2:])}
-		off += 4
-		if a.Format == EIFmtSVal {
-			n := int(a.Value)
-			if n > len(b)-off {
-				return nil, errorf(".nv.info record 0x%x at offset 0x%x has size %d past the section end", a.Code, off-4, n)
-			}
-			a.Payload = b[off : off+n : off+n]
-			off += n
-		} else if a.Format < EIFmtNVal || a.Format > EIFmtSVal {
-			return nil, errorf(".nv.info record at offset 0x%x has unknown format %d", off-4, a.Format)
+		a, next, err := NextNvInfo(b, off)
+		if err != nil {
+			return nil, err
 		}
 		dst = append(dst, a)
+		off = next
 	}
 	return dst, nil
+}
+
+// NextNvInfo decodes the record at off (< len(b)) of an .nv.info section
+// b and returns it with the offset of the record after it (len(b) after
+// the last), for a caller that checks records without keeping them: a
+// walk from 0 sees AppendNvInfoRecords' records and fails where it does.
+func NextNvInfo(b []byte, off int) (a Attr, next int, err error) {
+	if len(b)-off < 4 {
+		return Attr{}, 0, errorf("truncated .nv.info record at offset 0x%x", off)
+	}
+	a = Attr{Format: b[off], Code: b[off+1], Value: le.Uint16(b[off+2:])}
+	off += 4
+	if a.Format == EIFmtSVal {
+		n := int(a.Value)
+		if n > len(b)-off {
+			return Attr{}, 0, errorf(".nv.info record 0x%x at offset 0x%x has size %d past the section end", a.Code, off-4, n)
+		}
+		a.Payload = b[off : off+n : off+n]
+		off += n
+	} else if a.Format < EIFmtNVal || a.Format > EIFmtSVal {
+		return Attr{}, 0, errorf(".nv.info record at offset 0x%x has unknown format %d", off-4, a.Format)
+	}
+	return a, off, nil
 }
 
 // AppendNvInfo encodes records onto dst.

@@ -26,6 +26,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -153,10 +154,20 @@ func readInputs(ctx *Context, paths []string, nfiles int, arch input.Target) *lo
 	l.totals = make([]objTotals, (n+batch-1)/batch)
 	l.keepSlabs(ctx, mem, n, batch)
 	var done atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
+	// The batches' File records (each with LoadFile's expander and unit)
+	// go from one batch to the next, warm, rather than zeroed afresh;
+	// nothing refers to them once their batch is loaded.
+	var records sync.Pool
 	parallelFor((n+batch-1)/batch, w, func(b int) error {
-		files := make([]input.File, min(batch, n-b*batch))
+		rec, _ := records.Get().(*[]input.File)
+		if rec == nil || cap(*rec) < batch {
+			rec = &[]input.File{}
+			*rec = make([]input.File, batch)
+		}
+		defer records.Put(rec)
+		files := (*rec)[:min(batch, n-b*batch)]
 		for k := range files {
-			files[k].Path = paths[b*batch+k]
+			files[k] = input.File{Path: paths[b*batch+k]}
 		}
 		r := rings.get()
 		mem.ReadBatch(r, files)
@@ -204,28 +215,13 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 		w = ctx.Opts.Threads
 	}
 	mapped := input.Mapped(units) // (the dropped sections are read here)
-	err = parallelFor(len(units), w, func(k int) error {
-		u := &units[k]
-		f := u.ELF     // (u.Data may be cut or compacted: not parsed again)
-		o := &slot.obj // (the usual input, one cubin: see objSlot)
-		if len(units) > 1 {
-			o = new(Obj)
-		}
-		*o = Obj{Name: u.Name, F: f, System: u.System,
-			overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
-		if keep != nil && o == &slot.obj {
-			o.slot = uint8(place + 1) // (before more)
-		}
-		o.setHost(u.ModuleID, u.HostKernels)
-		if o.overlaps {
-			o.more() // (relocate adds private copies to it: relocTargetData)
-		}
-		if err := input.Guard(file.Path, mapped, func() error { return o.decodeInfo(l.tables) }); err != nil {
-			return badUnit{k, err}
-		}
-		objs[k] = o
-		return nil
-	})
+	if len(units) == 1 {          // (the usual input: no closure on the heap)
+		err = l.loadUnit(&units[0], 1, file.Path, mapped, slot, keep, place, objs, 0)
+	} else {
+		err = parallelFor(len(units), w, func(k int) error {
+			return l.loadUnit(&units[k], len(units), file.Path, mapped, slot, keep, place, objs, k)
+		})
+	}
 	if bad, ok := err.(badUnit); ok {
 		l.perrs[i], l.pbad[i] = bad.err, bad.k
 	}
@@ -236,6 +232,30 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 			keep.refs = append(keep.refs, unsafe.Pointer(o))
 		}
 	}
+}
+
+// loadUnit decodes unit k of the n an input made into its Obj (slot's
+// for the usual input, one cubin) and records it in objs[k].
+func (l *loaded) loadUnit(u *input.Unit, n int, path string, mapped bool, slot *objSlot, keep *batchKeep, place int, objs []*Obj, k int) error {
+	f := u.ELF     // (u.Data may be cut or compacted: not parsed again)
+	o := &slot.obj // (the usual input, one cubin: see objSlot)
+	if n > 1 {
+		o = new(Obj)
+	}
+	*o = Obj{Name: u.Name, F: f, System: u.System,
+		overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
+	if keep != nil && o == &slot.obj {
+		o.slot = uint8(place + 1) // (before more)
+	}
+	o.setHost(u.ModuleID, u.HostKernels)
+	if o.overlaps {
+		o.more() // (relocate adds private copies to it: relocTargetData)
+	}
+	if err := input.Guard(path, mapped, func() error { return o.decodeInfo(l.tables) }); err != nil {
+		return badUnit{k, err}
+	}
+	objs[k] = o
+	return nil
 }
 
 // numberObjects reports the first failed input, in command-line order,
@@ -477,7 +497,6 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		}
 	}
 	o.relSecs = elf.SliceOf[relocSec](nrel, alloc)[:0]
-	var buf [infoBuf]elf.Attr
 	for si := range o.F.Sections {
 		s := &o.F.Sections[si]
 		if s.Type == elf.SHTRela || s.Type == elf.SHTRel {
@@ -494,11 +513,7 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 		if s.Type != elf.SHTCudaInfo {
 			continue
 		}
-		attrs, err := elf.AppendNvInfoRecords(buf[:0], s.Data())
-		if err != nil {
-			return fmt.Errorf("%v in '%s'", err, o.Name)
-		}
-		if err := checkRegcounts(attrs); err != nil {
+		if err := checkInfo(s.Data()); err != nil {
 			return fmt.Errorf("%v in '%s'", err, o.Name)
 		}
 	}
@@ -510,21 +525,27 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 // its .nv.info.<f> a few more; a larger one grows onto the heap.
 const infoBuf = 64
 
-// checkRegcounts rejects an EIATTR_REGCOUNT record without a count (a
+// checkInfo checks that the .nv.info section b decodes
+// (elf.AppendNvInfoRecords' error when not), walking its records without
+// keeping them, and rejects an EIATTR_REGCOUNT record without a count (a
 // payload of less than the function's symbol and its count: 8 bytes),
-// which propagateRegCount would have to raise. nvlink 11.8 fails on one
-// with "Internal error: no regcount?", call edges or not
+// which propagateRegCount would have to raise; a decoding error anywhere
+// in b comes first. nvlink 11.8 fails on such a record with "Internal
+// error: no regcount?", call edges or not
 // (testdata/malformed/nvinfo-regcount-short.cubin).
-func checkRegcounts(attrs []elf.Attr) error {
-	off := 0
-	for i := range attrs {
-		a := &attrs[i]
-		if a.Code == elf.EIAttrRegcount && len(a.Payload) < 8 {
-			return fmt.Errorf(".nv.info record 0x%x (EIATTR_REGCOUNT) at offset 0x%x has size %d, too short for a register count", a.Code, off, len(a.Payload))
+func checkInfo(b []byte) error {
+	var short error
+	for off := 0; off < len(b); {
+		a, next, err := elf.NextNvInfo(b, off)
+		if err != nil {
+			return err
 		}
-		off += a.Size()
+		if a.Code == elf.EIAttrRegcount && len(a.Payload) < 8 && short == nil {
+			short = fmt.Errorf(".nv.info record 0x%x (EIATTR_REGCOUNT) at offset 0x%x has size %d, too short for a register count", a.Code, off, len(a.Payload))
+		}
+		off = next
 	}
-	return nil
+	return short
 }
 
 // typedSecs finds an object's sections of one type without going over

@@ -22,6 +22,13 @@ type File struct {
 	// (elf.ParseCompactTo): its unit's ELF then points to it.
 	Into *elf.File
 
+	// x, noHost and unit are LoadFile's expander, its flag and the unit
+	// of a file named .cubin, here rather than on the heap apiece (a
+	// link of many files loads them in batches of File records).
+	x      expander
+	noHost uint32 // (atomic: see expander.noHostInfo)
+	unit   [1]Unit
+
 	buf    *[]byte // the scratch buffer Data is in (with Memory.Keep)
 	mapped []byte  // the mapping Data is, if the file was mapped (Memory.MapFrom)
 	fd     int     // (while a Ring reads it)
@@ -84,16 +91,17 @@ func (mem *Memory) scratchBuf() *[]byte {
 // LoadFile is LoadInto for a file ReadBatch has read; f's contents are
 // then the units' (or back in the pool).
 func LoadFile(f *File, t Target, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
-	x := &expander{arch: t.SM, virtual: t.Virtual, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
+	x := &f.x
+	*x = expander{arch: t.SM, virtual: t.Virtual, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
 	if mem.Keep != nil {
 		x.drop, x.zeros, x.syms, x.names = mem.Drop, mem.Zeros, mem.Symbols, mem.Names
 	}
 	x.workers = mem.Workers
 	x.jit = mem.JIT
 	x.mapped = f.mapped != nil
-	x.into = f.Into
-	var noHostInfo atomic.Bool
-	x.noHostInfo = &noHostInfo
+	x.into, x.unit = f.Into, &f.unit
+	f.noHost = 0
+	x.noHostInfo = &f.noHost
 	var units []Unit
 	err := Guard(f.Path, x.mapped, func() (err error) {
 		units, err = x.load(f.Path, f.Data, f.Err, seen)
@@ -121,6 +129,6 @@ func LoadFile(f *File, t Target, diags *diag.Bag, fileID int, seen *Seen, mem *M
 		}
 	}
 	f.Data, f.buf, f.mapped = nil, nil, nil
-	f.NoHostInfo = noHostInfo.Load()
+	f.NoHostInfo = atomic.LoadUint32(&f.noHost) != 0
 	return units, err
 }

@@ -91,11 +91,13 @@ type expander struct {
 	mapped  bool // the file is mapped: what reads it runs under Guard
 	// noHostInfo, when set, records a host object without host reference
 	// information (shared by the copies archiveParallel makes).
-	noHostInfo *atomic.Bool
+	noHostInfo *uint32  // (set to 1 with atomic.StoreUint32)
 	jit        Compiler // compiles PTX (nil: a PTX-only input is fatal)
 	// into is where a file named .cubin is decoded (File.Into; nil: a new
-	// record), taken by its one parse (parse) and by no other file's.
+	// record), taken by its one parse (parse) and by no other file's;
+	// unit, where cubin puts its unit (nil: a new slice), likewise.
 	into *elf.File
+	unit *[1]Unit
 }
 
 func (x *expander) key() diag.Key {
@@ -284,8 +286,8 @@ func Expand(path string, data []byte, t Target, diags *diag.Bag, fileID int) ([]
 }
 
 func (x *expander) expand(path string, data []byte) ([]Unit, error) {
-	into := x.into
-	x.into = nil // (a .cubin's alone: other inputs' members may be parsed on several goroutines)
+	into, unit := x.into, x.unit
+	x.into, x.unit = nil, nil // (a .cubin's alone: other inputs' members may be parsed on several goroutines)
 	isAr := ar.IsArchive(data)
 	if !isAr && len(data) < probeSize {
 		return nil, x.fatal("Could not open input file '%s'", path)
@@ -295,7 +297,7 @@ func (x *expander) expand(path string, data []byte) ([]Unit, error) {
 		if !elf.IsELF(data) {
 			return nil, x.fatal("cubin not an elf?")
 		}
-		x.into = into
+		x.into, x.unit = into, unit
 		return x.noHostInfoIf(path)(x.cubin(path, path, data, true))
 	case ".fatbin":
 		if !fatbin.IsFatbin(data) {
@@ -354,7 +356,13 @@ func (x *expander) cubin(name, path string, data []byte, strict bool) ([]Unit, e
 		}
 		return nil, nil
 	}
-	return []Unit{{Name: name, Data: data, Size: size, Path: path, ELF: f, InOrder: inOrder, src: src}}, nil
+	u := Unit{Name: name, Data: data, Size: size, Path: path, ELF: f, InOrder: inOrder, src: src}
+	if to := x.unit; to != nil {
+		x.unit = nil
+		to[0] = u
+		return to[:], nil
+	}
+	return []Unit{u}, nil
 }
 
 // parse decodes a device ELF where the link keeps it: in place without
@@ -645,7 +653,7 @@ func incompatibleArchive(p string) bool {
 // a name holding "cudadevrt").
 func (x *expander) markNoHostInfo(name string) {
 	if x.noHostInfo != nil && !strings.Contains(name, "cudadevrt") {
-		x.noHostInfo.Store(true)
+		atomic.StoreUint32(x.noHostInfo, 1)
 	}
 }
 
