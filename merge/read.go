@@ -155,13 +155,14 @@ func readInputs(ctx *Context, paths []string, nfiles int, arch input.Target) *lo
 	l.keepSlabs(ctx, mem, n, batch)
 	var done atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
 	// The batches' File records (each with LoadFile's expander and unit)
-	// go from one batch to the next, warm, rather than zeroed afresh;
-	// nothing refers to them once their batch is loaded.
+	// go from one batch to the next, their pages warm (each is set anew
+	// below); nothing read keeps refers to them once their batch is
+	// loaded, though the pool holds the last ones until it is collected.
 	var records sync.Pool
 	parallelFor((n+batch-1)/batch, w, func(b int) error {
 		rec, _ := records.Get().(*[]input.File)
 		if rec == nil || cap(*rec) < batch {
-			rec = &[]input.File{}
+			rec = new([]input.File)
 			*rec = make([]input.File, batch)
 		}
 		defer records.Put(rec)
@@ -520,11 +521,6 @@ func (o *Obj) decodeInfo(alloc func(int) []byte) error {
 	return nil
 }
 
-// infoBuf is the room for .nv.info records a decoding of one section has
-// on its caller's stack (Obj.info): a cubin's .nv.info holds about ten,
-// its .nv.info.<f> a few more; a larger one grows onto the heap.
-const infoBuf = 64
-
 // checkInfo checks that the .nv.info section b decodes
 // (elf.AppendNvInfoRecords' error when not), walking its records without
 // keeping them, and rejects an EIATTR_REGCOUNT record without a count (a
@@ -601,6 +597,11 @@ type relocSec struct {
 	si   int32
 	rels []elf.Rela
 }
+
+// infoBuf is the room for .nv.info records a decoding of one section has
+// on its caller's stack (Obj.info): a cubin's .nv.info holds about ten,
+// its .nv.info.<f> a few more; a larger one grows onto the heap.
+const infoBuf = 64
 
 // info returns the records of input .nv.info section si appended to buf
 // (buf[:0] of a caller's [infoBuf]elf.Attr, whose records it overwrites

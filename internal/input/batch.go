@@ -24,9 +24,11 @@ type File struct {
 
 	// x, noHost and unit are LoadFile's expander, its flag and the unit
 	// of a file named .cubin, here rather than on the heap apiece (a
-	// link of many files loads them in batches of File records).
+	// link of many files loads them in batches of File records). A
+	// .cubin's units point into unit: the File is not loaded again, nor
+	// reused, until they are released.
 	x      expander
-	noHost uint32 // (atomic: see expander.noHostInfo)
+	noHost uint32 // (atomic: see expander.noHostInfo; a plain word, as a File is copied by value)
 	unit   [1]Unit
 
 	buf    *[]byte // the scratch buffer Data is in (with Memory.Keep)
@@ -89,7 +91,9 @@ func (mem *Memory) scratchBuf() *[]byte {
 }
 
 // LoadFile is LoadInto for a file ReadBatch has read; f's contents are
-// then the units' (or back in the pool).
+// then the units' (or back in the pool). The units of a file named .cubin
+// are f's own (File.unit): f must not be loaded again or reused while
+// they are in use.
 func LoadFile(f *File, t Target, diags *diag.Bag, fileID int, seen *Seen, mem *Memory) ([]Unit, error) {
 	x := &f.x
 	*x = expander{arch: t.SM, virtual: t.Virtual, diags: diags, file: fileID, alloc: mem.Tables, keep: mem.Keep}
