@@ -72,8 +72,10 @@ type Context struct {
 	Str   *StrTab
 
 	// Resolution results: one per global name (Obj.resID names an
-	// entry's).
-	Res []Resolution
+	// entry's), resNames of them; the shards' records interleave, so a
+	// few slots are unused (collectResolutions).
+	Res      []Resolution
+	resNames int
 
 	// Layout results.
 	Order  []int32 // output section IDs in final index order (index 0 = null is implicit)

@@ -27,8 +27,8 @@ func dumpState(ctx *Context, w io.Writer) {
 	for _, o := range ctx.Objs {
 		fmt.Fprintf(w, "  [%d] %s: %d sections, %d symbols\n", o.ID, o.Name, len(o.F.Sections), len(o.F.Symbols))
 	}
-	if len(ctx.Res) > 0 {
-		fmt.Fprintf(w, "resolved names: %d\n", len(ctx.Res))
+	if ctx.resNames > 0 {
+		fmt.Fprintf(w, "resolved names: %d\n", ctx.resNames)
 	}
 	fmt.Fprintf(w, "sections (%d, creation order):\n", len(ctx.Secs))
 	for _, s := range ctx.Secs {

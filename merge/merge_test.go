@@ -3,6 +3,7 @@ package merge
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -230,8 +231,25 @@ func TestBatchSize(t *testing.T) {
 	}
 }
 
+// TestShardsFor: resolve's record IDs (k*nshards+shard, k below the
+// symbols' count) stay in an int32 whatever the link's size.
+func TestShardsFor(t *testing.T) {
+	for _, c := range []struct{ nshards, nsym, want int }{
+		{2, 0, 2}, {2, 1_000_000, 2}, {64, 33_000_000, 64}, {64, 34_000_000, 63},
+		{2, math.MaxInt32 / 2, 2}, {2, math.MaxInt32/2 + 1, 1}, {4, math.MaxInt32, 1}, {1, 1 << 40, 1},
+	} {
+		got := shardsFor(c.nshards, c.nsym)
+		if got != c.want {
+			t.Errorf("shardsFor(%d, %d) = %d, want %d", c.nshards, c.nsym, got, c.want)
+		}
+		if c.nsym > 0 && int64(c.nsym)*int64(got)-1 > math.MaxInt32 && got > 1 {
+			t.Errorf("shardsFor(%d, %d) = %d: IDs past an int32", c.nshards, c.nsym, got)
+		}
+	}
+}
+
 // TestAllocResIDsShort: totals too small for the objects (a safeguard)
-// still give every object its own resID, all -1, and room for its shards.
+// still give every object its own resID, all -1, and the symbols counted.
 func TestAllocResIDsShort(t *testing.T) {
 	ctx := &Context{}
 	for i, n := range []int{3, 0, 5, 2} {
@@ -239,10 +257,12 @@ func TestAllocResIDsShort(t *testing.T) {
 	}
 	for _, nsym := range []int{0, 4, 10, 100} {
 		ctx.objArrays.resID = nil
-		shards := allocResIDs(ctx, nsym)
+		if got := allocResIDs(ctx, nsym); got != 10 {
+			t.Fatalf("nsym %d: %d symbols counted, want 10", nsym, got)
+		}
 		for k, o := range ctx.Objs {
-			if len(o.resID) != len(o.F.Symbols) || len(shards[k]) != len(o.F.Symbols) {
-				t.Fatalf("nsym %d: object %d: %d ids, %d shards for %d symbols", nsym, k, len(o.resID), len(shards[k]), len(o.F.Symbols))
+			if len(o.resID) != len(o.F.Symbols) {
+				t.Fatalf("nsym %d: object %d: %d ids for %d symbols", nsym, k, len(o.resID), len(o.F.Symbols))
 			}
 			for i, id := range o.resID {
 				if id != -1 {

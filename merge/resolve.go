@@ -11,6 +11,7 @@ package merge
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sort"
 	"unsafe"
@@ -36,6 +37,9 @@ type shardState struct {
 	index nameIndex // name -> recs
 	recs  []shardRec
 	diags []shardDiag
+	// The ID of record k is k*stride+shard: its index in Context.Res
+	// (collectResolutions), given to the entries as they are folded.
+	shard, stride int32
 }
 
 type shardRec struct {
@@ -117,11 +121,11 @@ func regCount(o *Obj, i int) int32 {
 
 func resolve(ctx *Context) error {
 	dropUnusedSystemObjects(ctx)
-	nshards := resolveShards(ctx)
 	t := ctx.objTotals()
-	resShard := allocResIDs(ctx, t.syms)
+	nsym := allocResIDs(ctx, t.syms)
+	nshards := shardsFor(resolveShards(ctx), nsym)
 	produce := func(file int, emit func(shard int, batch []candidate)) error {
-		produceCandidates(ctx, file, nshards, resShard[file], emit)
+		produceCandidates(ctx, file, nshards, emit)
 		return nil
 	}
 	// Sized for half the global entries being distinct names (generated
@@ -129,8 +133,9 @@ func resolve(ctx *Context) error {
 	// for 266,096 at 100,000); a shard's table grows past that when it
 	// must.
 	perShard := t.globals/nshards/2 + 8
-	newState := func(int) shardState {
-		return shardState{index: newNameIndex(perShard), recs: make([]shardRec, 0, perShard)}
+	newState := func(k int) shardState {
+		return shardState{index: newNameIndex(perShard), recs: make([]shardRec, 0, perShard),
+			shard: int32(k), stride: int32(nshards)}
 	}
 	fold := func(st *shardState, file int, batch []candidate) {
 		foldCandidates(st, ctx.Objs[file].resID, file, batch)
@@ -139,7 +144,7 @@ func resolve(ctx *Context) error {
 	if err != nil {
 		return err
 	}
-	diags := collectResolutions(ctx, states, resShard)
+	diags := collectResolutions(ctx, states)
 	return reportConflicts(ctx, diags)
 }
 
@@ -156,21 +161,24 @@ func resolveShards(ctx *Context) int {
 	return min(nshards, 1<<16) // (shard numbers are kept in 16 bits below)
 }
 
-// allocResIDs gives every object its resID slice (all -1) and returns the
-// shard of each of its symbols, both carved from one array each, of nsym
-// entries (the objects' symbols together, Context.totals: more is
-// harmless; too few, and the objects from the first that does not fit
-// get arrays of their own).
-//
-// Every global entry learns its name's record: the shard (from produce,
-// the file's only writer) and the record's index in it (from the shard's
-// owner: one writer per entry); combined after the fold.
-func allocResIDs(ctx *Context, nsym int) [][]uint16 {
-	resShard := make([][]uint16, len(ctx.Objs))
+// shardsFor is nshards, or fewer for a link of nsym symbols whose record
+// IDs (k*nshards+shard, k below nsym) would not fit in an int32.
+func shardsFor(nshards, nsym int) int {
+	return min(nshards, max(1, math.MaxInt32/max(nsym, 1)))
+}
+
+// allocResIDs gives every object its resID slice (all -1), carved from
+// one array of nsym entries (the objects' symbols together,
+// Context.totals: more is harmless; too few, and the objects from the
+// first that does not fit get an array of their own), and returns the
+// objects' symbols counted. Every global entry learns its name's record
+// ID from the shard's owner (one writer per entry).
+func allocResIDs(ctx *Context, nsym int) int {
 	var ids []int32
-	var shards []uint16
+	total := 0
 	for k, o := range ctx.Objs {
 		n := len(o.F.Symbols)
+		total += n
 		if n > len(ids) {
 			// (The first object, or Context.totals out of step with the
 			// objects: a safeguard. Arrays for the objects from k on.)
@@ -178,34 +186,33 @@ func allocResIDs(ctx *Context, nsym int) [][]uint16 {
 				nsym = objTotalsOf(ctx.Objs[k:]).syms
 			}
 			nsym = max(nsym, n)
-			ids, shards = make([]int32, nsym), make([]uint16, nsym)
+			ids = make([]int32, nsym)
 			ctx.objArrays.resID = append(ctx.objArrays.resID, ids)
 			for i := range ids {
 				ids[i] = -1
 			}
 		}
 		o.resID, ids = ids[:n:n], ids[n:]
-		resShard[k], shards = shards[:n:n], shards[n:]
 	}
-	return resShard
+	return total
 }
 
-// produceCandidates sends each shard one batch of file's global symbols,
-// recording their shards in resShard (the file's own row).
+// produceCandidates sends each shard one batch of file's global symbols.
 //
 // NOTE: runs concurrently, one call per file.
-func produceCandidates(ctx *Context, file, nshards int, resShard []uint16, emit func(shard int, batch []candidate)) {
+func produceCandidates(ctx *Context, file, nshards int, emit func(shard int, batch []candidate)) {
 	// The file's batches share one array, grouped by shard.
 	prefetchSymbols(ctx.Objs, file)
 	o := ctx.Objs[file]
 	batches := newLists[candidate](nshards)
-	// (The names' hashes, kept between the two loops: on the stack for
-	// the usual object, of a few tens of symbols; a larger array would be
-	// cleared at every call.)
+	// (The names' hashes and shards, kept between the two loops: on the
+	// stack for the usual object, of a few tens of symbols; a larger
+	// array would be cleared at every call.)
 	var hbuf [32]uint32
-	hashes := hbuf[:]
+	var kbuf [32]uint16
+	hashes, shards := hbuf[:], kbuf[:]
 	if len(o.F.Symbols) > len(hbuf) {
-		hashes = make([]uint32, len(o.F.Symbols))
+		hashes, shards = make([]uint32, len(o.F.Symbols)), make([]uint16, len(o.F.Symbols))
 	}
 	for i := 1; i < len(o.F.Symbols); i++ {
 		s := &o.F.Symbols[i]
@@ -214,13 +221,13 @@ func produceCandidates(ctx *Context, file, nshards int, resShard []uint16, emit 
 		}
 		h := shard.Murmur3String(s.Name)
 		k := shard.ShardOf(h, nshards)
-		hashes[i], resShard[i] = h, uint16(k)
+		hashes[i], shards[i] = h, uint16(k)
 		batches.count(int32(k))
 	}
 	batches.place()
 	for i := 1; i < len(o.F.Symbols); i++ {
 		if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal {
-			batches.put(int32(resShard[i]), candidate{s.Name, candidateOf(ctx, o, i), hashes[i]})
+			batches.put(int32(shards[i]), candidate{s.Name, candidateOf(ctx, o, i), hashes[i]})
 		}
 	}
 	batches.done()
@@ -250,7 +257,7 @@ func prefetchSymbols(objs []*Obj, k int) {
 }
 
 // foldCandidates folds file's batch into a shard's state, writing each
-// entry's record index (within the shard) to resID.
+// entry's record ID (shardState.stride) to resID.
 //
 // NOTE: runs on the shard's owner goroutine.
 func foldCandidates(st *shardState, resID []int32, file int, batch []candidate) {
@@ -274,12 +281,12 @@ func foldCandidates(st *shardState, resID []int32, file int, batch []candidate) 
 		k := st.index.rec(slot)
 		if k < 0 {
 			k = int32(len(st.recs))
-			resID[cd.c.Index] = k
+			resID[cd.c.Index] = k*st.stride + st.shard
 			st.recs = append(st.recs, shardRec{sym: shard.NewSym(cd.c), name: cd.name, other: cd.c.Other & shard.OtherAddrTaken})
 			st.index.insert(slot, cd.h, k)
 			continue
 		}
-		resID[cd.c.Index] = k
+		resID[cd.c.Index] = k*st.stride + st.shard
 		rec := &st.recs[k]
 		rec.other |= cd.c.Other & shard.OtherAddrTaken
 		out := shard.Resolve(rec.sym, cd.c)
@@ -377,36 +384,30 @@ func (x *nameIndex) insert(slot int, h uint32, rec int32) {
 	}
 }
 
-// collectResolutions lays the shards' records end to end as ctx.Res,
-// rewrites every entry's resID from (shard, record) to its index there, and
-// returns the shards' diagnostics.
-func collectResolutions(ctx *Context, states []shardState, resShard [][]uint16) []shardDiag {
-	base := make([]int32, len(states)+1)
-	for k, st := range states {
-		base[k+1] = base[k] + int32(len(st.recs))
+// collectResolutions lays the shards' records out as ctx.Res, record k of
+// shard j at k*len(states)+j (the IDs the entries were given: slots past
+// a shard's last record stay unused), and returns the shards'
+// diagnostics.
+func collectResolutions(ctx *Context, states []shardState) []shardDiag {
+	most := 0
+	for _, st := range states {
+		most = max(most, len(st.recs))
+		ctx.resNames += len(st.recs)
 	}
-	ctx.Res = make([]Resolution, base[len(states)])
+	stride := len(states)
+	ctx.Res = make([]Resolution, most*stride)
 	var diags []shardDiag
-	for k, st := range states {
-		for j := range st.recs {
-			rec := &st.recs[j]
-			r := &ctx.Res[base[k]+int32(j)]
-			*r = Resolution{File: -1, Index: -1, Other: rec.other, sym: -1}
+	for j, st := range states {
+		for k := range st.recs {
+			rec := &st.recs[k]
+			r := &ctx.Res[k*stride+j]
+			r.File, r.Index, r.Other, r.sym = -1, -1, rec.other, -1
 			if s := &rec.sym; s.Kind != shard.Undef {
 				r.File, r.Index, r.Size = s.File, s.Index, s.Size
 			}
 		}
 		diags = append(diags, st.diags...)
 	}
-	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(f int) error {
-		ids, shards := ctx.Objs[f].resID, resShard[f]
-		for i, id := range ids {
-			if id >= 0 {
-				ids[i] = base[shards[i]] + id
-			}
-		}
-		return nil
-	})
 	return diags
 }
 

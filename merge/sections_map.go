@@ -128,12 +128,12 @@ func makeOutSection(ctx *Context, o *Obj, i int, via secVia) int32 {
 func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, name string, h uint32, file bool) int32 {
 	in := &o.F.Sections[i]
 	typ, nobits := outType(in)
+	// (Field by field into the fresh record, which allocSec gives zero:
+	// an OutSec built whole and copied in was a store-forwarding stall.)
 	sec := ctx.allocSec()
-	*sec = OutSec{
-		ID: int32(len(ctx.Secs)), Name: name, Type: typ, Flags: o.F.SecFlags(i),
-		Align: uint64(in.Addralign), Nobits: nobits,
-		InfoSym: -1, InfoSec: -1, SymID: -1,
-	}
+	sec.ID, sec.Name, sec.Type, sec.Flags = int32(len(ctx.Secs)), name, typ, o.F.SecFlags(i)
+	sec.Align, sec.Nobits = uint64(in.Addralign), nobits
+	sec.InfoSym, sec.InfoSec, sec.SymID = -1, -1, -1
 	ctx.setEntsize(sec, in.Entsize)
 	if in.Type == elf.SHTProgbits && in.Flags&elf.SHFExecInstr != 0 {
 		sec.LinkSymtab = true
@@ -160,7 +160,9 @@ func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, name string, h u
 	// A section brought in by a symbol gets a local section symbol.
 	ctx.keySection(id, o, i)
 	if via != viaNoSym {
-		sec.SymID = newSym(ctx, OutSym{Name: name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
+		sym := ctx.allocSym()
+		sym.Name, sym.Info, sym.Sec, sym.IsSecSym, sym.File = name, elf.STTSection, id, true, int32(o.ID)
+		sec.SymID = addSym(ctx, sym, false)
 		ctx.keySectionSymbol(sec.SymID, id)
 	} else {
 		ctx.addStr(ctx.Str, name, nil)
@@ -226,11 +228,25 @@ const nameSlabBytes = 32 << 10
 // newSym adds an output symbol (stored in slabs: a large link creates
 // hundreds of thousands) to the positive or negative array.
 func newSym(ctx *Context, v OutSym, global bool) int32 {
+	s := ctx.allocSym()
+	*s = v
+	return addSym(ctx, s, global)
+}
+
+// allocSym is a record for a new output symbol, zero, for its caller to
+// fill field by field and hand to addSym: on the walk's paths, where an
+// OutSym built whole and copied in (newSym) was a store-forwarding stall.
+func (ctx *Context) allocSym() *OutSym {
 	if len(ctx.symSlab) == cap(ctx.symSlab) {
 		refillSlab(ctx, &ctx.symSlab, &ctx.symSlabs, symSlabLen, fedSyms)
 	}
-	ctx.symSlab = append(ctx.symSlab, v)
-	s := &ctx.symSlab[len(ctx.symSlab)-1]
+	ctx.symSlab = ctx.symSlab[:len(ctx.symSlab)+1]
+	return &ctx.symSlab[len(ctx.symSlab)-1]
+}
+
+// addSym adds s, allocSym's latest record, filled but for its ID, as
+// newSym adds a symbol.
+func addSym(ctx *Context, s *OutSym, global bool) int32 {
 	s.ID = int32(len(ctx.Syms))
 	ctx.Syms = appendRecord(ctx.Syms, s)
 	if global {

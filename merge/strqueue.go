@@ -236,7 +236,12 @@ func putMaybeHashed(t *StrTab, s string, hashed bool, h uint32, dup bool) uint32
 // after it to q.tabs[also-1] unless also is 0 (with dst for the first).
 func (q *strQueue) push(tab, also uint8, pre strPrefix, s string, dst *uint32, dup bool) {
 	b := q.cur
-	b.ops[b.n] = strOp{s: s, dst: dst, tab: tab, also: also, pre: pre, dup: dup}
+	// (Field by field into the slot, which consume left zero: a strOp
+	// built whole and copied in was stored in small parts and reloaded in
+	// wide ones, a store-forwarding stall at every addition.)
+	op := &b.ops[b.n]
+	op.s, op.dst = s, dst
+	op.tab, op.also, op.pre, op.dup = tab, also, pre, dup
 	if b.n++; b.n == strBatch {
 		q.full <- b
 		select {

@@ -112,8 +112,10 @@ func mergeSymbol(ctx *Context, o *Obj, i int) {
 			}
 			info, other = s.Info&0xF0|elf.STTObject, outOther(s)
 		}
-		o.SymMap[i] = newSym(ctx, OutSym{Name: s.Name, Info: info, Other: other, Sec: id,
-			Value: s.Value + o.secOff(int(s.Shndx)), Size: s.Size, File: int32(o.ID)}, false)
+		sym := ctx.allocSym()
+		sym.Name, sym.Info, sym.Other, sym.Sec = s.Name, info, other, id
+		sym.Value, sym.Size, sym.File = s.Value+o.secOff(int(s.Shndx)), s.Size, int32(o.ID)
+		o.SymMap[i] = addSym(ctx, sym, false)
 		ctx.keyLocal(o.SymMap[i], o, i, id)
 		claimCode(ctx, o, id, o.SymMap[i], s, false)
 	default:
@@ -166,7 +168,8 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 			// crafted placeholder-after-entry).
 			o.setPlaceholderSym(newSym(ctx, OutSym{Info: elf.STBLocal<<4 | elf.STTFunc, Sec: -1, File: int32(o.ID), emptyName: true}, false))
 		}
-		sym := OutSym{Name: s.Name, Info: s.Info&0xF0 | typ, Other: outOther(s), Sec: -1, File: int32(o.ID)}
+		sym := ctx.allocSym()
+		sym.Name, sym.Info, sym.Other, sym.Sec, sym.File = s.Name, s.Info&0xF0|typ, outOther(s), -1, int32(o.ID)
 		if !defined && ctx.Rel.ReservedSmemGlobal && s.Name == reservedSmemName {
 			sym.Info, sym.Size = elf.STBGlobal<<4|typ, s.Size
 		}
@@ -174,7 +177,7 @@ func mergeGlobal(ctx *Context, o *Obj, i int) {
 		// weak functions among the locals (below .symtab's sh_info), so
 		// they stay in the positive array; a reference from the global part
 		// puts the record in the negative one.
-		id = newSym(ctx, sym, !inLocalPart(o, i))
+		id = addSym(ctx, sym, !inLocalPart(o, i))
 		ctx.keySymbol(id, o, i) // (where it is among the locals: weak functions)
 		if r != nil {
 			r.sym = id
@@ -262,7 +265,9 @@ func isExternShared(s *elf.Symbol) bool {
 // object o when the section has none yet.
 func sectionSymbol(ctx *Context, id int32, o *Obj) int32 {
 	if s := ctx.Secs[id]; s.SymID < 0 {
-		s.SymID = newSym(ctx, OutSym{Name: s.Name, Info: elf.STTSection, Sec: id, IsSecSym: true, File: int32(o.ID)}, false)
+		sym := ctx.allocSym()
+		sym.Name, sym.Info, sym.Sec, sym.IsSecSym, sym.File = s.Name, elf.STTSection, id, true, int32(o.ID)
+		s.SymID = addSym(ctx, sym, false)
 		ctx.keySectionSymbol(s.SymID, id)
 	}
 	return ctx.Secs[id].SymID
@@ -388,7 +393,9 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 			ctx.addSectionHashed(sh, h)
 			sh.Nobits = true
 			sh.infoObj, sh.infoIn = int32(o.ID), int32(s.Shndx)
-			sh.SymID = newSym(ctx, OutSym{Name: n, Info: elf.STTSection, Sec: sh.ID, IsSecSym: true, File: int32(o.ID)}, false)
+			sym := ctx.allocSym()
+			sym.Name, sym.Info, sym.Sec, sym.IsSecSym, sym.File = n, elf.STTSection, sh.ID, true, int32(o.ID)
+			sh.SymID = addSym(ctx, sym, false)
 		}
 	}
 }
