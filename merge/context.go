@@ -72,8 +72,10 @@ type Context struct {
 	Str   *StrTab
 
 	// Resolution results: one per global name (Obj.resID names an
-	// entry's), resNames of them; the shards' records interleave, so a
-	// few slots are unused (collectResolutions).
+	// entry's), resNames of them; the shards' records interleave, so the
+	// slots past each shard's last record are unused (collectResolutions:
+	// about (largest shard - mean) x shards; names crafted into one shard
+	// would leave most of the array unused).
 	Res      []Resolution
 	resNames int
 

@@ -75,7 +75,7 @@ func finalize(ctx *Context) error {
 	// The inputs' relocations and resolutions are not read after this
 	// point (the arena holds most of them: this matters without one).
 	// (releaseTables dropped the objects' own slices but for a dump.)
-	ctx.Res, ctx.objArrays.resID = nil, nil
+	ctx.Res, ctx.resNames, ctx.objArrays.resID = nil, 0, nil
 	if !ctx.tablesReleased() {
 		for _, o := range ctx.Objs {
 			o.relSecs, o.resID = nil, nil

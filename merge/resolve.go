@@ -2,8 +2,9 @@ package merge
 
 // resolve: decide, for every global or weak name, which definition wins.
 //
-// Inputs: Context.Objs (parsed). Outputs: Context.Res (one Resolution per
-// name) and the conflict diagnostics.
+// Inputs: Context.Objs (parsed). Outputs: Context.Res (each name's
+// Resolution at its record ID, some slots unused) and the conflict
+// diagnostics.
 // Invariants: names are sharded by MurmurHash3 into owner goroutines
 // (shard.Fold); each owner receives exactly one batch per (file, shard) and
 // folds the batches in file order with the pure function shard.Resolve, so
@@ -389,11 +390,12 @@ func (x *nameIndex) insert(slot int, h uint32, rec int32) {
 // a shard's last record stay unused), and returns the shards'
 // diagnostics.
 func collectResolutions(ctx *Context, states []shardState) []shardDiag {
-	most := 0
+	most, names := 0, 0
 	for _, st := range states {
 		most = max(most, len(st.recs))
-		ctx.resNames += len(st.recs)
+		names += len(st.recs)
 	}
+	ctx.resNames = names
 	stride := len(states)
 	ctx.Res = make([]Resolution, most*stride)
 	var diags []shardDiag

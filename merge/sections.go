@@ -13,7 +13,9 @@ import (
 	"github.com/warplink/warplink/internal/hugemem"
 )
 
-// allocSec returns storage for a new output section from a slab.
+// allocSec returns storage for a new output section from a slab, zeroed
+// (no slab's record is used twice: makeOutSectionNew fills only the
+// fields it sets).
 func (ctx *Context) allocSec() *OutSec {
 	if len(ctx.secSlab) == cap(ctx.secSlab) {
 		refillSlab(ctx, &ctx.secSlab, &ctx.secSlabs, secSlabLen, fedSecs)
@@ -25,6 +27,8 @@ func (ctx *Context) allocSec() *OutSec {
 // refillSlab makes *slab, full, an empty slab of records: a spare one
 // made earlier (spares), else one growing to most records, full-size
 // from the string queue's feed (fed) when it has one ready, else new.
+// Each is zeroed memory no record was ever placed in, which allocSec's
+// and allocSym's callers rely on.
 func refillSlab[T any](ctx *Context, slab *[]T, spares *[][]T, most int, fed func(*slabFeed) chan []T) {
 	if len(*spares) > 0 {
 		*slab, *spares = (*spares)[0], (*spares)[1:]
