@@ -74,14 +74,15 @@ type dceResult struct {
 // the roots, liveness along call edges, the kept address-taken functions,
 // then what removed code alone named.
 func eliminateDeadCode(ctx *Context) dceResult {
-	per := findAllCalls(ctx)
+	refs := newSymSet(len(ctx.Syms))
+	per := findAllCalls(ctx, refs)
 	callees := calleeLists(ctx, append(per, indirectEdges(per)))
 	lv := liveness{live: make([]bool, len(ctx.Syms))}
 	rootKernel, dceRoot := markRoots(ctx, per, &lv)
 	lv.propagate(callees)
 	keepAddressTaken(per, lv.live)
-	deadText := removeDeadFunctions(ctx, lv.live)
-	liveRefs := findLiveRefs(ctx, per)
+	deadText, died := removeDeadFunctions(ctx, lv.live)
+	liveRefs := findLiveRefs(ctx, per, refs, died)
 	dropUnreferencedUndefined(ctx, liveRefs)
 	dropDeadFunctionSections(ctx, deadText)
 	r := dceResult{callees: callees, rootKernel: rootKernel, dceRoot: dceRoot, liveRefs: liveRefs, launched: make([][]int32, len(per))}
@@ -92,13 +93,15 @@ func eliminateDeadCode(ctx *Context) dceResult {
 }
 
 // findAllCalls finds what each object's call graph and data sections
-// name, in parallel, stored by object (so gathered in file order).
+// name, in parallel, stored by object (so gathered in file order), and
+// adds to refs what the relocations of every section not yet dead name
+// (findLiveRefs).
 // NOTE: findCalls runs concurrently; it only reads the context.
-func findAllCalls(ctx *Context) []objCalls {
+func findAllCalls(ctx *Context, refs symSet) []objCalls {
 	per := make([]objCalls, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		prefetchObject(ctx.Objs, i)
-		per[i] = findCalls(ctx, ctx.Objs[i])
+		per[i] = findCalls(ctx, ctx.Objs[i], refs)
 		return nil
 	})
 	return per
@@ -241,44 +244,47 @@ func keepAddressTaken(per []objCalls, live []bool) {
 }
 
 // removeDeadFunctions marks every defined function not live dead, with
-// its code section; it returns those sections (by output section ID).
-func removeDeadFunctions(ctx *Context, live []bool) []bool {
-	deadText := make([]bool, len(ctx.Secs))
+// its code section; it returns those sections (by output section ID), and
+// whether any of them was not dead before (died).
+func removeDeadFunctions(ctx *Context, live []bool) (deadText []bool, died bool) {
+	deadText = make([]bool, len(ctx.Secs))
 	for _, s := range ctx.Syms {
 		if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym && !live[s.ID] {
 			s.dead = true
 			deadText[s.Sec] = true
-			ctx.Secs[s.Sec].Dead = true
+			if t := ctx.Secs[s.Sec]; !t.Dead {
+				t.Dead, died = true, true
+			}
 		}
 	}
-	return deadText
+	return deadText, died
 }
 
 // findLiveRefs finds, by symbol ID, what live code names: by its
-// relocations (marked by each object's walk, in parallel), and, for an
-// undefined callee, by a live function's call edge in .nv.callgraph
-// (nvlink 11.8 reports an undefined callee that only the call graph names:
-// testdata/crafted/callgraph-only-reference; in ptxas's output every call
-// edge has its relocation as well).
-func findLiveRefs(ctx *Context, per []objCalls) symSet {
-	used := newSymSet(len(ctx.Syms))
-	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-		prefetchObject(ctx.Objs, i)
-		o := ctx.Objs[i]
-		o.eachRelocSection(func(t int, rels []elf.Rela) {
-			if o.SecMap[t] < 0 || ctx.Secs[o.SecMap[t]].Dead {
-				return
-			}
-			last := int32(-1) // (relocations often name one symbol in a row)
-			for _, r := range rels {
-				if m := remapSym(o, r.Sym); m >= 0 && m != last {
-					used.add(m)
-					last = m
+// relocations, and, for an undefined callee, by a live function's call
+// edge in .nv.callgraph (nvlink 11.8 reports an undefined callee that only
+// the call graph names: testdata/crafted/callgraph-only-reference; in
+// ptxas's output every call edge has its relocation as well). refs holds
+// what the relocations of the sections live before dce name (findCalls'
+// walk): unless a section died in dce (died), those are the live ones,
+// and refs is the set; else the relocations are walked again, those of
+// the sections dead now skipped (marked by each object's walk, in
+// parallel).
+func findLiveRefs(ctx *Context, per []objCalls, refs symSet, died bool) symSet {
+	used := refs
+	if died {
+		clear(used)
+		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+			prefetchObject(ctx.Objs, i)
+			o := ctx.Objs[i]
+			o.eachRelocSection(func(t int, rels []elf.Rela) {
+				if o.SecMap[t] >= 0 && !ctx.Secs[o.SecMap[t]].Dead {
+					used.addRefs(o, rels)
 				}
-			}
+			})
+			return nil
 		})
-		return nil
-	})
+	}
 	for _, c := range per {
 		for _, e := range c.edges {
 			if callee := ctx.Syms[e.callee]; !ctx.Syms[e.caller].dead && callee.Sec < 0 && callee.Shndx == 0 {
@@ -301,6 +307,17 @@ func (s symSet) add(id int32) {
 	w, b := &s[id>>5], uint32(1)<<(id&31)
 	if atomic.LoadUint32(w)&b == 0 {
 		atomic.OrUint32(w, b)
+	}
+}
+
+// addRefs adds what relocations rels of object o name.
+func (s symSet) addRefs(o *Obj, rels []elf.Rela) {
+	last := int32(-1) // (relocations often name one symbol in a row)
+	for _, r := range rels {
+		if m := remapSym(o, r.Sym); m >= 0 && m != last {
+			s.add(m)
+			last = m
+		}
 	}
 }
 
@@ -385,7 +402,10 @@ type protoRef struct {
 	proto string
 }
 
-func findCalls(ctx *Context, o *Obj) objCalls {
+// findCalls is what object o's call graph and relocations name (objCalls);
+// it adds to refs what the relocations of its sections that are not dead
+// name (findLiveRefs).
+func findCalls(ctx *Context, o *Obj, refs symSet) objCalls {
 	var c objCalls
 	o.eachCallgraph(func(s *elf.Section) {
 		for block, e := range elf.CallgraphRecords(s.Data()) {
@@ -415,12 +435,24 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 	})
 	o.eachRelocSection(func(t int, rels []elf.Rela) {
 		sec := &o.F.Sections[t]
-		if o.SecMap[t] < 0 || sec.Flags&elf.SHFAlloc == 0 {
+		if o.SecMap[t] < 0 {
+			return
+		}
+		live := !ctx.Secs[o.SecMap[t]].Dead
+		if sec.Flags&elf.SHFAlloc == 0 {
+			if live {
+				refs.addRefs(o, rels)
+			}
 			return
 		}
 		code := sec.Flags&elf.SHFExecInstr != 0
+		last := int32(-1) // (relocations often name one symbol in a row)
 		for _, r := range rels {
 			m := remapSym(o, r.Sym)
+			if live && m >= 0 && m != last {
+				refs.add(m)
+				last = m
+			}
 			if m < 0 || ctx.Syms[m].Type() != elf.STTFunc {
 				continue
 			}
