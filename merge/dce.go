@@ -82,9 +82,9 @@ func eliminateDeadCode(ctx *Context) dceResult {
 	lv.propagate(callees)
 	keepAddressTaken(per, lv.live)
 	deadText, died := removeDeadFunctions(ctx, lv.live)
-	liveRefs := findLiveRefs(ctx, per, refs, died)
+	infoDead, deadBefore := dropDeadFunctionSections(ctx, deadText)
+	liveRefs := findLiveRefs(ctx, per, refs, died || deadBefore, infoDead)
 	dropUnreferencedUndefined(ctx, liveRefs)
-	dropDeadFunctionSections(ctx, deadText)
 	r := dceResult{callees: callees, rootKernel: rootKernel, dceRoot: dceRoot, liveRefs: liveRefs, launched: make([][]int32, len(per))}
 	for i, c := range per {
 		r.launched[i] = c.launched
@@ -94,7 +94,7 @@ func eliminateDeadCode(ctx *Context) dceResult {
 
 // findAllCalls finds what each object's call graph and data sections
 // name, in parallel, stored by object (so gathered in file order), and
-// adds to refs what the relocations of every section not yet dead name
+// adds to refs what the relocations of every output section name
 // (findLiveRefs).
 // NOTE: findCalls runs concurrently; it only reads the context.
 func findAllCalls(ctx *Context, refs symSet) []objCalls {
@@ -264,21 +264,22 @@ func removeDeadFunctions(ctx *Context, live []bool) (deadText []bool, died bool)
 // relocations, and, for an undefined callee, by a live function's call
 // edge in .nv.callgraph (nvlink 11.8 reports an undefined callee that only
 // the call graph names: testdata/crafted/callgraph-only-reference; in
-// ptxas's output every call edge has its relocation as well). refs holds
-// what the relocations of the sections live before dce name (findCalls'
-// walk): unless a section died in dce (died), those are the live ones,
-// and refs is the set; else the relocations are walked again, those of
-// the sections dead now skipped (marked by each object's walk, in
-// parallel).
-func findLiveRefs(ctx *Context, per []objCalls, refs symSet, died bool) symSet {
+// ptxas's output every call edge has its relocation as well). Live code
+// is that of the sections not dead once dce removed the dead functions
+// (before dropDeadFunctionSections marked infoDead). refs holds what the
+// relocations of every section name (findCalls' walk): unless a section
+// was dead then (dead), that is the set; else the relocations are walked
+// again, those of the dead sections skipped (marked by each object's
+// walk, in parallel).
+func findLiveRefs(ctx *Context, per []objCalls, refs symSet, dead bool, infoDead []bool) symSet {
 	used := refs
-	if died {
+	if dead {
 		clear(used)
 		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 			prefetchObject(ctx.Objs, i)
 			o := ctx.Objs[i]
 			o.eachRelocSection(func(t int, rels []elf.Rela) {
-				if o.SecMap[t] >= 0 && !ctx.Secs[o.SecMap[t]].Dead {
+				if m := o.SecMap[t]; m >= 0 && (!ctx.Secs[m].Dead || infoDead != nil && infoDead[m]) {
 					used.addRefs(o, rels)
 				}
 			})
@@ -286,8 +287,8 @@ func findLiveRefs(ctx *Context, per []objCalls, refs symSet, died bool) symSet {
 		})
 	}
 	for _, c := range per {
-		for _, e := range c.edges {
-			if callee := ctx.Syms[e.callee]; !ctx.Syms[e.caller].dead && callee.Sec < 0 && callee.Shndx == 0 {
+		for _, e := range c.undefCalls {
+			if !ctx.Syms[e.caller].dead {
 				used.add(e.callee)
 			}
 		}
@@ -337,18 +338,27 @@ func dropUnreferencedUndefined(ctx *Context, used symSet) {
 }
 
 // dropDeadFunctionSections: per-function sections of removed code go with
-// it. The same walk (every section record, cold) gives each section that
+// it; it returns those it marked (infoDead, by output section ID; nil when
+// none), and whether a section was dead that dce did not remove
+// (deadBefore: findLiveRefs). The same walk (every section record, cold) gives each section that
 // an input's sh_info linked to its code (per-kernel data: infoIn) the
 // output section it names (InfoSec), as the objects' section maps are
 // final since merge (no section names one before: the sections that name
 // theirs otherwise are made later). It lists the live code sections too,
 // as the walk leaves them (Context.liveTexts).
-func dropDeadFunctionSections(ctx *Context, deadText []bool) {
+func dropDeadFunctionSections(ctx *Context, deadText []bool) (infoDead []bool, deadBefore bool) {
 	for _, s := range ctx.Secs {
+		if s.Dead && !deadText[s.ID] {
+			deadBefore = true
+		}
 		if s.infoIn > 0 {
 			t := ctx.Objs[s.infoObj].SecMap[s.infoIn]
-			if t >= 0 && deadText[t] {
+			if t >= 0 && deadText[t] && !s.Dead {
 				s.Dead = true
+				if infoDead == nil {
+					infoDead = make([]bool, len(ctx.Secs))
+				}
+				infoDead[s.ID] = true
 			}
 			s.InfoSec = t
 		}
@@ -356,6 +366,7 @@ func dropDeadFunctionSections(ctx *Context, deadText []bool) {
 			ctx.liveTexts = append(ctx.liveTexts, s.ID)
 		}
 	}
+	return infoDead, deadBefore
 }
 
 // kernelUsed reports whether the entry named name is a root. nvlink 11.8
@@ -393,7 +404,8 @@ type objCalls struct {
 	edges        []cgEdge
 	taken, sites []protoRef
 	dataRefs     []int32
-	launched     []int32 // kernels named by other functions' relocations
+	launched     []int32  // kernels named by other functions' relocations
+	undefCalls   []cgEdge // the edges of edges to undefined functions (findLiveRefs)
 }
 
 // protoRef is a function or call site of a call graph's prototype lists.
@@ -403,8 +415,8 @@ type protoRef struct {
 }
 
 // findCalls is what object o's call graph and relocations name (objCalls);
-// it adds to refs what the relocations of its sections that are not dead
-// name (findLiveRefs).
+// it adds to refs what the relocations of its sections name
+// (findLiveRefs).
 func findCalls(ctx *Context, o *Obj, refs symSet) objCalls {
 	var c objCalls
 	o.eachCallgraph(func(s *elf.Section) {
@@ -420,6 +432,9 @@ func findCalls(ctx *Context, o *Obj, refs symSet) objCalls {
 				}
 				if cb := remapSym(o, uint32(e.Callee)); cb >= 0 && ctx.Syms[cb].Type() == elf.STTFunc {
 					c.edges = append(c.edges, cgEdge{ca, cb})
+					if s := ctx.Syms[cb]; s.Sec < 0 && s.Shndx == 0 {
+						c.undefCalls = append(c.undefCalls, cgEdge{ca, cb})
+					}
 				}
 			case block == -2 || block == -3:
 				// (The string table read only here: most call graphs
@@ -438,18 +453,15 @@ func findCalls(ctx *Context, o *Obj, refs symSet) objCalls {
 		if o.SecMap[t] < 0 {
 			return
 		}
-		live := !ctx.Secs[o.SecMap[t]].Dead
 		if sec.Flags&elf.SHFAlloc == 0 {
-			if live {
-				refs.addRefs(o, rels)
-			}
+			refs.addRefs(o, rels)
 			return
 		}
 		code := sec.Flags&elf.SHFExecInstr != 0
 		last := int32(-1) // (relocations often name one symbol in a row)
 		for _, r := range rels {
 			m := remapSym(o, r.Sym)
-			if live && m >= 0 && m != last {
+			if m >= 0 && m != last {
 				refs.add(m)
 				last = m
 			}
