@@ -160,9 +160,12 @@ func indexSymbols(ctx *Context) {
 	idx := 1
 	at := ctx.symAt[:0]
 	at = append(at, 0) // (index 0, the null symbol: from the start)
+	// (A section is dead now exactly when orderSections gave it no index:
+	// the dense indices are read, not each section's cold record.)
+	secIndex := ctx.secIndex
 	for k, id := range ctx.Locals {
 		s := ctx.Syms[id]
-		if s.dead || (s.Sec >= 0 && ctx.Secs[s.Sec].Dead) || ctx.dropsSym(s) {
+		if s.dead || (s.Sec >= 0 && secIndex[s.Sec] == 0) || ctx.dropsSym(s) {
 			s.Index, byID[id] = -1, -1
 			continue
 		}
