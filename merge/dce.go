@@ -340,12 +340,13 @@ func dropUnreferencedUndefined(ctx *Context, used symSet) {
 // dropDeadFunctionSections: per-function sections of removed code go with
 // it; it returns those it marked (infoDead, by output section ID; nil when
 // none), and whether a section was dead that dce did not remove
-// (deadBefore: findLiveRefs). The same walk (every section record, cold) gives each section that
-// an input's sh_info linked to its code (per-kernel data: infoIn) the
-// output section it names (InfoSec), as the objects' section maps are
-// final since merge (no section names one before: the sections that name
-// theirs otherwise are made later). It lists the live code sections too,
-// as the walk leaves them (Context.liveTexts).
+// (deadBefore: findLiveRefs). The same walk (every section record, cold)
+// gives each section that an input's sh_info linked to its code
+// (per-kernel data: infoIn) the output section it names (InfoSec), as the
+// objects' section maps are final since merge (no section names one
+// before: the sections that name theirs otherwise are made later). It
+// lists the live code sections too, as the walk leaves them
+// (Context.liveTexts).
 func dropDeadFunctionSections(ctx *Context, deadText []bool) (infoDead []bool, deadBefore bool) {
 	for _, s := range ctx.Secs {
 		if s.Dead && !deadText[s.ID] {
@@ -405,7 +406,7 @@ type objCalls struct {
 	taken, sites []protoRef
 	dataRefs     []int32
 	launched     []int32  // kernels named by other functions' relocations
-	undefCalls   []cgEdge // the edges of edges to undefined functions (findLiveRefs)
+	undefCalls   []cgEdge // those of edges to undefined functions (findLiveRefs)
 }
 
 // protoRef is a function or call site of a call graph's prototype lists.
