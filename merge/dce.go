@@ -74,16 +74,17 @@ type dceResult struct {
 // the roots, liveness along call edges, the kept address-taken functions,
 // then what removed code alone named.
 func eliminateDeadCode(ctx *Context) dceResult {
-	per := findAllCalls(ctx)
+	refs := newSymSet(len(ctx.Syms))
+	per := findAllCalls(ctx, refs)
 	callees := calleeLists(ctx, append(per, indirectEdges(per)))
 	lv := liveness{live: make([]bool, len(ctx.Syms))}
 	rootKernel, dceRoot := markRoots(ctx, per, &lv)
 	lv.propagate(callees)
 	keepAddressTaken(per, lv.live)
-	deadText := removeDeadFunctions(ctx, lv.live)
-	liveRefs := findLiveRefs(ctx, per)
+	deadText, died := removeDeadFunctions(ctx, lv.live)
+	infoDead, deadBefore := dropDeadFunctionSections(ctx, deadText)
+	liveRefs := findLiveRefs(ctx, per, refs, died || deadBefore, infoDead)
 	dropUnreferencedUndefined(ctx, liveRefs)
-	dropDeadFunctionSections(ctx, deadText)
 	r := dceResult{callees: callees, rootKernel: rootKernel, dceRoot: dceRoot, liveRefs: liveRefs, launched: make([][]int32, len(per))}
 	for i, c := range per {
 		r.launched[i] = c.launched
@@ -92,13 +93,15 @@ func eliminateDeadCode(ctx *Context) dceResult {
 }
 
 // findAllCalls finds what each object's call graph and data sections
-// name, in parallel, stored by object (so gathered in file order).
+// name, in parallel, stored by object (so gathered in file order), and
+// adds to refs what the relocations of every output section name
+// (findLiveRefs).
 // NOTE: findCalls runs concurrently; it only reads the context.
-func findAllCalls(ctx *Context) []objCalls {
+func findAllCalls(ctx *Context, refs symSet) []objCalls {
 	per := make([]objCalls, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		prefetchObject(ctx.Objs, i)
-		per[i] = findCalls(ctx, ctx.Objs[i])
+		per[i] = findCalls(ctx, ctx.Objs[i], refs)
 		return nil
 	})
 	return per
@@ -241,47 +244,51 @@ func keepAddressTaken(per []objCalls, live []bool) {
 }
 
 // removeDeadFunctions marks every defined function not live dead, with
-// its code section; it returns those sections (by output section ID).
-func removeDeadFunctions(ctx *Context, live []bool) []bool {
-	deadText := make([]bool, len(ctx.Secs))
+// its code section; it returns those sections (by output section ID), and
+// whether any of them was not dead before (died).
+func removeDeadFunctions(ctx *Context, live []bool) (deadText []bool, died bool) {
+	deadText = make([]bool, len(ctx.Secs))
 	for _, s := range ctx.Syms {
 		if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym && !live[s.ID] {
 			s.dead = true
 			deadText[s.Sec] = true
-			ctx.Secs[s.Sec].Dead = true
+			if t := ctx.Secs[s.Sec]; !t.Dead {
+				t.Dead, died = true, true
+			}
 		}
 	}
-	return deadText
+	return deadText, died
 }
 
 // findLiveRefs finds, by symbol ID, what live code names: by its
-// relocations (marked by each object's walk, in parallel), and, for an
-// undefined callee, by a live function's call edge in .nv.callgraph
-// (nvlink 11.8 reports an undefined callee that only the call graph names:
-// testdata/crafted/callgraph-only-reference; in ptxas's output every call
-// edge has its relocation as well).
-func findLiveRefs(ctx *Context, per []objCalls) symSet {
-	used := newSymSet(len(ctx.Syms))
-	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
-		prefetchObject(ctx.Objs, i)
-		o := ctx.Objs[i]
-		o.eachRelocSection(func(t int, rels []elf.Rela) {
-			if o.SecMap[t] < 0 || ctx.Secs[o.SecMap[t]].Dead {
-				return
-			}
-			last := int32(-1) // (relocations often name one symbol in a row)
-			for _, r := range rels {
-				if m := remapSym(o, r.Sym); m >= 0 && m != last {
-					used.add(m)
-					last = m
+// relocations, and, for an undefined callee, by a live function's call
+// edge in .nv.callgraph (nvlink 11.8 reports an undefined callee that only
+// the call graph names: testdata/crafted/callgraph-only-reference; in
+// ptxas's output every call edge has its relocation as well). Live code
+// is that of the sections not dead once dce removed the dead functions
+// (before dropDeadFunctionSections marked infoDead). refs holds what the
+// relocations of every section name (findCalls' walk): unless a section
+// was dead then (dead), that is the set; else the relocations are walked
+// again, those of the dead sections skipped (marked by each object's
+// walk, in parallel).
+func findLiveRefs(ctx *Context, per []objCalls, refs symSet, dead bool, infoDead []bool) symSet {
+	used := refs
+	if dead {
+		clear(used)
+		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
+			prefetchObject(ctx.Objs, i)
+			o := ctx.Objs[i]
+			o.eachRelocSection(func(t int, rels []elf.Rela) {
+				if m := o.SecMap[t]; m >= 0 && (!ctx.Secs[m].Dead || infoDead != nil && infoDead[m]) {
+					used.addRefs(o, rels)
 				}
-			}
+			})
+			return nil
 		})
-		return nil
-	})
+	}
 	for _, c := range per {
-		for _, e := range c.edges {
-			if callee := ctx.Syms[e.callee]; !ctx.Syms[e.caller].dead && callee.Sec < 0 && callee.Shndx == 0 {
+		for _, e := range c.undefCalls {
+			if !ctx.Syms[e.caller].dead {
 				used.add(e.callee)
 			}
 		}
@@ -304,6 +311,17 @@ func (s symSet) add(id int32) {
 	}
 }
 
+// addRefs adds what relocations rels of object o name.
+func (s symSet) addRefs(o *Obj, rels []elf.Rela) {
+	last := int32(-1) // (relocations often name one symbol in a row)
+	for _, r := range rels {
+		if m := remapSym(o, r.Sym); m >= 0 && m != last {
+			s.add(m)
+			last = m
+		}
+	}
+}
+
 // has reports whether id is in the set (once no goroutine adds to it).
 func (s symSet) has(id int32) bool {
 	return int(id>>5) < len(s) && s[id>>5]&(uint32(1)<<(id&31)) != 0
@@ -320,18 +338,28 @@ func dropUnreferencedUndefined(ctx *Context, used symSet) {
 }
 
 // dropDeadFunctionSections: per-function sections of removed code go with
-// it. The same walk (every section record, cold) gives each section that
-// an input's sh_info linked to its code (per-kernel data: infoIn) the
-// output section it names (InfoSec), as the objects' section maps are
-// final since merge (no section names one before: the sections that name
-// theirs otherwise are made later). It lists the live code sections too,
-// as the walk leaves them (Context.liveTexts).
-func dropDeadFunctionSections(ctx *Context, deadText []bool) {
+// it; it returns those it marked (infoDead, by output section ID; nil when
+// none), and whether a section was dead that dce did not remove
+// (deadBefore: findLiveRefs). The same walk (every section record, cold)
+// gives each section that an input's sh_info linked to its code
+// (per-kernel data: infoIn) the output section it names (InfoSec), as the
+// objects' section maps are final since merge (no section names one
+// before: the sections that name theirs otherwise are made later). It
+// lists the live code sections too, as the walk leaves them
+// (Context.liveTexts).
+func dropDeadFunctionSections(ctx *Context, deadText []bool) (infoDead []bool, deadBefore bool) {
 	for _, s := range ctx.Secs {
+		if s.Dead && !deadText[s.ID] {
+			deadBefore = true
+		}
 		if s.infoIn > 0 {
 			t := ctx.Objs[s.infoObj].SecMap[s.infoIn]
-			if t >= 0 && deadText[t] {
+			if t >= 0 && deadText[t] && !s.Dead {
 				s.Dead = true
+				if infoDead == nil {
+					infoDead = make([]bool, len(ctx.Secs))
+				}
+				infoDead[s.ID] = true
 			}
 			s.InfoSec = t
 		}
@@ -339,6 +367,7 @@ func dropDeadFunctionSections(ctx *Context, deadText []bool) {
 			ctx.liveTexts = append(ctx.liveTexts, s.ID)
 		}
 	}
+	return infoDead, deadBefore
 }
 
 // kernelUsed reports whether the entry named name is a root. nvlink 11.8
@@ -376,7 +405,8 @@ type objCalls struct {
 	edges        []cgEdge
 	taken, sites []protoRef
 	dataRefs     []int32
-	launched     []int32 // kernels named by other functions' relocations
+	launched     []int32  // kernels named by other functions' relocations
+	undefCalls   []cgEdge // those of edges to undefined functions (findLiveRefs)
 }
 
 // protoRef is a function or call site of a call graph's prototype lists.
@@ -385,7 +415,10 @@ type protoRef struct {
 	proto string
 }
 
-func findCalls(ctx *Context, o *Obj) objCalls {
+// findCalls is what object o's call graph and relocations name (objCalls);
+// it adds to refs what the relocations of its sections name
+// (findLiveRefs).
+func findCalls(ctx *Context, o *Obj, refs symSet) objCalls {
 	var c objCalls
 	o.eachCallgraph(func(s *elf.Section) {
 		for block, e := range elf.CallgraphRecords(s.Data()) {
@@ -400,6 +433,9 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 				}
 				if cb := remapSym(o, uint32(e.Callee)); cb >= 0 && ctx.Syms[cb].Type() == elf.STTFunc {
 					c.edges = append(c.edges, cgEdge{ca, cb})
+					if s := ctx.Syms[cb]; s.Sec < 0 && s.Shndx == 0 {
+						c.undefCalls = append(c.undefCalls, cgEdge{ca, cb})
+					}
 				}
 			case block == -2 || block == -3:
 				// (The string table read only here: most call graphs
@@ -415,12 +451,21 @@ func findCalls(ctx *Context, o *Obj) objCalls {
 	})
 	o.eachRelocSection(func(t int, rels []elf.Rela) {
 		sec := &o.F.Sections[t]
-		if o.SecMap[t] < 0 || sec.Flags&elf.SHFAlloc == 0 {
+		if o.SecMap[t] < 0 {
+			return
+		}
+		if sec.Flags&elf.SHFAlloc == 0 {
+			refs.addRefs(o, rels)
 			return
 		}
 		code := sec.Flags&elf.SHFExecInstr != 0
+		last := int32(-1) // (relocations often name one symbol in a row)
 		for _, r := range rels {
 			m := remapSym(o, r.Sym)
+			if m >= 0 && m != last {
+				refs.add(m)
+				last = m
+			}
 			if m < 0 || ctx.Syms[m].Type() != elf.STTFunc {
 				continue
 			}

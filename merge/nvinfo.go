@@ -260,10 +260,9 @@ func le32(v uint32) []byte {
 	return b
 }
 
-// encodeInfo writes the records of generated .nv.info sections, now that
-// symbol indices are final: .nv.info's from its records, each
-// .nv.info.<f>'s in place from its compact form: the sections secs (every
-// .nv.info section, orderSections).
+// encodeInfo writes the records of .nv.info, now that symbol indices are
+// final, in place from its compact form: the sections secs (orderSections;
+// each .nv.info.<f> is patched as write copies it: compactInfo).
 func encodeInfo(ctx *Context, secs []int32) {
 	// Each section is encoded on its own (symbols are only read), into a
 	// buffer of its exact size.

@@ -8,8 +8,8 @@ package merge
 // encoded size, so a function's records take a third of what infoRecs do
 // (at 100,000 objects about a million records, each 32 bytes in fresh
 // heap memory during finalize, where the heap is at its peak), and a
-// generated .nv.info.<f> is written once, in the order pass's patch
-// (patchCompact), in place.
+// generated .nv.info.<f> is written once, patched as write copies it into
+// its run buffer (patchCompact, compactInfo).
 // Invariant: input formats are 1 to 4 (elf.AppendNvInfoRecords checks
 // them), so the high bit of the format byte is free.
 

@@ -60,7 +60,8 @@ func (s *OutSec) empty() bool {
 // the buckets in order, each stable-sorted by section type (so writable
 // PROGBITS data precedes NOBITS data). It returns, from the same walk over
 // every section, the sections whose contents wait for the symbols'
-// indices, in creation order: the .nv.info ones (encodeInfo) and those
+// indices, in creation order: .nv.info (encodeInfo; each .nv.info.<f>
+// keeps its compact form until write copies it: compactInfo) and those
 // with a call graph or prototypes (encodeCallgraph).
 func orderSections(ctx *Context) (infos, graphs []int32) {
 	// A stable counting sort by (bucket, type); relocation sections
@@ -82,7 +83,7 @@ func orderSections(ctx *Context) (infos, graphs []int32) {
 	live, last := 0, -1
 	infos = elf.SliceOf[int32](len(ctx.Secs), ctx.lateScratch)[:0]
 	for i, s := range ctx.Secs {
-		if s.Type == elf.SHTCudaInfo {
+		if s.Type == elf.SHTCudaInfo && s.gen != nil {
 			infos = append(infos, int32(i))
 		}
 		if s.gen.contents() {
@@ -160,9 +161,12 @@ func indexSymbols(ctx *Context) {
 	idx := 1
 	at := ctx.symAt[:0]
 	at = append(at, 0) // (index 0, the null symbol: from the start)
+	// (A section is dead now exactly when orderSections gave it no index:
+	// the dense indices are read, not each section's cold record.)
+	secIndex := ctx.secIndex
 	for k, id := range ctx.Locals {
 		s := ctx.Syms[id]
-		if s.dead || (s.Sec >= 0 && ctx.Secs[s.Sec].Dead) || ctx.dropsSym(s) {
+		if s.dead || (s.Sec >= 0 && secIndex[s.Sec] == 0) || ctx.dropsSym(s) {
 			s.Index, byID[id] = -1, -1
 			continue
 		}

@@ -371,6 +371,17 @@ func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 	}
 }
 
+// compactInfo reports whether s is a .nv.info.<f> section, whose bytes
+// are in compact form (output symbol IDs for indices: nvinfo_compact.go)
+// until write copies them: the copy in a run buffer is patched, while in
+// the cache, instead of the section's own bytes in order (sectionRun,
+// where a section is whole in its run); one larger than a run is patched
+// in place before it goes out (emitLarge). .nv.info itself is made in
+// order (encodeInfo: its MIN_STACK_SIZE records go by symbol index).
+func compactInfo(s *OutSec) bool {
+	return s.Type == elf.SHTCudaInfo && s.gen == nil && s.Data() != nil
+}
+
 // entrySize is the unit a run may split the section at: a relocation
 // entry for relocation sections, else a byte.
 func (h *shdr) entrySize() uint64 {

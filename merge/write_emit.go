@@ -230,7 +230,11 @@ func (e *emitter) sectionRun(hdrs []shdr, i int, pos uint64) (uint64, int) {
 		prefetchFill(e.ctx, hdrs[:j], i+k)
 		h := &hdrs[i+k]
 		if e.kinds[i+k]&hdrFilled != 0 {
-			h.fill(e.ctx, b[h.off-pos:h.off-pos+h.size], 0)
+			out := b[h.off-pos : h.off-pos+h.size]
+			h.fill(e.ctx, out, 0)
+			if s := h.sec; compactInfo(s) {
+				patchCompact(e.ctx, out[:min(len(out), len(s.Data()))])
+			}
 		}
 		return nil
 	})
@@ -288,6 +292,9 @@ func (e *emitter) headers(hdrs []shdr, pos uint64, fl *outputLayout) {
 // objects the two had grown to the largest sections, 48 MB.
 func (e *emitter) emitLarge(h *shdr, pos uint64) {
 	pad := h.off - pos
+	if compactInfo(h.sec) {
+		patchCompact(e.ctx, h.sec.Data()) // (compactInfo)
+	}
 	if s := h.sec; s.relocs() == nil && uint64(len(s.Data())) == h.size {
 		if pad > 0 {
 			run := e.next(pad)
