@@ -81,9 +81,9 @@ func eliminateDeadCode(ctx *Context) dceResult {
 	rootKernel, dceRoot := markRoots(ctx, per, &lv)
 	lv.propagate(callees)
 	keepAddressTaken(per, lv.live)
-	deadText, died := removeDeadFunctions(ctx, lv.live)
+	deadText, removed := removeDeadFunctions(ctx, lv.live)
 	infoDead, deadBefore := dropDeadFunctionSections(ctx, deadText)
-	liveRefs := findLiveRefs(ctx, per, refs, died || deadBefore, infoDead)
+	liveRefs := findLiveRefs(ctx, per, refs, removed || deadBefore, infoDead)
 	dropUnreferencedUndefined(ctx, liveRefs)
 	r := dceResult{callees: callees, rootKernel: rootKernel, dceRoot: dceRoot, liveRefs: liveRefs, launched: make([][]int32, len(per))}
 	for i, c := range per {
@@ -245,19 +245,18 @@ func keepAddressTaken(per []objCalls, live []bool) {
 
 // removeDeadFunctions marks every defined function not live dead, with
 // its code section; it returns those sections (by output section ID), and
-// whether any of them was not dead before (died).
-func removeDeadFunctions(ctx *Context, live []bool) (deadText []bool, died bool) {
+// whether it removed any function (removed: its section dead now, newly
+// or not, findLiveRefs walks the relocations again).
+func removeDeadFunctions(ctx *Context, live []bool) (deadText []bool, removed bool) {
 	deadText = make([]bool, len(ctx.Secs))
 	for _, s := range ctx.Syms {
 		if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym && !live[s.ID] {
-			s.dead = true
+			s.dead, removed = true, true
 			deadText[s.Sec] = true
-			if t := ctx.Secs[s.Sec]; !t.Dead {
-				t.Dead, died = true, true
-			}
+			ctx.Secs[s.Sec].Dead = true
 		}
 	}
-	return deadText, died
+	return deadText, removed
 }
 
 // findLiveRefs finds, by symbol ID, what live code names: by its
@@ -459,7 +458,7 @@ func findCalls(ctx *Context, o *Obj, refs symSet) objCalls {
 			return
 		}
 		code := sec.Flags&elf.SHFExecInstr != 0
-		last := int32(-1) // (relocations often name one symbol in a row)
+		last := int32(-1) // (relocations often name one symbol in a row; symSet.addRefs' dedupe, inline as this walk reads each relocation once)
 		for _, r := range rels {
 			m := remapSym(o, r.Sym)
 			if m >= 0 && m != last {

@@ -4,7 +4,8 @@ package merge
 // output symbols in parallel (gatherObjects, objectInfo), kept in
 // compact form (nvinfo_compact.go), then assembled into .nv.info and one
 // .nv.info.<f> per function (buildNvInfo), whose symbol indices the order
-// pass writes (encodeInfo).
+// pass writes into .nv.info (encodeInfo) and write into each .nv.info.<f>
+// as it copies it (compactInfo).
 // Invariant: the output's symbols and sections do not change while the
 // translation runs (the records name them); each section's records are in
 // nvlink's order (reverse input order, generated records last).

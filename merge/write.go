@@ -373,11 +373,12 @@ func (h *shdr) fill(ctx *Context, b []byte, lo uint64) {
 
 // compactInfo reports whether s is a .nv.info.<f> section, whose bytes
 // are in compact form (output symbol IDs for indices: nvinfo_compact.go)
-// until write copies them: the copy in a run buffer is patched, while in
-// the cache, instead of the section's own bytes in order (sectionRun,
-// where a section is whole in its run); one larger than a run is patched
-// in place before it goes out (emitLarge). .nv.info itself is made in
-// order (encodeInfo: its MIN_STACK_SIZE records go by symbol index).
+// until write copies them. A section whole in one run is patched in the
+// run buffer's copy, still in the cache (sectionRun), its own bytes left
+// compact; one larger than a run is patched in place before it goes out
+// (emitLarge), once: patchCompact on patched bytes would read indices as
+// IDs. .nv.info itself is made in order (encodeInfo: its MIN_STACK_SIZE
+// records go by symbol index).
 func compactInfo(s *OutSec) bool {
 	return s.Type == elf.SHTCudaInfo && s.gen == nil && s.Data() != nil
 }

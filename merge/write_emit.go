@@ -233,7 +233,8 @@ func (e *emitter) sectionRun(hdrs []shdr, i int, pos uint64) (uint64, int) {
 			out := b[h.off-pos : h.off-pos+h.size]
 			h.fill(e.ctx, out, 0)
 			if s := h.sec; compactInfo(s) {
-				patchCompact(e.ctx, out[:min(len(out), len(s.Data()))])
+				n := min(len(out), len(s.Data()))
+				patchCompact(e.ctx, out[:n:n]) // (a bad record cannot reach the next section's bytes)
 			}
 		}
 		return nil
