@@ -346,14 +346,14 @@ const (
 	kindMbarriers                      // EIATTR_NUM_MBARRIERS
 )
 
-// kindOf is what kind of interest r is (0: none).
-func kindOf(r *infoRec) recKinds {
-	switch {
-	case r.isExterns():
+// kindOf is what kind of interest a record of the code is (0: none).
+func kindOf(code uint8) recKinds {
+	switch code {
+	case elf.EIAttrExterns:
 		return kindExterns
-	case r.Code == elf.EIAttrCtaidzUsed:
+	case elf.EIAttrCtaidzUsed:
 		return kindCtaidz
-	case r.Code == elf.EIAttrNumMbarriers:
+	case elf.EIAttrNumMbarriers:
 		return kindMbarriers
 	}
 	return 0
@@ -572,10 +572,7 @@ func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 // functions' in another: a record takes at most its input size (EXTERNS
 // lists only shrink); the buffers come from slab.
 func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []funcRecs) {
-	var buf [infoBuf]elf.Attr
 	ng, nf := 0, 0
-	var ids []byte // an EXTERNS record's kept IDs (appendCompact copies them)
-	var r infoRec  // the record being translated
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		if o.isGlobalInfo(si) {
 			ng += len(s.Data())
@@ -593,42 +590,12 @@ func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []
 			}
 			textSec = o.SecMap[s.Info]
 		}
-		attrs := o.info(si, buf[:0])
 		if textSec < 0 {
 			enc, global = global, enc // (for this section's records)
 		}
 		start := len(enc)
 		var kinds recKinds
-		for _, a := range attrs {
-			if a.Code == elf.EIAttrMaxStackSize {
-				continue
-			}
-			// (Field by field into one record: a whole record made then
-			// copied, read whole right after its narrow fields were
-			// stored, stalled at every record.)
-			r.Format, r.Code, r.Value, r.sym, r.Payload = a.Format, a.Code, a.Value, -1, a.Payload
-			if a.Code == elf.EIAttrExterns {
-				// What stays is decided later, over the call graph.
-				ids = ids[:0]
-				for k := 0; k+4 <= len(a.Payload); k += 4 {
-					if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
-						ids = binary.LittleEndian.AppendUint32(ids, uint32(m))
-					}
-				}
-				r.Payload = ids
-			}
-			if p, ok := o.placeholderSym(); ok && a.Code == elf.EIAttrKparamInfo && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
-				r.sym = p // see mergeGlobal
-			}
-			if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
-				r.sym = ctx.liveSym(o, a.U32(0))
-				if r.sym < 0 || ctx.lostDefinition(o, a.U32(0)) {
-					continue // record of a dropped weak copy
-				}
-			}
-			enc = appendCompact(enc, &r)
-			kinds |= kindOf(&r)
-		}
+		enc, kinds = appendTranslated(ctx, o, enc, s.Data())
 		if textSec < 0 {
 			enc, global = global, enc
 		} else {
