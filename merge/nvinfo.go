@@ -629,12 +629,15 @@ func newSecChunks(ctx *Context, n int) secChunks {
 	c := secChunks{c: make([][]OutSec, (n+secChunk-1)/secChunk), mapped: true, mu: new(sync.Mutex), keep: new([][]byte)}
 	for i := range c.c {
 		k := min(secChunk, n-i*secChunk)
-		b := ctx.lateKeepMapped(k * int(unsafe.Sizeof(OutSec{})))
+		// (Not cleared here, serially: funcInfoJob.block's genSection
+		// clears each record, in parallel, before anything reads it;
+		// the collector does not scan this memory.)
+		b := ctx.lateSecsMapped(k * int(unsafe.Sizeof(OutSec{})))
 		if b == nil {
 			c.mapped = false
 			break
 		}
-		c.c[i] = unsafe.Slice((*OutSec)(unsafe.Pointer(unsafe.SliceData(b))), k) // (cleared: zero OutSecs)
+		c.c[i] = unsafe.Slice((*OutSec)(unsafe.Pointer(unsafe.SliceData(b))), k)
 	}
 	if !c.mapped {
 		for i := range c.c {
