@@ -123,11 +123,14 @@ func buildNvInfo(ctx *Context, job *objGather) {
 			order = append(order, t)
 		}
 	}
-	// The code sections in the order their .nv.info.<f> came in the inputs.
+	// The code sections in the order their .nv.info.<f> came in the
+	// inputs, which only the root kernel's list reads (rootList).
 	var inOrder []int32
-	for i := range per {
-		for _, f := range per[i].perFunc {
-			inOrder = append(inOrder, f.text)
+	if ctx.rootKernel >= 0 {
+		for i := range per {
+			for _, f := range per[i].perFunc {
+				inOrder = append(inOrder, f.text)
+			}
 		}
 	}
 	newExterns := closeExterns(ctx, perFunc, order, inOrder)
