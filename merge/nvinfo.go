@@ -573,18 +573,20 @@ func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 // MAX_STACK_SIZE (recomputed) go, EXTERNS keep what may survive the link.
 // All of them in compact form, the global ones in one buffer, the
 // functions' in another: a record takes at most its input size (EXTERNS
-// lists only shrink); the buffers come from slab.
+// lists only shrink); the buffers and the list come from slab.
 func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []funcRecs) {
-	ng, nf := 0, 0
+	ng, nf, funcs := 0, 0, 0
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		if o.isGlobalInfo(si) {
 			ng += len(s.Data())
 		} else {
 			nf += len(s.Data())
+			funcs++
 		}
 	})
 	global = slab.take(ng)
 	enc := slab.take(nf)
+	perFunc = slab.takeFuncs(funcs)
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
 		if !o.isGlobalInfo(si) {
