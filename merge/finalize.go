@@ -201,6 +201,16 @@ func (ctx *Context) lateKeepMapped(n int) []byte {
 	return ctx.late.AllocTop(n)
 }
 
+// lateSecsMapped is lateKeepMapped for output section records that
+// genSection clears one by one before any is read
+// (hugemem.Arena.AllocTopUncleared).
+func (ctx *Context) lateSecsMapped(n int) []byte {
+	if ctx.late == nil {
+		return nil
+	}
+	return ctx.late.AllocTopUncleared(n)
+}
+
 // rewindLate hands the reset tables' memory that finalize's scratch
 // tables took back for write's tables (hugemem.Arena.Rewind: resident
 // pages, at 100,000 objects about 20 MB, where write's section headers

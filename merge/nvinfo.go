@@ -124,11 +124,14 @@ func buildNvInfo(ctx *Context, job *objGather) {
 			order = append(order, t)
 		}
 	}
-	// The code sections in the order their .nv.info.<f> came in the inputs.
+	// The code sections in the order their .nv.info.<f> came in the
+	// inputs, which only the root kernel's list reads (rootList).
 	var inOrder []int32
-	for i := range per {
-		for _, f := range per[i].perFunc {
-			inOrder = append(inOrder, f.text)
+	if ctx.rootKernel >= 0 {
+		for i := range per {
+			for _, f := range per[i].perFunc {
+				inOrder = append(inOrder, f.text)
+			}
 		}
 	}
 	newExterns := closeExterns(ctx, perFunc, order, inOrder)
@@ -346,14 +349,14 @@ const (
 	kindMbarriers                      // EIATTR_NUM_MBARRIERS
 )
 
-// kindOf is what kind of interest r is (0: none).
-func kindOf(r *infoRec) recKinds {
-	switch {
-	case r.isExterns():
+// kindOf is what kind of interest a record of the code is (0: none).
+func kindOf(code uint8) recKinds {
+	switch code {
+	case elf.EIAttrExterns:
 		return kindExterns
-	case r.Code == elf.EIAttrCtaidzUsed:
+	case elf.EIAttrCtaidzUsed:
 		return kindCtaidz
-	case r.Code == elf.EIAttrNumMbarriers:
+	case elf.EIAttrNumMbarriers:
 		return kindMbarriers
 	}
 	return 0
@@ -570,21 +573,20 @@ func (p *funcInfos) eachExterns(fn func(f int32, recs []infoRec)) {
 // MAX_STACK_SIZE (recomputed) go, EXTERNS keep what may survive the link.
 // All of them in compact form, the global ones in one buffer, the
 // functions' in another: a record takes at most its input size (EXTERNS
-// lists only shrink); the buffers come from slab.
+// lists only shrink); the buffers and the list come from slab.
 func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []funcRecs) {
-	var buf [infoBuf]elf.Attr
-	ng, nf := 0, 0
-	var ids []byte // an EXTERNS record's kept IDs (appendCompact copies them)
-	var r infoRec  // the record being translated
+	ng, nf, funcs := 0, 0, 0
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		if o.isGlobalInfo(si) {
 			ng += len(s.Data())
 		} else {
 			nf += len(s.Data())
+			funcs++
 		}
 	})
 	global = slab.take(ng)
 	enc := slab.take(nf)
+	perFunc = slab.takeFuncs(funcs)
 	o.eachInfoSection(func(si int, s *elf.Section) {
 		var textSec int32 = -1
 		if !o.isGlobalInfo(si) {
@@ -593,42 +595,12 @@ func objectInfo(ctx *Context, o *Obj, slab *byteSlab) (global []byte, perFunc []
 			}
 			textSec = o.SecMap[s.Info]
 		}
-		attrs := o.info(si, buf[:0])
 		if textSec < 0 {
 			enc, global = global, enc // (for this section's records)
 		}
 		start := len(enc)
 		var kinds recKinds
-		for _, a := range attrs {
-			if a.Code == elf.EIAttrMaxStackSize {
-				continue
-			}
-			// (Field by field into one record: a whole record made then
-			// copied, read whole right after its narrow fields were
-			// stored, stalled at every record.)
-			r.Format, r.Code, r.Value, r.sym, r.Payload = a.Format, a.Code, a.Value, -1, a.Payload
-			if a.Code == elf.EIAttrExterns {
-				// What stays is decided later, over the call graph.
-				ids = ids[:0]
-				for k := 0; k+4 <= len(a.Payload); k += 4 {
-					if m := ctx.liveSym(o, a.U32(k)); m >= 0 && externKept(ctx.Syms[m]) {
-						ids = binary.LittleEndian.AppendUint32(ids, uint32(m))
-					}
-				}
-				r.Payload = ids
-			}
-			if p, ok := o.placeholderSym(); ok && a.Code == elf.EIAttrKparamInfo && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 && a.U32(0) == 0 {
-				r.sym = p // see mergeGlobal
-			}
-			if symIndexAttr(a.Code) && a.Format == elf.EIFmtSVal && len(a.Payload) >= 4 {
-				r.sym = ctx.liveSym(o, a.U32(0))
-				if r.sym < 0 || ctx.lostDefinition(o, a.U32(0)) {
-					continue // record of a dropped weak copy
-				}
-			}
-			enc = appendCompact(enc, &r)
-			kinds |= kindOf(&r)
-		}
+		enc, kinds = appendTranslated(ctx, o, enc, s.Data())
 		if textSec < 0 {
 			enc, global = global, enc
 		} else {
@@ -662,12 +634,15 @@ func newSecChunks(ctx *Context, n int) secChunks {
 	c := secChunks{c: make([][]OutSec, (n+secChunk-1)/secChunk), mapped: true, mu: new(sync.Mutex), keep: new([][]byte)}
 	for i := range c.c {
 		k := min(secChunk, n-i*secChunk)
-		b := ctx.lateKeepMapped(k * int(unsafe.Sizeof(OutSec{})))
+		// (Not cleared here, serially: funcInfoJob.block's genSection
+		// clears each record, in parallel, before anything reads it;
+		// the collector does not scan this memory.)
+		b := ctx.lateSecsMapped(k * int(unsafe.Sizeof(OutSec{})))
 		if b == nil {
 			c.mapped = false
 			break
 		}
-		c.c[i] = unsafe.Slice((*OutSec)(unsafe.Pointer(unsafe.SliceData(b))), k) // (cleared: zero OutSecs)
+		c.c[i] = unsafe.Slice((*OutSec)(unsafe.Pointer(unsafe.SliceData(b))), k)
 	}
 	if !c.mapped {
 		for i := range c.c {

@@ -147,3 +147,68 @@ func compactU32(b []byte, off, p int) (uint32, int) {
 // minStackSize is the compact (and encoded) size of a MIN_STACK_SIZE
 // record: its header, the symbol and the size.
 const minStackSize = 12
+
+// appendTranslated appends the records of o's input .nv.info section b
+// to dst in compact form, translated (objectInfo), and reports which
+// records of interest it kept. It reads the input bytes straight: a
+// compact record is its input bytes but for the symbol word and an
+// EXTERNS list, so most records are copied as they are, with no decoded
+// record between (each object's decoding buffer, 2 KiB zeroed, and a
+// record written then read back cost more than the copy). A section
+// that does not decode (elf.AppendNvInfoRecords' errors) keeps no record.
+func appendTranslated(ctx *Context, o *Obj, dst, b []byte) ([]byte, recKinds) {
+	start := len(dst)
+	var kinds recKinds
+	ph, hasPH := o.placeholderSym()
+	for off := 0; off < len(b); {
+		if len(b)-off < 4 {
+			return dst[:start], 0
+		}
+		f, code := b[off], b[off+1]
+		end := off + 4
+		if f == elf.EIFmtSVal {
+			n := int(binary.LittleEndian.Uint16(b[off+2:]))
+			if n > len(b)-end {
+				return dst[:start], 0
+			}
+			end += n
+		} else if f < elf.EIFmtNVal || f > elf.EIFmtSVal {
+			return dst[:start], 0
+		}
+		rec := b[off:end:end]
+		off = end
+		sym := int32(-1)
+		switch {
+		case code == elf.EIAttrMaxStackSize:
+			continue // (recomputed)
+		case code == elf.EIAttrExterns && f == elf.EIFmtSVal:
+			// What stays is decided later, over the call graph.
+			at := len(dst)
+			dst = append(dst, f, code, 0, 0)
+			for k := 4; k+4 <= len(rec); k += 4 {
+				if m := ctx.liveSym(o, binary.LittleEndian.Uint32(rec[k:])); m >= 0 && externKept(ctx.Syms[m]) {
+					dst = binary.LittleEndian.AppendUint32(dst, uint32(m))
+				}
+			}
+			binary.LittleEndian.PutUint16(dst[at+2:], uint16(len(dst)-at-4))
+			kinds |= kindExterns
+			continue
+		case f != elf.EIFmtSVal || len(rec) < 8:
+		case symIndexAttr(code):
+			i := binary.LittleEndian.Uint32(rec[4:])
+			if sym = ctx.liveSym(o, i); sym < 0 || ctx.lostDefinition(o, i) {
+				continue // record of a dropped weak copy
+			}
+		case hasPH && code == elf.EIAttrKparamInfo && binary.LittleEndian.Uint32(rec[4:]) == 0:
+			sym = ph // see mergeGlobal
+		}
+		at := len(dst)
+		dst = append(dst, rec...)
+		if sym >= 0 {
+			dst[at] |= compactSym
+			binary.LittleEndian.PutUint32(dst[at+4:], uint32(sym))
+		}
+		kinds |= kindOf(code)
+	}
+	return dst, kinds
+}

@@ -161,12 +161,29 @@ func gatherPrototypes(ctx *Context, o *Obj, protos []protoRec) []protoRec {
 // slabBytes: one allocation for several objects' records (a generated
 // object's take some 200 bytes), small enough that what a run leaves
 // unused is little; a buffer larger than a quarter slab is its own.
-type byteSlab struct{ free []byte }
+// funcs does the same for the objects' lists of funcRecs (one
+// allocation, not one an object that grows and, as objectInfo returns
+// it, moves to the heap).
+type byteSlab struct {
+	free  []byte
+	funcs []funcRecs
+}
 
-const slabBytes = 1 << 10
+const (
+	slabBytes = 1 << 10
+	slabFuncs = 128
+)
 
 // take is an empty buffer of capacity n.
 func (b *byteSlab) take(n int) []byte { return slabTake(&b.free, n, slabBytes) }
+
+// takeFuncs is an empty list of capacity n (nil for none).
+func (b *byteSlab) takeFuncs(n int) []funcRecs {
+	if n == 0 {
+		return nil
+	}
+	return slabTake(&b.funcs, n, slabFuncs)
+}
 
 // addWithHash is Add of s, whose hash h the caller computed.
 func (t *StrTab) addWithHash(s string, h uint32) uint32 {

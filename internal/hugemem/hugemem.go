@@ -174,7 +174,15 @@ func (a *Arena) Reset() {
 // bottom; where they would meet, or once those have gone past the first
 // mapping, it is AllocMapped's, and Rewind then keeps everything. Nil
 // where AllocMapped is nil.
-func (a *Arena) AllocTop(n int) []byte {
+func (a *Arena) AllocTop(n int) []byte { return a.allocTop(n, true) }
+
+// AllocTopUncleared is AllocTop for a caller that writes every byte
+// before it reads any: from the top, the memory comes as the arena had
+// it, not cleared (the link's generated sections, each cleared as it is
+// made, on every thread, rather than all at once here).
+func (a *Arena) AllocTopUncleared(n int) []byte { return a.allocTop(n, false) }
+
+func (a *Arena) allocTop(n int, clearIt bool) []byte {
 	if n <= 0 || a == nil {
 		return nil
 	}
@@ -193,7 +201,9 @@ func (a *Arena) AllocTop(n int) []byte {
 			a.cur = a.chunks[0][a.pos:a.top:a.top]
 			a.used += step
 			a.mu.Unlock()
-			clear(b)
+			if clearIt {
+				clear(b)
+			}
 			return b
 		}
 		a.pinned = true

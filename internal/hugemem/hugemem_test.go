@@ -556,3 +556,39 @@ func TestAllocBeyondTop(t *testing.T) {
 		t.Errorf("AllocTop after Rewind failed")
 	}
 }
+
+// TestAllocTopUncleared: after Reset, AllocTopUncleared takes the same
+// top memory AllocTop would, as the arena had it; AllocTop clears it.
+func TestAllocTopUncleared(t *testing.T) {
+	for _, cleared := range []bool{false, true} {
+		var a Arena
+		first := a.Alloc(1 << 20)
+		if !a.OffHeap() {
+			a.Free()
+			t.Skip("no mappings on this system")
+		}
+		for i := range first {
+			first[i] = 0x5A
+		}
+		a.Reset()
+		var top []byte
+		if cleared {
+			top = a.AllocTop(1000)
+		} else {
+			top = a.AllocTopUncleared(1000)
+		}
+		if want := unsafe.Add(unsafe.Pointer(&first[0]), 1<<20-1000); unsafe.Pointer(&top[0]) != want {
+			t.Errorf("cleared %v: not at the top of what the mapping reached", cleared)
+		}
+		want := byte(0x5A)
+		if cleared {
+			want = 0
+		}
+		for _, v := range top {
+			if v != want {
+				t.Fatalf("cleared %v: byte %#x, want %#x", cleared, v, want)
+			}
+		}
+		a.Free()
+	}
+}
