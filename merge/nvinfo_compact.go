@@ -161,6 +161,7 @@ func appendTranslated(ctx *Context, o *Obj, dst, b []byte) ([]byte, recKinds) {
 	var kinds recKinds
 	ph, hasPH := o.placeholderSym()
 	for off := 0; off < len(b); {
+		// (elf.NextNvInfo's checks, inline: keep them the same.)
 		if len(b)-off < 4 {
 			return dst[:start], 0
 		}
@@ -194,6 +195,7 @@ func appendTranslated(ctx *Context, o *Obj, dst, b []byte) ([]byte, recKinds) {
 			kinds |= kindExterns
 			continue
 		case f != elf.EIFmtSVal || len(rec) < 8:
+			// (no symbol word: copied as it is)
 		case symIndexAttr(code):
 			i := binary.LittleEndian.Uint32(rec[4:])
 			if sym = ctx.liveSym(o, i); sym < 0 || ctx.lostDefinition(o, i) {

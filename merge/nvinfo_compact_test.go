@@ -55,7 +55,8 @@ func translateByRecords(ctx *Context, o *Obj, b []byte) ([]byte, recKinds) {
 func TestAppendTranslated(t *testing.T) {
 	rng := rand.New(rand.NewSource(35))
 	codes := []uint8{elf.EIAttrMaxStackSize, elf.EIAttrExterns, elf.EIAttrKparamInfo, elf.EIAttrFrameSize,
-		elf.EIAttrRegcount, elf.EIAttrMinStackSize, elf.EIAttrCtaidzUsed, elf.EIAttrNumMbarriers, elf.EIAttrCudaApiVersion}
+		elf.EIAttrRegcount, elf.EIAttrMinStackSize, elf.EIAttrCtaidzUsed, elf.EIAttrNumMbarriers, elf.EIAttrCudaApiVersion,
+		elf.EIAttrParamCbank, elf.EIAttrSamRegionStackSize}
 	for iter := range 2000 {
 		// Input symbols 0-7; 8 and past have no entry (SymMap).
 		ctx := &Context{Res: []Resolution{{File: 0, Index: 3}, {File: 1, Index: 0}}}

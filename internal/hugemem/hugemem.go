@@ -151,7 +151,8 @@ func (a *Arena) AllocMapped(n int) []byte {
 
 // Reset makes every byte the arena has handed out free for reuse without
 // unmapping it: allocations after it take the same mappings again from the
-// start (cleared as they are handed out) before mapping more. Those pages
+// start (cleared as they are handed out, but by AllocTopUncleared) before
+// mapping more. Those pages
 // are resident already, so what is allocated after Reset adds nothing to
 // the resident set up to the size of what was freed, and costs no page
 // faults; Free instead hands them to the system, which on a VM may hand
@@ -178,8 +179,8 @@ func (a *Arena) AllocTop(n int) []byte { return a.allocTop(n, true) }
 
 // AllocTopUncleared is AllocTop for a caller that writes every byte
 // before it reads any: from the top, the memory comes as the arena had
-// it, not cleared (the link's generated sections, each cleared as it is
-// made, on every thread, rather than all at once here).
+// it, not cleared (for a caller that clears record by record, on every
+// thread, rather than all at once here).
 func (a *Arena) AllocTopUncleared(n int) []byte { return a.allocTop(n, false) }
 
 func (a *Arena) allocTop(n int, clearIt bool) []byte {
@@ -215,8 +216,9 @@ func (a *Arena) allocTop(n int, clearIt bool) []byte {
 // Rewind makes what Alloc and AllocMapped handed out since Reset free
 // for reuse, keeping what AllocTop did: allocations after it take the
 // first mapping from its start up to AllocTop's, then past them, then
-// the other mappings (cleared as they are handed out). It does nothing before Reset, nor
-// where an AllocTop allocation could not take the top (AllocTop). As
+// the other mappings (cleared as they are handed out, but by
+// AllocTopUncleared). It does nothing before Reset, nor where an AllocTop
+// allocation could not take the top (AllocTop). As
 // after Reset, nothing Alloc or AllocMapped handed out before may be
 // used afterwards.
 func (a *Arena) Rewind() {
