@@ -533,22 +533,24 @@ func findCalls(ctx *Context, o *Obj, kind []symKind, refs symSet) objCalls {
 
 // prefetchObject asks for what dce's walk of objs[k+1..] reads first, in
 // stages, each needing what the one before brought in: an object's record
-// four ahead, its file record and tables two ahead, the first relocations
-// of each relocation section and its call graph one ahead. The walk goes
+// four ahead, its file record three ahead, its tables two ahead, its
+// symbol map, the first relocations of each relocation section and its
+// call graph one ahead (the call graph's section entry must be in by
+// then: reading it a step earlier than asked stalled the walk). The walk goes
 // through the objects in chunks of consecutive ones (parallelFor), so the
 // objects after k are mostly the same goroutine's next ones. Hints only:
 // what the walk does is the same without them.
 func prefetchObject(objs []*Obj, k int) {
 	prefetchObj(objs, k+4)
-	prefetchFile(objs, k+2)
+	prefetchFile(objs, k+3)
 	if j := k + 2; j < len(objs) {
 		o := objs[j]
 		prefetch.Slice(o.relSecs)
 		prefetch.Slice(o.SecMap)
+		prefetch.Slice(o.F.Sections)
 	}
 	if j := k + 1; j < len(objs) {
 		o := objs[j]
-		prefetch.Slice(o.F.Sections)
 		prefetch.Slice(o.SymMap)
 		for _, r := range o.relSecs {
 			prefetch.Slice(r.rels[:min(len(r.rels), 4)])
