@@ -391,7 +391,8 @@ func dropUnreferencedUndefined(ctx *Context, used symSet) {
 // objects' section maps are final since merge (no section names one
 // before: the sections that name theirs otherwise are made later). It
 // lists the live code sections too, as the walk leaves them
-// (Context.liveTexts).
+// (Context.liveTexts), and sums the live sections' sizes for
+// startPrepare's estimate (Context.dceBytes).
 func dropDeadFunctionSections(ctx *Context, deadText []bool) (infoDead []bool, deadBefore bool) {
 	for _, s := range ctx.Secs {
 		if s.Dead && !deadText[s.ID] {
@@ -411,7 +412,11 @@ func dropDeadFunctionSections(ctx *Context, deadText []bool) (infoDead []bool, d
 		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
 			ctx.liveTexts = append(ctx.liveTexts, s.ID)
 		}
+		if !s.Nobits && !s.Dead {
+			ctx.dceBytes += s.Size
+		}
 	}
+	ctx.dceSecs = len(ctx.Secs)
 	return infoDead, deadBefore
 }
 
