@@ -85,7 +85,7 @@ func eliminateDeadCode(ctx *Context) dceResult {
 	deadText, removed := removeDeadFunctions(ctx, fk.defined, lv.live)
 	infoDead, deadBefore := dropDeadFunctionSections(ctx, deadText)
 	liveRefs := findLiveRefs(ctx, per, refs, removed || deadBefore, infoDead)
-	dropUnreferencedUndefined(ctx, liveRefs)
+	dropUnreferencedUndefined(ctx, fk.kind, liveRefs)
 	r := dceResult{callees: callees, rootKernel: rootKernel, dceRoot: dceRoot, liveRefs: liveRefs, launched: make([][]int32, len(per))}
 	for i, c := range per {
 		r.launched[i] = c.launched
@@ -373,11 +373,11 @@ func (s symSet) has(id int32) bool {
 }
 
 // dropUnreferencedUndefined: undefined functions only removed code named
-// go with it.
-func dropUnreferencedUndefined(ctx *Context, used symSet) {
+// go with it (the globals' kinds read from kind, not their records).
+func dropUnreferencedUndefined(ctx *Context, kind []symKind, used symSet) {
 	for _, id := range ctx.Globals {
-		if s := ctx.Syms[id]; s.Sec < 0 && s.Shndx == 0 && !used.has(id) && s.Type() == elf.STTFunc {
-			s.dead = true
+		if kind[id]&skUndef != 0 && !used.has(id) {
+			ctx.Syms[id].dead = true
 		}
 	}
 }
