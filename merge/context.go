@@ -224,6 +224,12 @@ type Context struct {
 	// left them: no code section is made or revived after dce, and only
 	// orderSections drops one (empty) afterwards.
 	liveTexts []int32
+	// dceBytes is the size of the live sections with bytes in the file
+	// among the first dceSecs, as dce's walk over every section record
+	// leaves them (startPrepare's estimate, which then walks only the
+	// sections made since).
+	dceBytes uint64
+	dceSecs  int
 	// infoSecs is the storage of finalize's .nv.info.<f> sections
 	// (newSecChunks), kept for what mapped ones point to on the heap.
 	infoSecs secChunks

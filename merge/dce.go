@@ -74,17 +74,18 @@ type dceResult struct {
 // the roots, liveness along call edges, the kept address-taken functions,
 // then what removed code alone named.
 func eliminateDeadCode(ctx *Context) dceResult {
-	refs := newSymSet(len(ctx.Syms))
-	per := findAllCalls(ctx, refs)
-	callees := calleeLists(ctx, append(per, indirectEdges(per)))
 	lv := liveness{live: make([]bool, len(ctx.Syms))}
-	rootKernel, dceRoot := markRoots(ctx, per, &lv)
+	fk := markEntryRoots(ctx, &lv)
+	refs := newSymSet(len(ctx.Syms))
+	per := findAllCalls(ctx, fk.kind, refs)
+	callees := calleeLists(ctx, append(per, indirectEdges(per)))
+	rootKernel, dceRoot := markRoots(ctx, per, fk, &lv)
 	lv.propagate(callees)
 	keepAddressTaken(per, lv.live)
-	deadText, removed := removeDeadFunctions(ctx, lv.live)
+	deadText, removed := removeDeadFunctions(ctx, fk.defined, lv.live)
 	infoDead, deadBefore := dropDeadFunctionSections(ctx, deadText)
 	liveRefs := findLiveRefs(ctx, per, refs, removed || deadBefore, infoDead)
-	dropUnreferencedUndefined(ctx, liveRefs)
+	dropUnreferencedUndefined(ctx, fk.kind, liveRefs)
 	r := dceResult{callees: callees, rootKernel: rootKernel, dceRoot: dceRoot, liveRefs: liveRefs, launched: make([][]int32, len(per))}
 	for i, c := range per {
 		r.launched[i] = c.launched
@@ -97,11 +98,11 @@ func eliminateDeadCode(ctx *Context) dceResult {
 // adds to refs what the relocations of every output section name
 // (findLiveRefs).
 // NOTE: findCalls runs concurrently; it only reads the context.
-func findAllCalls(ctx *Context, refs symSet) []objCalls {
+func findAllCalls(ctx *Context, kind []symKind, refs symSet) []objCalls {
 	per := make([]objCalls, len(ctx.Objs))
 	parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 		prefetchObject(ctx.Objs, i)
-		per[i] = findCalls(ctx, ctx.Objs[i], refs)
+		per[i] = findCalls(ctx, ctx.Objs[i], kind, refs)
 		return nil
 	})
 	return per
@@ -174,35 +175,81 @@ func (lv *liveness) propagate(callees lists[int32]) {
 	}
 }
 
-// markRoots marks the roots: the kernels used, the functions with the
-// address-taken st_other bit, and address-taken or launched kernels
-// unless --kernels-used names exactly one kernel (then they are only
-// kept, keepAddressTaken: testdata/crafted/kernels-used-launched); under
-// -g or --preserve-relocs every function. It returns that one kernel (or
-// -1) and, under --kernels-used without -g, the roots before the last
-// rule (EIATTR_MIN_STACK_SIZE goes to them only: finalize).
-func markRoots(ctx *Context, per []objCalls, lv *liveness) (rootKernel int32, dceRoot []bool) {
-	rootKernel = -1
-	filtered := ctx.usedFilter()
-	matched, last := 0, int32(-1)
+// symKind is what dce's walks over many symbols read of one symbol, a
+// byte each by symbol ID (funcKinds), so that they need not read its
+// record: skFunc, a function (STT_FUNC); skEntry, one with the entry
+// st_other bit; skUndef, an undefined one (no output section, not
+// SHN_COMMON nor any other special index). Zero for any other symbol.
+type symKind uint8
+
+const (
+	skFunc symKind = 1 << iota
+	skEntry
+	skUndef
+)
+
+// funcKinds is what markEntryRoots' walk over every symbol record notes:
+// each symbol's kind, and the defined functions (not section symbols) in
+// ID order, which removeDeadFunctions and -g's roots walk instead of
+// every record.
+type funcKinds struct {
+	kind    []symKind
+	defined []int32
+	// matched counts the kernels used; last is the last of them.
+	matched int
+	last    int32
+}
+
+// markEntryRoots marks the roots its walk over every symbol record
+// finds, the kernels used and the functions with the address-taken
+// st_other bit (the rest: markRoots), and notes the symbols' kinds
+// (funcKinds) for the walks after it.
+func markEntryRoots(ctx *Context, lv *liveness) funcKinds {
+	fk := funcKinds{kind: make([]symKind, len(ctx.Syms))}
 	for _, s := range ctx.Syms {
-		if s.Type() != elf.STTFunc || s.Sec < 0 || s.IsSecSym {
+		if s.Type() != elf.STTFunc {
 			continue
 		}
+		k := skFunc
+		if s.Other&stoCudaEntry != 0 {
+			k |= skEntry
+		}
+		if s.Sec < 0 && s.Shndx == 0 {
+			k |= skUndef
+		}
+		fk.kind[s.ID] = k
+		if s.Sec < 0 || s.IsSecSym {
+			continue
+		}
+		fk.defined = append(fk.defined, s.ID)
 		if s.Other&stoCudaEntry != 0 && ctx.kernelUsed(s.Name) {
-			matched, last = matched+1, s.ID
+			fk.matched, fk.last = fk.matched+1, s.ID
 			lv.mark(s.ID)
 		} else if s.Other&stoCudaObscure != 0 {
 			lv.mark(s.ID)
 		}
 	}
+	return fk
+}
+
+// markRoots marks the roots: the kernels used, the functions with the
+// address-taken st_other bit (those two markEntryRoots marked), and address-taken or launched kernels
+// unless --kernels-used names exactly one kernel (then they are only
+// kept, keepAddressTaken: testdata/crafted/kernels-used-launched); under
+// -g or --preserve-relocs every function. It returns that one kernel (or
+// -1) and, under --kernels-used without -g, the roots before the last
+// rule (EIATTR_MIN_STACK_SIZE goes to them only: finalize).
+func markRoots(ctx *Context, per []objCalls, fk funcKinds, lv *liveness) (rootKernel int32, dceRoot []bool) {
+	rootKernel = -1
+	filtered := ctx.usedFilter()
+	matched := fk.matched
 	if matched == 1 {
-		rootKernel = last
+		rootKernel = fk.last
 	}
 	if filtered && matched != 1 {
 		for _, c := range per {
 			for _, t := range c.taken {
-				if ctx.Syms[t.fn].Other&stoCudaEntry != 0 {
+				if fk.kind[t.fn]&skEntry != 0 {
 					lv.mark(t.fn)
 				}
 			}
@@ -215,10 +262,8 @@ func markRoots(ctx *Context, per []objCalls, lv *liveness) (rootKernel int32, dc
 		dceRoot = slices.Clone(lv.live)
 	}
 	if ctx.keep.EveryFunction {
-		for _, s := range ctx.Syms {
-			if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym {
-				lv.mark(s.ID)
-			}
+		for _, id := range fk.defined {
+			lv.mark(id)
 		}
 	}
 	return rootKernel, dceRoot
@@ -247,10 +292,11 @@ func keepAddressTaken(per []objCalls, live []bool) {
 // its code section; it returns those sections (by output section ID), and
 // whether it removed any function (removed: its section dead now, newly
 // or not, findLiveRefs walks the relocations again).
-func removeDeadFunctions(ctx *Context, live []bool) (deadText []bool, removed bool) {
+func removeDeadFunctions(ctx *Context, defined []int32, live []bool) (deadText []bool, removed bool) {
 	deadText = make([]bool, len(ctx.Secs))
-	for _, s := range ctx.Syms {
-		if s.Type() == elf.STTFunc && s.Sec >= 0 && !s.IsSecSym && !live[s.ID] {
+	for _, id := range defined {
+		if !live[id] {
+			s := ctx.Syms[id]
 			s.dead, removed = true, true
 			deadText[s.Sec] = true
 			ctx.Secs[s.Sec].Dead = true
@@ -327,11 +373,11 @@ func (s symSet) has(id int32) bool {
 }
 
 // dropUnreferencedUndefined: undefined functions only removed code named
-// go with it.
-func dropUnreferencedUndefined(ctx *Context, used symSet) {
+// go with it (the globals' kinds read from kind, not their records).
+func dropUnreferencedUndefined(ctx *Context, kind []symKind, used symSet) {
 	for _, id := range ctx.Globals {
-		if s := ctx.Syms[id]; s.Sec < 0 && s.Shndx == 0 && !used.has(id) && s.Type() == elf.STTFunc {
-			s.dead = true
+		if kind[id]&skUndef != 0 && !used.has(id) {
+			ctx.Syms[id].dead = true
 		}
 	}
 }
@@ -345,7 +391,8 @@ func dropUnreferencedUndefined(ctx *Context, used symSet) {
 // objects' section maps are final since merge (no section names one
 // before: the sections that name theirs otherwise are made later). It
 // lists the live code sections too, as the walk leaves them
-// (Context.liveTexts).
+// (Context.liveTexts), and sums the live sections' sizes for
+// startPrepare's estimate (Context.dceBytes).
 func dropDeadFunctionSections(ctx *Context, deadText []bool) (infoDead []bool, deadBefore bool) {
 	for _, s := range ctx.Secs {
 		if s.Dead && !deadText[s.ID] {
@@ -365,7 +412,11 @@ func dropDeadFunctionSections(ctx *Context, deadText []bool) (infoDead []bool, d
 		if s.Flags&elf.SHFExecInstr != 0 && !s.Dead {
 			ctx.liveTexts = append(ctx.liveTexts, s.ID)
 		}
+		if !s.Nobits && !s.Dead {
+			ctx.dceBytes += s.Size
+		}
 	}
+	ctx.dceSecs = len(ctx.Secs)
 	return infoDead, deadBefore
 }
 
@@ -417,12 +468,12 @@ type protoRef struct {
 // findCalls is what object o's call graph and relocations name (objCalls);
 // it adds to refs what the relocations of its sections name
 // (findLiveRefs).
-func findCalls(ctx *Context, o *Obj, refs symSet) objCalls {
+func findCalls(ctx *Context, o *Obj, kind []symKind, refs symSet) objCalls {
 	var c objCalls
 	o.eachCallgraph(func(s *elf.Section) {
 		for block, e := range elf.CallgraphRecords(s.Data()) {
 			ca := remapSym(o, e.Caller)
-			if ca < 0 || ctx.Syms[ca].Type() != elf.STTFunc {
+			if ca < 0 || kind[ca]&skFunc == 0 {
 				continue
 			}
 			switch {
@@ -430,9 +481,9 @@ func findCalls(ctx *Context, o *Obj, refs symSet) objCalls {
 				if o.replacedCopy(e.Caller) {
 					continue // (see replacedCopy)
 				}
-				if cb := remapSym(o, uint32(e.Callee)); cb >= 0 && ctx.Syms[cb].Type() == elf.STTFunc {
+				if cb := remapSym(o, uint32(e.Callee)); cb >= 0 && kind[cb]&skFunc != 0 {
 					c.edges = append(c.edges, cgEdge{ca, cb})
-					if s := ctx.Syms[cb]; s.Sec < 0 && s.Shndx == 0 {
+					if kind[cb]&skUndef != 0 {
 						c.undefCalls = append(c.undefCalls, cgEdge{ca, cb})
 					}
 				}
@@ -465,13 +516,13 @@ func findCalls(ctx *Context, o *Obj, refs symSet) objCalls {
 				refs.add(m)
 				last = m
 			}
-			if m < 0 || ctx.Syms[m].Type() != elf.STTFunc {
+			if m < 0 || kind[m]&skFunc == 0 {
 				continue
 			}
-			switch s := ctx.Syms[m]; {
+			switch {
 			case !code:
 				c.dataRefs = append(c.dataRefs, m)
-			case s.Other&stoCudaEntry != 0 && s.Sec >= 0 && (s.Sec != o.SecMap[t] || strings.Contains(elf.RelocTypeName(r.Type), "FUNC_DESC")):
+			case kind[m]&skEntry != 0 && ctx.Syms[m].Sec >= 0 && (ctx.Syms[m].Sec != o.SecMap[t] || strings.Contains(elf.RelocTypeName(r.Type), "FUNC_DESC")):
 				// A kernel other code names (a device-side launch's
 				// function descriptor), or whose own code takes its
 				// descriptor (a kernel launching itself, not the return
@@ -487,22 +538,24 @@ func findCalls(ctx *Context, o *Obj, refs symSet) objCalls {
 
 // prefetchObject asks for what dce's walk of objs[k+1..] reads first, in
 // stages, each needing what the one before brought in: an object's record
-// four ahead, its file record and tables two ahead, the first relocations
-// of each relocation section and its call graph one ahead. The walk goes
+// four ahead, its file record three ahead, its tables two ahead, its
+// symbol map, the first relocations of each relocation section and its
+// call graph one ahead (the call graph's section entry must be in by
+// then: reading it a step earlier than asked stalled the walk). The walk goes
 // through the objects in chunks of consecutive ones (parallelFor), so the
 // objects after k are mostly the same goroutine's next ones. Hints only:
 // what the walk does is the same without them.
 func prefetchObject(objs []*Obj, k int) {
 	prefetchObj(objs, k+4)
-	prefetchFile(objs, k+2)
+	prefetchFile(objs, k+3)
 	if j := k + 2; j < len(objs) {
 		o := objs[j]
 		prefetch.Slice(o.relSecs)
 		prefetch.Slice(o.SecMap)
+		prefetch.Slice(o.F.Sections)
 	}
 	if j := k + 1; j < len(objs) {
 		o := objs[j]
-		prefetch.Slice(o.F.Sections)
 		prefetch.Slice(o.SymMap)
 		for _, r := range o.relSecs {
 			prefetch.Slice(r.rels[:min(len(r.rels), 4)])

@@ -42,9 +42,18 @@ func layout(ctx *Context) error {
 	// (No pass reads the sections noteSecName listed after this, and
 	// none is noted: their lists go.)
 	ctx.bankSecs, ctx.sharedSecs, ctx.moduleSharedSecs, ctx.funcBankSecs = nil, nil, nil, nil
-	// --preserve-relocs' shared-data symbols: their laid-out offsets, past
-	// the window the driver reserves (as nvlink writes them; the code's
-	// own offsets do not include it).
+	if ctx.keep.SharedSyms {
+		setSharedSymValues(ctx)
+	}
+	return nil
+}
+
+// setSharedSymValues gives -g's and --preserve-relocs' shared-data
+// symbols (objRare.sharedSyms, kept only under keepPolicy.SharedSyms:
+// no walk over every object's record otherwise) their laid-out offsets,
+// past the window the driver reserves (as nvlink writes them; the code's
+// own offsets do not include it).
+func setSharedSymValues(ctx *Context) {
 	for _, o := range ctx.Objs {
 		if o.rare == nil {
 			continue
@@ -53,7 +62,6 @@ func layout(ctx *Context) error {
 			ctx.Syms[id].Value = ctx.dataVal[dataKey{int32(o.ID), in}] + reservedShared(ctx.Header.SM())
 		}
 	}
-	return nil
 }
 
 // noteSecName notes output section id, just made with that name, when

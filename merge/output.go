@@ -180,8 +180,9 @@ func (o *outputFile) close(ok bool) error {
 }
 
 // startPrepare has the output prepared ahead (outputFile.prepare) for an
-// estimate of the file's size: the sections with bytes in the file, the
-// string tables, a .symtab entry for every symbol and a section header
+// estimate of the file's size: the sections with bytes in the file (their
+// sizes as dce left them, summed by its walk over every section record,
+// and those of the sections made since), the string tables, a .symtab entry for every symbol and a section header
 // for every section, and a sixteenth more for what finalize adds after
 // (its .nv.info.<f> sections, their headers and names: 6-7 % of the
 // file for the generated links). The tables and the headers are a third
@@ -197,8 +198,8 @@ func startPrepare(ctx *Context) {
 	if ctx.prepareOutput == nil || ctx.Diags.Failed() {
 		return
 	}
-	var n uint64
-	for _, s := range ctx.Secs {
+	n := ctx.dceBytes
+	for _, s := range ctx.Secs[ctx.dceSecs:] {
 		if !s.Nobits && !s.Dead {
 			n += s.Size
 		}

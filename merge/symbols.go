@@ -274,7 +274,8 @@ func sectionSymbol(ctx *Context, id int32, o *Obj) int32 {
 }
 
 // keepShared records id as the symbol --preserve-relocs or -g keeps for
-// shared data i of o (its value is set after layout).
+// shared data i of o (its value is set after layout: setSharedSymValues,
+// which runs only under keepPolicy.SharedSyms, as every call here does).
 func (o *Obj) keepShared(i int, id int32) {
 	r := o.more()
 	if r.sharedSyms == nil {

@@ -218,12 +218,21 @@ func layoutFile(ctx *Context, hdrs []shdr, kinds []hdrKind) (*outputLayout, erro
 	if limit == 0 {
 		limit = maxOutputSize
 	}
+	var segs [2]segment // (the walk notes the segments' sections too: programHeaders)
 	for i := 1; i < len(hdrs); i++ {
 		h := &hdrs[i]
-		pos = alignUp(pos, kinds[i].align(h.sec))
+		a := kinds[i].align(h.sec)
+		pos = alignUp(pos, a)
 		h.off = pos
 		if kinds[i]&hdrFilled != 0 {
 			pos += h.size
+		}
+		if k := kinds[i]; k&hdrAlloc != 0 {
+			g := &segs[0]
+			if k&hdrWrite != 0 {
+				g = &segs[1]
+			}
+			g.note(i, a, k&hdrNobits != 0)
 		}
 		if pos >= limit || pos < h.off {
 			// A backstop: contents come from the inputs' bytes, and merge
@@ -241,7 +250,7 @@ func layoutFile(ctx *Context, hdrs []shdr, kinds []hdrKind) (*outputLayout, erro
 	fl := &outputLayout{shoff: alignUp(pos, 8)}
 	shnum := len(hdrs)
 	fl.phoff = fl.shoff + uint64(shnum)*elf.ShdrSize
-	fl.phdrs = programHeaders(hdrs, kinds, fl.phoff)
+	fl.phdrs = programHeaders(hdrs, kinds, &segs, fl.phoff)
 	fl.total = fl.phoff + uint64(len(fl.phdrs))*elf.PhdrSize
 	if fl.total > limit || fl.total < fl.shoff {
 		ctx.Diags.Fatalf(diag.At(diag.PhaseOutput, 2, 0), "output file '%s' would take more than 0x%x bytes (section headers)",
@@ -397,52 +406,52 @@ func (h *shdr) entrySize() uint64 {
 	return elf.RelaSize
 }
 
+// segment is what layoutFile's walk notes of a PT_LOAD segment's
+// sections (the SHF_ALLOC ones: the read-only, then the writable), for
+// programHeaders: the first's and
+// last's indices (first 0: none) and the largest alignment of its
+// NOBITS sections.
+type segment struct {
+	first, last int
+	nobitsAlign uint64
+}
+
+// note adds section i, of alignment a, to the segment.
+func (g *segment) note(i int, a uint64, nobits bool) {
+	if g.first == 0 {
+		g.first = i
+	}
+	g.last = i
+	if nobits {
+		g.nobitsAlign = max(g.nobitsAlign, a)
+	}
+}
+
 // programHeaders builds nvlink's program headers: PT_PHDR, a PT_LOAD over
 // code and read-only data, a PT_LOAD over writable data (when any), and a
-// PT_LOAD over the program header table itself.
-func programHeaders(hdrs []shdr, kinds []hdrKind, phoff uint64) []elf.Prog {
-	// (Indices of 4 bytes, sized by a count first: at 100,000 objects
-	// this runs with the heap near its peak.)
-	ncode, ndata := 0, 0
-	for i := 4; i < len(hdrs); i++ {
-		if k := kinds[i]; k&hdrAlloc != 0 && k&hdrWrite != 0 {
-			ndata++
-		} else if k&hdrAlloc != 0 {
-			ncode++
-		}
-	}
-	code, data := make([]int32, 0, ncode), make([]int32, 0, ndata)
-	for i := 4; i < len(hdrs); i++ {
-		if kinds[i]&hdrAlloc == 0 {
-			continue
-		}
-		if kinds[i]&hdrWrite != 0 {
-			data = append(data, int32(i))
-		} else {
-			code = append(code, int32(i))
-		}
-	}
+// PT_LOAD over the program header table itself. segs is the read-only and
+// the writable segment's sections as layoutFile noted them.
+func programHeaders(hdrs []shdr, kinds []hdrKind, segs *[2]segment, phoff uint64) []elf.Prog {
+	code, data := segs[0], segs[1]
 	n := 2
-	if len(code) > 0 {
+	if code.first > 0 {
 		n++
 	}
-	if len(data) > 0 {
+	if data.first > 0 {
 		n++
 	}
 	phsize := uint64(n) * elf.PhdrSize
 	ph := []elf.Prog{{Type: elf.PTPhdr, Flags: 5, Off: phoff, Filesz: phsize, Memsz: phsize, Align: 8}}
-	seg := func(idx []int32, flags uint32) elf.Prog {
-		start := hdrs[idx[0]].off
+	seg := func(g segment, write hdrKind, flags uint32) elf.Prog {
+		start := hdrs[g.first].off
 		pos, filesz := start, uint64(0)
 		sawNobits := false
-		var nobitsAlign uint64
-		for _, i := range idx {
-			if kinds[i]&hdrNobits != 0 {
-				nobitsAlign = max(nobitsAlign, kinds[i].align(hdrs[i].sec))
+		nobitsAlign := g.nobitsAlign
+		for i := g.first; i <= g.last; i++ {
+			if kinds[i]&(hdrAlloc|hdrWrite) != hdrAlloc|write {
+				continue
 			}
-		}
-		for _, i := range idx {
-			h := hdrs[i]
+			h := &hdrs[i]
 			a := kinds[i].align(h.sec)
 			nobits := kinds[i]&hdrNobits != 0
 			if nobits && !sawNobits {
@@ -468,11 +477,11 @@ func programHeaders(hdrs []shdr, kinds []hdrKind, phoff uint64) []elf.Prog {
 		}
 		return elf.Prog{Type: elf.PTLoad, Flags: flags, Off: start, Filesz: filesz, Memsz: pos - start, Align: 8}
 	}
-	if len(code) > 0 {
-		ph = append(ph, seg(code, 5))
+	if code.first > 0 {
+		ph = append(ph, seg(code, 0, 5))
 	}
-	if len(data) > 0 {
-		ph = append(ph, seg(data, 6))
+	if data.first > 0 {
+		ph = append(ph, seg(data, hdrWrite, 6))
 	}
 	ph = append(ph, elf.Prog{Type: elf.PTLoad, Flags: 5, Off: phoff, Filesz: phsize, Memsz: phsize, Align: 8})
 	return ph
