@@ -296,8 +296,9 @@ type objRare struct {
 	// (device-side launches, a kernel's of itself too), in relocation order
 	// (dce's findCalls; finalize lists them as address-taken).
 	launched []int32
-	// sharedSyms are the symbols --preserve-relocs keeps for shared data,
-	// by input symbol index (their values are set after layout).
+	// sharedSyms are the symbols --preserve-relocs or -g keeps for shared
+	// data, by input symbol index (only under keepPolicy.SharedSyms; their
+	// values are set at layout's end, setSharedSymValues).
 	sharedSyms map[int32]int32
 	// laterWinner marks the code sections of weak functions a later file
 	// replaces (nil when none; see standIn).

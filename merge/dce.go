@@ -70,9 +70,10 @@ type dceResult struct {
 }
 
 // eliminateDeadCode marks the removed functions and their sections dead,
-// in steps: the objects' call graphs and references, the callee lists,
-// the roots, liveness along call edges, the kept address-taken functions,
-// then what removed code alone named.
+// in steps: the symbols' kinds and the entry roots (one walk of the
+// symbols), the objects' call graphs and references, the callee lists,
+// the remaining roots, liveness along call edges, the kept address-taken
+// functions, then what removed code alone named.
 func eliminateDeadCode(ctx *Context) dceResult {
 	lv := liveness{live: make([]bool, len(ctx.Syms))}
 	fk := markEntryRoots(ctx, &lv)
@@ -233,8 +234,9 @@ func markEntryRoots(ctx *Context, lv *liveness) funcKinds {
 }
 
 // markRoots marks the roots: the kernels used, the functions with the
-// address-taken st_other bit (those two markEntryRoots marked), and address-taken or launched kernels
-// unless --kernels-used names exactly one kernel (then they are only
+// address-taken st_other bit (those two markEntryRoots marked), and
+// address-taken or launched kernels unless --kernels-used names exactly
+// one kernel (then they are only
 // kept, keepAddressTaken: testdata/crafted/kernels-used-launched); under
 // -g or --preserve-relocs every function. It returns that one kernel (or
 // -1) and, under --kernels-used without -g, the roots before the last

@@ -182,7 +182,9 @@ func (o *outputFile) close(ok bool) error {
 // startPrepare has the output prepared ahead (outputFile.prepare) for an
 // estimate of the file's size: the sections with bytes in the file (their
 // sizes as dce left them, summed by its walk over every section record,
-// and those of the sections made since), the string tables, a .symtab entry for every symbol and a section header
+// and those of the sections made since: layout's resizes and kills of
+// the older ones go unseen, which only moves the zero-fill's size), the
+// string tables, a .symtab entry for every symbol and a section header
 // for every section, and a sixteenth more for what finalize adds after
 // (its .nv.info.<f> sections, their headers and names: 6-7 % of the
 // file for the generated links). The tables and the headers are a third

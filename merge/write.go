@@ -408,9 +408,8 @@ func (h *shdr) entrySize() uint64 {
 
 // segment is what layoutFile's walk notes of a PT_LOAD segment's
 // sections (the SHF_ALLOC ones: the read-only, then the writable), for
-// programHeaders: the first's and
-// last's indices (first 0: none) and the largest alignment of its
-// NOBITS sections.
+// programHeaders: the first's and last's indices (first 0: none) and the
+// largest alignment of its NOBITS sections.
 type segment struct {
 	first, last int
 	nobitsAlign uint64
