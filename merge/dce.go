@@ -236,9 +236,9 @@ func markEntryRoots(ctx *Context, lv *liveness) funcKinds {
 // markRoots marks the roots: the kernels used, the functions with the
 // address-taken st_other bit (those two markEntryRoots marked), and
 // address-taken or launched kernels unless --kernels-used names exactly
-// one kernel (then they are only
-// kept, keepAddressTaken: testdata/crafted/kernels-used-launched); under
-// -g or --preserve-relocs every function. It returns that one kernel (or
+// one kernel (then they are only kept, keepAddressTaken:
+// testdata/crafted/kernels-used-launched); under -g or --preserve-relocs
+// every function. It returns that one kernel (or
 // -1) and, under --kernels-used without -g, the roots before the last
 // rule (EIATTR_MIN_STACK_SIZE goes to them only: finalize).
 func markRoots(ctx *Context, per []objCalls, fk funcKinds, lv *liveness) (rootKernel int32, dceRoot []bool) {
@@ -292,8 +292,9 @@ func keepAddressTaken(per []objCalls, live []bool) {
 
 // removeDeadFunctions marks every defined function not live dead, with
 // its code section; it returns those sections (by output section ID), and
-// whether it removed any function (removed: its section dead now, newly
-// or not, findLiveRefs walks the relocations again).
+// whether it removed any function (removed: findLiveRefs then walks the
+// relocations again, whether or not that function's section was dead
+// already).
 func removeDeadFunctions(ctx *Context, defined []int32, live []bool) (deadText []bool, removed bool) {
 	deadText = make([]bool, len(ctx.Secs))
 	for _, id := range defined {
@@ -511,7 +512,7 @@ func findCalls(ctx *Context, o *Obj, kind []symKind, refs symSet) objCalls {
 			return
 		}
 		code := sec.Flags&elf.SHFExecInstr != 0
-		last := int32(-1) // (relocations often name one symbol in a row; symSet.addRefs' dedupe, inline as this walk reads each relocation once)
+		last := int32(-1) // (as symSet.addRefs: relocations often name one symbol in a row)
 		for _, r := range rels {
 			m := remapSym(o, r.Sym)
 			if m >= 0 && m != last {

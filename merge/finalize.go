@@ -105,10 +105,10 @@ func finalize(ctx *Context) error {
 // reuse spares finalize's and write's fresh memory its faults, about 2 ms
 // of CPU, at the same peak RSS. Freed, they also cost the next process:
 // this VM's kernel hands freed memory back to its host after a couple of
-// seconds (free page reporting), and a link started then has to fault it in again from the host (100,000 objects,
-// one link after another: 15 % slower at best in the benchmark; read,
-// merge and write twice as slow in the link after one that had freed
-// 100 MB midway).
+// seconds (free page reporting), and a link started then has to fault it
+// in again from the host (100,000 objects, one link after another: 15 %
+// slower at best in the benchmark; read, merge and write twice as slow in
+// the link after one that had freed 100 MB midway).
 const releaseTablesBelow = 4 << 20
 
 // releaseTables frees what nothing reads once finalize has collected the

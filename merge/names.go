@@ -10,6 +10,17 @@ import (
 	"github.com/warplink/warplink/elf"
 )
 
+// errCheck marks the failure of a consistency check tests ask for
+// (Options.CheckNames): Link reports it even after diagnostics, since no
+// diagnostic stands for it.
+var errCheck = errors.New("merge: check failed")
+
+// nameMoved is releaseNames' check failure: record id of kind what names
+// name, which is not at off in table.
+func nameMoved(what string, id int32, name string, off uint32, table string) error {
+	return fmt.Errorf("%w: %s %d's name %q is not at its offset %d in %s", errCheck, what, id, name, off, table)
+}
+
 // releaseNames points every output section's and symbol's name at its
 // copy in the output's string tables (.shstrtab and .strtab, at its
 // nameOff), and frees the inputs' string tables (Context.names): nothing
@@ -27,17 +38,6 @@ import (
 // and the inputs' tables stay.
 // Not where a later pass still reads them (namesRead), nor where
 // relocate may report a relocation by its sections' names (oddRelocs).
-// errCheck marks the failure of a consistency check tests ask for
-// (Options.CheckNames): Link reports it even after diagnostics, since no
-// diagnostic stands for it.
-var errCheck = errors.New("merge: check failed")
-
-// nameMoved is releaseNames' check failure: record id of kind what names
-// name, which is not at off in table.
-func nameMoved(what string, id int32, name string, off uint32, table string) error {
-	return fmt.Errorf("%w: %s %d's name %q is not at its offset %d in %s", errCheck, what, id, name, off, table)
-}
-
 func (ctx *Context) releaseNames(check bool) error {
 	if ctx.names == nil || ctx.namesRead() || slices.ContainsFunc(ctx.Objs, func(o *Obj) bool { return o.rare != nil && o.rare.oddRelocs }) {
 		return nil

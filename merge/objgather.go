@@ -6,9 +6,10 @@ package merge
 // buildCallgraph and buildPrototype then fold what it found in file order,
 // from these compact lists rather than from each object's sections again.
 // Invariant: the pass only reads the output (symbols, sections, string
-// tables), and writes no object's records but, when asked, to drop that
-// object's own tables once it is done with them; what it finds is stored by object and by run, so the folds see
-// it in file order whatever the scheduling.
+// tables), and writes to no object's records except, when asked, to drop
+// that object's own tables once it is done with them; what it finds is
+// stored by object and by run, so the folds see it in file order whatever
+// the scheduling.
 //
 // Why: each object's sections, symbol map and output symbols are cold by
 // finalize; read once, on every core, they cost a fraction of the three

@@ -156,7 +156,7 @@ func readInputs(ctx *Context, paths []string, nfiles int, arch input.Target) *lo
 	var done atomic.Int64 // bytes of cubins loaded so far (for Options.Reading)
 	// The batches' File records (each with LoadFile's expander and unit)
 	// go from one batch to the next, their pages warm (each is set anew
-	// below); nothing read keeps refers to them once their batch is
+	// below); nothing that read keeps refers to them once their batch is
 	// loaded, though the pool holds the last ones until it is collected.
 	var records sync.Pool
 	parallelFor((n+batch-1)/batch, w, func(b int) error {

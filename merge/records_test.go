@@ -223,7 +223,7 @@ func TestReleaseNamesCheck(t *testing.T) {
 	ctx.Syms[0].Name = "syM"
 	ctx.names = &hugemem.Arena{}
 	err = ctx.releaseNames(true)
-	if err == nil || !strings.Contains(err.Error(), `symbol 0's name "syM" is not at its offset`) {
+	if err == nil || !errors.Is(err, errCheck) || !strings.Contains(err.Error(), `symbol 0's name "syM" is not at its offset`) {
 		t.Fatalf("a symbol's name not at its offset: err = %v, want one naming it", err)
 	}
 }

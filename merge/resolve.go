@@ -181,8 +181,9 @@ func allocResIDs(ctx *Context, nsym int) int {
 		n := len(o.F.Symbols)
 		total += n
 		if n > len(ids) {
-			// (The first object, or Context.totals out of step with the
-			// objects: a safeguard. Arrays for the objects from k on.)
+			// (The first object with symbols, or Context.totals out of
+			// step with the objects: a safeguard. Arrays for the objects
+			// from k on.)
 			if ids != nil {
 				nsym = objTotalsOf(ctx.Objs[k:]).syms
 			}

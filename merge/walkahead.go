@@ -88,7 +88,7 @@ func prefetchDrops(drops []bool) {
 }
 
 // The stages the passes' look-ahead (prefetchAhead, gatherAhead,
-// prefetchObject, prefetchSymbols) share.
+// prefetchObject, prefetchSymbols, prefetchRelocs) share.
 
 // prefetchObj asks for objs[j]'s record, if there is an objs[j].
 func prefetchObj(objs []*Obj, j int) {

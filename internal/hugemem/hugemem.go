@@ -150,11 +150,11 @@ func (a *Arena) AllocMapped(n int) []byte {
 }
 
 // Reset makes every byte the arena has handed out free for reuse without
-// unmapping it: allocations after it take the same mappings again from the
-// start (cleared as they are handed out, but by AllocTopUncleared) before
-// mapping more. Those pages
-// are resident already, so what is allocated after Reset adds nothing to
-// the resident set up to the size of what was freed, and costs no page
+// unmapping it: allocations after it take the same mappings again from
+// the start (cleared as they are handed out, except what
+// AllocTopUncleared hands out) before mapping more. Those pages are
+// resident already, so what is allocated after Reset adds nothing to the
+// resident set up to the size of what was freed, and costs no page
 // faults; Free instead hands them to the system, which on a VM may hand
 // them to its host and fault them back in slowly later. As after Free,
 // nothing handed out before may be used afterwards.
@@ -216,11 +216,11 @@ func (a *Arena) allocTop(n int, clearIt bool) []byte {
 // Rewind makes what Alloc and AllocMapped handed out since Reset free
 // for reuse, keeping what AllocTop did: allocations after it take the
 // first mapping from its start up to AllocTop's, then past them, then
-// the other mappings (cleared as they are handed out, but by
-// AllocTopUncleared). It does nothing before Reset, nor where an AllocTop
-// allocation could not take the top (AllocTop). As
-// after Reset, nothing Alloc or AllocMapped handed out before may be
-// used afterwards.
+// the other mappings (cleared as they are handed out, except what
+// AllocTopUncleared hands out). It does nothing before Reset, nor where
+// an AllocTop allocation could not take the top (AllocTop). As after
+// Reset, nothing Alloc or AllocMapped handed out before may be used
+// afterwards.
 func (a *Arena) Rewind() {
 	if a == nil {
 		return
