@@ -125,7 +125,7 @@ func buildCallgraph(ctx *Context, g *objGather) {
 	sec := ctx.newSection(".nv.callgraph", elf.SHTCudaCallgraph, 0, 4, 8)
 	sec.LinkSymtab = true
 	ctx.setGen(sec, &genSec{callgraph: cg})
-	sec.SymID = newSym(ctx, OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
+	sec.SymID = newSecSym(ctx, sec.Name, sec.ID, 0)
 	buildPrototype(ctx, g)
 }
 
@@ -252,7 +252,7 @@ func buildPrototype(ctx *Context, g *objGather) {
 		p.Dead = true
 		return
 	}
-	p.SymID = newSym(ctx, OutSym{Name: p.Name, Info: elf.STTSection, Sec: p.ID, IsSecSym: true}, false)
+	p.SymID = newSecSym(ctx, p.Name, p.ID, 0)
 }
 
 // encodeCallgraph writes .nv.callgraph and .nv.prototype with final

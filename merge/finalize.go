@@ -91,7 +91,7 @@ func finalize(ctx *Context) error {
 	rel := ctx.newSection(".nv.rel.action", elf.SHTCudaRelAction, 0, 8, 8)
 	ctx.setData(rel, ctx.Rel.RelAction)
 	rel.Size = uint64(len(ctx.Rel.RelAction))
-	rel.SymID = newSym(ctx, OutSym{Name: rel.Name, Info: elf.STTSection, Sec: rel.ID, IsSecSym: true}, false)
+	rel.SymID = newSecSym(ctx, rel.Name, rel.ID, 0)
 	toolNote(ctx)
 	compatOnce(ctx)
 	relayoutStrings(ctx)

@@ -167,7 +167,7 @@ func makeKernelBanks(ctx *Context) {
 		s.InfoSec = nb.text
 		ctx.setPieces(s, nb.pieces)
 		s.Size = nb.size
-		s.SymID = newSym(ctx, OutSym{Name: name, Info: elf.STTSection, Sec: s.ID, IsSecSym: true}, false)
+		s.SymID = newSecSym(ctx, name, s.ID, 0)
 	}
 }
 

@@ -113,7 +113,7 @@ func allocateCommons(ctx *Context) {
 			} else {
 				sec = ctx.newSection(".nv.global", elf.SHTNobits, elf.SHFAlloc|elf.SHFWrite, 1, 0)
 				sec.Nobits = true
-				sec.SymID = newSym(ctx, OutSym{Name: sec.Name, Info: elf.STTSection, Sec: sec.ID, IsSecSym: true}, false)
+				sec.SymID = newSecSym(ctx, sec.Name, sec.ID, 0)
 			}
 		}
 		align := max(s.Value, 1)

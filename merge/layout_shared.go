@@ -687,7 +687,7 @@ func lateSharedSymbols(ctx *Context) {
 	for _, id := range ctx.lateShared {
 		sh := ctx.Secs[id]
 		ctx.addStr(ctx.ShStr, sh.Name, &sh.nameOff)
-		sh.SymID = newSym(ctx, OutSym{Name: sh.Name, Info: elf.STTSection, Sec: id, IsSecSym: true}, false)
+		sh.SymID = newSecSym(ctx, sh.Name, id, 0)
 	}
 }
 

@@ -160,9 +160,7 @@ func makeOutSectionNew(ctx *Context, o *Obj, i int, via secVia, name string, h u
 	// A section brought in by a symbol gets a local section symbol.
 	ctx.keySection(id, o, i)
 	if via != viaNoSym {
-		sym := ctx.allocSym()
-		sym.Name, sym.Info, sym.Sec, sym.IsSecSym, sym.File = name, elf.STTSection, id, true, int32(o.ID)
-		sec.SymID = addSym(ctx, sym, false)
+		sec.SymID = newSecSym(ctx, name, id, int32(o.ID))
 		ctx.keySectionSymbol(sec.SymID, id)
 	} else {
 		ctx.addStr(ctx.Str, name, nil)
@@ -231,6 +229,15 @@ func newSym(ctx *Context, v OutSym, global bool) int32 {
 	s := ctx.allocSym()
 	*s = v
 	return addSym(ctx, s, global)
+}
+
+// newSecSym adds the local section symbol of output section sec, named
+// name, for file (0 for a section the link makes), filled in place as
+// allocSym's callers fill theirs.
+func newSecSym(ctx *Context, name string, sec, file int32) int32 {
+	sym := ctx.allocSym()
+	sym.Name, sym.Info, sym.Sec, sym.IsSecSym, sym.File = name, elf.STTSection, sec, true, file
+	return addSym(ctx, sym, false)
 }
 
 // allocSym is a record for a new output symbol, zero, for its caller to

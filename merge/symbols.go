@@ -265,9 +265,7 @@ func isExternShared(s *elf.Symbol) bool {
 // object o when the section has none yet.
 func sectionSymbol(ctx *Context, id int32, o *Obj) int32 {
 	if s := ctx.Secs[id]; s.SymID < 0 {
-		sym := ctx.allocSym()
-		sym.Name, sym.Info, sym.Sec, sym.IsSecSym, sym.File = s.Name, elf.STTSection, id, true, int32(o.ID)
-		s.SymID = addSym(ctx, sym, false)
+		s.SymID = newSecSym(ctx, s.Name, id, int32(o.ID))
 		ctx.keySectionSymbol(s.SymID, id)
 	}
 	return ctx.Secs[id].SymID
@@ -394,9 +392,7 @@ func claimCode(ctx *Context, o *Obj, sec, id int32, s *elf.Symbol, launched bool
 			ctx.addSectionHashed(sh, h)
 			sh.Nobits = true
 			sh.infoObj, sh.infoIn = int32(o.ID), int32(s.Shndx)
-			sym := ctx.allocSym()
-			sym.Name, sym.Info, sym.Sec, sym.IsSecSym, sym.File = n, elf.STTSection, sh.ID, true, int32(o.ID)
-			sh.SymID = addSym(ctx, sym, false)
+			sh.SymID = newSecSym(ctx, n, sh.ID, int32(o.ID))
 		}
 	}
 }
