@@ -217,10 +217,14 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 	}
 	mapped := input.Mapped(units) // (the dropped sections are read here)
 	if len(units) == 1 {          // (the usual input: no closure on the heap)
-		err = l.loadUnit(&units[0], 1, file.Path, mapped, slot, keep, place, objs, 0)
+		var slotNo uint8
+		if keep != nil {
+			slotNo = uint8(place + 1)
+		}
+		err = l.loadUnit(&units[0], &slot.obj, slotNo, file.Path, mapped, objs, 0)
 	} else {
 		err = parallelFor(len(units), w, func(k int) error {
-			return l.loadUnit(&units[k], len(units), file.Path, mapped, slot, keep, place, objs, k)
+			return l.loadUnit(&units[k], new(Obj), 0, file.Path, mapped, objs, k)
 		})
 	}
 	if bad, ok := err.(badUnit); ok {
@@ -235,19 +239,14 @@ func (l *loaded) load(ctx *Context, mem *input.Memory, arch input.Target, i int,
 	}
 }
 
-// loadUnit decodes unit k of the n an input made into its Obj (slot's
-// for the usual input, one cubin) and records it in objs[k].
-func (l *loaded) loadUnit(u *input.Unit, n int, path string, mapped bool, slot *objSlot, keep *batchKeep, place int, objs []*Obj, k int) error {
-	f := u.ELF     // (u.Data may be cut or compacted: not parsed again)
-	o := &slot.obj // (the usual input, one cubin: see objSlot)
-	if n > 1 {
-		o = new(Obj)
-	}
+// loadUnit decodes unit k of an input into o (its slot's for the usual
+// input, one cubin: see objSlot; else a new one) and records it in
+// objs[k]. slotNo is o's Obj.slot (0: not in a pointer-free slab).
+func (l *loaded) loadUnit(u *input.Unit, o *Obj, slotNo uint8, path string, mapped bool, objs []*Obj, k int) error {
+	f := u.ELF // (u.Data may be cut or compacted: not parsed again)
 	*o = Obj{Name: u.Name, F: f, System: u.System,
 		overlaps: !u.InOrder && sectionsOverlap(f)} // (the compact parse checked it)
-	if keep != nil && o == &slot.obj {
-		o.slot = uint8(place + 1) // (before more)
-	}
+	o.slot = slotNo // (before more)
 	o.setHost(u.ModuleID, u.HostKernels)
 	if o.overlaps {
 		o.more() // (relocate adds private copies to it: relocTargetData)
