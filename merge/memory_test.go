@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -74,17 +75,8 @@ func TestOverlapCopySurvivesGC(t *testing.T) {
 	var outs [][]byte
 	for i, plain := range []string{"", "1"} {
 		out := filepath.Join(tmp, []string{"arena.cubin", "plain.cubin"}[i])
-		cmd := exec.Command(os.Args[0], "-test.run=^TestOverlapCopySurvivesGC$")
-		cmd.Env = append(os.Environ(), "GOGC=1", "GODEBUG=clobberfree=1", "WARPLINK_OVERLAP_CHILD="+out,
-			"WARPLINK_OVERLAP_INPUTS="+inputs, "WARPLINK_OVERLAP_PLAIN="+plain)
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("child (plain=%q): %v\n%s", plain, err, msg)
-		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, b)
+		outs = append(outs, gcStressChild(t, "TestOverlapCopySurvivesGC", out, "WARPLINK_OVERLAP_CHILD="+out,
+			"WARPLINK_OVERLAP_INPUTS="+inputs, "WARPLINK_OVERLAP_PLAIN="+plain))
 	}
 	if !bytes.Equal(outs[0], outs[1]) {
 		t.Fatal("the link with the arena and the one without differ")
@@ -270,15 +262,7 @@ func TestMappedInfoSectionsSurviveGC(t *testing.T) {
 	}
 	_, want := link(false)
 	out := filepath.Join(t.TempDir(), "out.cubin")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMappedInfoSectionsSurviveGC$")
-	cmd.Env = append(os.Environ(), "GOGC=1", "GODEBUG=clobberfree=1", "WARPLINK_MAPPEDINFO_CHILD="+out)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child: %v\n%s", err, msg)
-	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := gcStressChild(t, "TestMappedInfoSectionsSurviveGC", out, "WARPLINK_MAPPEDINFO_CHILD="+out)
 	if len(want) == 0 || !bytes.Equal(got, want) {
 		t.Fatalf("the link with mapped sections (%d bytes) differs from the plain one (%d bytes)", len(got), len(want))
 	}
@@ -324,4 +308,21 @@ func TestReleaseNames(t *testing.T) {
 	if len(outs[0]) == 0 || !bytes.Equal(outs[0], outs[1]) {
 		t.Errorf("outputs differ: %d and %d bytes", len(outs[0]), len(outs[1]))
 	}
+}
+
+// gcStressChild runs test's child branch (which env selects) in a child
+// process under GOGC=1 with freed memory clobbered, and returns the output
+// file out it wrote.
+func gcStressChild(t *testing.T, test, out string, env ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(append(os.Environ(), "GOGC=1", "GODEBUG=clobberfree=1"), env...)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child (%s): %v\n%s", strings.Join(env, " "), err, msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -3,7 +3,6 @@ package merge
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -103,17 +102,8 @@ func TestNoscanSlabsSurviveGC(t *testing.T) {
 		var outs [][]byte
 		for i, plain := range []string{"", "1"} {
 			out := filepath.Join(tmp, []string{"arena.cubin", "plain.cubin"}[i])
-			cmd := exec.Command(os.Args[0], "-test.run=^TestNoscanSlabsSurviveGC$")
-			cmd.Env = append(os.Environ(), "GOGC=1", "GODEBUG=clobberfree=1", "WARPLINK_NOSCAN_CHILD="+out,
-				"WARPLINK_NOSCAN_PLAIN="+plain, "WARPLINK_NOSCAN_INPUTS="+inputs)
-			if msg, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("child (%s, plain=%q): %v\n%s", inputs, plain, err, msg)
-			}
-			b, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			outs = append(outs, b)
+			outs = append(outs, gcStressChild(t, "TestNoscanSlabsSurviveGC", out, "WARPLINK_NOSCAN_CHILD="+out,
+				"WARPLINK_NOSCAN_PLAIN="+plain, "WARPLINK_NOSCAN_INPUTS="+inputs))
 		}
 		if len(outs[0]) == 0 || !bytes.Equal(outs[0], outs[1]) {
 			t.Fatalf("%s: the link with pointer-free slabs (%d bytes) and the one without (%d) differ", inputs, len(outs[0]), len(outs[1]))
