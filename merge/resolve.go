@@ -207,29 +207,26 @@ func produceCandidates(ctx *Context, file, nshards int, emit func(shard int, bat
 	prefetchSymbols(ctx.Objs, file)
 	o := ctx.Objs[file]
 	batches := newLists[candidate](nshards)
-	// (The names' hashes and shards, kept between the two loops: on the
-	// stack for the usual object, of a few tens of symbols; a larger
-	// array would be cleared at every call.)
+	// (The names' hashes, kept between the two loops, their shards
+	// derived again: on the stack for the usual object, of a few tens of
+	// symbols; a larger array would be cleared at every call.)
 	var hbuf [32]uint32
-	var kbuf [32]uint16
-	hashes, shards := hbuf[:], kbuf[:]
+	hashes := hbuf[:]
 	if len(o.F.Symbols) > len(hbuf) {
-		hashes, shards = make([]uint32, len(o.F.Symbols)), make([]uint16, len(o.F.Symbols))
+		hashes = make([]uint32, len(o.F.Symbols))
 	}
 	for i := 1; i < len(o.F.Symbols); i++ {
 		s := &o.F.Symbols[i]
 		if s.Bind() == elf.STBLocal {
 			continue
 		}
-		h := shard.Murmur3String(s.Name)
-		k := shard.ShardOf(h, nshards)
-		hashes[i], shards[i] = h, uint16(k)
-		batches.count(int32(k))
+		hashes[i] = shard.Murmur3String(s.Name)
+		batches.count(int32(shard.ShardOf(hashes[i], nshards)))
 	}
 	batches.place()
 	for i := 1; i < len(o.F.Symbols); i++ {
 		if s := &o.F.Symbols[i]; s.Bind() != elf.STBLocal {
-			batches.put(int32(shards[i]), candidate{s.Name, candidateOf(ctx, o, i), hashes[i]})
+			batches.put(int32(shard.ShardOf(hashes[i], nshards)), candidate{s.Name, candidateOf(ctx, o, i), hashes[i]})
 		}
 	}
 	batches.done()
@@ -308,13 +305,8 @@ func foldCandidates(st *shardState, resID []int32, file int, batch []candidate) 
 // shard by the high bits (the same low bits for a whole shard would make
 // one long probe chain).
 type nameIndex struct {
-	slots []nameSlot // a power of two long
+	slots []hashSlot // a power of two long; ref: the record's index + 1
 	n     int        // names held
-}
-
-type nameSlot struct {
-	h   uint32
-	ref int32 // the record's index + 1; 0: empty (so a new index needs no filling)
 }
 
 // newNameIndex returns an index for about n names.
@@ -323,7 +315,7 @@ func newNameIndex(n int) nameIndex {
 	for size*7/10 < n {
 		size *= 2
 	}
-	return nameIndex{slots: make([]nameSlot, size)}
+	return nameIndex{slots: make([]hashSlot, size)}
 }
 
 // find returns the slot of name (hash h), or the empty slot where it would
@@ -332,7 +324,7 @@ func (x *nameIndex) find(recs []shardRec, name string, h uint32) int {
 	mask := len(x.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		e := &x.slots[i]
-		if e.ref == 0 || e.h == h && recs[e.ref-1].name == name {
+		if e.ref == 0 || e.hash == h && recs[e.ref-1].name == name {
 			return i
 		}
 	}
@@ -346,7 +338,7 @@ func (x *nameIndex) prefetch(h uint32) {
 // prefetchRec asks for the record a name of hash h has in its first
 // slot, if that slot holds a name of that hash (a hint).
 func (x *nameIndex) prefetchRec(recs []shardRec, h uint32) {
-	if e := x.slots[int(h)&(len(x.slots)-1)]; e.ref != 0 && e.h == h && int(e.ref) <= len(recs) {
+	if e := x.slots[int(h)&(len(x.slots)-1)]; e.ref != 0 && e.hash == h && int(e.ref) <= len(recs) {
 		prefetch.Line(uintptr(unsafe.Pointer(&recs[e.ref-1])))
 	}
 }
@@ -362,27 +354,12 @@ const (
 func (x *nameIndex) rec(slot int) int32 { return x.slots[slot].ref - 1 }
 
 // insert files record rec (hash h) in slot, the empty slot find returned,
-// and grows the index past 0.7 of its slots.
+// and doubles the index past 0.7 of its slots.
 func (x *nameIndex) insert(slot int, h uint32, rec int32) {
-	x.slots[slot] = nameSlot{h, rec + 1}
+	x.slots[slot] = hashSlot{h, rec + 1}
 	x.n++
-	if x.n*10 <= len(x.slots)*7 {
-		return
-	}
-	old := x.slots
-	*x = newNameIndex(len(old))
-	x.n = 0
-	mask := len(x.slots) - 1
-	for _, e := range old {
-		if e.ref == 0 {
-			continue
-		}
-		i := int(e.h) & mask
-		for x.slots[i].ref != 0 {
-			i = (i + 1) & mask
-		}
-		x.slots[i] = e
-		x.n++
+	if x.n*10 > len(x.slots)*7 {
+		x.slots = refile(x.slots, 2*len(x.slots))
 	}
 }
 

@@ -21,15 +21,34 @@ import (
 // has at most one slot; slots is a power of two in length, at most
 // half full (grow).
 type secNames struct {
-	slots []secSlot
+	slots []hashSlot
 	n     int // slots in use
 }
 
-// secSlot is one entry: id is the section ID plus one (0: an empty slot,
-// so a new table needs no filling).
-type secSlot struct {
+// hashSlot is one entry of a table filed by name hash with open
+// addressing (secNames, resolve's nameIndex): ref is the filed ID or
+// index plus one (0: an empty slot, so a new table needs no filling).
+type hashSlot struct {
 	hash uint32
-	id   int32
+	ref  int32
+}
+
+// refile returns a table of size slots (a power of two) holding old's
+// entries, each filed by the hash it keeps.
+func refile(old []hashSlot, size int) []hashSlot {
+	slots := make([]hashSlot, size)
+	mask := uint32(size - 1)
+	for _, e := range old {
+		if e.ref == 0 {
+			continue
+		}
+		i := e.hash & mask
+		for slots[i].ref != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i] = e
+	}
+	return slots
 }
 
 // secNameHash is the hash secNames files name under.
@@ -43,7 +62,7 @@ func newSecNames(n int) secNames {
 	for size < 2*n {
 		size *= 2
 	}
-	t := secNames{slots: make([]secSlot, size)}
+	t := secNames{slots: make([]hashSlot, size)}
 	touchSlice(t.slots)
 	return t
 }
@@ -57,11 +76,11 @@ func (t *secNames) find(secs []*OutSec, h uint32, name string) (int32, bool) {
 	mask := uint32(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
-		if s.id == 0 {
+		if s.ref == 0 {
 			return 0, false
 		}
-		if s.hash == h && secs[s.id-1].Name == name {
-			return s.id - 1, true
+		if s.hash == h && secs[s.ref-1].Name == name {
+			return s.ref - 1, true
 		}
 	}
 }
@@ -83,35 +102,20 @@ func (t *secNames) set(secs []*OutSec, h uint32, id int32) {
 	mask := uint32(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.id == 0 {
-			*s = secSlot{hash: h, id: id + 1}
+		if s.ref == 0 {
+			*s = hashSlot{hash: h, ref: id + 1}
 			t.n++
 			return
 		}
-		if s.hash == h && secs[s.id-1].Name == name {
-			s.id = id + 1
+		if s.hash == h && secs[s.ref-1].Name == name {
+			s.ref = id + 1
 			return
 		}
 	}
 }
 
-// grow doubles the table (at least 16 slots), refiling every slot by the
-// hash it keeps.
-func (t *secNames) grow() {
-	old := t.slots
-	t.slots = make([]secSlot, max(2*len(old), 16))
-	mask := uint32(len(t.slots) - 1)
-	for _, s := range old {
-		if s.id == 0 {
-			continue
-		}
-		i := s.hash & mask
-		for t.slots[i].id != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = s
-	}
-}
+// grow doubles the table (at least 16 slots).
+func (t *secNames) grow() { t.slots = refile(t.slots, max(2*len(t.slots), 16)) }
 
 // secNamed returns the ID of the output section filed under name.
 func (ctx *Context) secNamed(name string) (int32, bool) {
