@@ -642,7 +642,7 @@ func newSecChunks(ctx *Context, n int) secChunks {
 			c.mapped = false
 			break
 		}
-		c.c[i] = unsafe.Slice((*OutSec)(unsafe.Pointer(unsafe.SliceData(b))), k)
+		c.c[i] = recordsIn[OutSec](b, k)
 	}
 	if !c.mapped {
 		for i := range c.c {

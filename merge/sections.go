@@ -90,7 +90,7 @@ func untouchedSlab[T any](ctx *Context, n int) []T {
 		b = noscanBytes(size)
 		ctx.pin(unsafe.Pointer(unsafe.SliceData(b)))
 	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)[:0]
+	return recordsIn[T](b, n)[:0]
 }
 
 // appendRecord appends p to l (Context.Secs or Syms), growing it into
@@ -114,7 +114,7 @@ func growRecords[T any](l []*T, n int) []*T {
 		return l
 	}
 	b := noscanBytes((len(l) + n) * int(unsafe.Sizeof(uintptr(0))))
-	m := unsafe.Slice((**T)(unsafe.Pointer(unsafe.SliceData(b))), len(l)+n)[:len(l)]
+	m := recordsIn[*T](b, len(l)+n)[:len(l)]
 	copy(m, l)
 	return m
 }
@@ -126,6 +126,12 @@ func growRecords[T any](l []*T, n int) []*T {
 func noscanBytes(size int) []byte {
 	w := make([]uint64, (size+7)/8)
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), size)
+}
+
+// recordsIn is b, at least n records' bytes (8-byte aligned), as n
+// records of T.
+func recordsIn[T any](b []byte, n int) []T {
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
 // pin keeps p (nil or not) alive for the link: only pointer-free memory

@@ -75,7 +75,7 @@ func (f *slabFeed) feed() bool {
 func fedSlab[T any](n int) []T {
 	var z T
 	size := n * int(unsafe.Sizeof(z))
-	s := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(noscanBytes(size)))), n)
+	s := recordsIn[T](noscanBytes(size), n)
 	touchSlice(s)
 	return s[:0]
 }
