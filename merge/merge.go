@@ -94,8 +94,13 @@ func (t *objTotals) add(o *Obj) {
 func (t *objTotals) sub(o *Obj) {
 	var u objTotals
 	u.add(o)
-	t.secs, t.syms, t.globals = t.secs-u.secs, t.syms-u.syms, t.globals-u.globals
-	t.str, t.shstr = t.str-u.str, t.shstr-u.shstr
+	t.plus(u, -1)
+}
+
+// plus adds sign times u's counts.
+func (t *objTotals) plus(u objTotals, sign int) {
+	t.secs, t.syms, t.globals = t.secs+sign*u.secs, t.syms+sign*u.syms, t.globals+sign*u.globals
+	t.str, t.shstr = t.str+sign*u.str, t.shstr+sign*u.shstr
 }
 
 // addAll counts objs.
@@ -109,8 +114,7 @@ func (t *objTotals) addAll(objs []*Obj) {
 func sumTotals(ts []objTotals) objTotals {
 	var t objTotals
 	for _, u := range ts {
-		t.secs, t.syms, t.globals = t.secs+u.secs, t.syms+u.syms, t.globals+u.globals
-		t.str, t.shstr = t.str+u.str, t.shstr+u.shstr
+		t.plus(u, 1)
 	}
 	return t
 }
