@@ -84,9 +84,9 @@ func eliminateDeadCode(ctx *Context) dceResult {
 	lv.propagate(callees)
 	keepAddressTaken(per, lv.live)
 	deadText, removed := removeDeadFunctions(ctx, fk.defined, lv.live)
-	infoDead, deadBefore := dropDeadFunctionSections(ctx, deadText)
-	liveRefs := findLiveRefs(ctx, per, refs, removed || deadBefore, infoDead)
+	liveRefs := findLiveRefs(ctx, per, refs, removed)
 	dropUnreferencedUndefined(ctx, fk.kind, liveRefs)
+	dropDeadFunctionSections(ctx, deadText)
 	r := dceResult{callees: callees, rootKernel: rootKernel, dceRoot: dceRoot, liveRefs: liveRefs, launched: make([][]int32, len(per))}
 	for i, c := range per {
 		r.launched[i] = c.launched
@@ -314,20 +314,21 @@ func removeDeadFunctions(ctx *Context, defined []int32, live []bool) (deadText [
 // the call graph names: testdata/crafted/callgraph-only-reference; in
 // ptxas's output every call edge has its relocation as well). Live code
 // is that of the sections not dead once dce removed the dead functions
-// (before dropDeadFunctionSections marked infoDead). refs holds what the
-// relocations of every section name (findCalls' walk): unless a section
-// was dead then (dead), that is the set; else the relocations are walked
+// (before dropDeadFunctionSections). refs holds what the relocations of
+// every section name (findCalls' walk): no section is dead before dce
+// (the passes that drop sections run after it), so unless dce removed a
+// function (removed) that is the set; else the relocations are walked
 // again, those of the dead sections skipped (marked by each object's
-// walk, in parallel).
-func findLiveRefs(ctx *Context, per []objCalls, refs symSet, dead bool, infoDead []bool) symSet {
+// walk, in parallel; TestLiveRefsCrafted checks both ways).
+func findLiveRefs(ctx *Context, per []objCalls, refs symSet, removed bool) symSet {
 	used := refs
-	if dead {
+	if removed {
 		clear(used)
 		parallelFor(len(ctx.Objs), ctx.Opts.Threads, func(i int) error {
 			prefetchObject(ctx.Objs, i)
 			o := ctx.Objs[i]
 			o.eachRelocSection(func(t int, rels []elf.Rela) {
-				if m := o.SecMap[t]; m >= 0 && (!ctx.Secs[m].Dead || infoDead != nil && infoDead[m]) {
+				if m := o.SecMap[t]; m >= 0 && !ctx.Secs[m].Dead {
 					used.addRefs(o, rels)
 				}
 			})
@@ -386,9 +387,7 @@ func dropUnreferencedUndefined(ctx *Context, kind []symKind, used symSet) {
 }
 
 // dropDeadFunctionSections: per-function sections of removed code go with
-// it; it returns those it marked (infoDead, by output section ID; nil when
-// none), and whether a section was dead that dce did not remove
-// (deadBefore: findLiveRefs). The same walk (every section record, cold)
+// it. The same walk (every section record, cold)
 // gives each section that an input's sh_info linked to its code
 // (per-kernel data: infoIn) the output section it names (InfoSec), as the
 // objects' section maps are final since merge (no section names one
@@ -396,19 +395,12 @@ func dropUnreferencedUndefined(ctx *Context, kind []symKind, used symSet) {
 // lists the live code sections too, as the walk leaves them
 // (Context.liveTexts), and sums the live sections' sizes for
 // startPrepare's estimate (Context.dceBytes).
-func dropDeadFunctionSections(ctx *Context, deadText []bool) (infoDead []bool, deadBefore bool) {
+func dropDeadFunctionSections(ctx *Context, deadText []bool) {
 	for _, s := range ctx.Secs {
-		if s.Dead && !deadText[s.ID] {
-			deadBefore = true
-		}
 		if s.infoIn > 0 {
 			t := ctx.Objs[s.infoObj].SecMap[s.infoIn]
-			if t >= 0 && deadText[t] && !s.Dead {
+			if t >= 0 && deadText[t] {
 				s.Dead = true
-				if infoDead == nil {
-					infoDead = make([]bool, len(ctx.Secs))
-				}
-				infoDead[s.ID] = true
 			}
 			s.InfoSec = t
 		}
@@ -420,7 +412,6 @@ func dropDeadFunctionSections(ctx *Context, deadText []bool) (infoDead []bool, d
 		}
 	}
 	ctx.dceSecs = len(ctx.Secs)
-	return infoDead, deadBefore
 }
 
 // kernelUsed reports whether the entry named name is a root. nvlink 11.8
