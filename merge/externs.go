@@ -80,6 +80,9 @@ func closeExterns(ctx *Context, perFunc *funcInfos, order, inOrder []int32) (mad
 // memory), and whether any function has such a record, even an empty
 // one.
 func ownExterns(perFunc *funcInfos, nsyms int, alloc elf.Alloc) (own lists[int32], found bool) {
+	if perFunc.any&kindExterns == 0 {
+		return own, false // (the usual link: no table, no walk)
+	}
 	own = newListsIn[int32](nsyms, alloc)
 	perFunc.eachExterns(func(f int32, recs []infoRec) {
 		if f < 0 {
