@@ -42,10 +42,7 @@ func TestOverlapCopySurvivesGC(t *testing.T) {
 			Tuning:   Tuning{PlainMemory: os.Getenv("WARPLINK_OVERLAP_PLAIN") != ""},
 			Hooks:    Hooks{DumpTo: gcWriter{}},
 		}
-		var stderr bytes.Buffer
-		if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
-			t.Fatalf("exit %d: %s", rc, stderr.String())
-		}
+		linkOK(t, opts)
 		return
 	}
 	if testing.Short() {
@@ -97,10 +94,7 @@ func TestReadingReportsLoadedBytes(t *testing.T) {
 		Warplink: linkflags.Warplink{Threads: 1},
 		Hooks:    Hooks{Reading: func(n int64) { mu.Lock(); reports = append(reports, n); mu.Unlock() }, InputSize: func(n int64, _ bool) { size = n }},
 	}
-	var stderr bytes.Buffer
-	if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
-		t.Fatalf("exit %d: %s", rc, stderr.String())
-	}
+	linkOK(t, opts)
 	if len(reports) != 3 || size <= 0 {
 		t.Fatalf("reports %v, input size %d; want three reports", reports, size)
 	}
@@ -325,4 +319,14 @@ func gcStressChild(t *testing.T, test, out string, env ...string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// linkOK links opts, failing t, with what the link wrote to stderr, unless
+// it succeeds.
+func linkOK(t *testing.T, opts *Options) {
+	t.Helper()
+	var stderr bytes.Buffer
+	if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, stderr.String())
+	}
 }

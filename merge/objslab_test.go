@@ -88,10 +88,7 @@ func TestNoscanSlabsSurviveGC(t *testing.T) {
 			Tuning: Tuning{PlainMemory: os.Getenv("WARPLINK_NOSCAN_PLAIN") != ""},
 			Hooks:  Hooks{PassDone: func(string) { runtime.GC() }},
 		}
-		var stderr bytes.Buffer
-		if rc := Link(opts, &bytes.Buffer{}, &stderr, "warplink"); rc != 0 {
-			t.Fatalf("exit %d: %s", rc, stderr.String())
-		}
+		linkOK(t, opts)
 		return
 	}
 	if testing.Short() {
